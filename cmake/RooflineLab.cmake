@@ -1,0 +1,36 @@
+# roofline_add_lab(NN-name [GENCODE arch=compute_90a,code=sm_90a ...] [LIBRARIES ...])
+#
+# Makes two executables from the same harness: lab-NN-name from the student's
+# labs/NN-name/kernels/*.cu and solution-NN-name from solutions/NN-name/kernels/*.cu
+# (skipped when solutions/ is absent, as in the student edition). Both land in
+# <build>/labs/, where `roofline` looks for them.
+#
+# GENCODE replaces the default architecture with arch-specific targets: wgmma and
+# tcgen05 need sm_90a / sm_100a, spelled as -gencode (the -arch=sm_90a shorthand
+# also runs a plain sm_90 pass that rejects them).
+function(roofline_add_lab lab)
+  cmake_parse_arguments(ARG "" "" "GENCODE;LIBRARIES" ${ARGN})
+  foreach(kind lab solution)
+    if(kind STREQUAL "lab")
+      set(folder "${PROJECT_SOURCE_DIR}/labs/${lab}/kernels")
+    else()
+      set(folder "${PROJECT_SOURCE_DIR}/solutions/${lab}/kernels")
+    endif()
+    if(NOT IS_DIRECTORY "${folder}")
+      continue()
+    endif()
+    file(GLOB kernels CONFIGURE_DEPENDS "${folder}/*.cu")
+    set(target "${kind}-${lab}")
+    add_executable(${target} ${kernels})
+    target_link_libraries(${target} PRIVATE roofline_lab_main roofline_problems ${ARG_LIBRARIES})
+    target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/grader/problems")
+    set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/labs")
+    if(ARG_GENCODE)
+      set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES OFF)
+      foreach(code ${ARG_GENCODE})
+        target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:-gencode=${code}>")
+      endforeach()
+    endif()
+    add_dependencies(roofline_labs ${target})
+  endforeach()
+endfunction()

@@ -1,0 +1,110 @@
+// roofline ceilings: measure this GPU's practical ceilings and save them as
+// its measured profile, which `grade` then scores against.
+#include "command.hpp"
+#include "device_query.hpp"
+#include "hardware.hpp"
+#include "input_error.hpp"
+#include "prediction_log.hpp"
+#include "runner.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <fstream>
+
+namespace roofline::cli {
+
+namespace {
+
+void run_ceilings(Context& context, const std::string& hardware, bool json_output) {
+    auto ws = context.workspace();
+    std::string why;
+    auto device = first_device(&why);
+    if (!device) {
+        fmt::print(stderr, "ceilings: no CUDA device here ({}); run this on the GPU you will grade on.\n", why);
+        context.exit_code = kNoDevice;
+        return;
+    }
+    auto profiles = load_profiles(ws.root / "hardware");
+    const HardwareProfile* profile = hardware.empty() ? match_device(profiles, device->name) : &find_profile(profiles, hardware);
+    if (!profile) throw InputError(fmt::format("no profile in hardware/ matches '{}'; add one, or pass --hardware", device->name));
+
+    auto build = build_target(ws.build_dir, "roofline-ceilings");
+    if (!build.ok) {
+        fmt::print(stderr, "ceilings: the build failed:\n{}\n", build.output);
+        context.exit_code = kBuildFailed;
+        return;
+    }
+    auto work_dir = std::filesystem::temp_directory_path() / fmt::format("roofline-ceilings-{}", ::getpid());
+    std::filesystem::create_directories(work_dir);
+    auto result_file = work_dir / "ceilings.json";
+    fmt::print(stderr, "measuring {} (about a minute)...\n", device->name);
+    auto child = run_child({(ws.build_dir / "roofline-ceilings").string(), "--result", result_file.string()}, 600, work_dir);
+    std::ifstream in(result_file);
+    auto j = nlohmann::json::parse(in, nullptr, false);
+    std::filesystem::remove_all(work_dir);
+    if (j.is_discarded() || j.value("status", "") != "ok") {
+        fmt::print(stderr, "ceilings: the probe failed ({}):\n{}\n",
+                   j.is_discarded() ? "no result" : j.value("message", "?"), child.output_tail);
+        context.exit_code = kCrashedOrTimedOut;
+        return;
+    }
+
+    MeasuredCeilings m;
+    m.profile_id = profile->id;
+    m.device_name = j["device"].get<std::string>();
+    m.measured_at = utc_now_iso8601();
+    m.copy_kernel_tbs = j["copy_kernel_tbs"].get<double>();
+    m.memcpy_tbs = j["memcpy_tbs"].get<double>();
+    m.read_only_tbs = j["read_only_tbs"].get<double>();
+    m.fp32_fma_tflops = j["fp32_fma_tflops"].get<double>();
+    for (const auto& [dtype, figure] : j["gemm"].items()) {
+        m.gemm_tflops[require_dtype(dtype, "ceilings probe")] = figure["tflops"].get<double>();
+    }
+    m.launch_us = j["launch"]["launch_us"].get<double>();
+    m.graph_launch_us = j["launch"]["graph_launch_us"].get<double>();
+    m.sm_clock_mhz = j["sm_clock_mhz"].get<double>();
+    auto file = ws.measured_ceilings(profile->id);
+    save_measured(m, file);
+
+    if (json_output) {
+        j["saved_to"] = file.string();
+        j["profile"] = profile->id;
+        fmt::print("{}\n", j.dump(2));
+        return;
+    }
+    double sheet_bw = profile->memory.bandwidth_tbs;
+    fmt::print("{} (profile {}), measured {}\n", m.device_name, profile->id, m.measured_at);
+    fmt::print("  {:<34} {:>10} {:>12} {:>7}\n", "ceiling", "measured", "datasheet", "ratio");
+    auto row = [](const std::string& name, double measured, double sheet, const char* unit) {
+        fmt::print("  {:<34} {:>7.4g} {:<3}{:>9.4g} {:<3}{:>6.1f}%\n", name, measured, unit, sheet, unit,
+                   sheet > 0 ? 100 * measured / sheet : 0.0);
+    };
+    row("cudaMemcpy D2D (read + write)", m.memcpy_tbs, sheet_bw, "TB/s");
+    row("copy kernel, 16-byte (read + write)", m.copy_kernel_tbs, sheet_bw, "TB/s");
+    row("read-only kernel", m.read_only_tbs, sheet_bw, "TB/s");
+    row("fp32 FMA kernel", m.fp32_fma_tflops, profile->peak.at(Dtype::fp32).dense_tflops, "TF");
+    for (const auto& [dtype, tflops] : m.gemm_tflops) {
+        double sheet = profile->supports(dtype) ? profile->peak.at(dtype).dense_tflops : 0;
+        row(fmt::format("cuBLAS {} GEMM, N=8192", dtype_name(dtype)), tflops, sheet, "TF");
+    }
+    fmt::print("  kernel launch, back to back        {:>7.3g} us\n", m.launch_us);
+    fmt::print("  kernel launch, in a CUDA graph     {:>7.3g} us\n", m.graph_launch_us);
+    fmt::print("  SM clock during the bf16 GEMMs     {:>7.0f} MHz\n", m.sm_clock_mhz);
+    fmt::print("saved to {}; `roofline grade` now scores against these on this GPU.\n", file.string());
+}
+
+}  // namespace
+
+void add_ceilings_command(CLI::App& app, Context& context) {
+    static std::string hardware;
+    static bool json = false;
+    auto* ceilings = app.add_subcommand("ceilings", "measure this GPU's bandwidth, GEMM rates and launch cost; save them");
+    ceilings->add_option("--hardware", hardware, "save under this profile id instead of the detected one");
+    ceilings->add_flag("--json", json, "print everything measured as JSON");
+    ceilings->callback([&context] { run_ceilings(context, hardware, json); });
+}
+
+}  // namespace roofline::cli

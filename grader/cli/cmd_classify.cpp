@@ -1,0 +1,227 @@
+// roofline classify: the regime classifier practice (no GPU needed).
+//   roofline classify                          print the questions of the bank
+//   roofline classify --write-template FILE    an answers file to fill in
+//   roofline classify --check FILE [--json]    grade the answers
+//   roofline classify --generate 10 --seed 42  the same with generated questions
+// The expected answers are computed from the roofline (lib/classify.cpp), never
+// typed into the bank.
+#include "classify.hpp"
+#include "command.hpp"
+#include "hardware.hpp"
+#include "input_error.hpp"
+#include "units.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <fstream>
+#include <optional>
+
+namespace roofline::cli {
+
+namespace {
+
+struct ClassifyOptions {
+    std::string check;
+    std::string bank;
+    std::string write_template;
+    std::optional<int> generate;
+    std::optional<std::uint64_t> seed;
+    bool json = false;
+    bool force = false;
+};
+
+// The launch overhead per profile: measured by `roofline ceilings` when its file exists
+// (ROOT/.roofline/ceilings/<id>.yaml), else 5 us (DESIGN.md: back-to-back empty launches).
+std::map<std::string, double> launch_overheads(const Context& context, const std::vector<HardwareProfile>& profiles) {
+    std::map<std::string, double> out;
+    for (const auto& p : profiles) {
+        auto file = context.root() / ".roofline" / "ceilings" / (p.id + ".yaml");
+        double overhead = 5e-6;
+        if (std::filesystem::exists(file)) {
+            auto measured = load_measured(file);
+            if (measured.launch_us > 0) overhead = measured.launch_us * 1e-6;
+        }
+        out[p.id] = overhead;
+    }
+    return out;
+}
+
+std::string fmt_us(double us) { return fmt::format("{:.3g}", us); }
+
+void print_questions(const std::vector<classify::Question>& questions, const std::vector<HardwareProfile>& profiles,
+                     const std::map<std::string, double>& overheads, const std::string& source, bool json) {
+    if (json) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const auto& q : questions) {
+            const auto& p = find_profile(profiles, q.gpu);
+            list.push_back({{"id", q.id},
+                            {"gpu", q.gpu},
+                            {"kind", classify::op_kind_name(q.op.kind)},
+                            {"launches", q.launches},
+                            {"prompt", classify::prompt_text(q, p, overheads.at(p.id))}});
+        }
+        fmt::print("{}\n", nlohmann::json{{"source", source}, {"questions", list}}.dump(2));
+        return;
+    }
+    fmt::print("Regime practice: {} question(s) from {}.\n", questions.size(), source);
+    fmt::print("For each: is it compute-, memory- or overhead-bound, and what is its time floor in us?\n\n");
+    fmt::print("{}\n", classify::counting_rules());
+    for (const auto& q : questions) {
+        const auto& p = find_profile(profiles, q.gpu);
+        fmt::print("{}\n", classify::prompt_text(q, p, overheads.at(p.id)));
+    }
+    fmt::print("Answer in a YAML file (roofline classify --write-template answers.yaml makes one), then\n"
+               "roofline classify --check answers.yaml (add the same --bank/--generate/--seed you used here).\n");
+}
+
+std::string answer_regime(const classify::Grade& g) {
+    return g.answer && g.answer->regime ? std::string(regime_name(*g.answer->regime)) : "-";
+}
+std::string answer_time(const classify::Grade& g) {
+    return g.answer && g.answer->time_us ? fmt_us(*g.answer->time_us) : "-";
+}
+
+void print_report(const classify::Report& report, const std::string& answers_file, bool json) {
+    if (json) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const auto& g : report.grades) {
+            nlohmann::json entry = {
+                {"id", g.question->id},
+                {"gpu", g.question->gpu},
+                {"expected", {{"regime", regime_name(g.expected.regime)}, {"time_us", g.expected.time_us}}},
+                {"answer", nullptr},
+                {"regime_correct", g.regime_correct},
+                {"time_ratio", nullptr},
+                {"points", g.points},
+                {"max_points", g.max_points},
+                {"working", g.working}};
+            if (g.answer) {
+                entry["answer"] = {{"regime", g.answer->regime ? nlohmann::json(regime_name(*g.answer->regime))
+                                                               : nlohmann::json(nullptr)},
+                                   {"time_us", g.answer->time_us ? nlohmann::json(*g.answer->time_us)
+                                                                 : nlohmann::json(nullptr)}};
+            }
+            if (g.time_ratio) entry["time_ratio"] = *g.time_ratio;
+            if (g.points < g.max_points) entry["explanation"] = g.question->explanation;
+            list.push_back(entry);
+        }
+        nlohmann::json out = {{"answers_file", answers_file},
+                              {"questions", list},
+                              {"answered", report.answered},
+                              {"points", report.points},
+                              {"max_points", report.max_points}};
+        fmt::print("{}\n", out.dump(2));
+        return;
+    }
+    std::size_t id_width = 8;
+    for (const auto& g : report.grades) id_width = std::max(id_width, g.question->id.size());
+    fmt::print("{:<{}}  {:<13}  {:<9} {:<9}  {:>9} {:>9} {:>6}  {:>6}\n", "question", id_width, "gpu", "yours",
+               "expected", "yours us", "floor us", "ratio", "points");
+    for (const auto& g : report.grades) {
+        std::string ratio = g.time_ratio ? fmt::format("{:.2f}x", *g.time_ratio) : "-";
+        std::string mark = g.answer && g.answer->regime ? (g.regime_correct ? " " : "x") : " ";
+        fmt::print("{:<{}}  {:<13}  {:<9}{}{:<9}  {:>9} {:>9} {:>6}  {:>3g}/{:g}\n", g.question->id, id_width,
+                   g.question->gpu, answer_regime(g), mark, regime_name(g.expected.regime), answer_time(g),
+                   fmt_us(g.expected.time_us), ratio, g.points, g.max_points);
+    }
+    bool any_missed = false;
+    for (const auto& g : report.grades) {
+        if (g.points >= g.max_points) continue;
+        if (!any_missed) fmt::print("\nWhere points were lost:\n");
+        any_missed = true;
+        std::string what;
+        if (!g.answer || (!g.answer->regime && !g.answer->time_us)) {
+            what = "not answered";
+        } else {
+            std::vector<std::string> parts;
+            if (!g.answer->regime) parts.push_back("no regime");
+            else if (!g.regime_correct) parts.push_back(fmt::format("regime {} (it is {})", answer_regime(g),
+                                                                   regime_name(g.expected.regime)));
+            if (!g.answer->time_us) parts.push_back("no time");
+            else if (g.time_ratio && classify::time_credit(*g.answer->time_us, g.expected.time_us) < 1)
+                parts.push_back(fmt::format("time {:.2f}x the floor (full marks within 1.5x, half within 3x)",
+                                            *g.time_ratio));
+            what = fmt::format("{}", fmt::join(parts, "; "));
+        }
+        fmt::print("\n[{}] {}\n  working: {}\n  {}\n", g.question->id, what, g.working, g.question->explanation);
+    }
+    fmt::print("\nTotal: {:g} / {:g} points ({:.0f}%), {} of {} questions answered.\n", report.points,
+               report.max_points, report.max_points > 0 ? 100 * report.points / report.max_points : 0.0,
+               report.answered, report.grades.size());
+    fmt::print("Each question: 1 point for the regime, 1 for the time floor (0.5 if within 3x).\n");
+}
+
+void run_classify(Context& context, const ClassifyOptions& o) {
+    auto profiles = load_profiles(context.hardware_dir());
+    auto overheads = launch_overheads(context, profiles);
+
+    std::vector<classify::Question> questions;
+    std::string source;
+    std::string same_flags;
+    if (o.generate) {
+        if (!o.bank.empty()) throw InputError("classify: use either --bank or --generate, not both");
+        std::uint64_t seed = o.seed ? *o.seed
+                                    : std::uint64_t(std::chrono::system_clock::now().time_since_epoch().count()) % 100000;
+        questions = classify::generate_questions(*o.generate, seed, profiles);
+        source = fmt::format("--generate {} --seed {}", *o.generate, seed);
+        same_flags = source;
+    } else {
+        if (o.seed) throw InputError("classify: --seed goes with --generate N");
+        std::filesystem::path bank = o.bank.empty() ? context.root() / "lessons" / "practice" / "bank.yaml"
+                                                    : std::filesystem::path(o.bank);
+        questions = classify::load_bank(bank);
+        source = bank.string();
+        same_flags = o.bank.empty() ? "" : fmt::format("--bank {}", o.bank);
+    }
+    classify::validate_questions(questions, profiles);
+
+    if (!o.write_template.empty()) {
+        std::filesystem::path file = o.write_template;
+        if (std::filesystem::exists(file) && !o.force) {
+            throw InputError(fmt::format("--write-template: {} exists; pick another name or add --force to overwrite",
+                                         file.string()));
+        }
+        std::ofstream out(file);
+        out << classify::answers_template(questions, fmt::format("roofline classify {}", source));
+        if (!out) throw InputError(file, 0, "could not write the template; check the folder and permissions");
+        fmt::print("Wrote {} ({} questions). Fill it in, then: roofline classify --check {}{}\n", file.string(),
+                   questions.size(), file.string(), same_flags.empty() ? "" : " " + same_flags);
+        context.exit_code = kGradedCorrect;
+        return;
+    }
+    if (!o.check.empty()) {
+        auto answers = classify::load_answers(o.check, questions);
+        auto report = classify::check_answers(questions, profiles, answers, overheads);
+        print_report(report, o.check, o.json);
+        context.exit_code = kGradedCorrect;
+        return;
+    }
+    print_questions(questions, profiles, overheads, source, o.json);
+    context.exit_code = kGradedCorrect;
+}
+
+}  // namespace
+
+void add_classify_command(CLI::App& app, Context& context) {
+    static ClassifyOptions o;
+    auto* cmd = app.add_subcommand(
+        "classify", "practice: say whether an operation is compute-, memory- or overhead-bound, and its time floor");
+    cmd->add_option("--check", o.check, "grade an answers file (a YAML list of {id, regime, time_us})");
+    cmd->add_option("--bank", o.bank, "the question bank (default: lessons/practice/bank.yaml)");
+    cmd->add_option("--write-template", o.write_template, "write an answers file with every id, to fill in");
+    cmd->add_flag("--force", o.force, "let --write-template overwrite an existing file");
+    cmd->add_option("--generate", o.generate, "N generated questions instead of the bank")->check(CLI::Range(1, 1000));
+    cmd->add_option("--seed", o.seed, "the seed for --generate (the same seed gives the same questions)");
+    cmd->add_flag("--json", o.json, "print the questions or the check as JSON");
+    cmd->footer(
+        "Examples:\n"
+        "  roofline classify                                  read the questions\n"
+        "  roofline classify --write-template answers.yaml    make a file to answer in\n"
+        "  roofline classify --check answers.yaml             grade it\n"
+        "  roofline classify --generate 10 --seed 42          fresh questions; check them with the same flags");
+    cmd->callback([&context] { run_classify(context, o); });
+}
+
+}  // namespace roofline::cli

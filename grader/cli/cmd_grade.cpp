@@ -1,0 +1,129 @@
+// roofline grade LAB/VARIANT (or LAB --all) and roofline run LAB/VARIANT.
+#include "command.hpp"
+#include "grade.hpp"
+#include "input_error.hpp"
+#include "report.hpp"
+#include "units.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+namespace roofline::cli {
+
+namespace {
+
+struct GradeFlags {
+    std::string target;
+    bool all = false;
+    bool solutions = false;
+    bool no_build = false;
+    bool json = false;
+    std::string log;
+    std::string hardware;
+    std::string gradescope;
+    std::optional<std::uint64_t> seed;
+};
+
+GradeRequest make_request(const Context& context, const GradeFlags& f, const std::string& lab,
+                          const std::string& variant, bool verify_only) {
+    GradeRequest r;
+    r.lab = lab;
+    r.variant = variant;
+    r.solutions = f.solutions;
+    r.verify_only = verify_only;
+    r.build = !f.no_build;
+    r.log = f.log.empty() ? context.workspace().default_log() : std::filesystem::path(f.log);
+    r.hardware = f.hardware;
+    r.seed = f.seed;
+    return r;
+}
+
+// The ladder: one row per variant, after grading them all.
+void print_ladder(const std::vector<std::pair<std::string, GradeOutcome>>& rows) {
+    fmt::print("\n{:<24} {:>12} {:>12} {:>9} {:>10} {:>8}  {}\n", "variant", "time", "rate", "% peer", "% roofline",
+               "points", "outcome");
+    for (const auto& [name, o] : rows) {
+        if (o.score) {
+            const auto& s = *o.score;
+            fmt::print("{:<24} {:>12} {:>8.4g} {:<4}{:>8.1f}% {:>9.1f}% {:>8.1f}  {}\n", name, seconds(s.variant.median_s),
+                       s.achieved, s.unit == "TB/s" ? "TB/s" : "TF/s", 100 * s.fraction_of_peer,
+                       100 * s.fraction_of_roofline, s.total(), s.verdict);
+        } else {
+            fmt::print("{:<24} {:>12} {:>12} {:>9} {:>10} {:>8}  exit {}\n", name, "-", "-", "-", "-", "-", o.exit_code);
+        }
+    }
+}
+
+int worst(int a, int b) { return a == 0 ? b : (b == 0 ? a : std::max(a, b)); }
+
+void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
+    auto ws = context.workspace();
+    std::vector<std::pair<std::string, std::string>> targets;
+    if (f.all) {
+        if (f.target.find('/') != std::string::npos) throw InputError("--all takes a lab (e.g. 02-gemm), not LAB/VARIANT");
+        auto lab = load_lab(ws.lab_yaml(f.target));
+        for (const auto& v : lab.variants) targets.emplace_back(lab.id, v.name);
+    } else {
+        auto [lab, variant] = split_target(f.target);
+        if (!std::filesystem::exists(ws.lab_yaml(lab))) {
+            throw InputError(fmt::format("no lab '{}' under {}; see `roofline list`", lab, ws.labs_dir().string()));
+        }
+        targets.emplace_back(lab, variant);
+    }
+    std::vector<std::pair<std::string, GradeOutcome>> rows;
+    nlohmann::json all_json = nlohmann::json::array();
+    int exit_code = 0;
+    bool built = false;
+    for (const auto& [lab, variant] : targets) {
+        auto request = make_request(context, f, lab, variant, verify_only);
+        request.build = request.build && !built;  // one build serves every variant of the lab
+        auto outcome = grade_variant(ws, request);
+        built = built || outcome.exit_code != 5;
+        if (!f.json) fmt::print("{}", outcome.text);
+        if (!f.gradescope.empty() && !outcome.gradescope.is_null()) {
+            auto path = std::filesystem::path(f.gradescope);
+            if (f.all) path = path.parent_path() / fmt::format("{}-{}", variant, path.filename().string());
+            write_json_file(path, outcome.gradescope);
+        }
+        all_json.push_back(outcome.json);
+        exit_code = worst(exit_code, outcome.exit_code);
+        rows.emplace_back(variant, std::move(outcome));
+        if (exit_code == 4 || exit_code == 5) break;  // no device or no build: the rest would fail alike
+    }
+    if (f.json) fmt::print("{}\n", (f.all ? all_json : all_json[0]).dump(2));
+    else if (f.all && !verify_only) print_ladder(rows);
+    context.exit_code = exit_code;
+}
+
+void add_common(CLI::App* cmd, GradeFlags& f) {
+    cmd->add_option("target", f.target, "LAB/VARIANT, e.g. 01-memory-roof/copy_naive_fp32 (see `roofline list`)")
+        ->required();
+    cmd->add_flag("--solutions", f.solutions, "use the reference solutions/ instead of labs/");
+    cmd->add_flag("--no-build", f.no_build, "do not rebuild the lab program first");
+    cmd->add_flag("--json", f.json, "print the result as JSON");
+    cmd->add_option("--seed", f.seed, "the first random seed (default: fresh each run)");
+}
+
+}  // namespace
+
+void add_grade_commands(CLI::App& app, Context& context) {
+    static GradeFlags grade_flags, run_flags;
+    auto* grade = app.add_subcommand(
+        "grade", "check a variant on fresh inputs, time it beside its peer, score it against the roofline");
+    add_common(grade, grade_flags);
+    grade->add_flag("--all", grade_flags.all, "grade every variant of the lab (target is then LAB) and print the ladder");
+    grade->add_option("--log", grade_flags.log, "the prediction log (default: predictions.yaml at the course root)");
+    grade->add_option("--hardware", grade_flags.hardware, "score against this profile instead of the detected GPU's");
+    grade->add_option("--gradescope", grade_flags.gradescope, "also write a Gradescope results.json here");
+    grade->footer("Needs a prediction for the variant's current source first (roofline predict); --solutions needs none.\n"
+                  "Exit codes: 0 correct, 1 incorrect, 2 bad input, 3 no prediction, 4 no CUDA device,\n"
+                  "5 build failed, 6 crashed or timed out.");
+    grade->callback([&context] { run_grade(context, grade_flags, false); });
+
+    auto* run = app.add_subcommand("run", "check a variant's correctness only: no timing, no prediction needed");
+    add_common(run, run_flags);
+    run->callback([&context] { run_grade(context, run_flags, true); });
+}
+
+}  // namespace roofline::cli

@@ -1,0 +1,48 @@
+// Each `roofline` subcommand lives in its own cmd_*.cpp and adds itself to the
+// app here. A callback reports its outcome by setting `exit_code`; bad input
+// throws roofline::InputError, which main() prints as one line and exits 2.
+#pragma once
+#include "workspace.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+
+namespace roofline::cli {
+
+// Exit codes, also listed in `roofline --help`.
+enum ExitCode : int {
+    kGradedCorrect = 0,
+    kGradedIncorrect = 1,
+    kBadInput = 2,
+    kNoPrediction = 3,
+    kNoDevice = 4,
+    kBuildFailed = 5,
+    kCrashedOrTimedOut = 6,
+};
+
+struct Context {
+    std::string root_flag;   // --root
+    std::string build_flag;  // --build-dir
+    int exit_code = 0;
+
+    // The course checkout (hardware/, labs/, solutions/): --root, else $ROOFLINE_ROOT,
+    // else the nearest folder up from here holding hardware/ and labs/, else the
+    // source tree this binary was built from.
+    std::filesystem::path root() const;
+    // Where CMake built the labs: --build-dir, else the build this binary came from.
+    std::filesystem::path build_dir() const;
+    std::filesystem::path hardware_dir() const { return root() / "hardware"; }
+    Workspace workspace() const { return {root(), build_dir()}; }
+};
+
+void add_hardware_command(CLI::App& app, Context& context);
+void add_calc_command(CLI::App& app, Context& context);
+void add_list_command(CLI::App& app, Context& context);
+void add_predict_command(CLI::App& app, Context& context);
+void add_grade_commands(CLI::App& app, Context& context);  // grade and run
+void add_log_command(CLI::App& app, Context& context);
+void add_ceilings_command(CLI::App& app, Context& context);
+void add_classify_command(CLI::App& app, Context& context);
+
+}  // namespace roofline::cli

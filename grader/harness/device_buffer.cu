@@ -1,0 +1,46 @@
+#include "device_buffer.hpp"
+
+#include <utility>
+#include <vector>
+
+namespace roofline::harness {
+
+DeviceBytes::DeviceBytes(std::size_t bytes, bool guarded) : bytes_(bytes), guarded_(guarded) {
+    std::size_t guard = guarded ? kGuardBytes : 0;
+    CUDA_CHECK(cudaMalloc(&base_, bytes + 2 * guard));
+    data_ = base_ + guard;
+}
+
+DeviceBytes::~DeviceBytes() {
+    if (base_) cudaFree(base_);  // no throw from a destructor; a sticky error is reported elsewhere
+}
+
+DeviceBytes::DeviceBytes(DeviceBytes&& other) noexcept { *this = std::move(other); }
+
+DeviceBytes& DeviceBytes::operator=(DeviceBytes&& other) noexcept {
+    std::swap(base_, other.base_);
+    std::swap(data_, other.data_);
+    std::swap(bytes_, other.bytes_);
+    std::swap(guarded_, other.guarded_);
+    return *this;
+}
+
+void DeviceBytes::arm_guards(cudaStream_t stream) const {
+    if (!guarded_) return;
+    CUDA_CHECK(cudaMemsetAsync(base_, kGuardByte, kGuardBytes, stream));
+    CUDA_CHECK(cudaMemsetAsync(base_ + kGuardBytes + bytes_, kGuardByte, kGuardBytes, stream));
+}
+
+std::size_t DeviceBytes::count_guard_damage(cudaStream_t stream) const {
+    if (!guarded_) return 0;
+    std::vector<unsigned char> front(kGuardBytes), back(kGuardBytes);
+    CUDA_CHECK(cudaMemcpyAsync(front.data(), base_, kGuardBytes, cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaMemcpyAsync(back.data(), base_ + kGuardBytes + bytes_, kGuardBytes, cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::size_t damaged = 0;
+    for (auto byte : front) damaged += byte != kGuardByte;
+    for (auto byte : back) damaged += byte != kGuardByte;
+    return damaged;
+}
+
+}  // namespace roofline::harness

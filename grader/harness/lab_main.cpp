@@ -1,0 +1,243 @@
+// main() of every lab executable (lab-NN-name, solution-NN-name). `roofline`
+// runs it as a child process; it verifies and times one variant and writes a
+// JSON result file. Run by hand for debugging:
+//   build/labs/lab-01-memory-roof --list
+//   build/labs/lab-01-memory-roof --variant copy_naive_fp32 --mode verify --verify-shape n=1000 --result -
+#include "measure.cuh"
+#include "registry.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+using namespace roofline::harness;
+using nlohmann::json;
+
+namespace {
+
+struct Options {
+    std::string variant;
+    std::string mode = "verify";  // verify: correctness only; grade: verify, time, verify again
+    std::vector<std::string> verify_shapes;
+    std::string timed_shape;
+    std::uint64_t seed = 1;
+    Tolerance tolerance{0, 1e-6, 1e-6};
+    MeasureConfig measure;
+    std::string result_path = "-";
+};
+
+Shape parse_shape(const std::string& text) {
+    Shape shape;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        auto eq = item.find('=');
+        if (eq == std::string::npos) throw std::invalid_argument("shape '" + text + "' must look like m=4096,n=4096,k=4096");
+        shape[item.substr(0, eq)] = std::stoll(item.substr(eq + 1));
+    }
+    return shape;
+}
+
+json to_json(const SampleStats& s) {
+    return {{"count", s.count},   {"median_s", s.median_s}, {"q1_s", s.q1_s},       {"q3_s", s.q3_s},
+            {"min_s", s.min_s},   {"mean_s", s.mean_s},     {"rse", s.rse},         {"samples_s", s.samples_s}};
+}
+
+json to_json(const VerifyReport& r) {
+    json examples = json::array();
+    for (const auto& m : r.first_mismatches) {
+        examples.push_back({{"index", m.index}, {"expected", m.expected}, {"got", m.unwritten ? json("unwritten") : json(m.got)}});
+    }
+    return {{"passed", r.passed},
+            {"verdict", r.verdict},
+            {"elements", r.elements},
+            {"mismatches", r.mismatches},
+            {"unwritten", r.unwritten},
+            {"nonfinite", r.nonfinite},
+            {"guard_bytes_damaged", r.guard_bytes_damaged},
+            {"rel_l2", r.rel_l2},
+            {"max_abs_error", r.max_abs_error},
+            {"first_mismatches", examples}};
+}
+
+std::string shape_text(const Shape& shape) {
+    std::string out;
+    for (const auto& [key, value] : shape) out += fmt::format("{}{}={}", out.empty() ? "" : ",", key, value);
+    return out;
+}
+
+// Progress for the parent: if this process hangs or dies, the last stage names where.
+void stage(const std::string& what) {
+    std::fprintf(stderr, "roofline-stage: %s\n", what.c_str());
+    std::fflush(stderr);
+}
+
+json device_info() {
+    int device = 0;
+    cudaDeviceProp prop{};
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    return {{"name", prop.name},
+            {"sm_count", prop.multiProcessorCount},
+            {"l2_bytes", prop.l2CacheSize},
+            {"compute_capability", fmt::format("{}.{}", prop.major, prop.minor)}};
+}
+
+// Verifies on a fresh seed with poisoned outputs; returns the check's JSON.
+json check_once(Problem& problem, const Shape& shape, std::uint64_t seed, const std::string& when,
+                const Tolerance& tolerance, cudaStream_t stream) {
+    stage(fmt::format("verify {} seed {} ({})", shape_text(shape), seed, when));
+    problem.fill_inputs(seed, stream);
+    problem.poison_outputs(stream);
+    problem.launch_variant(stream);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    auto report = problem.verify(tolerance, stream);
+    return {{"shape", shape}, {"seed", seed}, {"when", when}, {"report", to_json(report)}};
+}
+
+int run(const Options& options, json& result) {
+    const VariantEntry* entry = find_variant(options.variant);
+    if (!entry) {
+        result["status"] = "unknown_variant";
+        std::vector<std::string> names;
+        for (const auto& e : registered_variants()) names.push_back(e.name);
+        result["message"] = fmt::format("no variant '{}' is registered in this executable; registered: {}",
+                                        options.variant, fmt::join(names, ", "));
+        return 2;
+    }
+    result["problem"] = entry->problem;
+    result["dtype"] = entry->dtype;
+    result["source_file"] = entry->source_file;
+    stage("device setup");
+    result["device"] = device_info();
+
+    cudaStream_t stream;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    auto problem = entry->make();
+    result["checks"] = json::array();
+    std::uint64_t seed = options.seed;
+
+    auto verify_all = [&](const std::vector<std::string>& shapes, const std::string& when) {
+        for (const auto& text : shapes) {
+            auto shape = parse_shape(text);
+            stage("setup " + shape_text(shape));
+            problem->setup(shape);
+            auto check = check_once(*problem, shape, seed++, when, options.tolerance, stream);
+            result["checks"].push_back(check);
+            if (!check["report"]["passed"].get<bool>()) return false;
+        }
+        return true;
+    };
+
+    std::vector<std::string> shapes = options.verify_shapes;
+    if (options.mode == "grade") shapes.push_back(options.timed_shape);
+    if (!verify_all(shapes, "before timing")) {
+        result["status"] = "incorrect";
+        return 1;
+    }
+    if (options.mode == "grade") {
+        // The timed shape is set up by the last check above.
+        stage("timing " + options.timed_shape);
+        auto measured = measure_interleaved(
+            {{"variant", [&](cudaStream_t s) { problem->launch_variant(s); }},
+             {"peer", [&](cudaStream_t s) { problem->launch_peer(s); }}},
+            options.measure, stream);
+        auto work = problem->work();
+        auto peer_work = problem->peer_work();
+        result["work"] = {{"flops", work.flops}, {"bytes", work.bytes}};
+        result["timing"] = {{"variant", to_json(measured.stats[0])},
+                            {"peer", to_json(measured.stats[1])},
+                            {"peer_name", problem->peer_name()},
+                            {"peer_work", {{"flops", peer_work.flops}, {"bytes", peer_work.bytes}}},
+                            {"sm_clock_mhz", {{"median", measured.sm_clock_mhz_median},
+                                              {"min", measured.sm_clock_mhz_min},
+                                              {"max", measured.sm_clock_mhz_max}}},
+                            {"hit_time_cap", measured.hit_time_cap},
+                            {"l2_flush_bytes", measured.l2_flush_bytes}};
+        // New inputs after timing: a kernel that replays a cached answer fails here.
+        auto check = check_once(*problem, parse_shape(options.timed_shape), seed++, "after timing",
+                                options.tolerance, stream);
+        result["checks"].push_back(check);
+        if (!check["report"]["passed"].get<bool>()) {
+            result["status"] = "incorrect";
+            return 1;
+        }
+    }
+    CUDA_CHECK(cudaStreamDestroy(stream));
+    result["status"] = "ok";
+    return 0;
+}
+
+void write_result(const json& result, const std::string& path) {
+    if (path == "-") {
+        std::cout << result.dump(2) << "\n";
+        return;
+    }
+    std::ofstream out(path);
+    out << result.dump(2) << "\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"A lab executable of the roofline course: verifies and times one registered variant.\n"
+                 "Normally started by `roofline grade` or `roofline run`."};
+    Options options;
+    bool list = false;
+    app.add_flag("--list", list, "print the registered variants as JSON and exit");
+    app.add_option("--variant", options.variant, "variant name, as in lab.yaml");
+    app.add_option("--mode", options.mode, "verify (correctness only) or grade (verify, time, verify again)")
+        ->check(CLI::IsMember({"verify", "grade"}));
+    app.add_option("--verify-shape", options.verify_shapes, "a shape to verify on, e.g. n=1000 or m=64,n=64,k=64");
+    app.add_option("--timed-shape", options.timed_shape, "the shape to time (grade mode)");
+    app.add_option("--seed", options.seed, "first random seed; each check uses the next one");
+    app.add_option("--atol", options.tolerance.atol);
+    app.add_option("--rtol", options.tolerance.rtol);
+    app.add_option("--max-rel-l2", options.tolerance.max_rel_l2);
+    app.add_option("--min-samples", options.measure.min_samples);
+    app.add_option("--max-samples", options.measure.max_samples);
+    app.add_option("--target-rse", options.measure.target_rse);
+    app.add_option("--time-cap-s", options.measure.time_cap_s);
+    app.add_flag("!--no-flush", options.measure.flush_l2, "do not flush the L2 before each sample");
+    app.add_option("--result", options.result_path, "where to write the JSON result ('-' for stdout)");
+    CLI11_PARSE(app, argc, argv);
+
+    if (list) {
+        json variants = json::array();
+        for (const auto& e : registered_variants()) {
+            variants.push_back({{"name", e.name}, {"problem", e.problem}, {"dtype", e.dtype}, {"source_file", e.source_file}});
+        }
+        std::cout << variants.dump(2) << "\n";
+        return 0;
+    }
+    if (options.variant.empty() || (options.mode == "grade" && options.timed_shape.empty())) {
+        std::cerr << "error: --variant is required, and --timed-shape in grade mode (see --help)\n";
+        return 2;
+    }
+
+    json result = {{"variant", options.variant}, {"mode", options.mode}};
+    int code = 0;
+    try {
+        code = run(options, result);
+    } catch (const CudaError& e) {
+        result["status"] = "cuda_error";
+        result["message"] = e.what();
+        code = 3;
+    } catch (const std::invalid_argument& e) {
+        result["status"] = "bad_shape";
+        result["message"] = e.what();
+        code = 2;
+    } catch (const std::exception& e) {
+        result["status"] = "error";
+        result["message"] = e.what();
+        code = 4;
+    }
+    write_result(result, options.result_path);
+    return code;
+}

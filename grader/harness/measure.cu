@@ -1,0 +1,135 @@
+#include "measure.cuh"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+
+namespace roofline::harness {
+
+namespace {
+
+__device__ inline unsigned long long global_timer_ns() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+__global__ void clock_probe_kernel(unsigned long long spin_ns, unsigned long long* out) {
+    unsigned long long t0 = global_timer_ns();
+    long long c0 = clock64();
+    unsigned long long t1 = t0;
+    while (t1 - t0 < spin_ns) t1 = global_timer_ns();
+    long long c1 = clock64();
+    out[0] = static_cast<unsigned long long>(c1 - c0);
+    out[1] = t1 - t0;
+}
+
+double percentile(const std::vector<double>& sorted, double q) {
+    if (sorted.empty()) return 0;
+    double pos = q * (sorted.size() - 1);
+    auto lo = static_cast<std::size_t>(std::floor(pos));
+    auto hi = std::min(lo + 1, sorted.size() - 1);
+    return sorted[lo] + (pos - lo) * (sorted[hi] - sorted[lo]);
+}
+
+}  // namespace
+
+SampleStats summarize(std::vector<double> samples_s) {
+    SampleStats s;
+    s.count = static_cast<int>(samples_s.size());
+    if (samples_s.empty()) return s;
+    s.samples_s = samples_s;
+    std::sort(samples_s.begin(), samples_s.end());
+    s.median_s = percentile(samples_s, 0.5);
+    s.q1_s = percentile(samples_s, 0.25);
+    s.q3_s = percentile(samples_s, 0.75);
+    s.min_s = samples_s.front();
+    s.mean_s = std::accumulate(samples_s.begin(), samples_s.end(), 0.0) / s.count;
+    if (s.count > 1) {
+        double var = 0;
+        for (double x : samples_s) var += (x - s.mean_s) * (x - s.mean_s);
+        var /= (s.count - 1);
+        s.rse = std::sqrt(var / s.count) / s.mean_s;
+    }
+    return s;
+}
+
+double sample_sm_clock_mhz(cudaStream_t stream) {
+    unsigned long long* out = nullptr;
+    CUDA_CHECK(cudaMallocAsync(&out, 2 * sizeof(unsigned long long), stream));
+    clock_probe_kernel<<<1, 1, 0, stream>>>(20000, out);  // 20 us: globaltimer ticks are ~1 us or finer
+    CUDA_CHECK(cudaGetLastError());
+    unsigned long long host[2] = {0, 0};
+    CUDA_CHECK(cudaMemcpyAsync(host, out, sizeof(host), cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaFreeAsync(out, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    return host[1] > 0 ? 1e3 * double(host[0]) / double(host[1]) : 0;
+}
+
+MeasureResult measure_interleaved(const std::vector<TimedTarget>& targets, const MeasureConfig& config,
+                                  cudaStream_t stream) {
+    MeasureResult result;
+    int device = 0, l2_bytes = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+    result.l2_flush_bytes = std::max<std::size_t>(2 * std::size_t(l2_bytes), 64u << 20);
+    DeviceBytes flush_buffer(config.flush_l2 ? result.l2_flush_bytes : 0);
+    if (!config.flush_l2) result.l2_flush_bytes = 0;
+
+    for (const auto& target : targets) {
+        for (int i = 0; i < config.warmup_launches; ++i) target.launch(stream);
+    }
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+
+    cudaEvent_t start, stop;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    std::vector<std::vector<double>> samples(targets.size());
+    std::vector<double> clocks;
+    auto began = std::chrono::steady_clock::now();
+    std::uint8_t flush_value = 0;
+
+    auto converged = [&] {
+        for (const auto& s : samples) {
+            if (int(s.size()) < config.min_samples) return false;
+            if (summarize(s).rse > config.target_rse) return false;
+        }
+        return true;
+    };
+
+    while (true) {
+        for (std::size_t t = 0; t < targets.size(); ++t) {
+            if (config.flush_l2) {
+                CUDA_CHECK(cudaMemsetAsync(flush_buffer.data(), ++flush_value, flush_buffer.bytes(), stream));
+            }
+            CUDA_CHECK(cudaEventRecord(start, stream));
+            targets[t].launch(stream);
+            CUDA_CHECK(cudaEventRecord(stop, stream));
+            CUDA_CHECK(cudaGetLastError());
+            CUDA_CHECK(cudaEventSynchronize(stop));
+            float ms = 0;
+            CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+            samples[t].push_back(ms * 1e-3);
+            if (t == 0) clocks.push_back(sample_sm_clock_mhz(stream));
+        }
+        double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+        if (converged()) break;
+        if (int(samples[0].size()) >= config.max_samples || elapsed > config.time_cap_s) {
+            result.hit_time_cap = true;
+            break;
+        }
+    }
+    CUDA_CHECK(cudaEventDestroy(start));
+    CUDA_CHECK(cudaEventDestroy(stop));
+
+    for (auto& s : samples) result.stats.push_back(summarize(s));
+    std::sort(clocks.begin(), clocks.end());
+    result.sm_clock_mhz_median = percentile(clocks, 0.5);
+    result.sm_clock_mhz_min = clocks.empty() ? 0 : clocks.front();
+    result.sm_clock_mhz_max = clocks.empty() ? 0 : clocks.back();
+    return result;
+}
+
+}  // namespace roofline::harness

@@ -1,0 +1,54 @@
+// Timing one launch at a time with CUDA events, with the L2 flushed before each
+// sample (outside the timed region) and the samples of several targets
+// interleaved (A, B, A, B ...) so that a variant and its peer see the same
+// thermal and clock state. Sampling stops when every target's relative standard
+// error is under the goal, after at least `min_samples`, or at the time cap.
+#pragma once
+#include "device_buffer.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace roofline::harness {
+
+struct MeasureConfig {
+    int warmup_launches = 2;
+    int min_samples = 10;
+    int max_samples = 1000;
+    double target_rse = 0.005;
+    double time_cap_s = 3.0;
+    bool flush_l2 = true;
+};
+
+struct SampleStats {
+    int count = 0;
+    double median_s = 0, q1_s = 0, q3_s = 0, min_s = 0, mean_s = 0;
+    double rse = 0;  // standard error of the mean over the mean
+    std::vector<double> samples_s;
+};
+
+SampleStats summarize(std::vector<double> samples_s);
+
+struct TimedTarget {
+    std::string name;
+    std::function<void(cudaStream_t)> launch;
+};
+
+struct MeasureResult {
+    std::vector<SampleStats> stats;  // one per target, in order
+    double sm_clock_mhz_median = 0;  // sampled right after each timed launch
+    double sm_clock_mhz_min = 0;
+    double sm_clock_mhz_max = 0;
+    bool hit_time_cap = false;
+    std::size_t l2_flush_bytes = 0;
+};
+
+MeasureResult measure_interleaved(const std::vector<TimedTarget>& targets, const MeasureConfig& config,
+                                  cudaStream_t stream);
+
+// The SM clock now, from one short kernel that reads clock64() and %globaltimer
+// at both ends of a spin (the method nvbench uses). MHz.
+double sample_sm_clock_mhz(cudaStream_t stream);
+
+}  // namespace roofline::harness

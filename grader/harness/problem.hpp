@@ -1,0 +1,44 @@
+// What the lab executable knows about one problem family (copy, GEMM, ...):
+// how to make inputs, how to check a variant's output against a trusted
+// reference, what the peer is (cudaMemcpy, cuBLAS), and how much work the
+// current shape is. One Problem object holds one variant's launch function.
+#pragma once
+#include "verify.cuh"
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace roofline::harness {
+
+using Shape = std::map<std::string, long long>;  // e.g. {n: 268435456} or {m, n, k}
+
+struct WorkModel {
+    double flops = 0;
+    double bytes = 0;  // fewest bytes through device memory
+};
+
+class Problem {
+public:
+    virtual ~Problem() = default;
+
+    // Allocates for `shape`; throws std::invalid_argument with a readable message for a shape
+    // the problem (or the variant's declared divisibility) cannot take.
+    virtual void setup(const Shape& shape) = 0;
+    virtual void fill_inputs(std::uint64_t seed, cudaStream_t stream) = 0;
+    virtual void poison_outputs(cudaStream_t stream) = 0;
+    virtual void launch_variant(cudaStream_t stream) = 0;
+    virtual VerifyReport verify(const Tolerance& tolerance, cudaStream_t stream) = 0;
+
+    virtual std::string peer_name() const = 0;
+    virtual void launch_peer(cudaStream_t stream) = 0;
+
+    virtual WorkModel work() const = 0;       // the variant's FLOPs and bytes at the current shape
+    virtual WorkModel peer_work() const = 0;  // the peer's, to turn its time into the same unit
+};
+
+}  // namespace roofline::harness

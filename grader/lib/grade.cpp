@@ -1,0 +1,240 @@
+#include "grade.hpp"
+
+#include "device_query.hpp"
+#include "hardware.hpp"
+#include "input_error.hpp"
+#include "report.hpp"
+#include "runner.hpp"
+#include "source_hash.hpp"
+#include "svg.hpp"
+
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <fstream>
+#include <random>
+
+namespace roofline {
+
+namespace {
+
+enum Exit { kCorrect = 0, kIncorrect = 1, kBadInput = 2, kNoPrediction = 3, kNoDevice = 4, kBuildFailed = 5, kCrashed = 6 };
+
+std::vector<std::string> child_arguments(const Workspace& ws, const GradeRequest& request, const LabSpec& lab,
+                                         const VariantSpec& variant, std::uint64_t seed,
+                                         const std::filesystem::path& result_file, std::string* skipped) {
+    const auto& tol = lab.tolerance_for(variant);
+    std::vector<std::string> argv{ws.lab_executable(lab.id, request.solutions).string(),
+                                  "--variant", variant.name,
+                                  "--mode", request.verify_only ? "verify" : "grade",
+                                  "--seed", std::to_string(seed),
+                                  "--atol", fmt::format("{:g}", tol.atol),
+                                  "--rtol", fmt::format("{:g}", tol.rtol),
+                                  "--max-rel-l2", fmt::format("{:g}", tol.max_rel_l2),
+                                  "--time-cap-s", "2",
+                                  "--result", result_file.string()};
+    for (const auto& shape : lab.verify) {
+        if (auto refusal = lab.shape_refusal(variant, shape)) {
+            *skipped += "  note: " + *refusal + "\n";
+            continue;
+        }
+        argv.insert(argv.end(), {"--verify-shape", shape_text(shape)});
+    }
+    if (request.verify_only) argv.insert(argv.end(), {"--verify-shape", shape_text(variant.timed)});
+    else argv.insert(argv.end(), {"--timed-shape", shape_text(variant.timed)});
+    return argv;
+}
+
+std::uint64_t fresh_seed() {
+    std::random_device device;
+    return (std::uint64_t(device()) << 32) ^ device();
+}
+
+int exit_for(Outcome outcome) {
+    switch (outcome) {
+        case Outcome::ok: return kCorrect;
+        case Outcome::incorrect: return kIncorrect;
+        case Outcome::crashed:
+        case Outcome::timed_out:
+        case Outcome::cuda_error: return kCrashed;
+        case Outcome::harness_error: return kBadInput;
+    }
+    return kBadInput;
+}
+
+// Every graded variant of the lab on one chart, from the saved results.
+void write_lab_svg(const Workspace& ws, const LabSpec& lab, bool solutions, const Ceiling& ceiling,
+                   const std::string& gpu) {
+    std::vector<RooflineMark> marks;
+    auto dir = ws.results_dir(lab.id, solutions);
+    for (const auto& v : lab.variants) {
+        auto file = dir / (v.name + ".json");
+        if (!std::filesystem::exists(file)) continue;
+        std::ifstream in(file);
+        auto j = nlohmann::json::parse(in, nullptr, false);
+        if (j.is_discarded() || !j.value("correct", false) || !j.contains("time_s")) continue;
+        double t = j["time_s"]["median"].get<double>();
+        marks.push_back({v.name, j["intensity"].get<double>(), j["work"]["flops"].get<double>() / t / 1e12,
+                         j["work"]["bytes"].get<double>() / t / 1e12});
+    }
+    std::ofstream(dir / "roofline.svg") << roofline_svg(fmt::format("{} on {}", lab.id, gpu), ceiling, marks);
+}
+
+}  // namespace
+
+GateResult check_prediction(const PredictionLog& log, const LabSpec& lab, const VariantSpec& variant,
+                            const std::string& source_hash, const std::string& log_flag) {
+    GateResult gate;
+    gate.prediction = log.find_current(lab.id, variant.name, shape_text(variant.timed), source_hash);
+    if (gate.prediction) {
+        gate.edited = log.edited_after_measurement(*gate.prediction);
+        return gate;
+    }
+    bool stale = false;
+    for (const auto& p : log.predictions) stale |= p.lab == lab.id && p.variant == variant.name;
+    gate.refusal = fmt::format(
+        "no prediction for {}/{} {}. Predict first (time, or --tflops/--gbps), then grade:\n"
+        "  roofline predict {}/{} --time-us <microseconds> --regime <compute|memory|overhead> --why \"<one sentence>\"{}",
+        lab.id, variant.name,
+        stale ? "made against its current source (the kernel changed since your last prediction)"
+              : "at shape " + shape_text(variant.timed),
+        lab.id, variant.name, log_flag);
+    return gate;
+}
+
+GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
+    GradeOutcome out;
+    std::string target = request.lab + "/" + request.variant;
+
+    // 1. Load.
+    auto lab = load_lab(ws.lab_yaml(request.lab));
+    const auto& variant = lab.variant(request.variant);
+    auto kernel_file = ws.kernels_root(lab.id, request.solutions) / variant.file;
+    if (!std::filesystem::exists(kernel_file)) {
+        throw InputError(kernel_file, 0, "kernel file missing; restore it (git checkout) or fix `file:` in lab.yaml");
+    }
+
+    // 2. Prediction gate: before anything touches a GPU.
+    const Prediction* prediction = nullptr;
+    PredictionLog log;
+    bool edited = false;
+    if (!request.verify_only && !request.solutions) {
+        log = load_log(request.log);
+        auto log_flag = request.log == ws.default_log() ? "" : " --log " + request.log.string();
+        auto gate = check_prediction(log, lab, variant, hash_file(kernel_file), log_flag);
+        if (!gate.prediction) {
+            out.exit_code = kNoPrediction;
+            out.text = gate.refusal + "\n";
+            out.json = {{"target", target}, {"outcome", "no_prediction"}, {"message", gate.refusal}};
+            return out;
+        }
+        prediction = gate.prediction;
+        edited = gate.edited;
+    }
+
+    // 3. Device.
+    std::string why_no_device;
+    auto device = first_device(&why_no_device);
+    if (!device) {
+        out.exit_code = kNoDevice;
+        out.text = fmt::format("{}: no CUDA device here ({}). The prediction gate passed; grade on a machine with an "
+                               "NVIDIA GPU, or use `roofline calc` to work out the floors without one.\n",
+                               target, why_no_device);
+        out.json = {{"target", target}, {"outcome", "no_device"}, {"message", why_no_device}};
+        return out;
+    }
+    GradeContext context{target, device->name, request.solutions ? "solutions" : "labs", edited};
+
+    // 4. Build.
+    if (request.build) {
+        auto build = build_target(ws.build_dir, ws.lab_target(lab.id, request.solutions));
+        if (!build.ok) {
+            out.exit_code = kBuildFailed;
+            out.text = fmt::format("{}: the build failed; the compiler said:\n{}\n", target, build.output);
+            out.json = {{"target", target}, {"outcome", "build_failed"}, {"compiler_output", build.output}};
+            return out;
+        }
+    }
+
+    // 5-6. Run: verify, measure, verify again, in the lab program.
+    auto work_dir = std::filesystem::temp_directory_path() / fmt::format("roofline-{}-{}", ::getpid(), variant.name);
+    std::filesystem::create_directories(work_dir);
+    auto result_file = work_dir / "result.json";
+    std::uint64_t seed = request.seed ? *request.seed : fresh_seed();
+    std::string skipped;
+    auto argv = child_arguments(ws, request, lab, variant, seed, result_file, &skipped);
+    auto run = interpret(run_child(argv, lab.timeout_s, work_dir), result_file, variant.name, lab.timeout_s);
+    std::filesystem::remove_all(work_dir);
+
+    if (run.outcome != Outcome::ok) {
+        out.exit_code = exit_for(run.outcome);
+        out.text = skipped + failure_report(context, run);
+        out.json = failure_json(context, run, lab.scoring.total());
+        out.json["seed"] = seed;
+        out.gradescope = gradescope_json(lab, context, nullptr, &run);
+        return out;
+    }
+    if (request.verify_only) {
+        out.exit_code = kCorrect;
+        long long checks = run.result["checks"].size();
+        out.text = skipped + fmt::format("{}  CORRECT on {}: {} checks on fresh random inputs (seed {}), every element "
+                                         "compared, guards intact. Not timed: use `roofline grade` for that.\n",
+                                         target, device->name, checks, seed);
+        out.json = {{"target", target}, {"outcome", "correct"}, {"seed", seed}, {"checks", run.result["checks"]}};
+        return out;
+    }
+
+    // 7. Score against this GPU's ceilings.
+    auto profiles = load_profiles(ws.root / "hardware");
+    const HardwareProfile* profile = request.hardware.empty() ? match_device(profiles, device->name)
+                                                              : &find_profile(profiles, request.hardware);
+    if (!profile) {
+        throw InputError(fmt::format("no hardware profile matches '{}'; add one to hardware/ or pass --hardware ID",
+                                     device->name));
+    }
+    std::optional<MeasuredCeilings> measured;
+    auto measured_file = ws.measured_ceilings(profile->id);
+    std::string ceiling_note;
+    if (std::filesystem::exists(measured_file)) {
+        measured = load_measured(measured_file);
+    } else {
+        ceiling_note = fmt::format("  warning: no measured ceilings for {}; scoring the roofline against the datasheet. "
+                                   "Run `roofline ceilings` once on this GPU.\n", profile->id);
+    }
+    auto ceiling = choose_ceiling(*profile, measured ? &*measured : nullptr, variant.dtype);
+    auto score = score_run(lab, variant, run.result, *profile, ceiling, prediction);
+
+    // 8. Record and report.
+    if (prediction) {
+        Measurement m;
+        m.prediction_id = prediction->id;
+        m.prediction_digest = prediction->digest();
+        m.lab = lab.id;
+        m.variant = variant.name;
+        m.shape = shape_text(variant.timed);
+        m.measured_time_s = score.variant.median_s;
+        m.measured_regime = score.measured_regime;
+        m.correct = score.correct;
+        m.fraction = score.fraction;
+        m.points = score.total();
+        m.max_points = score.max_points;
+        m.gpu = device->name;
+        m.sm_clock_mhz = score.sm_clock_mhz;
+        m.measured_at = utc_now_iso8601();
+        append_measurement(request.log, m);
+    }
+    out.score = score;
+    out.exit_code = score.correct ? kCorrect : kIncorrect;
+    out.text = skipped + ceiling_note + terminal_report(context, score, run.result);
+    out.json = score_json(context, score, run.result);
+    out.json["seed"] = seed;
+    out.json["profile"] = profile->id;
+    out.gradescope = gradescope_json(lab, context, &score, nullptr);
+    auto results = ws.results_dir(lab.id, request.solutions);
+    write_json_file(results / (variant.name + ".json"), out.json);
+    write_lab_svg(ws, lab, request.solutions, ceiling.ceiling, device->name);
+    return out;
+}
+
+}  // namespace roofline

@@ -1,0 +1,49 @@
+// `roofline grade` and `roofline run`, stage by stage (DESIGN.md, "Data flow"):
+// load, prediction gate, device check, build, run, verify and measure (in the
+// lab program), score, record and report.
+#pragma once
+#include "lab_spec.hpp"
+#include "prediction_log.hpp"
+#include "score.hpp"
+#include "workspace.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace roofline {
+
+struct GradeRequest {
+    std::string lab, variant;
+    bool solutions = false;        // grade solutions/ (no prediction needed)
+    bool verify_only = false;      // `roofline run`: correctness, no time, no prediction
+    bool build = true;
+    std::filesystem::path log;     // the prediction log
+    std::string hardware;          // profile override; empty: match the device name
+    std::optional<std::uint64_t> seed;  // empty: a fresh random seed
+};
+
+struct GradeOutcome {
+    int exit_code = 0;     // the CLI's exit codes (command.hpp)
+    std::string text;      // the terminal report
+    nlohmann::json json;   // the same, for --json
+    nlohmann::json gradescope;
+    std::optional<Score> score;
+};
+
+// The prediction gate alone: the prediction for this variant's current source
+// and timed shape, or an InputError-free refusal whose text is the exact
+// `roofline predict` command to run.
+struct GateResult {
+    const Prediction* prediction = nullptr;
+    std::string refusal;
+    bool edited = false;
+};
+GateResult check_prediction(const PredictionLog& log, const LabSpec& lab, const VariantSpec& variant,
+                            const std::string& source_hash, const std::string& log_flag);
+
+GradeOutcome grade_variant(const Workspace& workspace, const GradeRequest& request);
+
+}  // namespace roofline

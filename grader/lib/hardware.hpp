@@ -1,0 +1,81 @@
+// GPU spec sheets (hardware/*.yaml) and the ceilings measured on this GPU
+// by `roofline ceilings` (.roofline/ceilings/<id>.yaml).
+#pragma once
+#include "dtype.hpp"
+#include "roofline.hpp"
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace roofline {
+
+struct PeakFigure {
+    double dense_tflops = 0;
+    std::optional<double> sparse_tflops;  // kept to explain the trap; never used for a ceiling
+    std::string source;
+};
+
+struct MemorySpec {
+    std::string kind;  // HBM3e, GDDR6, ...
+    double capacity_gb = 0;
+    double bandwidth_tbs = 0;
+    std::string source;
+};
+
+struct HardwareProfile {
+    std::string id;    // the file's stem: h200-sxm
+    std::string name;  // NVIDIA H200 SXM 141GB
+    std::vector<std::string> match;  // substrings of the CUDA device name
+    std::string architecture;        // sm_90
+    int sm_count = 0;
+    double l2_mb = 0;
+    MemorySpec memory;
+    std::map<Dtype, PeakFigure> peak;  // a dtype absent here has no unit on this part
+    std::filesystem::path file;
+
+    bool supports(Dtype dtype) const { return peak.count(dtype) > 0; }
+    // Datasheet ceiling for a dtype; throws InputError if the part lacks that unit.
+    Ceiling datasheet_ceiling(Dtype dtype) const;
+};
+
+// Loads and schema-checks one profile; every error names the file, the line and the field.
+HardwareProfile load_profile(const std::filesystem::path& file);
+// Every *.yaml in `dir`, sorted by id.
+std::vector<HardwareProfile> load_profiles(const std::filesystem::path& dir);
+// By id or name, case-insensitive; the error lists the known ids.
+const HardwareProfile& find_profile(const std::vector<HardwareProfile>& profiles, const std::string& name);
+// The profile whose `match` strings appear in a CUDA device name, if any.
+const HardwareProfile* match_device(const std::vector<HardwareProfile>& profiles, const std::string& device_name);
+
+// Ceilings measured on one GPU by `roofline ceilings`, each the median of its samples.
+struct MeasuredCeilings {
+    std::string profile_id;
+    std::string device_name;
+    std::string measured_at;    // ISO date-time
+    double copy_kernel_tbs = 0;  // float4 copy kernel, bytes read + written
+    double memcpy_tbs = 0;       // cudaMemcpy device to device, read + written
+    double read_only_tbs = 0;    // float4 read-and-reduce kernel
+    double fp32_fma_tflops = 0;  // FMA chain kernel on CUDA cores
+    std::map<Dtype, double> gemm_tflops;  // cuBLAS at the largest size measured
+    double launch_us = 0;        // back-to-back empty kernels
+    double graph_launch_us = 0;  // the same captured in a CUDA graph
+    double sm_clock_mhz = 0;     // during the GEMM samples
+    std::filesystem::path file;
+};
+
+MeasuredCeilings load_measured(const std::filesystem::path& file);
+void save_measured(const MeasuredCeilings& measured, const std::filesystem::path& file);
+
+// What scoring divides by: a datasheet figure or a measured one, and which.
+struct CeilingChoice {
+    Ceiling ceiling;
+    std::string peak_origin;       // "measured: cuBLAS bf16 GEMM" or "datasheet"
+    std::string bandwidth_origin;  // "measured: cudaMemcpy D2D" or "datasheet"
+    double launch_overhead_s = 5e-6;
+};
+CeilingChoice choose_ceiling(const HardwareProfile& profile, const MeasuredCeilings* measured, Dtype dtype);
+
+}  // namespace roofline

@@ -1,0 +1,206 @@
+#include "lab_spec.hpp"
+
+#include "elementwise/model.hpp"
+#include "gemm/model.hpp"
+#include "input_error.hpp"
+#include "yaml_fields.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace roofline {
+
+namespace {
+
+const std::vector<std::string> kProblems{"elementwise", "gemm"};
+
+Shape read_shape(const YamlView& view) {
+    Shape shape;
+    for (const auto& key : view.keys()) shape[key] = view.positive_int(key);
+    if (shape.empty()) view.fail("must give at least one size, e.g. {n: 1024}");
+    return shape;
+}
+
+void check_shape_keys(const YamlView& view, const Shape& shape, const std::string& problem) {
+    std::vector<std::string> wanted = problem == "gemm" ? std::vector<std::string>{"k", "m", "n"}
+                                                        : std::vector<std::string>{"n"};
+    std::vector<std::string> got;
+    for (const auto& [key, value] : shape) got.push_back(key);
+    if (got != wanted) {
+        view.fail(fmt::format("must have exactly the sizes {} for problem '{}'", fmt::join(wanted, ", "), problem));
+    }
+}
+
+Tolerance read_tolerance(const YamlView& view) {
+    view.only_keys({"atol", "rtol", "max_rel_l2"});
+    return {view.at("atol").as_nonnegative_double(), view.at("rtol").as_nonnegative_double(),
+            view.at("max_rel_l2").as_positive_double()};
+}
+
+double read_fraction(const YamlView& view) {
+    double value = view.as_nonnegative_double();
+    if (value > 1.5) view.fail(fmt::format("is a fraction of the peer or roofline, 0..1.5 (got {})", value));
+    return value;
+}
+
+}  // namespace
+
+std::string shape_text(const Shape& shape) {
+    std::string out;
+    for (const auto& [key, value] : shape) out += fmt::format("{}{}={}", out.empty() ? "" : ",", key, value);
+    return out;
+}
+
+const VariantSpec& LabSpec::variant(const std::string& name) const {
+    for (const auto& v : variants) {
+        if (v.name == name) return v;
+    }
+    std::vector<std::string> names;
+    for (const auto& v : variants) names.push_back(v.name);
+    throw InputError(file, 0, fmt::format("lab {} has no variant '{}'; its variants: {}", id, name, fmt::join(names, ", ")));
+}
+
+const Tolerance& LabSpec::tolerance_for(const VariantSpec& v) const {
+    auto it = tolerance.find(v.dtype);
+    if (it == tolerance.end()) {
+        throw InputError(file, v.line, fmt::format("variant {} is {} but tolerance has no {} entry; add one",
+                                                   v.name, dtype_name(v.dtype), dtype_name(v.dtype)));
+    }
+    return it->second;
+}
+
+std::optional<std::string> LabSpec::shape_refusal(const VariantSpec& v, const Shape& shape) const {
+    for (const auto& [key, multiple] : v.divisible_by) {
+        auto it = shape.find(key);
+        if (it != shape.end() && it->second % multiple != 0) {
+            return fmt::format("{} needs {} to be a multiple of {} (lab.yaml divisible_by); {} skipped", v.name, key,
+                               multiple, shape_text(shape));
+        }
+    }
+    return std::nullopt;
+}
+
+Workload LabSpec::work(const VariantSpec& v, const Shape& shape) const {
+    double bytes = dtype_bytes(v.dtype);
+    if (problem == "gemm") {
+        auto w = gemm::work_of(shape.at("m"), shape.at("n"), shape.at("k"), bytes, bytes);
+        return {w.flops, w.bytes};
+    }
+    auto w = elementwise::work_of(v.op, shape.at("n"), bytes);
+    return {w.flops, w.bytes};
+}
+
+Workload LabSpec::peer_work(const VariantSpec& v, const Shape& shape) const {
+    if (problem == "gemm") return work(v, shape);
+    auto w = elementwise::peer_work_of(shape.at("n"), dtype_bytes(v.dtype));
+    return {w.flops, w.bytes};
+}
+
+LabSpec load_lab(const std::filesystem::path& lab_yaml) {
+    auto root = YamlView::load_file(lab_yaml);
+    if (!root.node().IsMap()) root.fail("lab.yaml must be a mapping (title:, problem:, variants:, ...)");
+    root.only_keys({"title", "lesson", "problem", "timeout_s", "shapes", "tolerance", "scoring", "variants"});
+    LabSpec lab;
+    lab.file = lab_yaml;
+    lab.id = lab_yaml.parent_path().filename().string();
+    lab.title = root.string("title");
+    lab.lesson = root.string("lesson");
+    lab.problem = root.string("problem");
+    if (std::find(kProblems.begin(), kProblems.end(), lab.problem) == kProblems.end()) {
+        root.at("problem").fail(fmt::format("must be one of {} (got '{}')", fmt::join(kProblems, ", "), lab.problem));
+    }
+    lab.timeout_s = root.positive("timeout_s");
+
+    auto shapes = root.at("shapes");
+    shapes.only_keys({"timed", "verify"});
+    lab.timed = read_shape(shapes.at("timed"));
+    check_shape_keys(shapes.at("timed"), lab.timed, lab.problem);
+    for (const auto& item : shapes.at("verify").items()) {
+        lab.verify.push_back(read_shape(item));
+        check_shape_keys(item, lab.verify.back(), lab.problem);
+    }
+
+    auto tolerance = root.at("tolerance");
+    for (const auto& key : tolerance.keys()) {
+        lab.tolerance[require_dtype(key, fmt::format("{}: tolerance", lab_yaml.string()))] = read_tolerance(tolerance.at(key));
+    }
+
+    auto scoring = root.at("scoring");
+    scoring.only_keys({"correctness", "performance", "prediction", "against", "floor_fraction", "target_fraction"});
+    lab.scoring.correctness = scoring.at("correctness").as_nonnegative_double();
+    lab.scoring.performance = scoring.at("performance").as_nonnegative_double();
+    lab.scoring.prediction = scoring.at("prediction").as_nonnegative_double();
+    lab.scoring.against = scoring.string("against");
+    if (lab.scoring.against != "peer" && lab.scoring.against != "roofline") {
+        scoring.at("against").fail("must be 'peer' (the library measured in the same run) or 'roofline'");
+    }
+    lab.scoring.floor_fraction = read_fraction(scoring.at("floor_fraction"));
+    lab.scoring.target_fraction = read_fraction(scoring.at("target_fraction"));
+    if (lab.scoring.target_fraction <= lab.scoring.floor_fraction) {
+        scoring.at("target_fraction").fail("must be above floor_fraction");
+    }
+
+    for (const auto& item : root.at("variants").items()) {
+        item.only_keys({"name", "op", "dtype", "file", "summary", "timed", "divisible_by", "target_fraction",
+                        "floor_fraction"});
+        VariantSpec v;
+        v.line = item.line();
+        v.name = item.string("name");
+        v.op = item.string("op");
+        if (lab.problem == "gemm" ? v.op != "gemm" : (v.op != "copy" && v.op != "scale" && v.op != "add")) {
+            item.at("op").fail(lab.problem == "gemm" ? "must be gemm" : "must be copy, scale or add");
+        }
+        v.dtype = require_dtype(item.string("dtype"), fmt::format("{}:{}", lab_yaml.string(), item.at("dtype").line()));
+        v.file = item.string("file");
+        if (!std::filesystem::exists(lab_yaml.parent_path() / v.file)) {
+            item.at("file").fail(fmt::format("names {}, which does not exist", (lab_yaml.parent_path() / v.file).string()));
+        }
+        v.summary = item.string("summary");
+        v.timed = lab.timed;
+        if (auto timed = item.maybe("timed")) {
+            v.timed = read_shape(*timed);
+            check_shape_keys(*timed, v.timed, lab.problem);
+        }
+        if (auto divisible = item.maybe("divisible_by")) {
+            for (const auto& key : divisible->keys()) v.divisible_by[key] = divisible->positive_int(key);
+        }
+        v.target_fraction = lab.scoring.target_fraction;
+        v.floor_fraction = lab.scoring.floor_fraction;
+        if (auto t = item.maybe("target_fraction")) v.target_fraction = read_fraction(*t);
+        if (auto f = item.maybe("floor_fraction")) v.floor_fraction = read_fraction(*f);
+        if (v.target_fraction <= v.floor_fraction) item.fail("target_fraction must be above floor_fraction");
+        for (const auto& other : lab.variants) {
+            if (other.name == v.name) item.at("name").fail(fmt::format("repeats the variant name '{}'", v.name));
+        }
+        if (!lab.tolerance.count(v.dtype)) {
+            item.at("dtype").fail(fmt::format("is {} but tolerance has no {} entry; add one", dtype_name(v.dtype),
+                                              dtype_name(v.dtype)));
+        }
+        if (auto refusal = lab.shape_refusal(v, v.timed)) item.fail("timed shape refused: " + *refusal);
+        lab.variants.push_back(v);
+    }
+    if (lab.variants.empty()) root.at("variants").fail("must list at least one variant");
+    return lab;
+}
+
+std::vector<LabSpec> load_labs(const std::filesystem::path& labs_dir) {
+    std::vector<LabSpec> labs;
+    if (!std::filesystem::is_directory(labs_dir)) throw InputError(labs_dir, 0, "labs folder not found; pass --root");
+    for (const auto& entry : std::filesystem::directory_iterator(labs_dir)) {
+        if (std::filesystem::exists(entry.path() / "lab.yaml")) labs.push_back(load_lab(entry.path() / "lab.yaml"));
+    }
+    std::sort(labs.begin(), labs.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+    return labs;
+}
+
+std::pair<std::string, std::string> split_target(const std::string& target) {
+    auto slash = target.find('/');
+    if (slash == std::string::npos || slash == 0 || slash + 1 == target.size() || target.find('/', slash + 1) != std::string::npos) {
+        throw InputError(fmt::format("'{}' must be LAB/VARIANT, e.g. 01-memory-roof/copy_naive_fp32 (see `roofline list`)",
+                                     target));
+    }
+    return {target.substr(0, slash), target.substr(slash + 1)};
+}
+
+}  // namespace roofline

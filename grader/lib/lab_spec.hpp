@@ -1,0 +1,74 @@
+// labs/NN-name/lab.yaml: what a lab is, its variants, shapes, tolerances and
+// scoring. Loaded and schema-checked before anything is built or run.
+#pragma once
+#include "dtype.hpp"
+#include "roofline.hpp"
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace roofline {
+
+using Shape = std::map<std::string, long long>;
+std::string shape_text(const Shape& shape);  // "k=4096,m=4096,n=4096"
+
+struct Tolerance {
+    double atol = 0, rtol = 0, max_rel_l2 = 0;
+};
+
+struct Scoring {
+    double correctness = 0;   // points for passing every check
+    double performance = 0;   // points, linear from floor_fraction to target_fraction
+    double prediction = 0;    // points for the prediction's regime and time
+    std::string against = "peer";  // peer: the library measured in the same run; roofline: the ceiling
+    double floor_fraction = 0;
+    double target_fraction = 1;
+    double total() const { return correctness + performance + prediction; }
+};
+
+struct VariantSpec {
+    std::string name;
+    std::string op;  // copy, scale, add, gemm
+    Dtype dtype = Dtype::fp32;
+    std::filesystem::path file;  // relative to the lab folder: kernels/01_copy_naive.cu
+    std::string summary;
+    Shape timed;                       // the lab's timed shape unless the variant overrides it
+    std::map<std::string, long long> divisible_by;  // e.g. {m: 128}: shapes must be multiples
+    double target_fraction = 1;
+    double floor_fraction = 0;
+    int line = 0;  // in lab.yaml, for error messages
+};
+
+struct LabSpec {
+    std::string id;  // folder name: 01-memory-roof
+    std::string title;
+    std::string lesson;
+    std::string problem;  // elementwise, gemm
+    double timeout_s = 60;
+    Shape timed;
+    std::vector<Shape> verify;
+    std::map<Dtype, Tolerance> tolerance;
+    Scoring scoring;
+    std::vector<VariantSpec> variants;
+    std::filesystem::path file;  // the lab.yaml
+
+    const VariantSpec& variant(const std::string& name) const;  // throws InputError listing the names
+    const Tolerance& tolerance_for(const VariantSpec& v) const;
+    // Why `shape` is not allowed for `v` (a divisibility rule), or nothing.
+    std::optional<std::string> shape_refusal(const VariantSpec& v, const Shape& shape) const;
+    // FLOPs and fewest bytes of `v` at `shape`, from the problem family's model.
+    Workload work(const VariantSpec& v, const Shape& shape) const;
+    // The same for the peer (cudaMemcpy of one array, or cuBLAS), to compare rates.
+    Workload peer_work(const VariantSpec& v, const Shape& shape) const;
+};
+
+LabSpec load_lab(const std::filesystem::path& lab_yaml);
+// All labs under root/labs, sorted by id.
+std::vector<LabSpec> load_labs(const std::filesystem::path& labs_dir);
+// "01-memory-roof/copy_naive_fp32" -> (lab, variant); the error shows the expected form.
+std::pair<std::string, std::string> split_target(const std::string& target);
+
+}  // namespace roofline

@@ -1,0 +1,232 @@
+#include "prediction_log.hpp"
+
+#include "input_error.hpp"
+#include "source_hash.hpp"
+#include "yaml_fields.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+namespace roofline {
+
+namespace {
+
+constexpr const char* kHeader =
+    "# Roofline prediction log: append-only. `roofline predict` and `roofline grade` add\n"
+    "# entries at the end. Do not edit earlier entries: an edited prediction is detected.\n";
+
+std::string number(double value) { return fmt::format("{:.6g}", value); }
+
+Prediction read_prediction(const YamlView& e) {
+    e.only_keys({"kind", "id", "lab", "variant", "shape", "predicted_time_us", "given_as", "regime", "why",
+                 "source_hash", "made_at"});
+    Prediction p;
+    p.line = e.line();
+    p.id = e.string("id");
+    p.lab = e.string("lab");
+    p.variant = e.string("variant");
+    p.shape = e.string("shape");
+    p.predicted_time_s = e.positive("predicted_time_us") * 1e-6;
+    p.given_as = e.string("given_as");
+    auto regime = parse_regime(e.string("regime"));
+    if (!regime) e.at("regime").fail("must be compute, memory or overhead");
+    p.regime = *regime;
+    p.why = e.string("why");
+    p.source_hash = e.string("source_hash");
+    p.made_at = e.string("made_at");
+    return p;
+}
+
+Measurement read_measurement(const YamlView& e) {
+    e.only_keys({"kind", "prediction", "prediction_digest", "lab", "variant", "shape", "measured_time_us",
+                 "measured_regime", "correct", "fraction", "points", "max_points", "gpu", "sm_clock_mhz",
+                 "measured_at"});
+    Measurement m;
+    m.line = e.line();
+    m.prediction_id = e.string("prediction");
+    m.prediction_digest = e.string("prediction_digest");
+    m.lab = e.string("lab");
+    m.variant = e.string("variant");
+    m.shape = e.string("shape");
+    m.measured_time_s = e.at("measured_time_us").as_nonnegative_double() * 1e-6;
+    auto regime = parse_regime(e.string("measured_regime"));
+    if (!regime) e.at("measured_regime").fail("must be compute, memory or overhead");
+    m.measured_regime = *regime;
+    auto correct = e.string("correct");
+    if (correct != "true" && correct != "false") e.at("correct").fail("must be true or false");
+    m.correct = correct == "true";
+    m.fraction = e.at("fraction").as_nonnegative_double();
+    m.points = e.at("points").as_nonnegative_double();
+    m.max_points = e.at("max_points").as_nonnegative_double();
+    m.gpu = e.string("gpu");
+    m.sm_clock_mhz = e.at("sm_clock_mhz").as_nonnegative_double();
+    m.measured_at = e.string("measured_at");
+    return m;
+}
+
+PredictionLog parse_log(const std::filesystem::path& file) {
+    PredictionLog log;
+    log.file = file;
+    if (!std::filesystem::exists(file)) return log;
+    auto root = YamlView::load_file(file);
+    if (root.node().IsNull()) return log;  // only the header comment
+    for (const auto& entry : root.items()) {
+        auto kind = entry.string("kind");
+        if (kind == "prediction") log.predictions.push_back(read_prediction(entry));
+        else if (kind == "measurement") log.measurements.push_back(read_measurement(entry));
+        else entry.at("kind").fail("must be prediction or measurement");
+    }
+    return log;
+}
+
+std::string read_bytes(const std::filesystem::path& file) {
+    if (!std::filesystem::exists(file)) return kHeader;
+    std::ifstream in(file, std::ios::binary);
+    std::stringstream content;
+    content << in.rdbuf();
+    std::string text = content.str();
+    if (!text.empty() && text.back() != '\n') text += '\n';
+    return text;
+}
+
+// Holds an exclusive flock on <log>.lock for its lifetime, so two runs that
+// append at once take turns instead of one losing the other's entry.
+class LogLock {
+public:
+    explicit LogLock(const std::filesystem::path& log) {
+        auto path = log;
+        path += ".lock";
+        fd_ = ::open(path.c_str(), O_RDWR | O_CREAT, 0644);
+        if (fd_ < 0) throw InputError(path, 0, "cannot create the log's lock file; check the folder is writable");
+        ::flock(fd_, LOCK_EX);
+    }
+    ~LogLock() {
+        ::flock(fd_, LOCK_UN);
+        ::close(fd_);
+    }
+    LogLock(const LogLock&) = delete;
+    LogLock& operator=(const LogLock&) = delete;
+
+private:
+    int fd_ = -1;
+};
+
+void write_atomically(const std::filesystem::path& file, const std::string& text) {
+    auto temporary = file;
+    temporary += fmt::format(".tmp.{}", ::getpid());
+    int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) throw InputError(temporary, 0, "cannot write next to the log; check the folder is writable");
+    std::size_t written = 0;
+    while (written < text.size()) {
+        auto n = ::write(fd, text.data() + written, text.size() - written);
+        if (n <= 0) {
+            ::close(fd);
+            std::filesystem::remove(temporary);
+            throw InputError(temporary, 0, "write failed (disk full?); the log was left as it was");
+        }
+        written += static_cast<std::size_t>(n);
+    }
+    ::fsync(fd);
+    ::close(fd);
+    std::filesystem::rename(temporary, file);
+}
+
+// Appends one entry: re-reads the log under the lock (it must parse), then
+// writes the old bytes followed by the new entry.
+template <class Emit>
+void append_entry(const std::filesystem::path& file, Emit emit_entry) {
+    LogLock lock(file);
+    auto log = parse_log(file);
+    YAML::Emitter out;
+    out << YAML::BeginSeq << YAML::BeginMap;
+    emit_entry(out, log);
+    out << YAML::EndMap << YAML::EndSeq;
+    write_atomically(file, read_bytes(file) + out.c_str() + "\n");
+}
+
+}  // namespace
+
+std::string Prediction::digest() const {
+    return fnv1a64_hex(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", id, lab, variant, shape, number(predicted_time_s * 1e6),
+                                   given_as, regime_name(regime), why, source_hash, made_at));
+}
+
+const Prediction* PredictionLog::find_current(const std::string& lab, const std::string& variant,
+                                              const std::string& shape, const std::string& source_hash) const {
+    for (auto it = predictions.rbegin(); it != predictions.rend(); ++it) {
+        if (it->lab == lab && it->variant == variant && it->shape == shape && it->source_hash == source_hash) return &*it;
+    }
+    return nullptr;
+}
+
+const Prediction* PredictionLog::find_by_id(const std::string& id) const {
+    for (const auto& p : predictions) {
+        if (p.id == id) return &p;
+    }
+    return nullptr;
+}
+
+bool PredictionLog::edited_after_measurement(const Prediction& prediction) const {
+    auto digest = prediction.digest();
+    for (const auto& m : measurements) {
+        if (m.prediction_id == prediction.id && m.prediction_digest != digest) return true;
+    }
+    return false;
+}
+
+PredictionLog load_log(const std::filesystem::path& file) { return parse_log(file); }
+
+Prediction append_prediction(const std::filesystem::path& file, Prediction p) {
+    append_entry(file, [&](YAML::Emitter& out, const PredictionLog& log) {
+        p.id = fmt::format("p{}", log.predictions.size() + 1);
+        out << YAML::Key << "kind" << YAML::Value << "prediction";
+        out << YAML::Key << "id" << YAML::Value << p.id;
+        out << YAML::Key << "lab" << YAML::Value << p.lab;
+        out << YAML::Key << "variant" << YAML::Value << p.variant;
+        out << YAML::Key << "shape" << YAML::Value << p.shape;
+        out << YAML::Key << "predicted_time_us" << YAML::Value << number(p.predicted_time_s * 1e6);
+        out << YAML::Key << "given_as" << YAML::Value << YAML::DoubleQuoted << p.given_as;
+        out << YAML::Key << "regime" << YAML::Value << std::string(regime_name(p.regime));
+        out << YAML::Key << "why" << YAML::Value << YAML::DoubleQuoted << p.why;
+        out << YAML::Key << "source_hash" << YAML::Value << p.source_hash;
+        out << YAML::Key << "made_at" << YAML::Value << p.made_at;
+    });
+    return p;
+}
+
+Measurement append_measurement(const std::filesystem::path& file, Measurement m) {
+    append_entry(file, [&](YAML::Emitter& out, const PredictionLog&) {
+        out << YAML::Key << "kind" << YAML::Value << "measurement";
+        out << YAML::Key << "prediction" << YAML::Value << m.prediction_id;
+        out << YAML::Key << "prediction_digest" << YAML::Value << m.prediction_digest;
+        out << YAML::Key << "lab" << YAML::Value << m.lab;
+        out << YAML::Key << "variant" << YAML::Value << m.variant;
+        out << YAML::Key << "shape" << YAML::Value << m.shape;
+        out << YAML::Key << "measured_time_us" << YAML::Value << number(m.measured_time_s * 1e6);
+        out << YAML::Key << "measured_regime" << YAML::Value << std::string(regime_name(m.measured_regime));
+        out << YAML::Key << "correct" << YAML::Value << (m.correct ? "true" : "false");
+        out << YAML::Key << "fraction" << YAML::Value << number(m.fraction);
+        out << YAML::Key << "points" << YAML::Value << number(m.points);
+        out << YAML::Key << "max_points" << YAML::Value << number(m.max_points);
+        out << YAML::Key << "gpu" << YAML::Value << YAML::DoubleQuoted << m.gpu;
+        out << YAML::Key << "sm_clock_mhz" << YAML::Value << number(m.sm_clock_mhz);
+        out << YAML::Key << "measured_at" << YAML::Value << m.measured_at;
+    });
+    return m;
+}
+
+std::string utc_now_iso8601() {
+    auto now = std::chrono::system_clock::now();
+    return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(now)));
+}
+
+}  // namespace roofline

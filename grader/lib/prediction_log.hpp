@@ -1,0 +1,66 @@
+// The prediction log (predictions.yaml): one YAML list, append-only.
+// `roofline predict` appends a prediction bound to the kernel source's hash;
+// `roofline grade` appends a measurement that names its prediction and a digest
+// of it, so a prediction edited after it was measured is detected. Every write
+// takes a lock, appends the new entry's text to the old bytes unchanged, and
+// renames a temporary file into place: a crash leaves the old or the new log,
+// never half of one. A malformed log is reported (file:line) and left untouched.
+#pragma once
+#include "roofline.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace roofline {
+
+struct Prediction {
+    std::string id;  // p1, p2, ... assigned on append
+    std::string lab, variant, shape;
+    double predicted_time_s = 0;
+    std::string given_as;  // what the student typed: "time_us 900", "tflops 600", "gbps 3600"
+    Regime regime = Regime::memory;
+    std::string why;
+    std::string source_hash;
+    std::string made_at;  // UTC, ISO 8601
+    int line = 0;
+    std::string digest() const;  // fingerprint of every field above but line
+};
+
+struct Measurement {
+    std::string prediction_id;
+    std::string prediction_digest;  // the prediction's digest when it was measured
+    std::string lab, variant, shape;
+    double measured_time_s = 0;
+    Regime measured_regime = Regime::memory;
+    bool correct = false;
+    double fraction = 0;  // of the peer or roofline, in the scarce resource's unit
+    double points = 0, max_points = 0;
+    std::string gpu;
+    double sm_clock_mhz = 0;
+    std::string measured_at;
+    int line = 0;
+};
+
+struct PredictionLog {
+    std::filesystem::path file;
+    std::vector<Prediction> predictions;
+    std::vector<Measurement> measurements;
+
+    // The newest prediction for this variant and shape made against `source_hash`.
+    const Prediction* find_current(const std::string& lab, const std::string& variant, const std::string& shape,
+                                   const std::string& source_hash) const;
+    const Prediction* find_by_id(const std::string& id) const;
+    // True if some measurement recorded a different digest for this prediction.
+    bool edited_after_measurement(const Prediction& prediction) const;
+};
+
+PredictionLog load_log(const std::filesystem::path& file);  // a missing file is an empty log
+// Both return the entry as written (the prediction with its new id).
+Prediction append_prediction(const std::filesystem::path& file, Prediction prediction);
+Measurement append_measurement(const std::filesystem::path& file, Measurement measurement);
+
+std::string utc_now_iso8601();
+
+}  // namespace roofline

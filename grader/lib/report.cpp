@@ -1,0 +1,158 @@
+#include "report.hpp"
+
+#include "units.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+namespace roofline {
+
+std::string mismatch_lines(const nlohmann::json& result) {
+    std::string out;
+    if (!result.contains("checks")) return out;
+    for (const auto& check : result["checks"]) {
+        const auto& report = check["report"];
+        if (report["passed"].get<bool>()) continue;
+        for (const auto& m : report["first_mismatches"]) {
+            std::string got = m["got"].is_string() ? "never written" : fmt::format("{:.6g}", m["got"].get<double>());
+            out += fmt::format("    index {:>12}: expected {:.6g}, got {}\n", m["index"].get<long long>(),
+                               m["expected"].get<double>(), got);
+        }
+        break;
+    }
+    return out;
+}
+
+std::string terminal_report(const GradeContext& c, const Score& s, const nlohmann::json& result) {
+    std::string out;
+    out += fmt::format("{}  {}  on {}\n", c.target, s.correct ? "CORRECT" : "INCORRECT", c.gpu);
+    if (!s.correct) out += fmt::format("  {}\n", s.verdict);
+    out += fmt::format("  time      {} median (IQR {} - {}, min {}, {} samples, rse {:.2f}%)\n",
+                       seconds(s.variant.median_s), seconds(s.variant.q1_s), seconds(s.variant.q3_s),
+                       seconds(s.variant.min_s), s.variant.count, 100 * s.variant.rse);
+    out += fmt::format("  rate      {:.4g} {} = {:.1f}% of {} ({:.4g} {}){}\n", s.achieved, s.unit,
+                       100 * s.fraction_of_peer, s.peer_name, s.peer_achieved, s.unit,
+                       s.scored_against.rfind("roofline", 0) == 0 ? "" : "  <- scored");
+    out += fmt::format("            {:.1f}% of the roofline ({:.4g} {}, {}){}\n", 100 * s.fraction_of_roofline,
+                       s.attainable, s.unit, s.ceiling_origin,
+                       s.scored_against.rfind("roofline", 0) == 0 ? "  <- scored" : "");
+    out += fmt::format("  regime    {}-bound: {:.3g} FLOP/byte against a ridge of {:.3g}\n",
+                       regime_name(s.roofline.regime), s.roofline.intensity, s.roofline.ridge);
+    if (s.prediction) {
+        out += fmt::format("  predicted {}\n", s.prediction->verdict);
+    }
+    if (c.prediction_edited) out += "  WARNING   the prediction was edited after it was measured (see roofline log)\n";
+    out += fmt::format("  SM clock  {:.0f} MHz median ({:.0f}-{:.0f}) sampled after each timed launch\n", s.sm_clock_mhz,
+                       s.sm_clock_min_mhz, s.sm_clock_max_mhz);
+    out += fmt::format("  points    {:g} correctness + {:.1f} performance + {:.1f} prediction = {:.1f} / {:g}\n",
+                       s.correctness_points, s.performance_points, s.prediction_points, s.total(), s.max_points);
+    if (!s.correct) out += mismatch_lines(result);
+    return out;
+}
+
+std::string failure_report(const GradeContext& c, const LabRun& run) {
+    std::string out = fmt::format("{}  {}  on {}\n  {}\n", c.target,
+                                  run.outcome == Outcome::incorrect ? "INCORRECT" : "FAILED", c.gpu, run.message);
+    out += mismatch_lines(run.result);
+    if (run.outcome != Outcome::incorrect && !run.child.output_tail.empty()) {
+        out += "  last output of the lab program:\n";
+        std::string line;
+        for (char ch : run.child.output_tail) {
+            line += ch;
+            if (ch == '\n') {
+                out += "    " + line;
+                line.clear();
+            }
+        }
+        if (!line.empty()) out += "    " + line + "\n";
+    }
+    return out;
+}
+
+nlohmann::json score_json(const GradeContext& c, const Score& s, const nlohmann::json& result) {
+    nlohmann::json j = {
+        {"target", c.target},
+        {"source", c.source},
+        {"gpu", c.gpu},
+        {"correct", s.correct},
+        {"verdict", s.verdict},
+        {"impossible", s.impossible},
+        {"work", {{"flops", s.work.flops}, {"bytes", s.work.bytes}}},
+        {"time_s", {{"median", s.variant.median_s}, {"q1", s.variant.q1_s}, {"q3", s.variant.q3_s},
+                    {"min", s.variant.min_s}, {"samples", s.variant.count}, {"rse", s.variant.rse}}},
+        {"peer", {{"name", s.peer_name}, {"median_s", s.peer.median_s}, {"rate", s.peer_achieved}}},
+        {"unit", s.unit},
+        {"achieved", s.achieved},
+        {"attainable", s.attainable},
+        {"fraction_of_peer", s.fraction_of_peer},
+        {"fraction_of_roofline", s.fraction_of_roofline},
+        {"fraction_scored", s.fraction},
+        {"scored_against", s.scored_against},
+        {"ceiling_origin", s.ceiling_origin},
+        {"physical_floor_s", s.physical_floor_s},
+        {"intensity", s.roofline.intensity},
+        {"ridge", s.roofline.ridge},
+        {"regime", regime_name(s.roofline.regime)},
+        {"measured_regime", regime_name(s.measured_regime)},
+        {"sm_clock_mhz", {{"median", s.sm_clock_mhz}, {"min", s.sm_clock_min_mhz}, {"max", s.sm_clock_max_mhz}}},
+        {"points", {{"correctness", s.correctness_points}, {"performance", s.performance_points},
+                    {"prediction", s.prediction_points}, {"total", s.total()}, {"max", s.max_points}}},
+        {"prediction_edited", c.prediction_edited},
+        {"checks", result.value("checks", nlohmann::json::array())},
+    };
+    if (s.prediction) {
+        j["prediction"] = {{"ratio", s.prediction->ratio}, {"regime_right", s.prediction->regime_right},
+                           {"verdict", s.prediction->verdict}};
+    }
+    return j;
+}
+
+nlohmann::json failure_json(const GradeContext& c, const LabRun& run, double max_points) {
+    static const char* names[] = {"ok", "incorrect", "crashed", "timed_out", "cuda_error", "harness_error"};
+    return {{"target", c.target},
+            {"source", c.source},
+            {"gpu", c.gpu},
+            {"correct", false},
+            {"outcome", names[static_cast<int>(run.outcome)]},
+            {"verdict", run.message},
+            {"points", {{"total", 0}, {"max", max_points}}},
+            {"checks", run.result.is_object() ? run.result.value("checks", nlohmann::json::array()) : nlohmann::json::array()},
+            {"output_tail", run.child.output_tail}};
+}
+
+nlohmann::json gradescope_json(const LabSpec& lab, const GradeContext& c, const Score* s, const LabRun* failure) {
+    nlohmann::json tests = nlohmann::json::array();
+    auto test = [&](const std::string& name, double score, double max, const std::string& output) {
+        tests.push_back({{"name", name}, {"score", score}, {"max_score", max}, {"output", output}, {"visibility", "visible"}});
+    };
+    double total = 0;
+    if (s) {
+        test(c.target + ": correctness", s->correctness_points, lab.scoring.correctness, s->verdict);
+        test(c.target + ": performance", s->performance_points, lab.scoring.performance,
+             fmt::format("{:.4g} {} = {:.1f}% of {}; full marks at {:.0f}%", s->achieved, s->unit, 100 * s->fraction,
+                         s->scored_against, 100 * lab.variant(c.target.substr(c.target.find('/') + 1)).target_fraction));
+        test(c.target + ": prediction", s->prediction_points, lab.scoring.prediction,
+             s->prediction ? s->prediction->verdict : "no prediction scored");
+        total = s->total();
+    } else if (failure) {
+        test(c.target + ": correctness", 0, lab.scoring.correctness, failure->message + "\n" + mismatch_lines(failure->result));
+        test(c.target + ": performance", 0, lab.scoring.performance, "not timed: the kernel must be correct first");
+        test(c.target + ": prediction", 0, lab.scoring.prediction, "not scored: the kernel must be correct first");
+    }
+    return {{"score", total}, {"max_score", lab.scoring.total()}, {"output", c.target + " on " + c.gpu},
+            {"visibility", "visible"}, {"tests", tests}};
+}
+
+void write_json_file(const std::filesystem::path& file, const nlohmann::json& value) {
+    if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
+    auto temporary = file;
+    temporary += ".tmp";
+    {
+        std::ofstream out(temporary);
+        out << value.dump(2) << "\n";
+    }
+    std::filesystem::rename(temporary, file);
+}
+
+}  // namespace roofline

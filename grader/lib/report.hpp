@@ -1,0 +1,38 @@
+// What a grading run prints and writes: the terminal summary a student reads in
+// five seconds, the same as JSON, and a Gradescope results.json.
+#pragma once
+#include "lab_spec.hpp"
+#include "runner.hpp"
+#include "score.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+
+namespace roofline {
+
+struct GradeContext {
+    std::string target;       // 01-memory-roof/copy_naive_fp32
+    std::string gpu;          // the CUDA device name
+    std::string source;       // labs or solutions
+    bool prediction_edited = false;
+};
+
+std::string terminal_report(const GradeContext& context, const Score& score, const nlohmann::json& result);
+// For a run that never reached scoring: wrong answer, crash, timeout, CUDA error.
+std::string failure_report(const GradeContext& context, const LabRun& run);
+
+nlohmann::json score_json(const GradeContext& context, const Score& score, const nlohmann::json& result);
+nlohmann::json failure_json(const GradeContext& context, const LabRun& run, double max_points);
+
+// Gradescope's autograder format: score, max_score, tests[{name, score, max_score, output, visibility}].
+nlohmann::json gradescope_json(const LabSpec& lab, const GradeContext& context, const Score* score,
+                               const LabRun* failure);
+
+// The first mismatches of the first failing check, as "index: expected X, got Y" lines.
+std::string mismatch_lines(const nlohmann::json& result);
+
+void write_json_file(const std::filesystem::path& file, const nlohmann::json& value);
+
+}  // namespace roofline

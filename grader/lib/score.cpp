@@ -1,0 +1,96 @@
+#include "score.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace roofline {
+
+TimingSummary TimingSummary::from_json(const nlohmann::json& s) {
+    TimingSummary t;
+    t.median_s = s.at("median_s").get<double>();
+    t.q1_s = s.at("q1_s").get<double>();
+    t.q3_s = s.at("q3_s").get<double>();
+    t.min_s = s.at("min_s").get<double>();
+    t.rse = s.at("rse").get<double>();
+    t.count = s.at("count").get<int>();
+    return t;
+}
+
+PredictionScore score_prediction(const Prediction& prediction, double measured_s, Regime measured_regime,
+                                 double max_points) {
+    PredictionScore s;
+    s.regime_right = prediction.regime == measured_regime;
+    s.ratio = measured_s / prediction.predicted_time_s;
+    double off = std::fabs(std::log2(s.ratio));  // 0 when exact; log2(1.5) = 0.585; log2(3) = 1.585
+    double time_credit = std::clamp((std::log2(3.0) - off) / (std::log2(3.0) - std::log2(1.5)), 0.0, 1.0);
+    s.points = max_points * (0.5 * (s.regime_right ? 1 : 0) + 0.5 * time_credit);
+    s.verdict = fmt::format("measured {:.2f}x your prediction; regime {}", s.ratio,
+                            s.regime_right ? "right" : fmt::format("wrong (you said {}, it is {})",
+                                                                   regime_name(prediction.regime),
+                                                                   regime_name(measured_regime)));
+    return s;
+}
+
+Score score_run(const LabSpec& lab, const VariantSpec& variant, const nlohmann::json& result,
+                const HardwareProfile& datasheet, const CeilingChoice& ceiling, const Prediction* prediction) {
+    Score s;
+    s.max_points = lab.scoring.total();
+    s.correct = result.at("status") == "ok";
+    const auto& timing = result.at("timing");
+    s.variant = TimingSummary::from_json(timing.at("variant"));
+    s.peer = TimingSummary::from_json(timing.at("peer"));
+    s.peer_name = timing.at("peer_name").get<std::string>();
+    s.sm_clock_mhz = timing.at("sm_clock_mhz").at("median").get<double>();
+    s.sm_clock_min_mhz = timing.at("sm_clock_mhz").at("min").get<double>();
+    s.sm_clock_max_mhz = timing.at("sm_clock_mhz").at("max").get<double>();
+
+    s.work = lab.work(variant, variant.timed);
+    auto peer_work = lab.peer_work(variant, variant.timed);
+    s.roofline = analyze(s.work, ceiling.ceiling, ceiling.launch_overhead_s);
+    bool memory_bound = s.roofline.regime != Regime::compute;
+    s.unit = memory_bound ? "TB/s" : "TFLOP/s";
+    auto rate = [&](const Workload& w, double t) { return (memory_bound ? w.bytes : w.flops) / t / 1e12; };
+    s.achieved = rate(s.work, s.variant.median_s);
+    s.peer_achieved = rate(peer_work, s.peer.median_s);
+    s.attainable = memory_bound ? ceiling.ceiling.bandwidth_tbs : s.roofline.attainable_tflops;
+    s.fraction_of_peer = s.achieved / s.peer_achieved;
+    s.fraction_of_roofline = s.achieved / s.attainable;
+    s.ceiling_origin = memory_bound ? ceiling.bandwidth_origin : ceiling.peak_origin;
+    if (lab.scoring.against == "peer") {
+        s.fraction = s.fraction_of_peer;
+        s.scored_against = fmt::format("{} ({}), same run", s.peer_name, s.unit);
+    } else {
+        s.fraction = s.fraction_of_roofline;
+        s.scored_against = fmt::format("roofline: {}", s.ceiling_origin);
+    }
+    // A time below the datasheet floor means the work was not done (or not all of it).
+    s.physical_floor_s = analyze(s.work, datasheet.datasheet_ceiling(variant.dtype)).floor_s;
+    s.impossible = s.variant.median_s < 0.97 * s.physical_floor_s;
+    s.measured_regime = s.variant.median_s < 2 * ceiling.launch_overhead_s ? Regime::overhead
+                        : memory_bound                                   ? Regime::memory
+                                                                         : Regime::compute;
+
+    if (s.impossible) {
+        s.correct = false;
+        s.verdict = fmt::format("rejected: {:.4g} us is below the physical floor of {:.4g} us for this work "
+                                "(a kernel that skips work or replays an answer)",
+                                s.variant.median_s * 1e6, s.physical_floor_s * 1e6);
+    } else {
+        s.verdict = s.correct ? "correct" : "incorrect";
+    }
+    if (s.correct) {
+        s.correctness_points = lab.scoring.correctness;
+        double span = variant.target_fraction - variant.floor_fraction;
+        s.performance_points =
+            lab.scoring.performance * std::clamp((s.fraction - variant.floor_fraction) / span, 0.0, 1.0);
+        if (prediction) {
+            s.prediction = score_prediction(*prediction, s.variant.median_s, s.measured_regime, lab.scoring.prediction);
+            s.prediction_points = s.prediction->points;
+        }
+    }
+    return s;
+}
+
+}  // namespace roofline

@@ -1,0 +1,69 @@
+// Turns a lab run's timing into rates, fractions and points (DESIGN.md step 7).
+// The fraction is in the unit of the scarce resource: TB/s for a memory-bound
+// workload, TFLOP/s for a compute-bound one. lab.yaml chooses what it is a
+// fraction of: the peer timed in the same run (cudaMemcpy, cuBLAS) or the
+// roofline ceiling.
+#pragma once
+#include "hardware.hpp"
+#include "lab_spec.hpp"
+#include "prediction_log.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+
+namespace roofline {
+
+struct TimingSummary {
+    double median_s = 0, q1_s = 0, q3_s = 0, min_s = 0, rse = 0;
+    int count = 0;
+    static TimingSummary from_json(const nlohmann::json& stats);
+};
+
+struct PredictionScore {
+    bool regime_right = false;
+    double ratio = 0;  // measured time / predicted time
+    double points = 0;
+    std::string verdict;
+};
+
+// Points for a prediction: half for the regime, half for the time: full within
+// 1.5x, none beyond 3x, and in between linear in log2 of the ratio.
+PredictionScore score_prediction(const Prediction& prediction, double measured_s, Regime measured_regime,
+                                 double max_points);
+
+struct Score {
+    bool correct = false;
+    bool impossible = false;  // faster than the datasheet allows: the work was not done
+    std::string verdict;      // one line
+    Workload work;
+    TimingSummary variant, peer;
+    std::string peer_name;
+    double sm_clock_mhz = 0, sm_clock_min_mhz = 0, sm_clock_max_mhz = 0;
+
+    RooflinePoint roofline;       // of the workload under the ceiling used
+    Regime measured_regime = Regime::memory;
+    std::string unit;             // "TB/s" or "TFLOP/s"
+    double achieved = 0;          // in `unit`
+    double peer_achieved = 0;     // in `unit`
+    double attainable = 0;        // the roofline's, in `unit`
+    double fraction_of_peer = 0;
+    double fraction_of_roofline = 0;
+    double fraction = 0;          // the one scored
+    std::string scored_against;
+    std::string ceiling_origin;
+    double physical_floor_s = 0;  // from the datasheet
+
+    double correctness_points = 0, performance_points = 0, prediction_points = 0;
+    double max_points = 0;
+    double total() const { return correctness_points + performance_points + prediction_points; }
+    std::optional<PredictionScore> prediction;
+};
+
+// `result` is the lab executable's JSON; `measured_regime_override` lets a lab
+// (00) supply a regime classified from a size sweep.
+Score score_run(const LabSpec& lab, const VariantSpec& variant, const nlohmann::json& result,
+                const HardwareProfile& datasheet, const CeilingChoice& ceiling, const Prediction* prediction);
+
+}  // namespace roofline

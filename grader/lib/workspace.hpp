@@ -1,0 +1,34 @@
+// Where things live in a course checkout, so every command agrees.
+#pragma once
+#include <filesystem>
+#include <string>
+
+namespace roofline {
+
+struct Workspace {
+    std::filesystem::path root;       // hardware/, labs/, solutions/, lessons/
+    std::filesystem::path build_dir;  // CMake's build folder
+
+    std::filesystem::path labs_dir() const { return root / "labs"; }
+    std::filesystem::path lab_yaml(const std::string& lab) const { return labs_dir() / lab / "lab.yaml"; }
+    // Where the kernel files are read from: labs/LAB or solutions/LAB.
+    std::filesystem::path kernels_root(const std::string& lab, bool solutions) const {
+        return root / (solutions ? "solutions" : "labs") / lab;
+    }
+    std::string lab_target(const std::string& lab, bool solutions) const {
+        return (solutions ? "solution-" : "lab-") + lab;
+    }
+    std::filesystem::path lab_executable(const std::string& lab, bool solutions) const {
+        return build_dir / "labs" / lab_target(lab, solutions);
+    }
+    std::filesystem::path default_log() const { return root / "predictions.yaml"; }
+    std::filesystem::path state_dir() const { return root / ".roofline"; }
+    std::filesystem::path measured_ceilings(const std::string& profile_id) const {
+        return state_dir() / "ceilings" / (profile_id + ".yaml");
+    }
+    std::filesystem::path results_dir(const std::string& lab, bool solutions) const {
+        return state_dir() / "results" / lab / (solutions ? "solutions" : "labs");
+    }
+};
+
+}  // namespace roofline

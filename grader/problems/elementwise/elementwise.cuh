@@ -1,0 +1,39 @@
+// The elementwise problems of lab 01 (copy, scale, add). A lab file defines a
+// launch function with one of the signatures below and registers it:
+//
+//     template <class T> void copy_naive(const T* x, T* y, std::size_t n, cudaStream_t stream) { ... }
+//     ROOFLINE_COPY_VARIANT(copy_naive_fp32, copy_naive<float>);
+//     ROOFLINE_COPY_VARIANT(copy_naive_bf16, copy_naive<__nv_bfloat16>);
+//
+// Arrays are device pointers from cudaMalloc (256-byte aligned), n elements each.
+// Launch on `stream`; do not synchronize, allocate, or copy to the host.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+namespace roofline::elementwise {
+
+template <class T>
+using CopyLaunch = void (*)(const T* x, T* y, std::size_t n, cudaStream_t stream);  // y = x
+template <class T>
+using ScaleLaunch = void (*)(const T* x, T* y, float a, std::size_t n, cudaStream_t stream);  // y = a * x
+template <class T>
+using AddLaunch = void (*)(const T* a, const T* b, T* c, std::size_t n, cudaStream_t stream);  // c = a + b
+
+bool register_copy(const char* name, CopyLaunch<float> launch, const char* file);
+bool register_copy(const char* name, CopyLaunch<__nv_bfloat16> launch, const char* file);
+bool register_scale(const char* name, ScaleLaunch<float> launch, const char* file);
+bool register_scale(const char* name, ScaleLaunch<__nv_bfloat16> launch, const char* file);
+bool register_add(const char* name, AddLaunch<float> launch, const char* file);
+bool register_add(const char* name, AddLaunch<__nv_bfloat16> launch, const char* file);
+
+}  // namespace roofline::elementwise
+
+#define ROOFLINE_COPY_VARIANT(name, launch) \
+    [[maybe_unused]] static const bool roofline_variant_##name = ::roofline::elementwise::register_copy(#name, launch, __FILE__)
+#define ROOFLINE_SCALE_VARIANT(name, launch) \
+    [[maybe_unused]] static const bool roofline_variant_##name = ::roofline::elementwise::register_scale(#name, launch, __FILE__)
+#define ROOFLINE_ADD_VARIANT(name, launch) \
+    [[maybe_unused]] static const bool roofline_variant_##name = ::roofline::elementwise::register_add(#name, launch, __FILE__)

@@ -1,0 +1,30 @@
+// The GEMM problem of labs 02-05: C[M,N] = A[M,K] * B[K,N], all row-major.
+// A lab file defines a launch function with one of the signatures below and
+// registers it:
+//
+//     void launch_naive(const float* A, const float* B, float* C, int M, int N, int K, cudaStream_t stream);
+//     ROOFLINE_GEMM_VARIANT(01_naive, launch_naive);
+//
+// fp32 rungs: float in, float out, fp32 arithmetic (no TF32).
+// bf16 rungs: __nv_bfloat16 in, fp32 accumulation, __nv_bfloat16 out.
+// Pointers come from cudaMalloc (256-byte aligned). Launch on `stream`; do not
+// synchronize, allocate or copy to the host. A variant that needs M, N or K to
+// be multiples of its tile says so in lab.yaml (`divisible_by`); the grader
+// then never hands it other shapes.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+namespace roofline::gemm {
+
+using LaunchFp32 = void (*)(const float* A, const float* B, float* C, int M, int N, int K, cudaStream_t stream);
+using LaunchBf16 = void (*)(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N, int K,
+                            cudaStream_t stream);
+
+bool register_gemm(const char* name, LaunchFp32 launch, const char* file);
+bool register_gemm(const char* name, LaunchBf16 launch, const char* file);
+
+}  // namespace roofline::gemm
+
+#define ROOFLINE_GEMM_VARIANT(name, launch) \
+    [[maybe_unused]] static const bool roofline_variant_##name = ::roofline::gemm::register_gemm(#name, launch, __FILE__)

@@ -1,0 +1,166 @@
+// Inputs, trusted reference, work model and peer for the GEMM problem of labs 02-05.
+// C[M,N] = A[M,K] * B[K,N], all row-major, A and B uniform in [-1, 1).
+// Reference: cuBLAS. fp32 variants: cublasSgemm in the default math mode (no TF32).
+//   bf16 variants: cublasGemmEx with bf16 inputs, fp32 compute and an fp32 output, so the
+//   only rounding the variant may add on top is its own final rounding to bf16.
+// Peer: cuBLAS doing exactly the variant's job (same input and output types), timed in the
+//   same run, interleaved with the variant.
+// Work: model.hpp: 2MNK FLOPs; A and B read once, C written once.
+//
+// cuBLAS is column-major. A row-major X[r][c] is the column-major X^T, so the row-major
+// product C = A B is the column-major C^T = B^T A^T: call cuBLAS with (N, M, K) and B first.
+#include "gemm.cuh"
+#include "model.hpp"
+
+#include "../../harness/registry.hpp"
+
+#include <cublas_v2.h>
+
+#include <climits>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace roofline::gemm {
+
+namespace {
+
+using harness::DeviceArray;
+using harness::Shape;
+using harness::WorkModel;
+
+void check_cublas(cublasStatus_t status, const char* call) {
+    if (status != CUBLAS_STATUS_SUCCESS) {
+        throw std::runtime_error(std::string(call) + " failed: " + cublasGetStatusName(status) + " (" +
+                                 cublasGetStatusString(status) + ")");
+    }
+}
+
+#define CUBLAS_CHECK(call) check_cublas((call), #call)
+
+template <class T> const char* dtype_of();
+template <> const char* dtype_of<float>() { return "fp32"; }
+template <> const char* dtype_of<__nv_bfloat16>() { return "bf16"; }
+
+template <class T>
+class GemmProblem final : public harness::Problem {
+public:
+    using Launch = std::conditional_t<std::is_same_v<T, float>, LaunchFp32, LaunchBf16>;
+    explicit GemmProblem(Launch launch) : launch_(launch) {}
+
+    ~GemmProblem() override {
+        if (handle_ != nullptr) cublasDestroy(handle_);  // no throwing from a destructor
+    }
+    GemmProblem(const GemmProblem&) = delete;
+    GemmProblem& operator=(const GemmProblem&) = delete;
+
+    void setup(const Shape& shape) override {
+        for (const auto& [key, value] : shape) {
+            if (key != "m" && key != "n" && key != "k")
+                throw std::invalid_argument("gemm shapes take only m, n and k (C[m,n] = A[m,k] B[k,n]); got '" +
+                                            key + "'");
+        }
+        auto get = [&](const char* key) {
+            auto it = shape.find(key);
+            if (it == shape.end())
+                throw std::invalid_argument(std::string("gemm shapes need m, n and k; '") + key + "' is missing");
+            if (it->second <= 0)
+                throw std::invalid_argument(std::string("gemm shapes need m, n and k > 0; got ") + key + "=" +
+                                            std::to_string(it->second));
+            return it->second;
+        };
+        long long m = get("m"), n = get("n"), k = get("k");
+        // The launch signature takes int dimensions and kernels index with int: keep every
+        // matrix's element count within int range so that row * ld + col cannot overflow.
+        if (m * k > INT_MAX || k * n > INT_MAX || m * n > INT_MAX)
+            throw std::invalid_argument("gemm shape m=" + std::to_string(m) + ", n=" + std::to_string(n) +
+                                        ", k=" + std::to_string(k) +
+                                        " is too large: each matrix must hold fewer than 2^31 elements");
+        m_ = static_cast<int>(m);
+        n_ = static_cast<int>(n);
+        k_ = static_cast<int>(k);
+        a_ = DeviceArray<T>(std::size_t(m) * k);
+        b_ = DeviceArray<T>(std::size_t(k) * n);
+        c_ = DeviceArray<T>(std::size_t(m) * n, /*guarded=*/true);
+        reference_ = DeviceArray<float>(std::size_t(m) * n);
+        if (handle_ == nullptr) {
+            CUBLAS_CHECK(cublasCreate(&handle_));
+            // Explicit, so that nothing upstream can turn TF32 on for the fp32 reference and peer.
+            CUBLAS_CHECK(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH));
+        }
+    }
+
+    void fill_inputs(std::uint64_t seed, cudaStream_t stream) override {
+        harness::fill_random(a_.data(), a_.size(), seed, -1.0f, 1.0f, stream);
+        harness::fill_random(b_.data(), b_.size(), seed ^ 0x9E3779B97F4A7C15ull, -1.0f, 1.0f, stream);
+    }
+
+    void poison_outputs(cudaStream_t stream) override {
+        harness::poison(c_.data(), c_.size(), stream);
+        c_.storage().arm_guards(stream);
+    }
+
+    void launch_variant(cudaStream_t stream) override { launch_(a_.data(), b_.data(), c_.data(), m_, n_, k_, stream); }
+
+    harness::VerifyReport verify(const harness::Tolerance& tolerance, cudaStream_t stream) override {
+        CUBLAS_CHECK(cublasSetStream(handle_, stream));
+        const float alpha = 1.0f, beta = 0.0f;
+        if constexpr (std::is_same_v<T, float>) {
+            CUBLAS_CHECK(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &alpha, b_.data(), n_, a_.data(),
+                                     k_, &beta, reference_.data(), n_));
+        } else {
+            CUBLAS_CHECK(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &alpha, b_.data(), CUDA_R_16BF,
+                                      n_, a_.data(), CUDA_R_16BF, k_, &beta, reference_.data(), CUDA_R_32F, n_,
+                                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+        }
+        return harness::compare(c_.data(), reference_.data(), c_.size(), c_.storage(), tolerance, stream);
+    }
+
+    std::string peer_name() const override {
+        if constexpr (std::is_same_v<T, float>) return "cuBLAS SGEMM (fp32, no TF32)";
+        else return "cuBLAS GemmEx (bf16 in, fp32 accumulate, bf16 out)";
+    }
+
+    void launch_peer(cudaStream_t stream) override {
+        CUBLAS_CHECK(cublasSetStream(handle_, stream));
+        const float alpha = 1.0f, beta = 0.0f;
+        if constexpr (std::is_same_v<T, float>) {
+            CUBLAS_CHECK(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &alpha, b_.data(), n_, a_.data(),
+                                     k_, &beta, c_.data(), n_));
+        } else {
+            CUBLAS_CHECK(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &alpha, b_.data(), CUDA_R_16BF,
+                                      n_, a_.data(), CUDA_R_16BF, k_, &beta, c_.data(), CUDA_R_16BF, n_,
+                                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+        }
+    }
+
+    WorkModel work() const override {
+        auto w = work_of(m_, n_, k_, sizeof(T), sizeof(T));
+        return {w.flops, w.bytes};
+    }
+
+    WorkModel peer_work() const override { return work(); }  // same types, same job
+
+private:
+    Launch launch_;
+    int m_ = 0, n_ = 0, k_ = 0;
+    cublasHandle_t handle_ = nullptr;
+    DeviceArray<T> a_, b_, c_;
+    DeviceArray<float> reference_;
+};
+
+template <class T, class Launch>
+bool add_entry(const char* name, Launch launch, const char* file) {
+    return harness::register_variant({name, "gemm", dtype_of<T>(), file, [launch] {
+                                          return std::unique_ptr<harness::Problem>(new GemmProblem<T>(launch));
+                                      }});
+}
+
+}  // namespace
+
+bool register_gemm(const char* name, LaunchFp32 launch, const char* file) { return add_entry<float>(name, launch, file); }
+bool register_gemm(const char* name, LaunchBf16 launch, const char* file) {
+    return add_entry<__nv_bfloat16>(name, launch, file);
+}
+
+}  // namespace roofline::gemm
