@@ -1,20 +1,24 @@
-# roofline_add_lab(NN-name [GENCODE arch=compute_90a,code=sm_90a ...] [LIBRARIES ...])
+# roofline_add_lab(NN-name [GENCODE arch=compute_90a,code=sm_90a ...] [LIBRARIES ...] [ROOT dir])
 #
 # Makes two executables from the same harness: lab-NN-name from the student's
 # labs/NN-name/kernels/*.cu and solution-NN-name from solutions/NN-name/kernels/*.cu
 # (skipped when solutions/ is absent, as in the student edition). Both land in
-# <build>/labs/, where `roofline` looks for them.
+# <build>/labs/, where `roofline` looks for them. ROOT (default: the project)
+# holds labs/ and solutions/; the GPU tests use it for their broken-kernel lab.
 #
 # GENCODE replaces the default architecture with arch-specific targets: wgmma and
 # tcgen05 need sm_90a / sm_100a, spelled as -gencode (the -arch=sm_90a shorthand
 # also runs a plain sm_90 pass that rejects them).
 function(roofline_add_lab lab)
-  cmake_parse_arguments(ARG "" "" "GENCODE;LIBRARIES" ${ARGN})
+  cmake_parse_arguments(ARG "" "ROOT" "GENCODE;LIBRARIES" ${ARGN})
+  if(NOT ARG_ROOT)
+    set(ARG_ROOT "${PROJECT_SOURCE_DIR}")
+  endif()
   foreach(kind lab solution)
     if(kind STREQUAL "lab")
-      set(folder "${PROJECT_SOURCE_DIR}/labs/${lab}/kernels")
+      set(folder "${ARG_ROOT}/labs/${lab}/kernels")
     else()
-      set(folder "${PROJECT_SOURCE_DIR}/solutions/${lab}/kernels")
+      set(folder "${ARG_ROOT}/solutions/${lab}/kernels")
     endif()
     if(NOT IS_DIRECTORY "${folder}")
       continue()
@@ -30,6 +34,10 @@ function(roofline_add_lab lab)
       foreach(code ${ARG_GENCODE})
         target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:-gencode=${code}>")
       endforeach()
+    endif()
+    if(kind STREQUAL "lab")
+      # Skeletons declare helpers the student has yet to call.
+      target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:-diag-suppress=177>")
     endif()
     add_dependencies(roofline_labs ${target})
   endforeach()

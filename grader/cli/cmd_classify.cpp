@@ -48,7 +48,7 @@ std::map<std::string, double> launch_overheads(const Context& context, const std
     return out;
 }
 
-std::string fmt_us(double us) { return fmt::format("{:.3g}", us); }
+std::string fmt_us(double us) { return us >= 100 ? fmt::format("{:.0f}", us) : fmt::format("{:.3g}", us); }
 
 void print_questions(const std::vector<classify::Question>& questions, const std::vector<HardwareProfile>& profiles,
                      const std::map<std::string, double>& overheads, const std::string& source, bool json) {

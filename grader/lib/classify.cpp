@@ -152,13 +152,13 @@ std::string working(const Question& q, const Expected& e) {
     const auto& p = e.point;
     std::string verdict;
     if (e.regime == Regime::overhead) {
-        verdict = fmt::format("roofline floor {} < {} launch(es) x {} = {} -> overhead-bound, floor {}",
+        verdict = fmt::format("; roofline floor {} < {} launch(es) x {} = {} -> overhead-bound, floor {}",
                               seconds(p.floor_s), q.launches, seconds(e.overhead_us * 1e-6 / q.launches),
                               seconds(e.overhead_us * 1e-6), seconds(e.time_us * 1e-6));
     } else {
-        verdict = fmt::format("-> {}-bound, floor {}", regime_name(e.regime), seconds(e.time_us * 1e-6));
+        verdict = fmt::format(" -> {}-bound, floor {}", regime_name(e.regime), seconds(e.time_us * 1e-6));
     }
-    return fmt::format("{} / {:g} TFLOP/s = {}; {} / {:g} TB/s = {}; intensity {:.4g} FLOP/B {} ridge {:.4g} {}",
+    return fmt::format("{} / {:g} TFLOP/s = {}; {} / {:g} TB/s = {}; intensity {:.4g} FLOP/B {} ridge {:.4g}{}",
                        si(e.work.flops, "FLOP"), e.ceiling.peak_tflops, seconds(p.compute_floor_s),
                        si(e.work.bytes, "B"), e.ceiling.bandwidth_tbs, seconds(p.memory_floor_s), p.intensity,
                        p.intensity >= p.ridge ? ">=" : "<", p.ridge, verdict);

@@ -133,7 +133,18 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
         edited = gate.edited;
     }
 
-    // 3. Device.
+    // 3. Build: a compile error is reported even where there is no GPU.
+    if (request.build) {
+        auto build = build_target(ws.build_dir, ws.lab_target(lab.id, request.solutions));
+        if (!build.ok) {
+            out.exit_code = kBuildFailed;
+            out.text = fmt::format("{}: the build failed; the compiler said:\n{}\n", target, build.output);
+            out.json = {{"target", target}, {"outcome", "build_failed"}, {"compiler_output", build.output}};
+            return out;
+        }
+    }
+
+    // 4. Device.
     std::string why_no_device;
     auto device = first_device(&why_no_device);
     if (!device) {
@@ -145,17 +156,6 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
         return out;
     }
     GradeContext context{target, device->name, request.solutions ? "solutions" : "labs", edited};
-
-    // 4. Build.
-    if (request.build) {
-        auto build = build_target(ws.build_dir, ws.lab_target(lab.id, request.solutions));
-        if (!build.ok) {
-            out.exit_code = kBuildFailed;
-            out.text = fmt::format("{}: the build failed; the compiler said:\n{}\n", target, build.output);
-            out.json = {{"target", target}, {"outcome", "build_failed"}, {"compiler_output", build.output}};
-            return out;
-        }
-    }
 
     // 5-6. Run: verify, measure, verify again, in the lab program.
     auto work_dir = std::filesystem::temp_directory_path() / fmt::format("roofline-{}-{}", ::getpid(), variant.name);

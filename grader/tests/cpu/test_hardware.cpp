@@ -1,0 +1,276 @@
+// GPU profiles (lib/hardware.cpp): the shipped spec sheets load and pass the
+// schema, lookups by id and by CUDA device name, schema errors that name file,
+// line and field, measured ceilings on disk, and which ceiling grading uses.
+#include "test_support.hpp"
+
+#include "hardware.hpp"
+
+#include <algorithm>
+#include <set>
+
+using namespace roofline;
+using namespace roofline_test;
+
+namespace {
+
+std::vector<HardwareProfile> shipped() { return load_profiles(repo_root() / "hardware"); }
+
+std::string load_error(const std::string& fixture) {
+    auto file = test_data() / "hardware" / fixture;
+    REQUIRE(std::filesystem::exists(file));
+    return input_error_of([&] { load_profile(file); });
+}
+
+}  // namespace
+
+TEST_CASE("every shipped profile loads and passes the schema", "[hardware]") {
+    auto dir = repo_root() / "hardware";
+    std::set<std::string> stems;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        if (entry.path().extension() == ".yaml") stems.insert(entry.path().stem().string());
+    }
+    REQUIRE(stems.size() >= 9);
+    auto profiles = shipped();
+    REQUIRE(profiles.size() == stems.size());
+    for (std::size_t i = 0; i + 1 < profiles.size(); ++i) CHECK(profiles[i].id < profiles[i + 1].id);  // sorted
+    for (const auto& p : profiles) {
+        INFO(p.file.string());
+        CHECK(stems.count(p.id) == 1);
+        CHECK(p.file.stem().string() == p.id);
+        CHECK(!p.name.empty());
+        CHECK(!p.match.empty());
+        CHECK(p.architecture.rfind("sm_", 0) == 0);
+        CHECK(p.sm_count > 0);
+        CHECK(p.l2_mb > 0);
+        CHECK(p.memory.bandwidth_tbs > 0);
+        CHECK(p.memory.capacity_gb > 0);
+        CHECK(!p.memory.source.empty());
+        for (auto required : {Dtype::fp64, Dtype::fp32, Dtype::tf32, Dtype::fp16, Dtype::bf16}) {
+            CHECK(p.supports(required));
+        }
+        for (const auto& [dtype, figure] : p.peak) {
+            INFO(dtype_name(dtype));
+            CHECK(figure.dense_tflops > 0);
+            CHECK(!figure.source.empty());
+            if (figure.sparse_tflops) CHECK(*figure.sparse_tflops > figure.dense_tflops);
+            // the ceiling is the dense figure, never the sparse one
+            CHECK(p.datasheet_ceiling(dtype).peak_tflops == figure.dense_tflops);
+            CHECK(p.datasheet_ceiling(dtype).bandwidth_tbs == p.memory.bandwidth_tbs);
+        }
+    }
+}
+
+TEST_CASE("the hardware README lists every shipped profile id", "[hardware]") {
+    auto readme = read_file(repo_root() / "hardware" / "README.md");
+    for (const auto& p : shipped()) {
+        INFO(p.id);
+        CHECK(contains(readme, "| `" + p.id + "` |"));
+    }
+}
+
+TEST_CASE("H200 profile figures (datasheet, dense)", "[hardware]") {
+    auto profiles = shipped();
+    const auto& h200 = find_profile(profiles, "h200-sxm");
+    CHECK(h200.name == "NVIDIA H200 SXM 141GB");
+    CHECK(h200.memory.bandwidth_tbs == 4.8);
+    CHECK(h200.peak.at(Dtype::bf16).dense_tflops == 989.4);
+    CHECK(h200.peak.at(Dtype::bf16).sparse_tflops.value_or(0) == 1978.9);
+    CHECK(h200.supports(Dtype::fp8));
+    CHECK_FALSE(h200.supports(Dtype::fp4));
+    // the A100 has no fp8 unit: asking for its ceiling is an error naming the dtype, not a fallback
+    const auto& a100 = find_profile(profiles, "a100-80gb-sxm");
+    CHECK_FALSE(a100.supports(Dtype::fp8));
+    auto message = input_error_of([&] { a100.datasheet_ceiling(Dtype::fp8); });
+    CHECK(contains(message, "fp8"));
+    CHECK(contains(message, "a100-80gb-sxm.yaml"));
+}
+
+TEST_CASE("find_profile: by id or name, case-insensitive; unknown names list the known ids", "[hardware]") {
+    auto profiles = shipped();
+    CHECK(find_profile(profiles, "h200-sxm").id == "h200-sxm");
+    CHECK(find_profile(profiles, "H200-SXM").id == "h200-sxm");
+    CHECK(find_profile(profiles, "nvidia h200 sxm 141gb").id == "h200-sxm");
+    auto message = input_error_of([&] { find_profile(profiles, "h300"); });
+    CHECK(contains(message, "unknown hardware 'h300'"));
+    for (const auto& p : profiles) {
+        INFO(p.id);
+        CHECK(contains(message, p.id));
+    }
+}
+
+TEST_CASE("match_device maps CUDA device names to profiles", "[hardware]") {
+    auto profiles = shipped();
+    auto id_for = [&](const std::string& device) -> std::string {
+        const auto* p = match_device(profiles, device);
+        return p ? p->id : "(none)";
+    };
+    CHECK(id_for("NVIDIA H200") == "h200-sxm");
+    CHECK(id_for("NVIDIA A100-SXM4-80GB") == "a100-80gb-sxm");
+    CHECK(id_for("NVIDIA A100-SXM4-40GB") == "a100-40gb");
+    CHECK(id_for("NVIDIA A100-PCIE-40GB") == "a100-40gb");
+    CHECK(id_for("NVIDIA H100 80GB HBM3") == "h100-sxm");
+    CHECK(id_for("NVIDIA H100 PCIe") == "h100-pcie");
+    CHECK(id_for("NVIDIA GeForce RTX 4090") == "rtx-4090");
+    CHECK(id_for("NVIDIA B200") == "b200");
+    CHECK(id_for("nvidia h200") == "h200-sxm");  // case-insensitive
+    // names the profiles deliberately do not claim
+    CHECK(id_for("NVIDIA GH200 480GB") == "(none)");
+    CHECK(id_for("NVIDIA GB200") == "(none)");
+    CHECK(id_for("NVIDIA A100 80GB PCIe") == "(none)");
+    CHECK(id_for("Tesla V100-SXM2-16GB") == "(none)");
+}
+
+TEST_CASE("the valid hardware fixture loads (so each bad fixture fails for its one defect)", "[hardware]") {
+    auto p = load_profile(test_data() / "hardware" / "valid_fixture.yaml");
+    CHECK(p.id == "valid_fixture");
+    CHECK(p.memory.bandwidth_tbs == 3.0);
+    CHECK(p.peak.at(Dtype::fp16).dense_tflops == 800);
+}
+
+TEST_CASE("hardware schema errors name the file, the line and the field", "[hardware]") {
+    SECTION("missing field inside memory") {
+        auto message = load_error("missing_bandwidth.yaml");
+        INFO(message);
+        CHECK(contains(message, "missing_bandwidth.yaml:"));
+        CHECK(contains(message, "memory.bandwidth_tbs"));
+        CHECK(contains(message, "missing"));
+        // the memory mapping starts on line 8 (its first key); line 7 (`memory:`) would do as well
+        CHECK((contains(message, "missing_bandwidth.yaml:8:") || contains(message, "missing_bandwidth.yaml:7:")));
+    }
+    SECTION("missing top-level field") {
+        auto message = load_error("missing_sm_count.yaml");
+        INFO(message);
+        CHECK(contains(message, "missing_sm_count.yaml:"));
+        CHECK(contains(message, "sm_count"));
+    }
+    SECTION("negative bandwidth") {
+        auto message = load_error("negative_bandwidth.yaml");
+        INFO(message);
+        CHECK(contains(message, "negative_bandwidth.yaml:10:"));
+        CHECK(contains(message, "memory.bandwidth_tbs"));
+        CHECK(contains(message, "-2.0"));
+    }
+    SECTION("unknown key (typo bandwith_tbs)") {
+        auto message = load_error("typo_bandwith.yaml");
+        INFO(message);
+        CHECK(contains(message, "typo_bandwith.yaml:10:"));
+        CHECK(contains(message, "bandwith_tbs"));
+        CHECK(contains(message, "bandwidth_tbs"));  // the allowed keys, so the fix is visible
+    }
+    SECTION("sparse <= dense") {
+        auto message = load_error("sparse_not_above_dense.yaml");
+        INFO(message);
+        CHECK(contains(message, "sparse_not_above_dense.yaml:16:"));
+        CHECK(contains(message, "peak_tflops.fp16"));
+        CHECK(contains(message, "sparse"));
+    }
+    SECTION("YAML syntax error") {
+        auto message = load_error("syntax_error.yaml");
+        INFO(message);
+        CHECK(contains(message, "syntax_error.yaml:9:"));
+        CHECK(contains(message, "malformed YAML"));
+    }
+    SECTION("missing file") {
+        auto message = input_error_of([] { load_profile(test_data() / "hardware" / "no_such_gpu.yaml"); });
+        CHECK(contains(message, "no_such_gpu.yaml"));
+    }
+}
+
+TEST_CASE("measured ceilings: save and load round trip", "[hardware]") {
+    TempDir dir;
+    MeasuredCeilings m;
+    m.profile_id = "h200-sxm";
+    m.device_name = "NVIDIA H200";
+    m.measured_at = "2026-11-29T10:00:00Z";
+    m.copy_kernel_tbs = 3.95;
+    m.memcpy_tbs = 4.24;
+    m.read_only_tbs = 4.55;
+    m.fp32_fma_tflops = 50.25;
+    m.gemm_tflops = {{Dtype::bf16, 733}, {Dtype::fp16, 721.5}};
+    m.launch_us = 5.1;
+    m.graph_launch_us = 0.5;
+    m.sm_clock_mhz = 1515;
+    auto file = dir / ".roofline/ceilings/h200-sxm.yaml";  // folders that do not exist yet
+    save_measured(m, file);
+    REQUIRE(std::filesystem::exists(file));
+    CHECK_FALSE(std::filesystem::exists(dir / ".roofline/ceilings/h200-sxm.yaml.tmp"));
+
+    auto back = load_measured(file);
+    CHECK(back.file == file);
+    CHECK(back.profile_id == m.profile_id);
+    CHECK(back.device_name == m.device_name);
+    CHECK(back.measured_at == m.measured_at);
+    CHECK(back.copy_kernel_tbs == Approx(3.95));
+    CHECK(back.memcpy_tbs == Approx(4.24));
+    CHECK(back.read_only_tbs == Approx(4.55));
+    CHECK(back.fp32_fma_tflops == Approx(50.25));
+    CHECK(back.launch_us == Approx(5.1));
+    CHECK(back.graph_launch_us == Approx(0.5));
+    CHECK(back.sm_clock_mhz == Approx(1515));
+    REQUIRE(back.gemm_tflops.size() == 2);
+    CHECK(back.gemm_tflops.at(Dtype::bf16) == Approx(733));
+    CHECK(back.gemm_tflops.at(Dtype::fp16) == Approx(721.5));
+}
+
+TEST_CASE("measured ceilings: a broken file names the file and field", "[hardware]") {
+    TempDir dir;
+    auto file = dir / "h200-sxm.yaml";
+    write_file(file,
+               "profile: h200-sxm\ndevice: NVIDIA H200\nmeasured_at: 2026-11-29T10:00:00Z\ncopy_kernel_tbs: 3.95\n"
+               "memcpy_tbs: 0\nread_only_tbs: 4.55\nfp32_fma_tflops: 50\nlaunch_us: 5\ngraph_launch_us: 0.5\n"
+               "sm_clock_mhz: 1500\ngemm_tflops: {bf16: 733}\n");
+    auto message = input_error_of([&] { load_measured(file); });
+    CHECK(contains(message, "h200-sxm.yaml:5:"));
+    CHECK(contains(message, "memcpy_tbs"));
+}
+
+TEST_CASE("choose_ceiling prefers measured figures and says where each came from", "[hardware]") {
+    auto profiles = shipped();
+    const auto& h200 = find_profile(profiles, "h200-sxm");
+
+    SECTION("datasheet only") {
+        auto c = choose_ceiling(h200, nullptr, Dtype::bf16);
+        CHECK(c.ceiling.peak_tflops == 989.4);
+        CHECK(c.ceiling.bandwidth_tbs == 4.8);
+        CHECK(contains(c.peak_origin, "datasheet"));
+        CHECK(contains(c.bandwidth_origin, "datasheet"));
+        CHECK(c.launch_overhead_s == Approx(5e-6));
+    }
+
+    MeasuredCeilings m;
+    m.profile_id = "h200-sxm";
+    m.measured_at = "2026-11-29T10:00:00Z";
+    m.memcpy_tbs = 4.24;
+    m.fp32_fma_tflops = 50.3;
+    m.gemm_tflops = {{Dtype::bf16, 733}};
+    m.launch_us = 4.5;
+
+    SECTION("measured GEMM and bandwidth") {
+        auto c = choose_ceiling(h200, &m, Dtype::bf16);
+        CHECK(c.ceiling.peak_tflops == 733);
+        CHECK(c.ceiling.bandwidth_tbs == 4.24);
+        CHECK(contains(c.peak_origin, "measured"));
+        CHECK(contains(c.peak_origin, "bf16"));
+        CHECK(contains(c.bandwidth_origin, "measured"));
+        CHECK(contains(c.bandwidth_origin, "cudaMemcpy"));
+        CHECK(c.launch_overhead_s == Approx(4.5e-6));
+    }
+    SECTION("fp32 falls back to the measured FMA kernel") {
+        auto c = choose_ceiling(h200, &m, Dtype::fp32);
+        CHECK(c.ceiling.peak_tflops == 50.3);
+        CHECK(contains(c.peak_origin, "measured"));
+        CHECK(contains(c.peak_origin, "FMA"));
+    }
+    SECTION("a dtype not measured keeps the datasheet peak but the measured bandwidth") {
+        auto c = choose_ceiling(h200, &m, Dtype::fp64);
+        CHECK(c.ceiling.peak_tflops == 34);
+        CHECK(contains(c.peak_origin, "datasheet"));
+        CHECK(c.ceiling.bandwidth_tbs == 4.24);
+        CHECK(contains(c.bandwidth_origin, "measured"));
+    }
+    SECTION("a dtype the part lacks is an error even with measurements") {
+        const auto& a100 = find_profile(profiles, "a100-80gb-sxm");
+        auto message = input_error_of([&] { choose_ceiling(a100, &m, Dtype::fp8); });
+        CHECK(contains(message, "fp8"));
+    }
+}

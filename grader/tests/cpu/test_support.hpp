@@ -1,0 +1,120 @@
+// Small helpers shared by the CPU test files (tests/cpu/test_*.cpp): temporary
+// folders, whole-file reads and writes, running the built `roofline` binary,
+// and catching an InputError's message. Everything lives in namespace
+// roofline_test so nothing clashes with other test files linked beside these.
+#pragma once
+#include "catch.hpp"
+#include "input_error.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+
+#if __has_include(<catch2/catch_test_macros.hpp>)
+using Catch::Approx;  // Catch2 3; Catch2 2 declares a global Approx itself
+#endif
+
+namespace roofline_test {
+
+namespace fs = std::filesystem;
+
+inline fs::path repo_root() { return ROOFLINE_SOURCE_DIR; }
+inline fs::path test_data() { return ROOFLINE_TEST_DATA; }
+
+inline bool contains(const std::string& haystack, const std::string& needle) {
+    return haystack.find(needle) != std::string::npos;
+}
+
+inline std::string read_file(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    std::stringstream content;
+    content << in.rdbuf();
+    return content.str();
+}
+
+inline void write_file(const fs::path& file, const std::string& text) {
+    if (file.has_parent_path()) fs::create_directories(file.parent_path());
+    std::ofstream out(file, std::ios::binary);
+    out << text;
+}
+
+// A fresh folder under the system temp dir, removed with everything in it at scope exit.
+class TempDir {
+public:
+    TempDir() {
+        std::string pattern = (fs::temp_directory_path() / "roofline-cpu-test-XXXXXX").string();
+        if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+        path_ = pattern;
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path_, ec);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const fs::path& path() const { return path_; }
+    fs::path operator/(const std::string& name) const { return path_ / name; }
+
+private:
+    fs::path path_;
+};
+
+// The message of the InputError `action` throws; a test failure if it throws none or another type.
+inline std::string input_error_of(const std::function<void()>& action) {
+    try {
+        action();
+    } catch (const roofline::InputError& e) {
+        return e.what();
+    } catch (const std::exception& e) {
+        FAIL("expected roofline::InputError, got another exception: " << e.what());
+    }
+    FAIL("expected roofline::InputError, nothing was thrown");
+    return {};
+}
+
+struct CliResult {
+    int exit_code = -1;
+    std::string out;  // stdout
+    std::string err;  // stderr
+    std::string all() const { return out + err; }
+};
+
+inline std::string shell_quote(const std::string& text) {
+    std::string out = "'";
+    for (char c : text) {
+        if (c == '\'') out += "'\\''";
+        else out += c;
+    }
+    return out + "'";
+}
+
+// Runs the built `roofline` with `args` (already shell-quoted where needed),
+// stdout and stderr kept apart, and returns its exit status.
+inline CliResult run_cli(const std::string& args) {
+    TempDir capture;
+    auto out_file = capture / "stdout.txt";
+    auto err_file = capture / "stderr.txt";
+    std::string command = shell_quote(ROOFLINE_CLI) + " " + args + " > " + shell_quote(out_file.string()) + " 2> " +
+                          shell_quote(err_file.string()) + " < /dev/null";
+    int status = std::system(command.c_str());
+    CliResult r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = read_file(out_file);
+    r.err = read_file(err_file);
+    return r;
+}
+
+inline int count_lines(const std::string& text) {
+    int lines = 0;
+    for (char c : text) lines += c == '\n';
+    if (!text.empty() && text.back() != '\n') ++lines;
+    return lines;
+}
+
+}  // namespace roofline_test

@@ -1,0 +1,115 @@
+// Each broken kernel must be caught and named for what it is, through the real
+// CLI: `roofline run` for correctness, `roofline grade` where timing matters.
+#include "catch.hpp"
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+namespace {
+
+struct Cli {
+    int exit_code;
+    std::string output;
+};
+
+Cli roofline(const std::string& args) {
+    std::string command = std::string(ROOFLINE_CLI) + " " + args + " 2>&1";
+    Cli result{-1, {}};
+    FILE* pipe = popen(command.c_str(), "r");
+    std::array<char, 4096> buffer{};
+    while (auto n = fread(buffer.data(), 1, buffer.size(), pipe)) result.output.append(buffer.data(), n);
+    int status = pclose(pipe);
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return result;
+}
+
+// A course root with the real hardware/ and the fixture lab.
+std::filesystem::path fixture_root() {
+    static std::filesystem::path root = [] {
+        auto dir = std::filesystem::temp_directory_path() / "roofline-gpu-tests";
+        std::filesystem::remove_all(dir);
+        std::filesystem::create_directories(dir);
+        std::filesystem::create_directory_symlink(std::filesystem::path(ROOFLINE_SOURCE_DIR) / "hardware", dir / "hardware");
+        std::filesystem::create_directory_symlink(std::filesystem::path(ROOFLINE_FIXTURE_ROOT) / "labs", dir / "labs");
+        return dir;
+    }();
+    return root;
+}
+
+std::string in_fixtures(const std::string& args) {
+    return "--root " + fixture_root().string() + " --build-dir " + ROOFLINE_TEST_BUILD_DIR + " " + args + " --no-build";
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("a correct kernel passes `run`", "[gpu]") {
+    auto r = roofline(in_fixtures("run 99-broken-kernels/correct"));
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(contains(r.output, "CORRECT"));
+}
+
+TEST_CASE("each broken kernel is caught and named", "[gpu]") {
+    struct Case {
+        const char* variant;
+        int exit_code;
+        const char* must_say;
+    };
+    const Case cases[] = {
+        {"zeros", 1, "outside tolerance"},
+        {"half", 1, "were never written"},
+        {"past_end", 1, "stray write"},
+        {"nan", 1, "NaN or Inf"},
+        {"hang", 6, "timed out"},
+        {"illegal_address", 6, "cudaErrorIllegalAddress"},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.variant) {
+            auto r = roofline(in_fixtures(std::string("run 99-broken-kernels/") + c.variant));
+            INFO(r.output);
+            CHECK(r.exit_code == c.exit_code);
+            CHECK(contains(r.output, c.must_say));
+            CHECK(contains(r.output, c.variant));
+        }
+    }
+}
+
+TEST_CASE("grading: a cached answer fails the check after timing; a correct one is scored and logged", "[gpu]") {
+    auto log = fixture_root() / "predictions.yaml";
+    std::filesystem::remove(log);
+    auto log_flag = " --log " + log.string();
+    for (const char* variant : {"cached", "correct"}) {
+        auto p = roofline("--root " + fixture_root().string() + " predict 99-broken-kernels/" + variant +
+                          " --gbps 3000 --regime memory --why \"a 128 MiB copy at about 3 TB/s\"" + log_flag);
+        INFO(p.output);
+        REQUIRE(p.exit_code == 0);
+    }
+    auto cached = roofline(in_fixtures("grade 99-broken-kernels/cached" + log_flag));
+    INFO(cached.output);
+    CHECK(cached.exit_code == 1);
+    CHECK(contains(cached.output, "after timing"));
+
+    auto correct = roofline(in_fixtures("grade 99-broken-kernels/correct --json" + log_flag));
+    INFO(correct.output);
+    CHECK(correct.exit_code == 0);
+    CHECK(contains(correct.output, "\"fraction_of_peer\""));
+    auto history = roofline("--root " + fixture_root().string() + " log --json" + log_flag);
+    CHECK(contains(history.output, "\"variant\": \"correct\""));
+}
+
+TEST_CASE("every lab 01 skeleton grades incorrect without crashing", "[gpu]") {
+    for (const char* variant : {"copy_naive_fp32", "copy_vectorized_bf16", "scale_fp32", "add_bf16"}) {
+        DYNAMIC_SECTION(variant) {
+            auto r = roofline(std::string("--build-dir ") + ROOFLINE_TEST_BUILD_DIR + " run 01-memory-roof/" + variant +
+                              " --no-build");
+            INFO(r.output);
+            CHECK(r.exit_code == 1);
+        }
+    }
+}

@@ -1,0 +1,107 @@
+// Rung 9: a multi-stage cp.async pipeline over swizzled shared memory. Same
+// tiles and the same mma/ldmatrix inner loop as rung 8 (block 128x128, K step
+// 32, 8 warps of 64x32). Two changes:
+//
+// 1. Software pipelining: shared memory holds kStages = 4 tiles of A and B;
+//    cp.async copies global -> shared without passing through registers, so
+//    tiles kt+1 .. kt+3 are in flight while the warps compute tile kt.
+// 2. An XOR swizzle of the 16-byte chunks of each tile, so that ldmatrix is
+//    free of bank conflicts:
+//      A tile [128][32] bf16, rows of 4 chunks:  physical chunk = chunk ^ ((row / 2) % 4)
+//      B tile [32][128] bf16, rows of 16 chunks: physical chunk = chunk ^ (row % 8)
+//
+// Target: >= 50% of cuBLAS bf16 at 4096^3.
+//
+// Shapes: divisible_by {m: 128, n: 128, k: 32}; K may be a single tile (K = 32),
+// fewer tiles than pipeline stages: the prologue must cope.
+#include "gemm/gemm.cuh"
+
+#include <cstdint>
+
+namespace {
+
+[[maybe_unused]] constexpr int BM = 128, BN = 128, BK = 32, kStages = 4;
+[[maybe_unused]] constexpr int WM = 64, WN = 32;
+[[maybe_unused]] constexpr int MI = WM / 16, NI = WN / 8;
+constexpr int kThreads = 256;
+constexpr int kSmemBytes = kStages * (BM * BK + BK * BN) * int(sizeof(__nv_bfloat16));  // 64 KiB
+
+[[maybe_unused]] __device__ inline std::uint32_t smem_addr(const void* p) {
+    return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// 16 bytes global -> shared, asynchronously; .cg: cached in L2 only.
+[[maybe_unused]] __device__ inline void cp_async_16(std::uint32_t dst, const void* src) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+}
+// Closes the group of this thread's cp.async issued since the last commit.
+[[maybe_unused]] __device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// Waits until at most kPending of this thread's committed groups are still in flight.
+template <int kPending>
+[[maybe_unused]] __device__ inline void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+[[maybe_unused]] __device__ inline void ldmatrix_x4(std::uint32_t (&r)[4], std::uint32_t addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr)
+                 : "memory");
+}
+
+[[maybe_unused]] __device__ inline void ldmatrix_x4_trans(std::uint32_t (&r)[4], std::uint32_t addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr)
+                 : "memory");
+}
+
+// Register layouts: see rung 8.
+[[maybe_unused]] __device__ inline void mma_bf16_16816(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
+                                                       std::uint32_t b1) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__global__ __launch_bounds__(kThreads, 2) void gemm_pipelined(const __nv_bfloat16* A, const __nv_bfloat16* B,
+                                                              __nv_bfloat16* C, int M, int N, int K) {
+    // TODO 1: extern __shared__ __align__(128) unsigned char smem[];
+    //   stages 0..3 of A ([128][32] bf16 each) first, then stages 0..3 of B ([32][128] each).
+    //   Work with 32-bit shared addresses (smem_addr) from here on.
+    // TODO 2: swizzle helpers, element offset of (row, 16-byte chunk) inside one stage:
+    //   A: row * BK + (chunk ^ ((row >> 1) & 3)) * 8;  B: row * BN + (chunk ^ (row & 7)) * 8.
+    //   Check: the 8 rows one ldmatrix phase reads (same logical chunk) land in 8 different
+    //   16-byte bank groups of a 128-byte line.
+    // TODO 3: load_tile(kt, stage): the same chunk assignment as rung 8, but cp_async_16 into the
+    //   swizzled position, from A[block rows][kt * BK ..] and B[kt * BK ..][block columns].
+    // TODO 4: the pipeline, with ktiles = K / BK:
+    //   prologue: for s < kStages - 1: if (s < ktiles) load_tile(s, s); cp_async_commit() (always:
+    //             one group per tile, even an empty one, keeps the wait counts right);
+    //   for kt: cp_async_wait<kStages - 2>(); __syncthreads();
+    //           if (kt + kStages - 1 < ktiles) load_tile(kt + kStages - 1, (kt + kStages - 1) % kStages);
+    //           cp_async_commit();
+    //           compute tile kt from stage kt % kStages (rung 8's inner loop, swizzled addresses).
+    //   Why is the slot being refilled safe to overwrite right after that barrier?
+    // TODO 5: cp_async_wait<0>(), then the epilogue of rung 8.
+}
+
+void launch_pipelined(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N, int K,
+                      cudaStream_t stream) {
+    // More than 48 KiB of dynamic shared memory must be asked for; prefer the largest shared
+    // carve-out so that two 64 KiB blocks fit on an SM.
+    static const bool configured = [] {
+        cudaFuncSetAttribute(gemm_pipelined, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+        cudaFuncSetAttribute(gemm_pipelined, cudaFuncAttributePreferredSharedMemoryCarveout,
+                             cudaSharedmemCarveoutMaxShared);
+        return true;
+    }();
+    (void)configured;
+    dim3 grid(N / BN, M / BM);
+    gemm_pipelined<<<grid, kThreads, kSmemBytes, stream>>>(A, B, C, M, N, K);
+}
+
+}  // namespace
+
+ROOFLINE_GEMM_VARIANT(r9_pipelined, launch_pipelined);
