@@ -30,6 +30,7 @@ struct ClassifyOptions {
     std::optional<std::uint64_t> seed;
     bool json = false;
     bool force = false;
+    bool reveal = false;
 };
 
 // The launch overhead per profile: measured by `roofline ceilings` when its file exists
@@ -104,7 +105,14 @@ void print_report(const classify::Report& report, const std::string& answers_fil
                                                                  : nlohmann::json(nullptr)}};
             }
             if (g.time_ratio) entry["time_ratio"] = *g.time_ratio;
-            if (g.points < g.max_points) entry["explanation"] = g.question->explanation;
+            bool attempted = g.answer && (g.answer->regime || g.answer->time_us);
+            if (!attempted) {
+                // As in the table: no spoilers for questions not yet tried (--reveal shows them).
+                entry["expected"] = nullptr;
+                entry["working"] = nullptr;
+            } else if (g.points < g.max_points) {
+                entry["explanation"] = g.question->explanation;
+            }
             list.push_back(entry);
         }
         nlohmann::json out = {{"answers_file", answers_file},
@@ -117,40 +125,66 @@ void print_report(const classify::Report& report, const std::string& answers_fil
     }
     std::size_t id_width = 8;
     for (const auto& g : report.grades) id_width = std::max(id_width, g.question->id.size());
-    fmt::print("{:<{}}  {:<13}  {:<9} {:<9}  {:>9} {:>9} {:>6}  {:>6}\n", "question", id_width, "gpu", "yours",
-               "expected", "yours us", "floor us", "ratio", "points");
+    fmt::print("{:<{}}  {:<13}  {:<9} {:<9} {:<3}  {:>9} {:>9} {:>6}  {:>7}\n", "question", id_width, "gpu",
+               "regime", "floor is", "", "time us", "floor us", "ratio", "points");
+    std::vector<std::string> unanswered;
     for (const auto& g : report.grades) {
+        bool attempted = g.answer && (g.answer->regime || g.answer->time_us);
+        if (!attempted) {
+            // Keep the answer hidden until it is attempted: a partial check should not spoil the rest.
+            unanswered.push_back(g.question->id);
+            fmt::print("{:<{}}  {:<13}  {:<9} {:<9} {:<3}  {:>9} {:>9} {:>6}  {:>3g}/{:g}\n", g.question->id,
+                       id_width, g.question->gpu, "-", "?", "", "-", "?", "-", g.points, g.max_points);
+            continue;
+        }
         std::string ratio = g.time_ratio ? fmt::format("{:.2f}x", *g.time_ratio) : "-";
-        std::string mark = g.answer && g.answer->regime ? (g.regime_correct ? " " : "x") : " ";
-        fmt::print("{:<{}}  {:<13}  {:<9}{}{:<9}  {:>9} {:>9} {:>6}  {:>3g}/{:g}\n", g.question->id, id_width,
-                   g.question->gpu, answer_regime(g), mark, regime_name(g.expected.regime), answer_time(g),
+        std::string ok = g.answer->regime ? (g.regime_correct ? "ok" : "no") : "";
+        fmt::print("{:<{}}  {:<13}  {:<9} {:<9} {:<3}  {:>9} {:>9} {:>6}  {:>3g}/{:g}\n", g.question->id, id_width,
+                   g.question->gpu, answer_regime(g), regime_name(g.expected.regime), ok, answer_time(g),
                    fmt_us(g.expected.time_us), ratio, g.points, g.max_points);
     }
     bool any_missed = false;
     for (const auto& g : report.grades) {
-        if (g.points >= g.max_points) continue;
+        bool attempted = g.answer && (g.answer->regime || g.answer->time_us);
+        if (!attempted || g.points >= g.max_points) continue;
         if (!any_missed) fmt::print("\nWhere points were lost:\n");
         any_missed = true;
-        std::string what;
-        if (!g.answer || (!g.answer->regime && !g.answer->time_us)) {
-            what = "not answered";
-        } else {
-            std::vector<std::string> parts;
-            if (!g.answer->regime) parts.push_back("no regime");
-            else if (!g.regime_correct) parts.push_back(fmt::format("regime {} (it is {})", answer_regime(g),
-                                                                   regime_name(g.expected.regime)));
-            if (!g.answer->time_us) parts.push_back("no time");
-            else if (g.time_ratio && classify::time_credit(*g.answer->time_us, g.expected.time_us) < 1)
-                parts.push_back(fmt::format("time {:.2f}x the floor (full marks within 1.5x, half within 3x)",
-                                            *g.time_ratio));
-            what = fmt::format("{}", fmt::join(parts, "; "));
-        }
-        fmt::print("\n[{}] {}\n  working: {}\n  {}\n", g.question->id, what, g.working, g.question->explanation);
+        std::vector<std::string> parts;
+        if (!g.answer->regime) parts.push_back("no regime");
+        else if (!g.regime_correct)
+            parts.push_back(fmt::format("regime {} (it is {})", answer_regime(g), regime_name(g.expected.regime)));
+        if (!g.answer->time_us) parts.push_back("no time");
+        else if (classify::time_credit(*g.answer->time_us, g.expected.time_us) < 1)
+            parts.push_back(fmt::format("time {:.2f}x the floor (full marks within 1.5x, half within 3x)",
+                                        *g.time_ratio));
+        fmt::print("\n[{}] {}\n  working: {}\n  {}\n", g.question->id, fmt::join(parts, "; "), g.working,
+                   g.question->explanation);
+    }
+    if (!unanswered.empty()) {
+        fmt::print("\nNot answered yet ({}): {}\n", unanswered.size(), fmt::join(unanswered, ", "));
     }
     fmt::print("\nTotal: {:g} / {:g} points ({:.0f}%), {} of {} questions answered.\n", report.points,
                report.max_points, report.max_points > 0 ? 100 * report.points / report.max_points : 0.0,
                report.answered, report.grades.size());
     fmt::print("Each question: 1 point for the regime, 1 for the time floor (0.5 if within 3x).\n");
+}
+
+// The answer key, for instructors and for after an attempt.
+void print_key(const std::vector<classify::Question>& questions, const std::vector<HardwareProfile>& profiles,
+               const std::map<std::string, double>& overheads, bool json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& q : questions) {
+        const auto& p = find_profile(profiles, q.gpu);
+        auto e = classify::expected_answer(q, p, overheads.at(p.id));
+        auto work = classify::working(q, e);
+        if (json) {
+            list.push_back({{"id", q.id}, {"gpu", q.gpu}, {"regime", regime_name(e.regime)}, {"time_us", e.time_us},
+                            {"working", work}, {"explanation", q.explanation}});
+        } else {
+            fmt::print("[{}] {}-bound, floor {} us\n  {}\n", q.id, regime_name(e.regime), fmt_us(e.time_us), work);
+        }
+    }
+    if (json) fmt::print("{}\n", nlohmann::json{{"answers", list}}.dump(2));
 }
 
 void run_classify(Context& context, const ClassifyOptions& o) {
@@ -191,6 +225,12 @@ void run_classify(Context& context, const ClassifyOptions& o) {
         context.exit_code = kGradedCorrect;
         return;
     }
+    if (o.reveal) {
+        if (!o.check.empty()) throw InputError("classify: --reveal prints the answer key; leave out --check");
+        print_key(questions, profiles, overheads, o.json);
+        context.exit_code = kGradedCorrect;
+        return;
+    }
     if (!o.check.empty()) {
         auto answers = classify::load_answers(o.check, questions);
         auto report = classify::check_answers(questions, profiles, answers, overheads);
@@ -215,6 +255,7 @@ void add_classify_command(CLI::App& app, Context& context) {
     cmd->add_option("--generate", o.generate, "N generated questions instead of the bank")->check(CLI::Range(1, 1000));
     cmd->add_option("--seed", o.seed, "the seed for --generate (the same seed gives the same questions)");
     cmd->add_flag("--json", o.json, "print the questions or the check as JSON");
+    cmd->add_flag("--reveal", o.reveal, "print the answer key with the working (try the questions first)");
     cmd->footer(
         "Examples:\n"
         "  roofline classify                                  read the questions\n"

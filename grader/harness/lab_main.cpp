@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -51,7 +52,12 @@ json to_json(const SampleStats& s) {
 json to_json(const VerifyReport& r) {
     json examples = json::array();
     for (const auto& m : r.first_mismatches) {
-        examples.push_back({{"index", m.index}, {"expected", m.expected}, {"got", m.unwritten ? json("unwritten") : json(m.got)}});
+        // JSON has no NaN or Inf: those values travel as strings.
+        json got = m.unwritten ? json("unwritten")
+                   : std::isnan(m.got) ? json("NaN")
+                   : std::isinf(m.got) ? json(m.got > 0 ? "Inf" : "-Inf")
+                                       : json(m.got);
+        examples.push_back({{"index", m.index}, {"expected", m.expected}, {"got", got}});
     }
     return {{"passed", r.passed},
             {"verdict", r.verdict},

@@ -116,7 +116,9 @@ MeasureResult measure_interleaved(const std::vector<TimedTarget>& targets, const
         }
         double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
         if (converged()) break;
-        if (int(samples[0].size()) >= config.max_samples || elapsed > config.time_cap_s) {
+        // The cap never cuts a run below min_samples: a slow kernel gets its 10 samples.
+        bool enough = int(samples[0].size()) >= config.min_samples;
+        if (int(samples[0].size()) >= config.max_samples || (enough && elapsed > config.time_cap_s)) {
             result.hit_time_cap = true;
             break;
         }

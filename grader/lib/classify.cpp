@@ -346,8 +346,9 @@ std::vector<Question> generate_questions(int count, std::uint64_t seed, const st
                 op.kind = OpKind::raw;
                 op.dtype = pick_dtype(rng, profile, {Dtype::fp32, Dtype::bf16, Dtype::fp8});
                 std::array<double, 3> mantissa{1, 2, 5};
-                op.flops = pick(rng, mantissa) * std::pow(10.0, double(6 + uniform_below(rng, 8)));  // 1e6 .. 5e13
-                op.bytes = pick(rng, mantissa) * std::pow(10.0, double(4 + uniform_below(rng, 8)));  // 1e4 .. 5e11
+                op.bytes = pick(rng, mantissa) * std::pow(10.0, double(5 + uniform_below(rng, 6)));  // 1e5 .. 5e10
+                // Intensities from far below every ridge to far above it.
+                op.flops = op.bytes * pick(rng, std::array<double, 8>{0.25, 1, 4, 16, 64, 256, 1024, 4096});
                 break;
             }
             default:

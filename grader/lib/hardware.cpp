@@ -175,12 +175,14 @@ CeilingChoice choose_ceiling(const HardwareProfile& profile, const MeasuredCeili
         choice.ceiling.bandwidth_tbs = measured->memcpy_tbs;
         choice.bandwidth_origin = fmt::format("measured cudaMemcpy D2D ({})", measured->measured_at);
     }
-    if (auto it = measured->gemm_tflops.find(dtype); it != measured->gemm_tflops.end()) {
-        choice.ceiling.peak_tflops = it->second;
-        choice.peak_origin = fmt::format("measured cuBLAS {} GEMM ({})", dtype_name(dtype), measured->measured_at);
-    } else if (dtype == Dtype::fp32 && measured->fp32_fma_tflops > 0) {
+    // fp32 runs on the CUDA cores: their roof is the FMA kernel's rate, and cuBLAS
+    // SGEMM (below it) is the peer. Tensor-core dtypes: cuBLAS GEMM is the roof.
+    if (dtype == Dtype::fp32 && measured->fp32_fma_tflops > 0) {
         choice.ceiling.peak_tflops = measured->fp32_fma_tflops;
         choice.peak_origin = fmt::format("measured fp32 FMA kernel ({})", measured->measured_at);
+    } else if (auto it = measured->gemm_tflops.find(dtype); it != measured->gemm_tflops.end()) {
+        choice.ceiling.peak_tflops = it->second;
+        choice.peak_origin = fmt::format("measured cuBLAS {} GEMM ({})", dtype_name(dtype), measured->measured_at);
     }
     if (measured->launch_us > 0) choice.launch_overhead_s = measured->launch_us * 1e-6;
     return choice;

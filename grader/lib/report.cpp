@@ -15,7 +15,9 @@ std::string mismatch_lines(const nlohmann::json& result) {
         const auto& report = check["report"];
         if (report["passed"].get<bool>()) continue;
         for (const auto& m : report["first_mismatches"]) {
-            std::string got = m["got"].is_string() ? "never written" : fmt::format("{:.6g}", m["got"].get<double>());
+            std::string got = !m["got"].is_string()      ? fmt::format("{:.6g}", m["got"].get<double>())
+                              : m["got"] == "unwritten" ? "never written (still the NaN poison)"
+                                                        : m["got"].get<std::string>();
             out += fmt::format("    index {:>12}: expected {:.6g}, got {}\n", m["index"].get<long long>(),
                                m["expected"].get<double>(), got);
         }

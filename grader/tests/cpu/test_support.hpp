@@ -4,7 +4,10 @@
 // roofline_test so nothing clashes with other test files linked beside these.
 #pragma once
 #include "catch.hpp"
+#include "hardware.hpp"
 #include "input_error.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -115,6 +118,48 @@ inline int count_lines(const std::string& text) {
     for (char c : text) lines += c == '\n';
     if (!text.empty() && text.back() != '\n') ++lines;
     return lines;
+}
+
+// A GPU with the H200's datasheet figures (4.8 TB/s; 67 TFLOP/s fp32, 989.4 bf16, 34 fp64),
+// built here so the scoring tests do not move when hardware/*.yaml is revised.
+inline roofline::HardwareProfile test_gpu() {
+    using roofline::Dtype;
+    roofline::HardwareProfile p;
+    p.id = "test-gpu";
+    p.name = "Test GPU";
+    p.match = {"Test GPU"};
+    p.architecture = "sm_90";
+    p.sm_count = 132;
+    p.l2_mb = 50;
+    p.memory = {"HBM3e", 141, 4.8, "test"};
+    p.peak[Dtype::fp64] = {34, std::nullopt, "test"};
+    p.peak[Dtype::fp32] = {67, std::nullopt, "test"};
+    p.peak[Dtype::tf32] = {494.7, 989.4, "test"};
+    p.peak[Dtype::fp16] = {989.4, 1978.9, "test"};
+    p.peak[Dtype::bf16] = {989.4, 1978.9, "test"};
+    p.file = "test-gpu.yaml";
+    return p;
+}
+
+// Timing statistics as the lab program writes them, around a median.
+inline nlohmann::json timing_stats(double median_s, int count = 12) {
+    return {{"median_s", median_s}, {"q1_s", 0.99 * median_s}, {"q3_s", 1.01 * median_s},
+            {"min_s", 0.98 * median_s}, {"rse", 0.002}, {"count", count}};
+}
+
+// A lab program's result JSON with a status, the variant's and the peer's median times.
+inline nlohmann::json lab_result(const std::string& status, double variant_median_s, double peer_median_s,
+                                 const std::string& peer_name = "cudaMemcpy D2D") {
+    nlohmann::json checks = nlohmann::json::array();
+    checks.push_back({{"shape", "n=17"}, {"when", "before timing"},
+                      {"report", {{"passed", status == "ok"}, {"verdict", status == "ok" ? "all match" : "3 of 17 wrong"},
+                                  {"first_mismatches", nlohmann::json::array()}}}});
+    return {{"status", status},
+            {"checks", checks},
+            {"timing", {{"variant", timing_stats(variant_median_s)},
+                        {"peer", timing_stats(peer_median_s)},
+                        {"peer_name", peer_name},
+                        {"sm_clock_mhz", {{"median", 1980.0}, {"min", 1965.0}, {"max", 1980.0}}}}}};
 }
 
 }  // namespace roofline_test

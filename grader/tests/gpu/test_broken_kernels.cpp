@@ -1,6 +1,7 @@
 // Each broken kernel must be caught and named for what it is, through the real
 // CLI: `roofline run` for correctness, `roofline grade` where timing matters.
 #include "catch.hpp"
+#include "lab_spec.hpp"
 
 #include <sys/wait.h>
 
@@ -16,7 +17,7 @@ struct Cli {
     std::string output;
 };
 
-Cli roofline(const std::string& args) {
+Cli run_cli(const std::string& args) {
     std::string command = std::string(ROOFLINE_CLI) + " " + args + " 2>&1";
     Cli result{-1, {}};
     FILE* pipe = popen(command.c_str(), "r");
@@ -49,7 +50,7 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 }  // namespace
 
 TEST_CASE("a correct kernel passes `run`", "[gpu]") {
-    auto r = roofline(in_fixtures("run 99-broken-kernels/correct"));
+    auto r = run_cli(in_fixtures("run 99-broken-kernels/correct"));
     INFO(r.output);
     CHECK(r.exit_code == 0);
     CHECK(contains(r.output, "CORRECT"));
@@ -71,7 +72,7 @@ TEST_CASE("each broken kernel is caught and named", "[gpu]") {
     };
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.variant) {
-            auto r = roofline(in_fixtures(std::string("run 99-broken-kernels/") + c.variant));
+            auto r = run_cli(in_fixtures(std::string("run 99-broken-kernels/") + c.variant));
             INFO(r.output);
             CHECK(r.exit_code == c.exit_code);
             CHECK(contains(r.output, c.must_say));
@@ -85,31 +86,34 @@ TEST_CASE("grading: a cached answer fails the check after timing; a correct one 
     std::filesystem::remove(log);
     auto log_flag = " --log " + log.string();
     for (const char* variant : {"cached", "correct"}) {
-        auto p = roofline("--root " + fixture_root().string() + " predict 99-broken-kernels/" + variant +
+        auto p = run_cli("--root " + fixture_root().string() + " predict 99-broken-kernels/" + variant +
                           " --gbps 3000 --regime memory --why \"a 128 MiB copy at about 3 TB/s\"" + log_flag);
         INFO(p.output);
         REQUIRE(p.exit_code == 0);
     }
-    auto cached = roofline(in_fixtures("grade 99-broken-kernels/cached" + log_flag));
+    auto cached = run_cli(in_fixtures("grade 99-broken-kernels/cached" + log_flag));
     INFO(cached.output);
     CHECK(cached.exit_code == 1);
     CHECK(contains(cached.output, "after timing"));
 
-    auto correct = roofline(in_fixtures("grade 99-broken-kernels/correct --json" + log_flag));
+    auto correct = run_cli(in_fixtures("grade 99-broken-kernels/correct --json" + log_flag));
     INFO(correct.output);
     CHECK(correct.exit_code == 0);
     CHECK(contains(correct.output, "\"fraction_of_peer\""));
-    auto history = roofline("--root " + fixture_root().string() + " log --json" + log_flag);
+    auto history = run_cli("--root " + fixture_root().string() + " log --json" + log_flag);
     CHECK(contains(history.output, "\"variant\": \"correct\""));
 }
 
-TEST_CASE("every lab 01 skeleton grades incorrect without crashing", "[gpu]") {
-    for (const char* variant : {"copy_naive_fp32", "copy_vectorized_bf16", "scale_fp32", "add_bf16"}) {
-        DYNAMIC_SECTION(variant) {
-            auto r = roofline(std::string("--build-dir ") + ROOFLINE_TEST_BUILD_DIR + " run 01-memory-roof/" + variant +
-                              " --no-build");
-            INFO(r.output);
-            CHECK(r.exit_code == 1);
+TEST_CASE("every lab skeleton grades incorrect without crashing", "[gpu]") {
+    for (const auto& lab : roofline::load_labs(std::filesystem::path(ROOFLINE_SOURCE_DIR) / "labs")) {
+        for (const auto& variant : lab.variants) {
+            DYNAMIC_SECTION(lab.id << "/" << variant.name) {
+                auto r = run_cli(std::string("--build-dir ") + ROOFLINE_TEST_BUILD_DIR + " run " + lab.id + "/" +
+                                  variant.name + " --no-build");
+                INFO(r.output);
+                CHECK(r.exit_code == 1);
+                CHECK(contains(r.output, "INCORRECT"));
+            }
         }
     }
 }

@@ -1,0 +1,209 @@
+// Reports (lib/report.cpp): the JSON of a scored run, the Gradescope
+// results.json for a scored and a failed run, the terminal text.
+#include "test_support.hpp"
+
+#include "hardware.hpp"
+#include "lab_spec.hpp"
+#include "report.hpp"
+#include "runner.hpp"
+#include "score.hpp"
+
+using namespace roofline;
+using namespace roofline_test;
+using nlohmann::json;
+
+namespace {
+
+struct Scored {
+    LabSpec lab = load_lab(test_data() / "labs" / "scoring" / "lab.yaml");
+    HardwareProfile h200 = test_gpu();
+    GradeContext context{"scoring/copy_fp32", "NVIDIA H200", "labs", false};
+    json result;
+    Score score;
+
+    // the fixture lab's copy_fp32 (2^31 bytes), 625 us against cudaMemcpy's 500 us, predicted 600 us memory-bound:
+    // 40 + 37.5 + 10 = 87.5 of 100 (worked in test_score.cpp)
+    explicit Scored(double variant_s = 625e-6, const std::string& status = "ok") {
+        result = lab_result(status, variant_s, 500e-6);
+        Prediction p;
+        p.id = "p1";
+        p.predicted_time_s = 600e-6;
+        p.regime = Regime::memory;
+        const auto& v = lab.variant("copy_fp32");
+        score = score_run(lab, v, result, h200, choose_ceiling(h200, nullptr, v.dtype), &p);
+    }
+};
+
+void check_gradescope_shape(const json& g) {
+    REQUIRE(g.is_object());
+    REQUIRE(g.contains("score"));
+    REQUIRE(g.contains("max_score"));
+    REQUIRE(g.contains("tests"));
+    REQUIRE(g["tests"].is_array());
+    REQUIRE(!g["tests"].empty());
+    double sum = 0, max_sum = 0;
+    for (const auto& t : g["tests"]) {
+        INFO(t.dump());
+        for (const char* key : {"name", "score", "max_score", "output", "visibility"}) CHECK(t.contains(key));
+        CHECK(t["name"].is_string());
+        CHECK(t["output"].is_string());
+        CHECK(t["visibility"] == "visible");
+        CHECK(t["score"].get<double>() >= 0);
+        CHECK(t["score"].get<double>() <= t["max_score"].get<double>() + 1e-9);
+        sum += t["score"].get<double>();
+        max_sum += t["max_score"].get<double>();
+    }
+    CHECK(sum == Approx(g["score"].get<double>()));
+    CHECK(max_sum == Approx(g["max_score"].get<double>()));
+}
+
+}  // namespace
+
+TEST_CASE("score_json carries the figures of a scored run", "[report]") {
+    Scored run;
+    auto j = score_json(run.context, run.score, run.result);
+    CHECK(j["target"] == "scoring/copy_fp32");
+    CHECK(j["gpu"] == "NVIDIA H200");
+    CHECK(j["source"] == "labs");
+    CHECK(j["correct"] == true);
+    CHECK(j["impossible"] == false);
+    CHECK(j["verdict"] == "correct");
+    CHECK(j["unit"] == "TB/s");
+    CHECK(j["work"]["bytes"].get<double>() == 2147483648.0);
+    CHECK(j["work"]["flops"].get<double>() == 0);
+    CHECK(j["time_s"]["median"].get<double>() == 625e-6);
+    CHECK(j["time_s"]["samples"] == 12);
+    CHECK(j["peer"]["name"] == "cudaMemcpy D2D");
+    CHECK(j["peer"]["median_s"].get<double>() == 500e-6);
+    CHECK(j["achieved"].get<double>() == Approx(3.4359738368));
+    CHECK(j["fraction_of_peer"].get<double>() == Approx(0.8));
+    CHECK(j["fraction_scored"].get<double>() == Approx(0.8));
+    CHECK(j["fraction_of_roofline"].get<double>() == Approx(0.71583).epsilon(1e-4));
+    CHECK(j["attainable"].get<double>() == Approx(4.8));
+    CHECK(j["regime"] == "memory");
+    CHECK(j["measured_regime"] == "memory");
+    CHECK(j["physical_floor_s"].get<double>() == Approx(447.392e-6).epsilon(1e-5));
+    CHECK(j["sm_clock_mhz"]["median"].get<double>() == 1980);
+    CHECK(j["points"]["correctness"].get<double>() == 40);
+    CHECK(j["points"]["performance"].get<double>() == Approx(37.5));
+    CHECK(j["points"]["prediction"].get<double>() == Approx(10));
+    CHECK(j["points"]["total"].get<double>() == Approx(87.5));
+    CHECK(j["points"]["max"].get<double>() == 100);
+    CHECK(j["prediction"]["ratio"].get<double>() == Approx(625.0 / 600.0));
+    CHECK(j["prediction"]["regime_right"] == true);
+    CHECK(j["prediction_edited"] == false);
+    CHECK(j["checks"] == run.result["checks"]);
+    // what `roofline list` and the SVG read back from the saved file
+    CHECK(j.contains("intensity"));
+    CHECK(j.contains("scored_against"));
+}
+
+TEST_CASE("gradescope_json for a scored run: tests sum to the score", "[report]") {
+    Scored run;
+    auto g = gradescope_json(run.lab, run.context, &run.score, nullptr);
+    check_gradescope_shape(g);
+    CHECK(g["score"].get<double>() == Approx(87.5));
+    CHECK(g["max_score"].get<double>() == 100);
+    REQUIRE(g["tests"].size() == 3);
+    CHECK(g["tests"][0]["max_score"].get<double>() == 40);
+    CHECK(g["tests"][1]["max_score"].get<double>() == 50);
+    CHECK(g["tests"][2]["max_score"].get<double>() == 10);
+    CHECK(g["tests"][1]["score"].get<double>() == Approx(37.5));
+    for (const auto& t : g["tests"]) CHECK(contains(t["name"].get<std::string>(), "scoring/copy_fp32"));
+    // the performance line says what full marks need: the variant's target, 90%
+    CHECK(contains(g["tests"][1]["output"].get<std::string>(), "90%"));
+    CHECK(contains(g["tests"][1]["output"].get<std::string>(), "80.0%"));
+}
+
+TEST_CASE("gradescope_json for an impossible time: zero, with the reason", "[report]") {
+    Scored run(400e-6);  // below the 447 us floor
+    REQUIRE(run.score.impossible);
+    auto g = gradescope_json(run.lab, run.context, &run.score, nullptr);
+    check_gradescope_shape(g);
+    CHECK(g["score"].get<double>() == 0);
+    CHECK(contains(g["tests"][0]["output"].get<std::string>(), "rejected"));
+    auto text = terminal_report(run.context, run.score, run.result);
+    CHECK(contains(text, "INCORRECT"));
+    CHECK(contains(text, "rejected"));
+}
+
+TEST_CASE("failure path: gradescope has zero score and the failure message", "[report]") {
+    Scored base;
+    LabRun failure;
+    failure.outcome = Outcome::incorrect;
+    failure.message = "copy_fp32 is incorrect on \"n=17\" (before timing): 3 of 17 wrong";
+    failure.result = lab_result("incorrect", 625e-6, 500e-6);
+    failure.result["checks"][0]["report"]["first_mismatches"] =
+        json::array({json{{"index", 5}, {"expected", 1.5}, {"got", 2.5}},
+                     json{{"index", 16}, {"expected", -3.0}, {"got", "never written"}}});
+
+    auto g = gradescope_json(base.lab, base.context, nullptr, &failure);
+    check_gradescope_shape(g);
+    CHECK(g["score"].get<double>() == 0);
+    CHECK(g["max_score"].get<double>() == 100);
+    auto output = g["tests"][0]["output"].get<std::string>();
+    CHECK(contains(output, failure.message));
+    CHECK(contains(output, "index"));
+    CHECK(contains(output, "never written"));
+
+    auto j = failure_json(base.context, failure, 100);
+    CHECK(j["correct"] == false);
+    CHECK(j["outcome"] == "incorrect");
+    CHECK(j["verdict"] == failure.message);
+    CHECK(j["points"]["total"].get<double>() == 0);
+    CHECK(j["points"]["max"].get<double>() == 100);
+    CHECK(j["checks"].size() == 1);
+
+    auto text = failure_report(base.context, failure);
+    CHECK(contains(text, "INCORRECT"));
+    CHECK(contains(text, failure.message));
+    CHECK(contains(text, "expected 1.5, got 2.5"));
+
+    // a crash: FAILED, and the lab program's last output is shown
+    LabRun crash;
+    crash.outcome = Outcome::crashed;
+    crash.message = "copy_fp32 crashed with signal 11 (Segmentation fault) during 'verify'";
+    crash.child.output_tail = "roofline-stage: verify\nsomething went wrong\n";
+    auto crash_text = failure_report(base.context, crash);
+    CHECK(contains(crash_text, "FAILED"));
+    CHECK(contains(crash_text, "something went wrong"));
+    CHECK(failure_json(base.context, crash, 100)["outcome"] == "crashed");
+    auto crash_g = gradescope_json(base.lab, base.context, nullptr, &crash);
+    check_gradescope_shape(crash_g);
+    CHECK(crash_g["score"].get<double>() == 0);
+    CHECK(contains(crash_g["tests"][0]["output"].get<std::string>(), "signal 11"));
+}
+
+TEST_CASE("mismatch_lines: the first failing check's mismatches", "[report]") {
+    auto result = lab_result("incorrect", 1e-3, 1e-3);
+    CHECK(mismatch_lines(result).empty());  // no mismatch listed
+    result["checks"][0]["report"]["first_mismatches"] = json::array({json{{"index", 7}, {"expected", 2.0}, {"got", 3.0}}});
+    auto lines = mismatch_lines(result);
+    CHECK(contains(lines, "7: expected 2, got 3"));
+    CHECK(mismatch_lines(json{{"status", "ok"}}).empty());
+}
+
+TEST_CASE("terminal_report: the five-second summary", "[report]") {
+    Scored run;
+    auto text = terminal_report(run.context, run.score, run.result);
+    INFO(text);
+    CHECK(contains(text, "scoring/copy_fp32  CORRECT  on NVIDIA H200"));
+    CHECK(contains(text, "80.0% of cudaMemcpy D2D"));
+    CHECK(contains(text, "71.6% of the roofline"));
+    CHECK(contains(text, "memory-bound"));
+    CHECK(contains(text, "1980 MHz"));
+    CHECK(contains(text, "= 87.5 / 100"));
+    CHECK(contains(text, "1.04x your prediction"));
+    CHECK_FALSE(contains(text, "WARNING"));
+    run.context.prediction_edited = true;
+    CHECK(contains(terminal_report(run.context, run.score, run.result), "WARNING"));
+}
+
+TEST_CASE("write_json_file writes the whole value, creating folders", "[report]") {
+    TempDir dir;
+    auto file = dir / "results/01-memory-roof/labs/results.json";
+    json value = {{"score", 87.5}, {"tests", json::array({json{{"name", "a"}}})}};
+    write_json_file(file, value);
+    CHECK(json::parse(read_file(file)) == value);
+    CHECK_FALSE(std::filesystem::exists(dir / "results/01-memory-roof/labs/results.json.tmp"));
+}
