@@ -218,7 +218,8 @@ void run_classify(Context& context, const ClassifyOptions& o) {
                                          file.string()));
         }
         std::ofstream out(file);
-        out << classify::answers_template(questions, fmt::format("roofline classify {}", source));
+        out << classify::answers_template(
+            questions, same_flags.empty() ? "roofline classify (the default bank)" : "roofline classify " + same_flags);
         if (!out) throw InputError(file, 0, "could not write the template; check the folder and permissions");
         fmt::print("Wrote {} ({} questions). Fill it in, then: roofline classify --check {}{}\n", file.string(),
                    questions.size(), file.string(), same_flags.empty() ? "" : " " + same_flags);

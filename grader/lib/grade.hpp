@@ -1,6 +1,7 @@
 // `roofline grade` and `roofline run`, stage by stage (DESIGN.md, "Data flow"):
-// load, prediction gate, device check, build, run, verify and measure (in the
-// lab program), score, record and report.
+// load, prediction gate, build (so a compile error shows even without a GPU),
+// device check, run, verify and measure (in the lab program), score, record
+// and report.
 #pragma once
 #include "lab_spec.hpp"
 #include "prediction_log.hpp"

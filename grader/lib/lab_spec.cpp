@@ -22,9 +22,12 @@ Shape read_shape(const YamlView& view) {
     return shape;
 }
 
+std::vector<std::string> shape_keys(const std::string& problem) {
+    return problem == "gemm" ? std::vector<std::string>{"k", "m", "n"} : std::vector<std::string>{"n"};
+}
+
 void check_shape_keys(const YamlView& view, const Shape& shape, const std::string& problem) {
-    std::vector<std::string> wanted = problem == "gemm" ? std::vector<std::string>{"k", "m", "n"}
-                                                        : std::vector<std::string>{"n"};
+    std::vector<std::string> wanted = shape_keys(problem);
     std::vector<std::string> got;
     for (const auto& [key, value] : shape) got.push_back(key);
     if (got != wanted) {
@@ -123,7 +126,9 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
 
     auto tolerance = root.at("tolerance");
     for (const auto& key : tolerance.keys()) {
-        lab.tolerance[require_dtype(key, fmt::format("{}: tolerance", lab_yaml.string()))] = read_tolerance(tolerance.at(key));
+        auto dtype = parse_dtype(key);
+        if (!dtype) tolerance.at(key).fail("is not a dtype; use fp64, fp32, tf32, fp16, bf16, fp8 or fp4");
+        lab.tolerance[*dtype] = read_tolerance(tolerance.at(key));
     }
 
     auto scoring = root.at("scoring");
@@ -163,6 +168,7 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
             check_shape_keys(*timed, v.timed, lab.problem);
         }
         if (auto divisible = item.maybe("divisible_by")) {
+            divisible->only_keys(shape_keys(lab.problem));
             for (const auto& key : divisible->keys()) v.divisible_by[key] = divisible->positive_int(key);
         }
         v.target_fraction = lab.scoring.target_fraction;

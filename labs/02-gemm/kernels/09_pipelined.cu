@@ -1,30 +1,36 @@
-// Rung 9: a multi-stage cp.async pipeline over swizzled shared memory. Same
-// tiles and the same mma/ldmatrix inner loop as rung 8 (block 128x128, K step
-// 32, 8 warps of 64x32). Two changes:
+// Rung 9: a multi-stage cp.async pipeline over swizzled shared memory. The
+// same mma/ldmatrix inner loop as rung 8, on bigger tiles: block 128x256, K
+// step 32, 8 warps (2 x 4) of 64x64, so 4 x 8 mma tiles per warp and k16 step
+// fed by 4 ldmatrix.x4 (A) and 4 ldmatrix.x4.trans (B). Two changes:
 //
 // 1. Software pipelining: shared memory holds kStages = 4 tiles of A and B;
 //    cp.async copies global -> shared without passing through registers, so
 //    tiles kt+1 .. kt+3 are in flight while the warps compute tile kt.
+//    Fragments are double-buffered in registers: the ldmatrix of the next k16
+//    step is issued before the mma of the current one.
 // 2. An XOR swizzle of the 16-byte chunks of each tile, so that ldmatrix is
 //    free of bank conflicts:
 //      A tile [128][32] bf16, rows of 4 chunks:  physical chunk = chunk ^ ((row / 2) % 4)
-//      B tile [32][128] bf16, rows of 16 chunks: physical chunk = chunk ^ (row % 8)
+//      B tile [32][256] bf16, rows of 32 chunks: physical chunk = chunk ^ (row % 8)
 //
 // Target: >= 50% of cuBLAS bf16 at 4096^3.
 //
 // Shapes: divisible_by {m: 128, n: 128, k: 32}; K may be a single tile (K = 32),
-// fewer tiles than pipeline stages: the prologue must cope.
+// fewer tiles than pipeline stages: the prologue must cope. N need not be a
+// multiple of BN = 256: in the last block column the upper 128 columns must be
+// neither loaded nor stored.
 #include "gemm/gemm.cuh"
 
 #include <cstdint>
 
 namespace {
 
-[[maybe_unused]] constexpr int BM = 128, BN = 128, BK = 32, kStages = 4;
-[[maybe_unused]] constexpr int WM = 64, WN = 32;
-[[maybe_unused]] constexpr int MI = WM / 16, NI = WN / 8;
+constexpr int BM = 128, BN = 256, BK = 32, kStages = 4;
+[[maybe_unused]] constexpr int WM = 64, WN = 64;      // 2 x 4 warps
+[[maybe_unused]] constexpr int MI = WM / 16, NI = WN / 8;  // 4 x 8 mma tiles per warp
+[[maybe_unused]] constexpr int kGroupM = 16;          // block rows per rasterization group
 constexpr int kThreads = 256;
-constexpr int kSmemBytes = kStages * (BM * BK + BK * BN) * int(sizeof(__nv_bfloat16));  // 64 KiB
+constexpr int kSmemBytes = kStages * (BM * BK + BK * BN) * int(sizeof(__nv_bfloat16));  // 96 KiB
 
 [[maybe_unused]] __device__ inline std::uint32_t smem_addr(const void* p) {
     return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
@@ -65,32 +71,42 @@ template <int kPending>
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-__global__ __launch_bounds__(kThreads, 2) void gemm_pipelined(const __nv_bfloat16* A, const __nv_bfloat16* B,
+__global__ __launch_bounds__(kThreads, 1) void gemm_pipelined(const __nv_bfloat16* A, const __nv_bfloat16* B,
                                                               __nv_bfloat16* C, int M, int N, int K) {
+    // TODO 0: which tile? The grid is 1-D: M/BM * ceil(N/BN) blocks. Rasterize in groups of
+    //   kGroupM block rows (consecutive blocks walk down a group's rows, then one column right):
+    //   per_group = kGroupM * blocks_n; first_m = (blockIdx.x / per_group) * kGroupM;
+    //   rows = min(blocks_m - first_m, kGroupM); bm = first_m + (blockIdx.x % per_group) % rows;
+    //   bn = (blockIdx.x % per_group) / rows.
     // TODO 1: extern __shared__ __align__(128) unsigned char smem[];
-    //   stages 0..3 of A ([128][32] bf16 each) first, then stages 0..3 of B ([32][128] each).
+    //   stage s at byte s * 24 KiB: A ([128][32] bf16) then B ([32][256]).
     //   Work with 32-bit shared addresses (smem_addr) from here on.
     // TODO 2: swizzle helpers, element offset of (row, 16-byte chunk) inside one stage:
     //   A: row * BK + (chunk ^ ((row >> 1) & 3)) * 8;  B: row * BN + (chunk ^ (row & 7)) * 8.
     //   Check: the 8 rows one ldmatrix phase reads (same logical chunk) land in 8 different
     //   16-byte bank groups of a 128-byte line.
-    // TODO 3: load_tile(kt, stage): the same chunk assignment as rung 8, but cp_async_16 into the
-    //   swizzled position, from A[block rows][kt * BK ..] and B[kt * BK ..][block columns].
-    // TODO 4: the pipeline, with ktiles = K / BK:
+    // TODO 3: load_tile(kt, stage): chunk t + 256 i of each tile (A: 2 per thread, row t/4 + 64 i;
+    //   B: 4 per thread, row t/32 + 8 i), cp_async_16 into the swizzled position, from
+    //   A[block rows][kt * BK ..] and B[kt * BK ..][block columns]. Skip B chunks whose column
+    //   is >= N (last block column when N % 256 == 128).
+    // TODO 4: the pipeline, with ktiles = K / BK and fragments double-buffered in registers:
     //   prologue: for s < kStages - 1: if (s < ktiles) load_tile(s, s); cp_async_commit() (always:
     //             one group per tile, even an empty one, keeps the wait counts right);
-    //   for kt: cp_async_wait<kStages - 2>(); __syncthreads();
-    //           if (kt + kStages - 1 < ktiles) load_tile(kt + kStages - 1, (kt + kStages - 1) % kStages);
-    //           cp_async_commit();
-    //           compute tile kt from stage kt % kStages (rung 8's inner loop, swizzled addresses).
-    //   Why is the slot being refilled safe to overwrite right after that barrier?
-    // TODO 5: cp_async_wait<0>(), then the epilogue of rung 8.
+    //             cp_async_wait<kStages - 2>(); __syncthreads(); fragments of tile 0, k16 step 0.
+    //   for kt, k16 step 0: fragments of step 1 (same stage);
+    //                       if (kt + kStages - 1 < ktiles) load_tile(kt + kStages - 1, its slot);
+    //                       cp_async_commit(); the 32 mma of step 0;
+    //           k16 step 1: cp_async_wait<kStages - 2>(); __syncthreads();
+    //                       fragments of tile kt+1, step 0 (next stage); the 32 mma of step 1.
+    //   Why is the slot of tile kt-1 safe to overwrite at step 0 of tile kt?
+    // TODO 5: cp_async_wait<0>(), then the epilogue of rung 8 (warps whose 64 columns lie past N
+    //   store nothing).
 }
 
 void launch_pipelined(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N, int K,
                       cudaStream_t stream) {
     // More than 48 KiB of dynamic shared memory must be asked for; prefer the largest shared
-    // carve-out so that two 64 KiB blocks fit on an SM.
+    // carve-out (96 KiB per block, one block per SM).
     static const bool configured = [] {
         cudaFuncSetAttribute(gemm_pipelined, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
         cudaFuncSetAttribute(gemm_pipelined, cudaFuncAttributePreferredSharedMemoryCarveout,
@@ -98,8 +114,8 @@ void launch_pipelined(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloa
         return true;
     }();
     (void)configured;
-    dim3 grid(N / BN, M / BM);
-    gemm_pipelined<<<grid, kThreads, kSmemBytes, stream>>>(A, B, C, M, N, K);
+    const int blocks = (M / BM) * ((N + BN - 1) / BN);  // 1-D: the kernel rasterizes (TODO 0)
+    gemm_pipelined<<<blocks, kThreads, kSmemBytes, stream>>>(A, B, C, M, N, K);
 }
 
 }  // namespace
