@@ -18,6 +18,7 @@ struct PredictFlags {
     std::string regime;
     std::string why;
     std::string log;
+    bool solutions = false;
 };
 
 void run_predict(Context& context, const PredictFlags& f) {
@@ -55,7 +56,7 @@ void run_predict(Context& context, const PredictFlags& f) {
     }
     p.regime = *regime;
     p.why = f.why;
-    p.source_hash = hash_file(ws.kernels_root(lab.id, false) / variant.file);
+    p.source_hash = hash_file(ws.kernels_root(lab.id, f.solutions) / variant.file);
     p.made_at = utc_now_iso8601();
     auto log_path = f.log.empty() ? ws.default_log() : std::filesystem::path(f.log);
     auto written = append_prediction(log_path, p);
@@ -79,6 +80,7 @@ void add_predict_command(CLI::App& app, Context& context) {
     predict->add_option("--regime", f.regime, "compute, memory or overhead")->required();
     predict->add_option("--why", f.why, "one sentence: the reasoning behind the number")->required();
     predict->add_option("--log", f.log, "the prediction log (default: predictions.yaml at the course root)");
+    predict->add_flag("--solutions", f.solutions, "predict for the reference solution's source (instructors)");
     predict->footer("Example: roofline predict 01-memory-roof/copy_naive_fp32 --gbps 3800 --regime memory \\\n"
                     "           --why \"2 GiB moved at about 90% of the 4.2 TB/s cudaMemcpy reaches\"");
     predict->callback([&context] { run_predict(context, f); });

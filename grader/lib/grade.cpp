@@ -4,6 +4,7 @@
 #include "hardware.hpp"
 #include "input_error.hpp"
 #include "report.hpp"
+#include "regime_sweep.hpp"
 #include "runner.hpp"
 #include "source_hash.hpp"
 #include "svg.hpp"
@@ -119,11 +120,12 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     const Prediction* prediction = nullptr;
     PredictionLog log;
     bool edited = false;
-    if (!request.verify_only && !request.solutions) {
+    if (!request.verify_only) {
         log = load_log(request.log);
         auto log_flag = request.log == ws.default_log() ? "" : " --log " + request.log.string();
         auto gate = check_prediction(log, lab, variant, hash_file(kernel_file), log_flag);
-        if (!gate.prediction) {
+        // Reference solutions need no prediction; one made with `predict --solutions` is scored.
+        if (!gate.prediction && !request.solutions) {
             out.exit_code = kNoPrediction;
             out.text = gate.refusal + "\n";
             out.json = {{"target", target}, {"outcome", "no_prediction"}, {"message", gate.refusal}};
@@ -165,8 +167,8 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     std::string skipped;
     auto argv = child_arguments(ws, request, lab, variant, seed, result_file, &skipped);
     auto run = interpret(run_child(argv, lab.timeout_s, work_dir), result_file, variant.name, lab.timeout_s);
-    std::filesystem::remove_all(work_dir);
 
+    if (run.outcome != Outcome::ok || request.verify_only) std::filesystem::remove_all(work_dir);
     if (run.outcome != Outcome::ok) {
         out.exit_code = exit_for(run.outcome);
         out.text = skipped + failure_report(context, run);
@@ -203,7 +205,52 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
                                    "Run `roofline ceilings` once on this GPU.\n", profile->id);
     }
     auto ceiling = choose_ceiling(*profile, measured ? &*measured : nullptr, variant.dtype);
-    auto score = score_run(lab, variant, run.result, *profile, ceiling, prediction);
+
+    // 7a. Size sweep (lab 00): time n / d as well, and read the regime off the scaling.
+    std::optional<SweepVerdict> sweep;
+    nlohmann::json sweep_json = nlohmann::json::array();
+    if (!lab.sweep_divisors.empty()) {
+        std::vector<SweepPoint> points;
+        const auto& tolerance = lab.tolerance_for(variant);
+        for (long long divisor : lab.sweep_divisors) {
+            Shape shape = variant.timed;
+            shape["n"] = std::max<long long>(1, shape["n"] / divisor);
+            double median_s = 0;
+            if (divisor == 1) {
+                median_s = run.result["timing"]["variant"]["median_s"].get<double>();
+            } else {
+                auto sweep_dir = work_dir / fmt::format("sweep-{}", divisor);
+                std::filesystem::create_directories(sweep_dir);
+                auto sweep_result = sweep_dir / "result.json";
+                std::vector<std::string> sweep_argv{ws.lab_executable(lab.id, request.solutions).string(),
+                                                    "--variant", variant.name, "--mode", "grade",
+                                                    "--seed", std::to_string(seed + divisor),
+                                                    "--atol", fmt::format("{:g}", tolerance.atol),
+                                                    "--rtol", fmt::format("{:g}", tolerance.rtol),
+                                                    "--max-rel-l2", fmt::format("{:g}", tolerance.max_rel_l2),
+                                                    "--time-cap-s", "1", "--timed-shape", shape_text(shape),
+                                                    "--result", sweep_result.string()};
+                auto sweep_run = interpret(run_child(sweep_argv, lab.timeout_s, sweep_dir), sweep_result, variant.name,
+                                           lab.timeout_s);
+                if (sweep_run.outcome != Outcome::ok) {
+                    out.exit_code = exit_for(sweep_run.outcome);
+                    out.text = failure_report(context, sweep_run);
+                    out.json = failure_json(context, sweep_run, lab.scoring.total());
+                    std::filesystem::remove_all(work_dir);
+                    return out;
+                }
+                median_s = sweep_run.result["timing"]["variant"]["median_s"].get<double>();
+            }
+            Workload w = lab.work(variant, shape);
+            points.push_back({double(shape["n"]), median_s, w});
+            sweep_json.push_back({{"n", shape["n"]}, {"median_s", median_s}});
+        }
+        sweep = classify_sweep(points, ceiling.ceiling);
+    }
+    std::filesystem::remove_all(work_dir);
+
+    auto score = score_run(lab, variant, run.result, *profile, ceiling, prediction,
+                           sweep ? std::optional<Regime>(sweep->regime) : std::nullopt);
 
     // 8. Record and report.
     if (prediction) {
@@ -228,6 +275,19 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     out.exit_code = score.correct ? kCorrect : kIncorrect;
     out.text = skipped + ceiling_note + terminal_report(context, score, run.result);
     out.json = score_json(context, score, run.result);
+    if (sweep) {
+        std::string rows;
+        for (const auto& p : sweep_json) {
+            rows += fmt::format("{}n={} {:.4g} us", rows.empty() ? "" : ", ", p["n"].get<long long>(),
+                                p["median_s"].get<double>() * 1e6);
+        }
+        out.text += fmt::format("  sweep     {}\n            measured regime: {} ({})\n", rows,
+                                regime_name(sweep->regime), sweep->reason);
+        out.json["sweep"] = {{"points", sweep_json},
+                             {"scaling_exponent", sweep->scaling_exponent},
+                             {"regime", regime_name(sweep->regime)},
+                             {"reason", sweep->reason}};
+    }
     out.json["seed"] = seed;
     out.json["profile"] = profile->id;
     out.gradescope = gradescope_json(lab, context, &score, nullptr);

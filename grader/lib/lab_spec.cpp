@@ -103,7 +103,7 @@ Workload LabSpec::peer_work(const VariantSpec& v, const Shape& shape) const {
 LabSpec load_lab(const std::filesystem::path& lab_yaml) {
     auto root = YamlView::load_file(lab_yaml);
     if (!root.node().IsMap()) root.fail("lab.yaml must be a mapping (title:, problem:, variants:, ...)");
-    root.only_keys({"title", "lesson", "problem", "timeout_s", "shapes", "tolerance", "scoring", "variants"});
+    root.only_keys({"title", "lesson", "problem", "timeout_s", "shapes", "tolerance", "scoring", "variants", "sweep"});
     LabSpec lab;
     lab.file = lab_yaml;
     lab.id = lab_yaml.parent_path().filename().string();
@@ -122,6 +122,11 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
     for (const auto& item : shapes.at("verify").items()) {
         lab.verify.push_back(read_shape(item));
         check_shape_keys(item, lab.verify.back(), lab.problem);
+    }
+
+    if (auto sweep = root.maybe("sweep")) {
+        for (const auto& item : sweep->items()) lab.sweep_divisors.push_back(item.as_positive_int());
+        if (lab.problem != "elementwise") sweep->fail("is only for elementwise labs (it divides n)");
     }
 
     auto tolerance = root.at("tolerance");
@@ -148,13 +153,14 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
 
     for (const auto& item : root.at("variants").items()) {
         item.only_keys({"name", "op", "dtype", "file", "summary", "timed", "divisible_by", "target_fraction",
-                        "floor_fraction"});
+                        "floor_fraction", "against"});
         VariantSpec v;
         v.line = item.line();
         v.name = item.string("name");
         v.op = item.string("op");
-        if (lab.problem == "gemm" ? v.op != "gemm" : (v.op != "copy" && v.op != "scale" && v.op != "add")) {
-            item.at("op").fail(lab.problem == "gemm" ? "must be gemm" : "must be copy, scale or add");
+        bool elementwise_op = v.op == "copy" || v.op == "scale" || v.op == "add" || v.op == "fma_chain";
+        if (lab.problem == "gemm" ? v.op != "gemm" : !elementwise_op) {
+            item.at("op").fail(lab.problem == "gemm" ? "must be gemm" : "must be copy, scale, add or fma_chain");
         }
         v.dtype = require_dtype(item.string("dtype"), fmt::format("{}:{}", lab_yaml.string(), item.at("dtype").line()));
         v.file = item.string("file");
@@ -176,6 +182,11 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
         if (auto t = item.maybe("target_fraction")) v.target_fraction = read_fraction(*t);
         if (auto f = item.maybe("floor_fraction")) v.floor_fraction = read_fraction(*f);
         if (v.target_fraction <= v.floor_fraction) item.fail("target_fraction must be above floor_fraction");
+        v.against = lab.scoring.against;
+        if (auto against = item.maybe("against")) {
+            v.against = against->as_string();
+            if (v.against != "peer" && v.against != "roofline") against->fail("must be 'peer' or 'roofline'");
+        }
         for (const auto& other : lab.variants) {
             if (other.name == v.name) item.at("name").fail(fmt::format("repeats the variant name '{}'", v.name));
         }

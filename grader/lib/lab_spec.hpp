@@ -31,7 +31,7 @@ struct Scoring {
 
 struct VariantSpec {
     std::string name;
-    std::string op;  // copy, scale, add, gemm
+    std::string op;  // copy, scale, add, fma_chain, gemm
     Dtype dtype = Dtype::fp32;
     std::filesystem::path file;  // relative to the lab folder: kernels/01_copy_naive.cu
     std::string summary;
@@ -39,6 +39,7 @@ struct VariantSpec {
     std::map<std::string, long long> divisible_by;  // e.g. {m: 128}: shapes must be multiples
     double target_fraction = 1;
     double floor_fraction = 0;
+    std::string against = "peer";  // the lab's unless the variant overrides it
     int line = 0;  // in lab.yaml, for error messages
 };
 
@@ -50,6 +51,9 @@ struct LabSpec {
     double timeout_s = 60;
     Shape timed;
     std::vector<Shape> verify;
+    // Size sweep (lab 00): also time each variant with n divided by each of these, and
+    // classify the regime from how the time scales. Empty: no sweep.
+    std::vector<long long> sweep_divisors;
     std::map<Dtype, Tolerance> tolerance;
     Scoring scoring;
     std::vector<VariantSpec> variants;

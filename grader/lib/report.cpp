@@ -33,9 +33,14 @@ std::string terminal_report(const GradeContext& c, const Score& s, const nlohman
     out += fmt::format("  time      {} median (IQR {} - {}, min {}, {} samples, rse {:.2f}%)\n",
                        seconds(s.variant.median_s), seconds(s.variant.q1_s), seconds(s.variant.q3_s),
                        seconds(s.variant.min_s), s.variant.count, 100 * s.variant.rse);
-    out += fmt::format("  rate      {:.4g} {} = {:.1f}% of {} ({:.4g} {}){}\n", s.achieved, s.unit,
-                       100 * s.fraction_of_peer, s.peer_name, s.peer_achieved, s.unit,
-                       s.scored_against.rfind("roofline", 0) == 0 ? "" : "  <- scored");
+    if (s.peer_achieved > 0) {
+        out += fmt::format("  rate      {:.4g} {} = {:.1f}% of {} ({:.4g} {}){}\n", s.achieved, s.unit,
+                           100 * s.fraction_of_peer, s.peer_name, s.peer_achieved, s.unit,
+                           s.scored_against.rfind("roofline", 0) == 0 ? "" : "  <- scored");
+    } else {
+        out += fmt::format("  rate      {:.4g} {} ({} does no such work: no peer comparison)\n", s.achieved, s.unit,
+                           s.peer_name);
+    }
     out += fmt::format("            {:.1f}% of the roofline ({:.4g} {}, {}){}\n", 100 * s.fraction_of_roofline,
                        s.attainable, s.unit, s.ceiling_origin,
                        s.scored_against.rfind("roofline", 0) == 0 ? "  <- scored" : "");

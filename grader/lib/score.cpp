@@ -34,7 +34,8 @@ PredictionScore score_prediction(const Prediction& prediction, double measured_s
 }
 
 Score score_run(const LabSpec& lab, const VariantSpec& variant, const nlohmann::json& result,
-                const HardwareProfile& datasheet, const CeilingChoice& ceiling, const Prediction* prediction) {
+                const HardwareProfile& datasheet, const CeilingChoice& ceiling, const Prediction* prediction,
+                std::optional<Regime> sweep_regime) {
     Score s;
     s.max_points = lab.scoring.total();
     s.correct = result.at("status") == "ok";
@@ -53,12 +54,12 @@ Score score_run(const LabSpec& lab, const VariantSpec& variant, const nlohmann::
     s.unit = memory_bound ? "TB/s" : "TFLOP/s";
     auto rate = [&](const Workload& w, double t) { return (memory_bound ? w.bytes : w.flops) / t / 1e12; };
     s.achieved = rate(s.work, s.variant.median_s);
-    s.peer_achieved = rate(peer_work, s.peer.median_s);
+    s.peer_achieved = rate(peer_work, s.peer.median_s);  // 0 when the peer does none of this unit's work
     s.attainable = memory_bound ? ceiling.ceiling.bandwidth_tbs : s.roofline.attainable_tflops;
-    s.fraction_of_peer = s.achieved / s.peer_achieved;
+    s.fraction_of_peer = s.peer_achieved > 0 ? s.achieved / s.peer_achieved : 0;
     s.fraction_of_roofline = s.achieved / s.attainable;
     s.ceiling_origin = memory_bound ? ceiling.bandwidth_origin : ceiling.peak_origin;
-    if (lab.scoring.against == "peer") {
+    if (variant.against == "peer") {
         s.fraction = s.fraction_of_peer;
         s.scored_against = fmt::format("{} ({}), same run", s.peer_name, s.unit);
     } else {
@@ -68,7 +69,8 @@ Score score_run(const LabSpec& lab, const VariantSpec& variant, const nlohmann::
     // A time below the datasheet floor means the work was not done (or not all of it).
     s.physical_floor_s = analyze(s.work, datasheet.datasheet_ceiling(variant.dtype)).floor_s;
     s.impossible = s.variant.median_s < 0.97 * s.physical_floor_s;
-    s.measured_regime = s.variant.median_s < 2 * ceiling.launch_overhead_s ? Regime::overhead
+    s.measured_regime = sweep_regime                                      ? *sweep_regime
+                        : s.variant.median_s < 2 * ceiling.launch_overhead_s ? Regime::overhead
                         : memory_bound                                   ? Regime::memory
                                                                          : Regime::compute;
 

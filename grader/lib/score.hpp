@@ -61,9 +61,10 @@ struct Score {
     std::optional<PredictionScore> prediction;
 };
 
-// `result` is the lab executable's JSON; `measured_regime_override` lets a lab
-// (00) supply a regime classified from a size sweep.
+// `result` is the lab executable's JSON; `sweep_regime`, when given, is the
+// regime classified from a size sweep (lab 00) and replaces the roofline's.
 Score score_run(const LabSpec& lab, const VariantSpec& variant, const nlohmann::json& result,
-                const HardwareProfile& datasheet, const CeilingChoice& ceiling, const Prediction* prediction);
+                const HardwareProfile& datasheet, const CeilingChoice& ceiling, const Prediction* prediction,
+                std::optional<Regime> sweep_regime = std::nullopt);
 
 }  // namespace roofline

@@ -1,4 +1,4 @@
-// The elementwise problems of lab 01 (copy, scale, add). A lab file defines a
+// The elementwise problems of labs 00 and 01 (copy, scale, add, fma_chain). A lab file defines a
 // launch function with one of the signatures below and registers it:
 //
 //     template <class T> void copy_naive(const T* x, T* y, std::size_t n, cudaStream_t stream) { ... }
@@ -10,6 +10,8 @@
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
+
+#include "model.hpp"
 
 #include <cstddef>
 
@@ -28,6 +30,8 @@ bool register_scale(const char* name, ScaleLaunch<float> launch, const char* fil
 bool register_scale(const char* name, ScaleLaunch<__nv_bfloat16> launch, const char* file);
 bool register_add(const char* name, AddLaunch<float> launch, const char* file);
 bool register_add(const char* name, AddLaunch<__nv_bfloat16> launch, const char* file);
+// y[i] = x[i] after kFmaChainSteps steps of y = fmaf(y, kFmaChainA, kFmaChainB) (model.hpp).
+bool register_fma_chain(const char* name, CopyLaunch<float> launch, const char* file);
 
 }  // namespace roofline::elementwise
 
@@ -37,3 +41,5 @@ bool register_add(const char* name, AddLaunch<__nv_bfloat16> launch, const char*
     [[maybe_unused]] static const bool roofline_variant_##name = ::roofline::elementwise::register_scale(#name, launch, __FILE__)
 #define ROOFLINE_ADD_VARIANT(name, launch) \
     [[maybe_unused]] static const bool roofline_variant_##name = ::roofline::elementwise::register_add(#name, launch, __FILE__)
+#define ROOFLINE_FMA_CHAIN_VARIANT(name, launch) \
+    [[maybe_unused]] static const bool roofline_variant_##name = ::roofline::elementwise::register_fma_chain(#name, launch, __FILE__)

@@ -17,7 +17,7 @@ using harness::DeviceArray;
 using harness::Shape;
 using harness::WorkModel;
 
-enum class Op { copy, scale, add };
+enum class Op { copy, scale, add, fma_chain };
 
 template <class T> __device__ inline float load_float(T v) { return static_cast<float>(v); }
 template <> __device__ inline float load_float(__nv_bfloat16 v) { return __bfloat162float(v); }
@@ -28,7 +28,10 @@ template <class T, Op op>
 __global__ void reference_kernel(const T* a, const T* b, float alpha, T* out, std::size_t n) {
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
         float x = load_float(a[i]);
-        float value = op == Op::copy ? x : op == Op::scale ? alpha * x : x + load_float(b[i]);
+        float value = op == Op::copy ? x : op == Op::scale ? alpha * x : op == Op::add ? x + load_float(b[i]) : x;
+        if (op == Op::fma_chain) {
+            for (int step = 0; step < kFmaChainSteps; ++step) value = fmaf(value, kFmaChainA, kFmaChainB);
+        }
         out[i] = store_float<T>(value);
     }
 }
@@ -36,9 +39,13 @@ __global__ void reference_kernel(const T* a, const T* b, float alpha, T* out, st
 template <class T, Op op>
 class ElementwiseProblem final : public harness::Problem {
 public:
-    using Launch = std::conditional_t<op == Op::copy, CopyLaunch<T>,
+    using Launch = std::conditional_t<op == Op::copy || op == Op::fma_chain, CopyLaunch<T>,
                                       std::conditional_t<op == Op::scale, ScaleLaunch<T>, AddLaunch<T>>>;
     explicit ElementwiseProblem(Launch launch) : launch_(launch) {}
+
+    static const char* op_name() {
+        return op == Op::copy ? "copy" : op == Op::scale ? "scale" : op == Op::add ? "add" : "fma_chain";
+    }
 
     void setup(const Shape& shape) override {
         auto it = shape.find("n");
@@ -62,7 +69,7 @@ public:
     }
 
     void launch_variant(cudaStream_t stream) override {
-        if constexpr (op == Op::copy) launch_(a_.data(), out_.data(), n_, stream);
+        if constexpr (op == Op::copy || op == Op::fma_chain) launch_(a_.data(), out_.data(), n_, stream);
         else if constexpr (op == Op::scale) launch_(a_.data(), out_.data(), alpha_, n_, stream);
         else launch_(a_.data(), b_.data(), out_.data(), n_, stream);
     }
@@ -81,7 +88,7 @@ public:
     }
 
     WorkModel work() const override {
-        auto w = work_of(op == Op::copy ? "copy" : op == Op::scale ? "scale" : "add", double(n_), sizeof(T));
+        auto w = work_of(op_name(), double(n_), sizeof(T));
         return {w.flops, w.bytes};
     }
 
@@ -111,6 +118,9 @@ bool add_entry(const char* name, const char* problem, Launch launch, const char*
 
 }  // namespace
 
+bool register_fma_chain(const char* name, CopyLaunch<float> launch, const char* file) {
+    return add_entry<Op::fma_chain, float>(name, "fma_chain", launch, file);
+}
 bool register_copy(const char* name, CopyLaunch<float> launch, const char* file) {
     return add_entry<Op::copy, float>(name, "copy", launch, file);
 }

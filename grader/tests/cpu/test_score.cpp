@@ -145,7 +145,8 @@ TEST_CASE("score_run: performance points are linear between floor and target fra
 TEST_CASE("score_run: against: roofline uses the ceiling, not the peer", "[score]") {
     Setup setup;
     auto lab = setup.lab;
-    lab.scoring.against = "roofline";
+    // lab.yaml's scoring.against is copied into every variant at load; a variant may override it.
+    for (auto& variant : lab.variants) variant.against = "roofline";
     const auto& v = lab.variant("copy_fp32");
     auto ceiling = choose_ceiling(setup.h200, nullptr, v.dtype);
     auto s = score_run(lab, v, lab_result("ok", 625e-6, 500e-6), setup.h200, ceiling, nullptr);
