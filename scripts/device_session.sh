@@ -26,6 +26,11 @@ log "== ceilings"
 $R ceilings 2>&1 | tee -a "$summary"
 $R ceilings --json > "$OUT/ceilings.json" 2>/dev/null
 
+if [[ -n "${PREDICTIONS:-}" ]]; then
+  log "== instructor predictions ($PREDICTIONS)"
+  bash "$PREDICTIONS" "$R" 2>&1 | tee -a "$summary"
+fi
+
 for lab in "$@"; do
   log "== grade $lab --all --solutions"
   s=$(date +%s)
