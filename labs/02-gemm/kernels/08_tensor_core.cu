@@ -18,48 +18,18 @@
 // addressing. PTX ISA, "Matrix Fragments for mma.m16n8k16" and "ldmatrix", has
 // the register layouts.
 #include "gemm/gemm.cuh"
+#include "gemm/mma_sync.cuh"
 
 #include <cstdint>
 
 namespace {
 
+using namespace roofline::gemm::mma;  // smem_addr, ldmatrix_x4(_trans), mma_bf16_16816
+
 [[maybe_unused]] constexpr int BM = 128, BN = 128, BK = 32;
 [[maybe_unused]] constexpr int WM = 64, WN = 32;       // warp tile
 [[maybe_unused]] constexpr int MI = WM / 16, NI = WN / 8;  // 4 x 4 mma tiles per warp
 constexpr int kThreads = 256;
-
-[[maybe_unused]] __device__ inline std::uint32_t smem_addr(const void* p) {
-    return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
-
-// Four 8x8 b16 matrices. Lanes 8j .. 8j+7 give the addresses of the 8 rows (16 bytes each) of
-// matrix j; afterwards lane l holds, of each matrix, row l/4, elements 2*(l%4) and 2*(l%4)+1.
-[[maybe_unused]] __device__ inline void ldmatrix_x4(std::uint32_t (&r)[4], std::uint32_t addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr)
-                 : "memory");
-}
-
-// The same, each 8x8 matrix transposed on the way: lane l holds column l/4, rows 2*(l%4) and +1.
-[[maybe_unused]] __device__ inline void ldmatrix_x4_trans(std::uint32_t (&r)[4], std::uint32_t addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr)
-                 : "memory");
-}
-
-// d += a * b on one 16x8x16 tile. With g = lane / 4, q = lane % 4:
-//   a[0]: A[g][2q, 2q+1]   a[1]: A[g+8][2q, 2q+1]   a[2]: A[g][2q+8, +9]   a[3]: A[g+8][2q+8, +9]
-//   b0:   B[2q, 2q+1][g]   b1:   B[2q+8, 2q+9][g]
-//   d[0], d[1]: C[g][2q, 2q+1]                       d[2], d[3]: C[g+8][2q, 2q+1]
-[[maybe_unused]] __device__ inline void mma_bf16_16816(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
-                                                       std::uint32_t b1) {
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
 
 __global__ __launch_bounds__(kThreads, 2) void gemm_tensor_core(const __nv_bfloat16* A, const __nv_bfloat16* B,
                                                                 __nv_bfloat16* C, int M, int N, int K) {
@@ -71,7 +41,7 @@ __global__ __launch_bounds__(kThreads, 2) void gemm_tensor_core(const __nv_bfloa
     //   Load as uint4 from global into registers, store as uint4 into shared, then __syncthreads.
     // TODO 4: per k16 step ks (0 and 16), fragments:
     //   A (row-major 16x16 per mi): ldmatrix_x4 with lane address &sA[w_m + mi*16 + lane % 16][ks + (lane / 16) * 8].
-    //     Check against the mma layout above that matrices 0..3 land in a[0..3].
+    //     Check against the mma layout in gemm/mma_sync.cuh that matrices 0..3 land in a[0..3].
     //   B (16x8 per ni, but stored k-major): one ldmatrix_x4_trans covers two n8 tiles:
     //     lane address &sB[ks + lane % 8 + ((lane / 8) % 2) * 8][w_n + nj*16 + (lane / 16) * 8];
     //     r[0], r[1] are (b0, b1) of n tile 2*nj, r[2], r[3] of n tile 2*nj+1.

@@ -20,10 +20,13 @@
 // multiple of BN = 256: in the last block column the upper 128 columns must be
 // neither loaded nor stored.
 #include "gemm/gemm.cuh"
+#include "gemm/mma_sync.cuh"
 
 #include <cstdint>
 
 namespace {
+
+using namespace roofline::gemm::mma;  // smem_addr, ldmatrix_x4(_trans), mma_bf16_16816
 
 constexpr int BM = 128, BN = 256, BK = 32, kStages = 4;
 [[maybe_unused]] constexpr int WM = 64, WN = 64;      // 2 x 4 warps
@@ -31,10 +34,6 @@ constexpr int BM = 128, BN = 256, BK = 32, kStages = 4;
 [[maybe_unused]] constexpr int kGroupM = 16;          // block rows per rasterization group
 constexpr int kThreads = 256;
 constexpr int kSmemBytes = kStages * (BM * BK + BK * BN) * int(sizeof(__nv_bfloat16));  // 96 KiB
-
-[[maybe_unused]] __device__ inline std::uint32_t smem_addr(const void* p) {
-    return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
 
 // 16 bytes global -> shared, asynchronously; .cg: cached in L2 only.
 [[maybe_unused]] __device__ inline void cp_async_16(std::uint32_t dst, const void* src) {
@@ -46,29 +45,6 @@ constexpr int kSmemBytes = kStages * (BM * BK + BK * BN) * int(sizeof(__nv_bfloa
 template <int kPending>
 [[maybe_unused]] __device__ inline void cp_async_wait() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
-}
-
-[[maybe_unused]] __device__ inline void ldmatrix_x4(std::uint32_t (&r)[4], std::uint32_t addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr)
-                 : "memory");
-}
-
-[[maybe_unused]] __device__ inline void ldmatrix_x4_trans(std::uint32_t (&r)[4], std::uint32_t addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr)
-                 : "memory");
-}
-
-// Register layouts: see rung 8.
-[[maybe_unused]] __device__ inline void mma_bf16_16816(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
-                                                       std::uint32_t b1) {
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
 __global__ __launch_bounds__(kThreads, 1) void gemm_pipelined(const __nv_bfloat16* A, const __nv_bfloat16* B,

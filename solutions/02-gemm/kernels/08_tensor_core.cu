@@ -29,10 +29,13 @@
 //
 // Shapes: M and N multiples of 128 and K of 32 (lab.yaml: divisible_by).
 #include "gemm/gemm.cuh"
+#include "gemm/mma_sync.cuh"
 
 #include <cstdint>
 
 namespace {
+
+using namespace roofline::gemm::mma;  // smem_addr, ldmatrix_x4(_trans), mma_bf16_16816
 
 constexpr int BM = 128, BN = 128, BK = 32;
 constexpr int WM = 64, WN = 32;                      // warp tile
@@ -43,32 +46,6 @@ constexpr int kChunk = 8;                            // bf16 per 16-byte chunk
 constexpr int kChunksA = BM * BK / kChunk / kThreads;  // 2 chunks of A per thread per tile
 constexpr int kChunksB = BK * BN / kChunk / kThreads;  // 2 chunks of B per thread per tile
 static_assert(kChunksA * kThreads * kChunk == BM * BK && kChunksB * kThreads * kChunk == BK * BN);
-
-__device__ inline std::uint32_t smem_addr(const void* p) {
-    return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
-
-__device__ inline void ldmatrix_x4(std::uint32_t (&r)[4], std::uint32_t addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr)
-                 : "memory");
-}
-
-__device__ inline void ldmatrix_x4_trans(std::uint32_t (&r)[4], std::uint32_t addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr)
-                 : "memory");
-}
-
-// d += a * b for one 16x8x16 tile; a: 4 registers (8 bf16), b: 2 (4 bf16), d: 4 fp32.
-__device__ inline void mma_bf16_16816(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1) {
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
 
 __global__ __launch_bounds__(kThreads, 2) void gemm_tensor_core(const __nv_bfloat16* A, const __nv_bfloat16* B,
                                                                 __nv_bfloat16* C, int M, int N, int K) {

@@ -59,10 +59,13 @@
 // need not be a multiple of 256: in the last block column the upper 128
 // columns are neither loaded nor stored.
 #include "gemm/gemm.cuh"
+#include "gemm/mma_sync.cuh"
 
 #include <cstdint>
 
 namespace {
+
+using namespace roofline::gemm::mma;  // smem_addr, ldmatrix_x4(_trans), mma_bf16_16816
 
 constexpr int BM = 128, BN = 256, BK = 32, kStages = 4;
 constexpr int WM = 64, WN = 64;                                // warp tile
@@ -90,10 +93,6 @@ static_assert(WM % 16 == 0 && WN % 64 == 0, "fragment swizzles depend on the lan
 __host__ __device__ constexpr int swizzle_a(int row, int chunk) { return row * BK + (chunk ^ ((row >> 1) & 3)) * kChunk; }
 __host__ __device__ constexpr int swizzle_b(int row, int chunk) { return row * BN + (chunk ^ (row & 7)) * kChunk; }
 
-__device__ inline std::uint32_t smem_addr(const void* p) {
-    return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
-
 __device__ inline void cp_async_16(std::uint32_t dst, const void* src) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
 }
@@ -101,27 +100,6 @@ __device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\
 template <int kPending>
 __device__ inline void cp_async_wait() {  // until at most kPending of this thread's groups are in flight
     asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
-}
-
-__device__ inline void ldmatrix_x4(std::uint32_t (&r)[4], std::uint32_t addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr)
-                 : "memory");
-}
-
-__device__ inline void ldmatrix_x4_trans(std::uint32_t (&r)[4], std::uint32_t addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr)
-                 : "memory");
-}
-
-__device__ inline void mma_bf16_16816(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1) {
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
 __global__ __launch_bounds__(kThreads, 1) void gemm_pipelined(const __nv_bfloat16* A, const __nv_bfloat16* B,
