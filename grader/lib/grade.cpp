@@ -35,7 +35,7 @@ std::vector<std::string> child_arguments(const Workspace& ws, const GradeRequest
                                   "--max-rel-l2", fmt::format("{:g}", tol.max_rel_l2),
                                   "--time-cap-s", "2",
                                   "--result", result_file.string()};
-    for (const auto& shape : lab.verify) {
+    for (const auto& shape : lab.verify_shapes_for(variant)) {
         if (auto refusal = lab.shape_refusal(variant, shape)) {
             *skipped += "  note: " + *refusal + "\n";
             continue;

@@ -1,6 +1,7 @@
 #include "lab_spec.hpp"
 
 #include "elementwise/model.hpp"
+#include "fusion/model.hpp"
 #include "gemm/model.hpp"
 #include "input_error.hpp"
 #include "yaml_fields.hpp"
@@ -13,7 +14,7 @@ namespace roofline {
 
 namespace {
 
-const std::vector<std::string> kProblems{"elementwise", "gemm"};
+const std::vector<std::string> kProblems{"elementwise", "fusion", "gemm"};
 
 Shape read_shape(const YamlView& view) {
     Shape shape;
@@ -22,17 +23,34 @@ Shape read_shape(const YamlView& view) {
     return shape;
 }
 
-std::vector<std::string> shape_keys(const std::string& problem) {
-    return problem == "gemm" ? std::vector<std::string>{"k", "m", "n"} : std::vector<std::string>{"n"};
+// The sizes each operation's shape must give, sorted.
+std::vector<std::string> op_shape_keys(const std::string& problem, const std::string& op) {
+    if (problem == "gemm") return {"k", "m", "n"};
+    if (op == "rmsnorm") return {"cols", "rows"};
+    return {"n"};
 }
 
+std::vector<std::string> ops_of(const std::string& problem) {
+    if (problem == "gemm") return {"gemm"};
+    if (problem == "fusion") return {"chain", "rmsnorm"};
+    return {"copy", "scale", "add", "fma_chain"};
+}
+
+std::vector<std::string> keys_of(const Shape& shape) {
+    std::vector<std::string> keys;
+    for (const auto& [key, value] : shape) keys.push_back(key);
+    return keys;
+}
+
+// A lab-level shape must suit at least one of the problem's operations.
 void check_shape_keys(const YamlView& view, const Shape& shape, const std::string& problem) {
-    std::vector<std::string> wanted = shape_keys(problem);
-    std::vector<std::string> got;
-    for (const auto& [key, value] : shape) got.push_back(key);
-    if (got != wanted) {
-        view.fail(fmt::format("must have exactly the sizes {} for problem '{}'", fmt::join(wanted, ", "), problem));
+    std::vector<std::string> accepted;
+    for (const auto& op : ops_of(problem)) {
+        auto wanted = op_shape_keys(problem, op);
+        if (keys_of(shape) == wanted) return;
+        accepted.push_back("{" + fmt::format("{}", fmt::join(wanted, ", ")) + "}");
     }
+    view.fail(fmt::format("must have exactly the sizes {} for problem '{}'", fmt::join(accepted, " or "), problem));
 }
 
 Tolerance read_tolerance(const YamlView& view) {
@@ -84,8 +102,27 @@ std::optional<std::string> LabSpec::shape_refusal(const VariantSpec& v, const Sh
     return std::nullopt;
 }
 
+std::vector<Shape> LabSpec::verify_shapes_for(const VariantSpec& v) const {
+    std::vector<Shape> shapes;
+    for (const auto& shape : verify) {
+        if (keys_of(shape) == op_shape_keys(problem, v.op)) shapes.push_back(shape);
+    }
+    return shapes;
+}
+
+std::optional<Workload> LabSpec::unfused_work(const VariantSpec& v, const Shape& shape) const {
+    if (problem != "fusion") return std::nullopt;
+    auto w = v.op == "chain" ? fusion::chain_unfused_work(shape.at("n"))
+                             : fusion::rmsnorm_unfused_work(shape.at("rows"), shape.at("cols"));
+    return Workload{w.flops, w.bytes};
+}
+
 Workload LabSpec::work(const VariantSpec& v, const Shape& shape) const {
     double bytes = dtype_bytes(v.dtype);
+    if (problem == "fusion") {
+        auto w = v.op == "chain" ? fusion::chain_work(shape.at("n")) : fusion::rmsnorm_work(shape.at("rows"), shape.at("cols"));
+        return {w.flops, w.bytes};
+    }
     if (problem == "gemm") {
         auto w = gemm::work_of(shape.at("m"), shape.at("n"), shape.at("k"), bytes, bytes);
         return {w.flops, w.bytes};
@@ -96,6 +133,10 @@ Workload LabSpec::work(const VariantSpec& v, const Shape& shape) const {
 
 Workload LabSpec::peer_work(const VariantSpec& v, const Shape& shape) const {
     if (problem == "gemm") return work(v, shape);
+    if (problem == "fusion") {  // cudaMemcpy of x
+        double elements = v.op == "chain" ? shape.at("n") : double(shape.at("rows")) * shape.at("cols");
+        return {0, 2.0 * elements * dtype_bytes(v.dtype)};
+    }
     auto w = elementwise::peer_work_of(shape.at("n"), dtype_bytes(v.dtype));
     return {w.flops, w.bytes};
 }
@@ -158,9 +199,9 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
         v.line = item.line();
         v.name = item.string("name");
         v.op = item.string("op");
-        bool elementwise_op = v.op == "copy" || v.op == "scale" || v.op == "add" || v.op == "fma_chain";
-        if (lab.problem == "gemm" ? v.op != "gemm" : !elementwise_op) {
-            item.at("op").fail(lab.problem == "gemm" ? "must be gemm" : "must be copy, scale, add or fma_chain");
+        auto ops = ops_of(lab.problem);
+        if (std::find(ops.begin(), ops.end(), v.op) == ops.end()) {
+            item.at("op").fail(fmt::format("must be one of {} for problem '{}'", fmt::join(ops, ", "), lab.problem));
         }
         v.dtype = require_dtype(item.string("dtype"), fmt::format("{}:{}", lab_yaml.string(), item.at("dtype").line()));
         v.file = item.string("file");
@@ -169,12 +210,14 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
         }
         v.summary = item.string("summary");
         v.timed = lab.timed;
-        if (auto timed = item.maybe("timed")) {
-            v.timed = read_shape(*timed);
-            check_shape_keys(*timed, v.timed, lab.problem);
+        if (auto timed = item.maybe("timed")) v.timed = read_shape(*timed);
+        if (keys_of(v.timed) != op_shape_keys(lab.problem, v.op)) {
+            (item.has("timed") ? item.at("timed") : item)
+                .fail(fmt::format("timed shape must give exactly {} for op {}",
+                                  fmt::join(op_shape_keys(lab.problem, v.op), ", "), v.op));
         }
         if (auto divisible = item.maybe("divisible_by")) {
-            divisible->only_keys(shape_keys(lab.problem));
+            divisible->only_keys(op_shape_keys(lab.problem, v.op));
             for (const auto& key : divisible->keys()) v.divisible_by[key] = divisible->positive_int(key);
         }
         v.target_fraction = lab.scoring.target_fraction;

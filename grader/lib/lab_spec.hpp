@@ -31,7 +31,7 @@ struct Scoring {
 
 struct VariantSpec {
     std::string name;
-    std::string op;  // copy, scale, add, fma_chain, gemm
+    std::string op;  // copy, scale, add, fma_chain (elementwise); chain, rmsnorm (fusion); gemm
     Dtype dtype = Dtype::fp32;
     std::filesystem::path file;  // relative to the lab folder: kernels/01_copy_naive.cu
     std::string summary;
@@ -63,6 +63,10 @@ struct LabSpec {
     const Tolerance& tolerance_for(const VariantSpec& v) const;
     // Why `shape` is not allowed for `v` (a divisibility rule), or nothing.
     std::optional<std::string> shape_refusal(const VariantSpec& v, const Shape& shape) const;
+    // The lab's verify shapes that suit `v`'s operation (a lab may mix operations).
+    std::vector<Shape> verify_shapes_for(const VariantSpec& v) const;
+    // For fusion labs: the work of the unfused chain the variant replaces, to show the bytes saved.
+    std::optional<Workload> unfused_work(const VariantSpec& v, const Shape& shape) const;
     // FLOPs and fewest bytes of `v` at `shape`, from the problem family's model.
     Workload work(const VariantSpec& v, const Shape& shape) const;
     // The same for the peer (cudaMemcpy of one array, or cuBLAS), to compare rates.

@@ -44,6 +44,11 @@ std::string terminal_report(const GradeContext& c, const Score& s, const nlohman
     out += fmt::format("            {:.1f}% of the roofline ({:.4g} {}, {}){}\n", 100 * s.fraction_of_roofline,
                        s.attainable, s.unit, s.ceiling_origin,
                        s.scored_against.rfind("roofline", 0) == 0 ? "  <- scored" : "");
+    if (s.unfused) {
+        out += fmt::format("  bytes     the operation needs {}; the unfused chain moves {}: fusing saves {} ({:.0f}%)\n",
+                           si(s.work.bytes, "B"), si(s.unfused->bytes, "B"), si(s.unfused->bytes - s.work.bytes, "B"),
+                           100 * (1 - s.work.bytes / s.unfused->bytes));
+    }
     out += fmt::format("  regime    {}-bound: {:.3g} FLOP/byte against a ridge of {:.3g}\n",
                        regime_name(s.roofline.regime), s.roofline.intensity, s.roofline.ridge);
     if (s.prediction) {
@@ -108,6 +113,10 @@ nlohmann::json score_json(const GradeContext& c, const Score& s, const nlohmann:
         {"prediction_edited", c.prediction_edited},
         {"checks", result.value("checks", nlohmann::json::array())},
     };
+    if (s.unfused) {
+        j["bytes_saved_by_fusion"] = {{"fused_bytes", s.work.bytes}, {"unfused_bytes", s.unfused->bytes},
+                                      {"saved_bytes", s.unfused->bytes - s.work.bytes}};
+    }
     if (s.prediction) {
         j["prediction"] = {{"ratio", s.prediction->ratio}, {"regime_right", s.prediction->regime_right},
                            {"verdict", s.prediction->verdict}};

@@ -48,6 +48,7 @@ Score score_run(const LabSpec& lab, const VariantSpec& variant, const nlohmann::
     s.sm_clock_max_mhz = timing.at("sm_clock_mhz").at("max").get<double>();
 
     s.work = lab.work(variant, variant.timed);
+    s.unfused = lab.unfused_work(variant, variant.timed);
     auto peer_work = lab.peer_work(variant, variant.timed);
     s.roofline = analyze(s.work, ceiling.ceiling, ceiling.launch_overhead_s);
     bool memory_bound = s.roofline.regime != Regime::compute;

@@ -54,6 +54,7 @@ struct Score {
     std::string scored_against;
     std::string ceiling_origin;
     double physical_floor_s = 0;  // from the datasheet
+    std::optional<Workload> unfused;  // fusion labs: what the unfused chain moves
 
     double correctness_points = 0, performance_points = 0, prediction_points = 0;
     double max_points = 0;

@@ -1,0 +1,44 @@
+// The fusion problems of lab 03. A lab file defines a launch function with one
+// of the signatures below and registers it:
+//
+//     void fused(const __nv_bfloat16* x, __nv_bfloat16* y, float a, float b, float c, std::size_t n,
+//                cudaStream_t stream);
+//     ROOFLINE_CHAIN_VARIANT(chain_fused, fused);
+//
+// chain:   y = gelu(x * a + b) * c, with gelu(v) = 0.5 v (1 + tanh(sqrt(2/pi) (v + 0.044715 v^3))),
+//          arithmetic in fp32, bf16 in and out.
+// rmsnorm: y[r][j] = x[r][j] * rsqrt(mean over j of x[r][j]^2 + kRmsNormEps) * w[j]; x and y are
+//          row-major [rows][cols] bf16, w is [cols] bf16; `row_scratch` holds `rows` floats the
+//          launch may use between passes (a fused kernel needs none).
+// Pointers come from cudaMalloc (256-byte aligned). Launch on `stream`; do not
+// synchronize, allocate or copy to the host.
+#pragma once
+#include "model.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+namespace roofline::fusion {
+
+using ChainLaunch = void (*)(const __nv_bfloat16* x, __nv_bfloat16* y, float a, float b, float c, std::size_t n,
+                             cudaStream_t stream);
+using RmsNormLaunch = void (*)(const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y, float* row_scratch,
+                               int rows, int cols, cudaStream_t stream);
+
+bool register_chain(const char* name, ChainLaunch launch, const char* file);
+bool register_rmsnorm(const char* name, RmsNormLaunch launch, const char* file);
+
+// The reference GELU (tanh form), for host and device.
+__host__ __device__ inline float gelu_tanh(float v) {
+    constexpr float kSqrt2OverPi = 0.7978845608028654f;
+    return 0.5f * v * (1.0f + tanhf(kSqrt2OverPi * (v + 0.044715f * v * v * v)));
+}
+
+}  // namespace roofline::fusion
+
+#define ROOFLINE_CHAIN_VARIANT(name, launch) \
+    [[maybe_unused]] static const bool roofline_variant_##name = ::roofline::fusion::register_chain(#name, launch, __FILE__)
+#define ROOFLINE_RMSNORM_VARIANT(name, launch) \
+    [[maybe_unused]] static const bool roofline_variant_##name = ::roofline::fusion::register_rmsnorm(#name, launch, __FILE__)
