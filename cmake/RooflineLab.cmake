@@ -2,7 +2,8 @@
 #
 # Makes two executables from the same harness: lab-NN-name from the student's
 # labs/NN-name/kernels/*.cu and solution-NN-name from solutions/NN-name/kernels/*.cu
-# (skipped when solutions/ is absent, as in the student edition). Both land in
+# plus any labs/ file that has no solution (given code), skipped when solutions/
+# is absent. Both land in
 # <build>/labs/, where `roofline` looks for them. ROOT (default: the project)
 # holds labs/ and solutions/; the GPU tests use it for their broken-kernel lab.
 #
@@ -24,6 +25,17 @@ function(roofline_add_lab lab)
       continue()
     endif()
     file(GLOB kernels CONFIGURE_DEPENDS "${folder}/*.cu")
+    if(kind STREQUAL "solution")
+      # Given code (a baseline the student does not edit) lives in labs/ only: a
+      # kernel file with no counterpart in solutions/ is taken from labs/.
+      file(GLOB lab_kernels CONFIGURE_DEPENDS "${ARG_ROOT}/labs/${lab}/kernels/*.cu")
+      foreach(lab_kernel ${lab_kernels})
+        get_filename_component(name "${lab_kernel}" NAME)
+        if(NOT EXISTS "${folder}/${name}")
+          list(APPEND kernels "${lab_kernel}")
+        endif()
+      endforeach()
+    endif()
     set(target "${kind}-${lab}")
     add_executable(${target} ${kernels})
     target_link_libraries(${target} PRIVATE roofline_lab_main roofline_problems ${ARG_LIBRARIES})

@@ -56,7 +56,7 @@ void run_predict(Context& context, const PredictFlags& f) {
     }
     p.regime = *regime;
     p.why = f.why;
-    p.source_hash = hash_file(ws.kernels_root(lab.id, f.solutions) / variant.file);
+    p.source_hash = hash_file(ws.kernel_file(lab.id, f.solutions, variant.file));
     p.made_at = utc_now_iso8601();
     auto log_path = f.log.empty() ? ws.default_log() : std::filesystem::path(f.log);
     auto written = append_prediction(log_path, p);

@@ -111,7 +111,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     // 1. Load.
     auto lab = load_lab(ws.lab_yaml(request.lab));
     const auto& variant = lab.variant(request.variant);
-    auto kernel_file = ws.kernels_root(lab.id, request.solutions) / variant.file;
+    auto kernel_file = ws.kernel_file(lab.id, request.solutions, variant.file);
     if (!std::filesystem::exists(kernel_file)) {
         throw InputError(kernel_file, 0, "kernel file missing; restore it (git checkout) or fix `file:` in lab.yaml");
     }

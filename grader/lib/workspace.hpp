@@ -15,6 +15,14 @@ struct Workspace {
     std::filesystem::path kernels_root(const std::string& lab, bool solutions) const {
         return root / (solutions ? "solutions" : "labs") / lab;
     }
+    // The kernel source a variant is built from: solutions/ falls back to labs/ for
+    // given code, which exists only in labs/.
+    std::filesystem::path kernel_file(const std::string& lab, bool solutions,
+                                      const std::filesystem::path& file) const {
+        auto path = kernels_root(lab, solutions) / file;
+        if (solutions && !std::filesystem::exists(path)) return kernels_root(lab, false) / file;
+        return path;
+    }
     std::string lab_target(const std::string& lab, bool solutions) const {
         return (solutions ? "solution-" : "lab-") + lab;
     }
