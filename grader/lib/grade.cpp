@@ -151,9 +151,9 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     auto device = first_device(&why_no_device);
     if (!device) {
         out.exit_code = kNoDevice;
-        out.text = fmt::format("{}: no CUDA device here ({}). The prediction gate passed; grade on a machine with an "
-                               "NVIDIA GPU, or use `roofline calc` to work out the floors without one.\n",
-                               target, why_no_device);
+        out.text = fmt::format("{}: no CUDA device here ({}).{} Run it on a machine with an NVIDIA GPU, or use "
+                               "`roofline calc` to work out the floors without one.\n",
+                               target, why_no_device, prediction ? " The prediction gate passed." : "");
         out.json = {{"target", target}, {"outcome", "no_device"}, {"message", why_no_device}};
         return out;
     }
