@@ -22,19 +22,27 @@ namespace {
 
 enum Exit { kCorrect = 0, kIncorrect = 1, kBadInput = 2, kNoPrediction = 3, kNoDevice = 4, kBuildFailed = 5, kCrashed = 6 };
 
+// The lab program's command line up to the shapes.
+std::vector<std::string> lab_command(const Workspace& ws, bool solutions, const LabSpec& lab, const VariantSpec& variant,
+                                     const std::string& mode, std::uint64_t seed, const std::filesystem::path& result_file,
+                                     double time_cap_s) {
+    const auto& tol = lab.tolerance_for(variant);
+    return {ws.lab_executable(lab.id, solutions).string(),
+            "--variant", variant.name,
+            "--mode", mode,
+            "--seed", std::to_string(seed),
+            "--atol", fmt::format("{:g}", tol.atol),
+            "--rtol", fmt::format("{:g}", tol.rtol),
+            "--max-rel-l2", fmt::format("{:g}", tol.max_rel_l2),
+            "--time-cap-s", fmt::format("{:g}", time_cap_s),
+            "--result", result_file.string()};
+}
+
 std::vector<std::string> child_arguments(const Workspace& ws, const GradeRequest& request, const LabSpec& lab,
                                          const VariantSpec& variant, std::uint64_t seed,
                                          const std::filesystem::path& result_file, std::string* skipped) {
-    const auto& tol = lab.tolerance_for(variant);
-    std::vector<std::string> argv{ws.lab_executable(lab.id, request.solutions).string(),
-                                  "--variant", variant.name,
-                                  "--mode", request.verify_only ? "verify" : "grade",
-                                  "--seed", std::to_string(seed),
-                                  "--atol", fmt::format("{:g}", tol.atol),
-                                  "--rtol", fmt::format("{:g}", tol.rtol),
-                                  "--max-rel-l2", fmt::format("{:g}", tol.max_rel_l2),
-                                  "--time-cap-s", "2",
-                                  "--result", result_file.string()};
+    auto argv = lab_command(ws, request.solutions, lab, variant, request.verify_only ? "verify" : "grade", seed,
+                            result_file, 2);
     for (const auto& shape : lab.verify_shapes_for(variant)) {
         if (auto refusal = lab.shape_refusal(variant, shape)) {
             *skipped += "  note: " + *refusal + "\n";
@@ -45,6 +53,43 @@ std::vector<std::string> child_arguments(const Workspace& ws, const GradeRequest
     if (request.verify_only) argv.insert(argv.end(), {"--verify-shape", shape_text(variant.timed)});
     else argv.insert(argv.end(), {"--timed-shape", shape_text(variant.timed)});
     return argv;
+}
+
+// Lab 00's size sweep: the variant timed at n / d for each of the lab's divisors
+// (d = 1 is the main run's time), and the regime read off how the time scales.
+struct SweepOutcome {
+    std::optional<SweepVerdict> verdict;
+    nlohmann::json points = nlohmann::json::array();
+    std::optional<LabRun> failure;  // a sweep run that crashed, hung or went wrong
+};
+
+SweepOutcome run_sweep(const Workspace& ws, bool solutions, const LabSpec& lab, const VariantSpec& variant,
+                       std::uint64_t seed, double full_size_median_s, const Ceiling& ceiling,
+                       const std::filesystem::path& work_dir) {
+    SweepOutcome outcome;
+    std::vector<SweepPoint> points;
+    for (long long divisor : lab.sweep_divisors) {
+        Shape shape = variant.timed;
+        shape["n"] = std::max<long long>(1, shape["n"] / divisor);
+        double median_s = full_size_median_s;
+        if (divisor != 1) {
+            auto dir = work_dir / fmt::format("sweep-{}", divisor);
+            std::filesystem::create_directories(dir);
+            auto result = dir / "result.json";
+            auto argv = lab_command(ws, solutions, lab, variant, "grade", seed + divisor, result, 1);
+            argv.insert(argv.end(), {"--timed-shape", shape_text(shape)});
+            auto run = interpret(run_child(argv, lab.timeout_s, dir), result, variant.name, lab.timeout_s);
+            if (run.outcome != Outcome::ok) {
+                outcome.failure = run;
+                return outcome;
+            }
+            median_s = run.result["timing"]["variant"]["median_s"].get<double>();
+        }
+        points.push_back({double(shape["n"]), median_s, lab.work(variant, shape)});
+        outcome.points.push_back({{"n", shape["n"]}, {"median_s", median_s}});
+    }
+    outcome.verdict = classify_sweep(points, ceiling);
+    return outcome;
 }
 
 std::uint64_t fresh_seed() {
@@ -206,51 +251,23 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     }
     auto ceiling = choose_ceiling(*profile, measured ? &*measured : nullptr, variant.dtype);
 
-    // 7a. Size sweep (lab 00): time n / d as well, and read the regime off the scaling.
-    std::optional<SweepVerdict> sweep;
-    nlohmann::json sweep_json = nlohmann::json::array();
+    // 7a. Size sweep (lab 00): read the regime off how the time scales.
+    SweepOutcome sweep;
     if (!lab.sweep_divisors.empty()) {
-        std::vector<SweepPoint> points;
-        const auto& tolerance = lab.tolerance_for(variant);
-        for (long long divisor : lab.sweep_divisors) {
-            Shape shape = variant.timed;
-            shape["n"] = std::max<long long>(1, shape["n"] / divisor);
-            double median_s = 0;
-            if (divisor == 1) {
-                median_s = run.result["timing"]["variant"]["median_s"].get<double>();
-            } else {
-                auto sweep_dir = work_dir / fmt::format("sweep-{}", divisor);
-                std::filesystem::create_directories(sweep_dir);
-                auto sweep_result = sweep_dir / "result.json";
-                std::vector<std::string> sweep_argv{ws.lab_executable(lab.id, request.solutions).string(),
-                                                    "--variant", variant.name, "--mode", "grade",
-                                                    "--seed", std::to_string(seed + divisor),
-                                                    "--atol", fmt::format("{:g}", tolerance.atol),
-                                                    "--rtol", fmt::format("{:g}", tolerance.rtol),
-                                                    "--max-rel-l2", fmt::format("{:g}", tolerance.max_rel_l2),
-                                                    "--time-cap-s", "1", "--timed-shape", shape_text(shape),
-                                                    "--result", sweep_result.string()};
-                auto sweep_run = interpret(run_child(sweep_argv, lab.timeout_s, sweep_dir), sweep_result, variant.name,
-                                           lab.timeout_s);
-                if (sweep_run.outcome != Outcome::ok) {
-                    out.exit_code = exit_for(sweep_run.outcome);
-                    out.text = failure_report(context, sweep_run);
-                    out.json = failure_json(context, sweep_run, lab.scoring.total());
-                    std::filesystem::remove_all(work_dir);
-                    return out;
-                }
-                median_s = sweep_run.result["timing"]["variant"]["median_s"].get<double>();
-            }
-            Workload w = lab.work(variant, shape);
-            points.push_back({double(shape["n"]), median_s, w});
-            sweep_json.push_back({{"n", shape["n"]}, {"median_s", median_s}});
+        sweep = run_sweep(ws, request.solutions, lab, variant, seed,
+                          run.result["timing"]["variant"]["median_s"].get<double>(), ceiling.ceiling, work_dir);
+        if (sweep.failure) {
+            std::filesystem::remove_all(work_dir);
+            out.exit_code = exit_for(sweep.failure->outcome);
+            out.text = failure_report(context, *sweep.failure);
+            out.json = failure_json(context, *sweep.failure, lab.scoring.total());
+            return out;
         }
-        sweep = classify_sweep(points, ceiling.ceiling);
     }
     std::filesystem::remove_all(work_dir);
 
     auto score = score_run(lab, variant, run.result, *profile, ceiling, prediction,
-                           sweep ? std::optional<Regime>(sweep->regime) : std::nullopt);
+                           sweep.verdict ? std::optional<Regime>(sweep.verdict->regime) : std::nullopt);
 
     // 8. Record and report.
     if (prediction) {
@@ -275,18 +292,18 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     out.exit_code = score.correct ? kCorrect : kIncorrect;
     out.text = skipped + ceiling_note + terminal_report(context, score, run.result);
     out.json = score_json(context, score, run.result);
-    if (sweep) {
+    if (sweep.verdict) {
         std::string rows;
-        for (const auto& p : sweep_json) {
+        for (const auto& p : sweep.points) {
             rows += fmt::format("{}n={} {:.4g} us", rows.empty() ? "" : ", ", p["n"].get<long long>(),
                                 p["median_s"].get<double>() * 1e6);
         }
         out.text += fmt::format("  sweep     {}\n            measured regime: {} ({})\n", rows,
-                                regime_name(sweep->regime), sweep->reason);
-        out.json["sweep"] = {{"points", sweep_json},
-                             {"scaling_exponent", sweep->scaling_exponent},
-                             {"regime", regime_name(sweep->regime)},
-                             {"reason", sweep->reason}};
+                                regime_name(sweep.verdict->regime), sweep.verdict->reason);
+        out.json["sweep"] = {{"points", sweep.points},
+                             {"scaling_exponent", sweep.verdict->scaling_exponent},
+                             {"regime", regime_name(sweep.verdict->regime)},
+                             {"reason", sweep.verdict->reason}};
     }
     out.json["seed"] = seed;
     out.json["profile"] = profile->id;
