@@ -14,7 +14,13 @@ packages=(cmake ninja-build g++ libfmt-dev libyaml-cpp-dev libcli11-dev nlohmann
 
 if [[ "${1:-}" != "--no-apt" ]]; then
   sudo=""
-  if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+  if [[ $(id -u) -ne 0 ]]; then
+    if ! command -v sudo >/dev/null 2>&1; then
+      echo "error: installing packages needs root: run ./setup.sh as root, or install sudo, or use --no-apt" >&2
+      exit 1
+    fi
+    sudo="sudo"
+  fi
   echo "== installing ${packages[*]}"
   $sudo apt-get update -q
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${packages[@]}"
