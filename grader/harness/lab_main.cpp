@@ -154,13 +154,9 @@ int run(const Options& options, json& result) {
             {{"variant", [&](cudaStream_t s) { problem->launch_variant(s); }},
              {"peer", [&](cudaStream_t s) { problem->launch_peer(s); }}},
             options.measure, stream);
-        auto work = problem->work();
-        auto peer_work = problem->peer_work();
-        result["work"] = {{"flops", work.flops}, {"bytes", work.bytes}};
         result["timing"] = {{"variant", to_json(measured.stats[0])},
                             {"peer", to_json(measured.stats[1])},
                             {"peer_name", problem->peer_name()},
-                            {"peer_work", {{"flops", peer_work.flops}, {"bytes", peer_work.bytes}}},
                             {"sm_clock_mhz", {{"median", measured.sm_clock_mhz_median},
                                               {"min", measured.sm_clock_mhz_min},
                                               {"max", measured.sm_clock_mhz_max}}},

@@ -1,7 +1,8 @@
 // What the lab executable knows about one problem family (copy, GEMM, ...):
 // how to make inputs, how to check a variant's output against a trusted
-// reference, what the peer is (cudaMemcpy, cuBLAS), and how much work the
-// current shape is. One Problem object holds one variant's launch function.
+// reference, and what the peer is (cudaMemcpy, cuBLAS). The FLOP and byte
+// model lives beside it (model.hpp) and is used by the grader, not in here.
+// One Problem object holds one variant's launch function.
 #pragma once
 #include "verify.cuh"
 
@@ -17,11 +18,6 @@ namespace roofline::harness {
 
 using Shape = std::map<std::string, long long>;  // e.g. {n: 268435456} or {m, n, k}
 
-struct WorkModel {
-    double flops = 0;
-    double bytes = 0;  // fewest bytes through device memory
-};
-
 class Problem {
 public:
     virtual ~Problem() = default;
@@ -36,9 +32,6 @@ public:
 
     virtual std::string peer_name() const = 0;
     virtual void launch_peer(cudaStream_t stream) = 0;
-
-    virtual WorkModel work() const = 0;       // the variant's FLOPs and bytes at the current shape
-    virtual WorkModel peer_work() const = 0;  // the peer's, to turn its time into the same unit
 };
 
 }  // namespace roofline::harness

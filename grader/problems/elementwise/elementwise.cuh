@@ -24,6 +24,14 @@ using ScaleLaunch = void (*)(const T* x, T* y, float a, std::size_t n, cudaStrea
 template <class T>
 using AddLaunch = void (*)(const T* a, const T* b, T* c, std::size_t n, cudaStream_t stream);  // c = a + b
 
+// Widen to fp32 and round back once: the arithmetic the reference does, given
+// to lab kernels so that a bf16 variant can match it.
+__device__ inline float to_float(float v) { return v; }
+__device__ inline float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <class T> __device__ inline T from_float(float v);
+template <> __device__ inline float from_float<float>(float v) { return v; }
+template <> __device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16(v); }
+
 bool register_copy(const char* name, CopyLaunch<float> launch, const char* file);
 bool register_copy(const char* name, CopyLaunch<__nv_bfloat16> launch, const char* file);
 bool register_scale(const char* name, ScaleLaunch<float> launch, const char* file);

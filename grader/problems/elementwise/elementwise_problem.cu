@@ -1,9 +1,7 @@
-// Inputs, trusted reference, work model and peer for the elementwise problems.
+// Inputs, trusted reference and peer for the elementwise problems (model.hpp has the work).
 // Reference: one thread per element, arithmetic in fp32, rounded once to T.
-// Work: every input element read once, every output element written once.
 // Peer: cudaMemcpy device to device of one array, compared in bytes per second.
 #include "elementwise.cuh"
-#include "model.hpp"
 
 #include "../../harness/registry.hpp"
 
@@ -15,24 +13,19 @@ namespace {
 
 using harness::DeviceArray;
 using harness::Shape;
-using harness::WorkModel;
 
 enum class Op { copy, scale, add, fma_chain };
 
-template <class T> __device__ inline float load_float(T v) { return static_cast<float>(v); }
-template <> __device__ inline float load_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-template <class T> __device__ inline T store_float(float v) { return static_cast<T>(v); }
-template <> __device__ inline __nv_bfloat16 store_float(float v) { return __float2bfloat16(v); }
 
 template <class T, Op op>
 __global__ void reference_kernel(const T* a, const T* b, float alpha, T* out, std::size_t n) {
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
-        float x = load_float(a[i]);
-        float value = op == Op::copy ? x : op == Op::scale ? alpha * x : op == Op::add ? x + load_float(b[i]) : x;
+        float x = to_float(a[i]);
+        float value = op == Op::copy ? x : op == Op::scale ? alpha * x : op == Op::add ? x + to_float(b[i]) : x;
         if (op == Op::fma_chain) {
             for (int step = 0; step < kFmaChainSteps; ++step) value = fmaf(value, kFmaChainA, kFmaChainB);
         }
-        out[i] = store_float<T>(value);
+        out[i] = from_float<T>(value);
     }
 }
 
@@ -43,9 +36,6 @@ public:
                                       std::conditional_t<op == Op::scale, ScaleLaunch<T>, AddLaunch<T>>>;
     explicit ElementwiseProblem(Launch launch) : launch_(launch) {}
 
-    static const char* op_name() {
-        return op == Op::copy ? "copy" : op == Op::scale ? "scale" : op == Op::add ? "add" : "fma_chain";
-    }
 
     void setup(const Shape& shape) override {
         auto it = shape.find("n");
@@ -87,15 +77,7 @@ public:
         CUDA_CHECK(cudaMemcpyAsync(out_.data(), a_.data(), n_ * sizeof(T), cudaMemcpyDeviceToDevice, stream));
     }
 
-    WorkModel work() const override {
-        auto w = work_of(op_name(), double(n_), sizeof(T));
-        return {w.flops, w.bytes};
-    }
 
-    WorkModel peer_work() const override {
-        auto w = peer_work_of(double(n_), sizeof(T));
-        return {w.flops, w.bytes};
-    }
 
 private:
     Launch launch_;

@@ -1,4 +1,4 @@
-// Inputs, trusted references, work model and peer for lab 03's fusion problems.
+// Inputs, trusted references and peer for lab 03's fusion problems.
 // References compute in fp32 (fp64 for the row sums) and round once, into fp32
 // buffers; outputs are compared in bf16 against them. Peer: cudaMemcpy device
 // to device of x, compared in bytes per second.
@@ -14,7 +14,6 @@ namespace {
 
 using harness::DeviceArray;
 using harness::Shape;
-using harness::WorkModel;
 
 long long require(const Shape& shape, const char* key) {
     auto it = shape.find(key);
@@ -81,11 +80,6 @@ public:
     void launch_peer(cudaStream_t stream) override {
         CUDA_CHECK(cudaMemcpyAsync(y_.data(), x_.data(), n_ * 2, cudaMemcpyDeviceToDevice, stream));
     }
-    WorkModel work() const override {
-        auto w = chain_work(double(n_));
-        return {w.flops, w.bytes};
-    }
-    WorkModel peer_work() const override { return {0, 2.0 * 2 * n_}; }
 
 private:
     ChainLaunch launch_;
@@ -129,11 +123,6 @@ public:
     void launch_peer(cudaStream_t stream) override {
         CUDA_CHECK(cudaMemcpyAsync(y_.data(), x_.data(), elements_ * 2, cudaMemcpyDeviceToDevice, stream));
     }
-    WorkModel work() const override {
-        auto w = rmsnorm_work(rows_, cols_);
-        return {w.flops, w.bytes};
-    }
-    WorkModel peer_work() const override { return {0, 2.0 * 2 * elements_}; }
 
 private:
     RmsNormLaunch launch_;

@@ -1,16 +1,14 @@
-// Inputs, trusted reference, work model and peer for the GEMM problem of labs 02-05.
+// Inputs, trusted reference and peer for the GEMM problem of labs 02-05.
 // C[M,N] = A[M,K] * B[K,N], all row-major, A and B uniform in [-1, 1).
 // Reference: cuBLAS. fp32 variants: cublasSgemm in the default math mode (no TF32).
 //   bf16 variants: cublasGemmEx with bf16 inputs, fp32 compute and an fp32 output, so the
 //   only rounding the variant may add on top is its own final rounding to bf16.
 // Peer: cuBLAS doing exactly the variant's job (same input and output types), timed in the
 //   same run, interleaved with the variant.
-// Work: model.hpp: 2MNK FLOPs; A and B read once, C written once.
 //
 // cuBLAS is column-major. A row-major X[r][c] is the column-major X^T, so the row-major
 // product C = A B is the column-major C^T = B^T A^T: call cuBLAS with (N, M, K) and B first.
 #include "gemm.cuh"
-#include "model.hpp"
 
 #include "../../harness/registry.hpp"
 
@@ -27,7 +25,6 @@ namespace {
 
 using harness::DeviceArray;
 using harness::Shape;
-using harness::WorkModel;
 
 void check_cublas(cublasStatus_t status, const char* call) {
     if (status != CUBLAS_STATUS_SUCCESS) {
@@ -134,12 +131,7 @@ public:
         }
     }
 
-    WorkModel work() const override {
-        auto w = work_of(m_, n_, k_, sizeof(T), sizeof(T));
-        return {w.flops, w.bytes};
-    }
 
-    WorkModel peer_work() const override { return work(); }  // same types, same job
 
 private:
     Launch launch_;

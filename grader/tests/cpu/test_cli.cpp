@@ -367,33 +367,14 @@ TEST_CASE("cli log: predicted against measured, calibration, --json", "[cli]") {
     auto file = dir / "predictions.yaml";
     // three predictions; p1 measured at 2x its time, p2 exactly; p3 never measured
     auto prediction = [](const std::string& variant, double us) {
-        Prediction p;
-        p.lab = "01-memory-roof";
-        p.variant = variant;
-        p.shape = "n=268435456";
-        p.predicted_time_s = us * 1e-6;
-        p.given_as = "time_us";
-        p.regime = Regime::memory;
-        p.why = "w";
-        p.source_hash = "h";
-        p.made_at = "2026-11-29T10:00:00Z";
-        return p;
+        return make_prediction(variant, "n=268435456", "h", us, "w");
     };
     append_prediction(file, prediction("copy_naive_fp32", 500));
     append_prediction(file, prediction("add_fp32", 800));
     append_prediction(file, prediction("scale_fp32", 600));
     auto log = load_log(file);
     auto measure = [&](const Prediction& p, double us, const std::string& at) {
-        Measurement m;
-        m.prediction_id = p.id;
-        m.prediction_digest = p.digest();
-        m.lab = p.lab;
-        m.variant = p.variant;
-        m.shape = p.shape;
-        m.measured_time_s = us * 1e-6;
-        m.measured_regime = Regime::memory;
-        m.correct = true;
-        m.gpu = "NVIDIA H200";
+        auto m = make_measurement(p, us);
         m.measured_at = at;
         append_measurement(file, m);
     };

@@ -15,40 +15,6 @@ using namespace roofline_test;
 
 namespace {
 
-Prediction make_prediction(const std::string& variant, const std::string& shape, const std::string& hash,
-                           double time_us, const std::string& why = "2 GiB moved at about 3.6 TB/s") {
-    Prediction p;
-    p.lab = "01-memory-roof";
-    p.variant = variant;
-    p.shape = shape;
-    p.predicted_time_s = time_us * 1e-6;
-    p.given_as = "time_us " + std::to_string(static_cast<int>(time_us));
-    p.regime = Regime::memory;
-    p.why = why;
-    p.source_hash = hash;
-    p.made_at = "2026-11-29T10:00:00Z";
-    return p;
-}
-
-Measurement make_measurement(const Prediction& p, double time_us) {
-    Measurement m;
-    m.prediction_id = p.id;
-    m.prediction_digest = p.digest();
-    m.lab = p.lab;
-    m.variant = p.variant;
-    m.shape = p.shape;
-    m.measured_time_s = time_us * 1e-6;
-    m.measured_regime = Regime::memory;
-    m.correct = true;
-    m.fraction = 0.85;
-    m.points = 92.5;
-    m.max_points = 100;
-    m.gpu = "NVIDIA H200";
-    m.sm_clock_mhz = 1980;
-    m.measured_at = "2026-11-29T10:05:00Z";
-    return m;
-}
-
 bool starts_with(const std::string& text, const std::string& prefix) { return text.compare(0, prefix.size(), prefix) == 0; }
 
 const std::string kShape = "n=268435456";

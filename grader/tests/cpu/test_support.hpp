@@ -6,6 +6,7 @@
 #include "catch.hpp"
 #include "hardware.hpp"
 #include "input_error.hpp"
+#include "prediction_log.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -160,6 +161,41 @@ inline nlohmann::json lab_result(const std::string& status, double variant_media
                         {"peer", timing_stats(peer_median_s)},
                         {"peer_name", peer_name},
                         {"sm_clock_mhz", {{"median", 1980.0}, {"min", 1965.0}, {"max", 1980.0}}}}}};
+}
+
+// A prediction and its measurement, for log tests; fields a test cares about are arguments.
+inline roofline::Prediction make_prediction(const std::string& variant, const std::string& shape, const std::string& hash,
+                           double time_us, const std::string& why = "2 GiB moved at about 3.6 TB/s") {
+    roofline::Prediction p;
+    p.lab = "01-memory-roof";
+    p.variant = variant;
+    p.shape = shape;
+    p.predicted_time_s = time_us * 1e-6;
+    p.given_as = "time_us " + std::to_string(static_cast<int>(time_us));
+    p.regime = roofline::Regime::memory;
+    p.why = why;
+    p.source_hash = hash;
+    p.made_at = "2026-11-29T10:00:00Z";
+    return p;
+}
+
+inline roofline::Measurement make_measurement(const roofline::Prediction& p, double time_us) {
+    roofline::Measurement m;
+    m.prediction_id = p.id;
+    m.prediction_digest = p.digest();
+    m.lab = p.lab;
+    m.variant = p.variant;
+    m.shape = p.shape;
+    m.measured_time_s = time_us * 1e-6;
+    m.measured_regime = roofline::Regime::memory;
+    m.correct = true;
+    m.fraction = 0.85;
+    m.points = 92.5;
+    m.max_points = 100;
+    m.gpu = "NVIDIA H200";
+    m.sm_clock_mhz = 1980;
+    m.measured_at = "2026-11-29T10:05:00Z";
+    return m;
 }
 
 }  // namespace roofline_test

@@ -8,11 +8,8 @@
 
 namespace {
 
-__device__ inline float to_float(float v) { return v; }
-__device__ inline float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-template <class T> __device__ inline T from_float(float v);
-template <> __device__ inline float from_float<float>(float v) { return v; }
-template <> __device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16(v); }
+using roofline::elementwise::from_float;  // fp32 back to T, rounded once (elementwise.cuh)
+using roofline::elementwise::to_float;
 
 template <class T>
 __global__ void scale_kernel(const T* __restrict__ x, T* __restrict__ y, float a, std::size_t n) {
