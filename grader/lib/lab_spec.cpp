@@ -3,6 +3,7 @@
 #include "elementwise/model.hpp"
 #include "fusion/model.hpp"
 #include "gemm/model.hpp"
+#include "reduction/model.hpp"
 #include "input_error.hpp"
 #include "yaml_fields.hpp"
 
@@ -14,7 +15,7 @@ namespace roofline {
 
 namespace {
 
-const std::vector<std::string> kProblems{"elementwise", "fusion", "gemm"};
+const std::vector<std::string> kProblems{"elementwise", "fusion", "gemm", "reduction"};
 
 Shape read_shape(const YamlView& view) {
     Shape shape;
@@ -26,12 +27,13 @@ Shape read_shape(const YamlView& view) {
 // The sizes each operation's shape must give, sorted.
 std::vector<std::string> op_shape_keys(const std::string& problem, const std::string& op) {
     if (problem == "gemm") return {"k", "m", "n"};
-    if (op == "rmsnorm") return {"cols", "rows"};
+    if (op == "rmsnorm" || op == "row_sum") return {"cols", "rows"};
     return {"n"};
 }
 
 std::vector<std::string> ops_of(const std::string& problem) {
-    if (problem == "gemm") return {"gemm"};
+    if (problem == "gemm") return {"gemm", "gemm_abt"};
+    if (problem == "reduction") return {"row_sum"};
     if (problem == "fusion") return {"chain", "rmsnorm"};
     return {"copy", "scale", "add", "fma_chain"};
 }
@@ -123,6 +125,10 @@ Workload LabSpec::work(const VariantSpec& v, const Shape& shape) const {
         auto w = v.op == "chain" ? fusion::chain_work(shape.at("n")) : fusion::rmsnorm_work(shape.at("rows"), shape.at("cols"));
         return {w.flops, w.bytes};
     }
+    if (problem == "reduction") {
+        auto w = reduction::row_sum_work(shape.at("rows"), shape.at("cols"));
+        return {w.flops, w.bytes};
+    }
     if (problem == "gemm") {
         auto w = gemm::work_of(shape.at("m"), shape.at("n"), shape.at("k"), bytes, bytes);
         return {w.flops, w.bytes};
@@ -133,6 +139,10 @@ Workload LabSpec::work(const VariantSpec& v, const Shape& shape) const {
 
 Workload LabSpec::peer_work(const VariantSpec& v, const Shape& shape) const {
     if (problem == "gemm") return work(v, shape);
+    if (problem == "reduction") {
+        auto w = reduction::row_sum_peer_work(shape.at("rows"), shape.at("cols"));
+        return {w.flops, w.bytes};
+    }
     if (problem == "fusion") {  // cudaMemcpy of x
         double elements = v.op == "chain" ? shape.at("n") : double(shape.at("rows")) * shape.at("cols");
         return {0, 2.0 * elements * dtype_bytes(v.dtype)};

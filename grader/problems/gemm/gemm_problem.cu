@@ -6,6 +6,9 @@
 // Peer: cuBLAS doing exactly the variant's job (same input and output types), timed in the
 //   same run, interleaved with the variant.
 //
+// Op gemm_abt (bf16 only): C = A Bt^T with Bt[N,K] row-major; the same reference and peer
+//   with B's operand transposed.
+//
 // cuBLAS is column-major. A row-major X[r][c] is the column-major X^T, so the row-major
 // product C = A B is the column-major C^T = B^T A^T: call cuBLAS with (N, M, K) and B first.
 #include "gemm.cuh"
@@ -43,7 +46,7 @@ template <class T>
 class GemmProblem final : public harness::Problem {
 public:
     using Launch = std::conditional_t<std::is_same_v<T, float>, LaunchFp32, LaunchBf16>;
-    explicit GemmProblem(Launch launch) : launch_(launch) {}
+    GemmProblem(Launch launch, bool b_transposed) : launch_(launch), b_transposed_(b_transposed) {}
 
     ~GemmProblem() override {
         if (handle_ != nullptr) cublasDestroy(handle_);  // no throwing from a destructor
@@ -106,8 +109,8 @@ public:
             CUBLAS_CHECK(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &alpha, b_.data(), n_, a_.data(),
                                      k_, &beta, reference_.data(), n_));
         } else {
-            CUBLAS_CHECK(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &alpha, b_.data(), CUDA_R_16BF,
-                                      n_, a_.data(), CUDA_R_16BF, k_, &beta, reference_.data(), CUDA_R_32F, n_,
+            CUBLAS_CHECK(cublasGemmEx(handle_, b_op(), CUBLAS_OP_N, n_, m_, k_, &alpha, b_.data(), CUDA_R_16BF, ldb(),
+                                      a_.data(), CUDA_R_16BF, k_, &beta, reference_.data(), CUDA_R_32F, n_,
                                       CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
         }
         return harness::compare(c_.data(), reference_.data(), c_.size(), c_.storage(), tolerance, stream);
@@ -115,6 +118,7 @@ public:
 
     std::string peer_name() const override {
         if constexpr (std::is_same_v<T, float>) return "cuBLAS SGEMM (fp32, no TF32)";
+        else if (b_transposed_) return "cuBLAS GemmEx, B transposed (bf16 in, fp32 accumulate, bf16 out)";
         else return "cuBLAS GemmEx (bf16 in, fp32 accumulate, bf16 out)";
     }
 
@@ -125,8 +129,8 @@ public:
             CUBLAS_CHECK(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &alpha, b_.data(), n_, a_.data(),
                                      k_, &beta, c_.data(), n_));
         } else {
-            CUBLAS_CHECK(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &alpha, b_.data(), CUDA_R_16BF,
-                                      n_, a_.data(), CUDA_R_16BF, k_, &beta, c_.data(), CUDA_R_16BF, n_,
+            CUBLAS_CHECK(cublasGemmEx(handle_, b_op(), CUBLAS_OP_N, n_, m_, k_, &alpha, b_.data(), CUDA_R_16BF, ldb(),
+                                      a_.data(), CUDA_R_16BF, k_, &beta, c_.data(), CUDA_R_16BF, n_,
                                       CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
         }
     }
@@ -134,7 +138,12 @@ public:
 
 
 private:
+    // Row-major Bt[N,K] is column-major Bt^T[K,N] with leading dimension K; cuBLAS needs Bt, hence OP_T.
+    cublasOperation_t b_op() const { return b_transposed_ ? CUBLAS_OP_T : CUBLAS_OP_N; }
+    int ldb() const { return b_transposed_ ? k_ : n_; }
+
     Launch launch_;
+    bool b_transposed_;
     int m_ = 0, n_ = 0, k_ = 0;
     cublasHandle_t handle_ = nullptr;
     DeviceArray<T> a_, b_, c_;
@@ -142,17 +151,24 @@ private:
 };
 
 template <class T, class Launch>
-bool add_entry(const char* name, Launch launch, const char* file) {
-    return harness::register_variant({name, "gemm", dtype_of<T>(), file, [launch] {
-                                          return std::unique_ptr<harness::Problem>(new GemmProblem<T>(launch));
+bool add_entry(const char* name, Launch launch, const char* file, bool b_transposed) {
+    return harness::register_variant({name, b_transposed ? "gemm_abt" : "gemm", dtype_of<T>(), file,
+                                      [launch, b_transposed] {
+                                          return std::unique_ptr<harness::Problem>(
+                                              new GemmProblem<T>(launch, b_transposed));
                                       }});
 }
 
 }  // namespace
 
-bool register_gemm(const char* name, LaunchFp32 launch, const char* file) { return add_entry<float>(name, launch, file); }
+bool register_gemm(const char* name, LaunchFp32 launch, const char* file) {
+    return add_entry<float>(name, launch, file, false);
+}
 bool register_gemm(const char* name, LaunchBf16 launch, const char* file) {
-    return add_entry<__nv_bfloat16>(name, launch, file);
+    return add_entry<__nv_bfloat16>(name, launch, file, false);
+}
+bool register_gemm_abt(const char* name, LaunchBf16ABt launch, const char* file) {
+    return add_entry<__nv_bfloat16>(name, launch, file, true);
 }
 
 }  // namespace roofline::gemm

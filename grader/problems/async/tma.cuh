@@ -1,0 +1,84 @@
+// Hopper's tensor memory accelerator (TMA), as labs 04 and 05 use it: a tensor map
+// describes a 2-D row-major array in global memory and the box (tile) one copy moves;
+// one thread then asks for a box by its coordinates and the copy engine writes it into
+// shared memory, counting the bytes on an mbarrier (mbarrier.cuh) as they land.
+//
+// PTX ISA 8.x, "cp.async.bulk.tensor" and "Tensor maps"; CUDA driver API,
+// cuTensorMapEncodeTiled. Boxes are at most 256 elements on a side; with a swizzle
+// the inner side is at most the swizzle's width (128 bytes for SWIZZLE_128B).
+#pragma once
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <cudaTypedefs.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace roofline::tma {
+
+// The driver entry point, fetched through the runtime so that lab programs need not
+// link libcuda themselves.
+inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled_entry() {
+    static PFN_cuTensorMapEncodeTiled_v12000 entry = [] {
+        void* function = nullptr;
+        cudaDriverEntryPointQueryResult found{};
+        cudaError_t status =
+            cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000, cudaEnableDefault, &found);
+        if (status != cudaSuccess || found != cudaDriverEntryPointSuccess || function == nullptr)
+            throw std::runtime_error("cuTensorMapEncodeTiled is not available from this driver");
+        return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(function);
+    }();
+    return entry;
+}
+
+// A tensor map for a row-major [rows][cols] array of `element_type`, copied in boxes of
+// [box_rows][box_cols]. `swizzle` must suit the box: the inner side in bytes may not
+// exceed the swizzle width.
+inline CUtensorMap make_2d(const void* base, CUtensorMapDataType element_type, int element_bytes,
+                           std::uint64_t rows, std::uint64_t cols, std::uint32_t box_rows, std::uint32_t box_cols,
+                           CUtensorMapSwizzle swizzle) {
+    CUtensorMap map{};
+    const cuuint64_t dims[2] = {cols, rows};  // innermost first
+    const cuuint64_t row_stride_bytes[1] = {cols * element_bytes};
+    const cuuint32_t box[2] = {box_cols, box_rows};
+    const cuuint32_t element_strides[2] = {1, 1};
+    CUresult status = encode_tiled_entry()(&map, element_type, 2, const_cast<void*>(base), dims, row_stride_bytes, box,
+                                           element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                                           CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (status != CUDA_SUCCESS)
+        throw std::runtime_error("cuTensorMapEncodeTiled failed (error " + std::to_string(int(status)) + ") for a " +
+                                 std::to_string(rows) + " x " + std::to_string(cols) + " array, box " +
+                                 std::to_string(box_rows) + " x " + std::to_string(box_cols) +
+                                 ": rows must be 16-byte multiples and the base 16-byte aligned");
+    return map;
+}
+
+inline CUtensorMap make_2d_bf16(const __nv_bfloat16* base, std::uint64_t rows, std::uint64_t cols,
+                                std::uint32_t box_rows, std::uint32_t box_cols,
+                                CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE) {
+    return make_2d(base, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, rows, cols, box_rows, box_cols, swizzle);
+}
+
+// Shared-memory address of a pointer, as PTX's .shared::cta instructions want it.
+__device__ inline std::uint32_t smem_address(const void* pointer) {
+    return static_cast<std::uint32_t>(__cvta_generic_to_shared(pointer));
+}
+
+// One box whose top-left element is (row, col) into `destination`; the bytes are
+// counted on `barrier`, which the issuing thread armed with arrive_expect_tx.
+__device__ inline void load_2d(void* destination, const CUtensorMap* map, int row, int col, std::uint64_t* barrier) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+        :
+        : "r"(smem_address(destination)), "l"(map), "r"(col), "r"(row), "r"(smem_address(barrier))
+        : "memory");
+}
+
+// Pulls the map's 128 bytes into the constant cache before the first copy needs them.
+__device__ inline void prefetch_map(const CUtensorMap* map) {
+    asm volatile("prefetch.tensormap [%0];" : : "l"(map) : "memory");
+}
+
+}  // namespace roofline::tma

@@ -1,0 +1,26 @@
+// The row-reduction problem of lab 04: sums[r] = sum over c of x[r][c], x a row-major
+// [rows][cols] bf16 array, each sum accumulated and returned in fp32. A lab file
+// defines a launch function with the signature below and registers it:
+//
+//     void launch_ring(const __nv_bfloat16* x, float* sums, int rows, int cols, cudaStream_t stream);
+//     ROOFLINE_ROW_SUM_VARIANT(row_sum_tma_ring, launch_ring);
+//
+// Pointers come from cudaMalloc (256-byte aligned). Launch on `stream`; do not
+// synchronize, allocate or copy to the host.
+#pragma once
+#include "model.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+namespace roofline::reduction {
+
+using RowSumLaunch = void (*)(const __nv_bfloat16* x, float* sums, int rows, int cols, cudaStream_t stream);
+
+bool register_row_sum(const char* name, RowSumLaunch launch, const char* file);
+
+}  // namespace roofline::reduction
+
+#define ROOFLINE_ROW_SUM_VARIANT(name, launch) \
+    [[maybe_unused]] static const bool roofline_variant_##name = \
+        ::roofline::reduction::register_row_sum(#name, launch, __FILE__)
