@@ -28,13 +28,14 @@ Shape read_shape(const YamlView& view) {
 std::vector<std::string> op_shape_keys(const std::string& problem, const std::string& op) {
     if (problem == "gemm") return {"k", "m", "n"};
     if (op == "rmsnorm" || op == "row_sum") return {"cols", "rows"};
+    if (op == "gemm_bias_gelu" || op == "gemm_bare") return {"k", "m", "n"};
     return {"n"};
 }
 
 std::vector<std::string> ops_of(const std::string& problem) {
     if (problem == "gemm") return {"gemm", "gemm_abt"};
     if (problem == "reduction") return {"row_sum"};
-    if (problem == "fusion") return {"chain", "rmsnorm"};
+    if (problem == "fusion") return {"chain", "rmsnorm", "gemm_bare", "gemm_bias_gelu"};
     return {"copy", "scale", "add", "fma_chain"};
 }
 
@@ -44,15 +45,20 @@ std::vector<std::string> keys_of(const Shape& shape) {
     return keys;
 }
 
-// A lab-level shape must suit at least one of the problem's operations.
-void check_shape_keys(const YamlView& view, const Shape& shape, const std::string& problem) {
+// A lab-level shape must suit at least one operation of the lab's problems (the lab's
+// own, and those its variants name).
+void check_shape_keys(const YamlView& view, const Shape& shape, const std::vector<std::string>& problems) {
     std::vector<std::string> accepted;
-    for (const auto& op : ops_of(problem)) {
-        auto wanted = op_shape_keys(problem, op);
-        if (keys_of(shape) == wanted) return;
-        accepted.push_back("{" + fmt::format("{}", fmt::join(wanted, ", ")) + "}");
+    for (const auto& problem : problems) {
+        for (const auto& op : ops_of(problem)) {
+            auto wanted = op_shape_keys(problem, op);
+            if (keys_of(shape) == wanted) return;
+            auto text = "{" + fmt::format("{}", fmt::join(wanted, ", ")) + "}";
+            if (std::find(accepted.begin(), accepted.end(), text) == accepted.end()) accepted.push_back(text);
+        }
     }
-    view.fail(fmt::format("must have exactly the sizes {} for problem '{}'", fmt::join(accepted, " or "), problem));
+    view.fail(fmt::format("must have exactly the sizes {} for problem '{}'", fmt::join(accepted, " or "),
+                          fmt::join(problems, "', '")));
 }
 
 Tolerance read_tolerance(const YamlView& view) {
@@ -85,6 +91,7 @@ const VariantSpec& LabSpec::variant(const std::string& name) const {
 }
 
 const Tolerance& LabSpec::tolerance_for(const VariantSpec& v) const {
+    if (v.tolerance) return *v.tolerance;
     auto it = tolerance.find(v.dtype);
     if (it == tolerance.end()) {
         throw InputError(file, v.line, fmt::format("variant {} is {} but tolerance has no {} entry; add one",
@@ -107,20 +114,30 @@ std::optional<std::string> LabSpec::shape_refusal(const VariantSpec& v, const Sh
 std::vector<Shape> LabSpec::verify_shapes_for(const VariantSpec& v) const {
     std::vector<Shape> shapes;
     for (const auto& shape : verify) {
-        if (keys_of(shape) == op_shape_keys(problem, v.op)) shapes.push_back(shape);
+        if (keys_of(shape) == op_shape_keys(v.problem, v.op)) shapes.push_back(shape);
     }
     return shapes;
 }
 
 std::optional<Workload> LabSpec::unfused_work(const VariantSpec& v, const Shape& shape) const {
-    if (problem != "fusion") return std::nullopt;
+    if (v.problem != "fusion" || v.op == "gemm_bare") return std::nullopt;
+    if (v.op == "gemm_bias_gelu") {  // GEMM, then a bias kernel, then a GELU kernel
+        auto w = fusion::gemm_bias_gelu_unfused_work(shape.at("m"), shape.at("n"), shape.at("k"));
+        return Workload{w.flops, w.bytes};
+    }
     auto w = v.op == "chain" ? fusion::chain_unfused_work(shape.at("n"))
                              : fusion::rmsnorm_unfused_work(shape.at("rows"), shape.at("cols"));
     return Workload{w.flops, w.bytes};
 }
 
 Workload LabSpec::work(const VariantSpec& v, const Shape& shape) const {
+    const std::string& problem = v.problem;
     double bytes = dtype_bytes(v.dtype);
+    if (problem == "fusion" && (v.op == "gemm_bias_gelu" || v.op == "gemm_bare")) {
+        auto m = shape.at("m"), n = shape.at("n"), k = shape.at("k");
+        auto w = v.op == "gemm_bare" ? fusion::gemm_bare_work(m, n, k) : fusion::gemm_bias_gelu_work(m, n, k);
+        return {w.flops, w.bytes};
+    }
     if (problem == "fusion") {
         auto w = v.op == "chain" ? fusion::chain_work(shape.at("n")) : fusion::rmsnorm_work(shape.at("rows"), shape.at("cols"));
         return {w.flops, w.bytes};
@@ -138,7 +155,9 @@ Workload LabSpec::work(const VariantSpec& v, const Shape& shape) const {
 }
 
 Workload LabSpec::peer_work(const VariantSpec& v, const Shape& shape) const {
+    const std::string& problem = v.problem;
     if (problem == "gemm") return work(v, shape);
+    if (problem == "fusion" && (v.op == "gemm_bias_gelu" || v.op == "gemm_bare")) return work(v, shape);  // cuBLASLt
     if (problem == "reduction") {
         auto w = reduction::row_sum_peer_work(shape.at("rows"), shape.at("cols"));
         return {w.flops, w.bytes};
@@ -168,11 +187,21 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
 
     auto shapes = root.at("shapes");
     shapes.only_keys({"timed", "verify"});
+    // The problems the lab's variants use: its own, and any a variant names.
+    std::vector<std::string> lab_problems{lab.problem};
+    for (const auto& item : root.at("variants").items()) {
+        if (!item.node().IsMap() || !item.has("problem")) continue;
+        auto named = item.string("problem");
+        if (std::find(kProblems.begin(), kProblems.end(), named) == kProblems.end())
+            item.at("problem").fail(fmt::format("must be one of {} (got '{}')", fmt::join(kProblems, ", "), named));
+        if (std::find(lab_problems.begin(), lab_problems.end(), named) == lab_problems.end())
+            lab_problems.push_back(named);
+    }
     lab.timed = read_shape(shapes.at("timed"));
-    check_shape_keys(shapes.at("timed"), lab.timed, lab.problem);
+    check_shape_keys(shapes.at("timed"), lab.timed, lab_problems);
     for (const auto& item : shapes.at("verify").items()) {
         lab.verify.push_back(read_shape(item));
-        check_shape_keys(item, lab.verify.back(), lab.problem);
+        check_shape_keys(item, lab.verify.back(), lab_problems);
     }
 
     if (auto sweep = root.maybe("sweep")) {
@@ -203,15 +232,16 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
     }
 
     for (const auto& item : root.at("variants").items()) {
-        item.only_keys({"name", "op", "dtype", "file", "summary", "timed", "divisible_by", "target_fraction",
-                        "floor_fraction", "against"});
+        item.only_keys({"name", "problem", "op", "dtype", "file", "summary", "timed", "divisible_by",
+                        "target_fraction", "floor_fraction", "against", "tolerance"});
         VariantSpec v;
         v.line = item.line();
         v.name = item.string("name");
+        v.problem = item.has("problem") ? item.string("problem") : lab.problem;
         v.op = item.string("op");
-        auto ops = ops_of(lab.problem);
+        auto ops = ops_of(v.problem);
         if (std::find(ops.begin(), ops.end(), v.op) == ops.end()) {
-            item.at("op").fail(fmt::format("must be one of {} for problem '{}'", fmt::join(ops, ", "), lab.problem));
+            item.at("op").fail(fmt::format("must be one of {} for problem '{}'", fmt::join(ops, ", "), v.problem));
         }
         v.dtype = require_dtype(item.string("dtype"), fmt::format("{}:{}", lab_yaml.string(), item.at("dtype").line()));
         v.file = item.string("file");
@@ -221,13 +251,13 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
         v.summary = item.string("summary");
         v.timed = lab.timed;
         if (auto timed = item.maybe("timed")) v.timed = read_shape(*timed);
-        if (keys_of(v.timed) != op_shape_keys(lab.problem, v.op)) {
+        if (keys_of(v.timed) != op_shape_keys(v.problem, v.op)) {
             (item.has("timed") ? item.at("timed") : item)
                 .fail(fmt::format("timed shape must give exactly {} for op {}",
-                                  fmt::join(op_shape_keys(lab.problem, v.op), ", "), v.op));
+                                  fmt::join(op_shape_keys(v.problem, v.op), ", "), v.op));
         }
         if (auto divisible = item.maybe("divisible_by")) {
-            divisible->only_keys(op_shape_keys(lab.problem, v.op));
+            divisible->only_keys(op_shape_keys(v.problem, v.op));
             for (const auto& key : divisible->keys()) v.divisible_by[key] = divisible->positive_int(key);
         }
         v.target_fraction = lab.scoring.target_fraction;
@@ -243,7 +273,8 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
         for (const auto& other : lab.variants) {
             if (other.name == v.name) item.at("name").fail(fmt::format("repeats the variant name '{}'", v.name));
         }
-        if (!lab.tolerance.count(v.dtype)) {
+        if (auto tolerance = item.maybe("tolerance")) v.tolerance = read_tolerance(*tolerance);
+        if (!v.tolerance && !lab.tolerance.count(v.dtype)) {
             item.at("dtype").fail(fmt::format("is {} but tolerance has no {} entry; add one", dtype_name(v.dtype),
                                               dtype_name(v.dtype)));
         }

@@ -31,7 +31,8 @@ struct Scoring {
 
 struct VariantSpec {
     std::string name;
-    std::string op;  // copy, scale, add, fma_chain (elementwise); chain, rmsnorm (fusion); gemm
+    std::string problem;  // the lab's unless the variant names another (lab 04 mixes row sums and a GEMM)
+    std::string op;  // copy, scale, add, fma_chain (elementwise); chain, rmsnorm (fusion); gemm, gemm_abt; row_sum
     Dtype dtype = Dtype::fp32;
     std::filesystem::path file;  // relative to the lab folder: kernels/01_copy_naive.cu
     std::string summary;
@@ -40,6 +41,7 @@ struct VariantSpec {
     double target_fraction = 1;
     double floor_fraction = 0;
     std::string against = "peer";  // the lab's unless the variant overrides it
+    std::optional<Tolerance> tolerance;  // the lab's for the dtype unless the variant sets its own
     int line = 0;  // in lab.yaml, for error messages
 };
 
@@ -47,7 +49,7 @@ struct LabSpec {
     std::string id;  // folder name: 01-memory-roof
     std::string title;
     std::string lesson;
-    std::string problem;  // elementwise, gemm
+    std::string problem;  // elementwise, fusion, gemm, reduction: the variants' unless one names another
     double timeout_s = 60;
     Shape timed;
     std::vector<Shape> verify;

@@ -61,6 +61,17 @@ inline CUtensorMap make_2d_bf16(const __nv_bfloat16* base, std::uint64_t rows, s
     return make_2d(base, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, rows, cols, box_rows, box_cols, swizzle);
 }
 
+// The GPU's multiprocessor count: the size of a persistent grid (one block per SM).
+inline int multiprocessor_count() {
+    static const int count = [] {
+        int device = 0, value = 0;
+        cudaGetDevice(&device);
+        cudaDeviceGetAttribute(&value, cudaDevAttrMultiProcessorCount, device);
+        return value;
+    }();
+    return count;
+}
+
 // Shared-memory address of a pointer, as PTX's .shared::cta instructions want it.
 __device__ inline std::uint32_t smem_address(const void* pointer) {
     return static_cast<std::uint32_t>(__cvta_generic_to_shared(pointer));

@@ -1,0 +1,112 @@
+// Lab 04, part 3: a Hopper GEMM. C[M,N] = A[M,K] Bt[N,K]^T, bf16 in, fp32 accumulate,
+// bf16 out (op gemm_abt: both operands K-major, the layout wgmma reads directly).
+//
+// Given: the launch (a persistent grid of one 384-thread block per SM), the tensor maps
+// (A in 128 x 64 boxes, Bt in 256 x 64 boxes, both 128-byte swizzled), the shared
+// memory (a 4-stage ring of A and Bt slices with full/empty barriers), the tile order,
+// and the store of the accumulators. Write the pipeline:
+//   producer, warpgroup 0: wgmma::release_registers<40>(); then thread 0 alone, for each
+//     tile this block owns (tile = blockIdx.x; tile += gridDim.x) and each K slice k:
+//     wait on empty[stage] (parity phase ^ 1), arrive_expect_tx(full[stage], both tiles'
+//     bytes), load_2d the A slice (row tile_m * 128, column k * 64) and the Bt slice
+//     (row tile_n * 256, column k * 64); advance stage, flipping phase when it wraps.
+//   consumers, warpgroups 1 and 2: wgmma::claim_registers<232>(); consumer c computes
+//     rows 64c..64c+63 of the tile. For each K slice: wait on full[stage] (parity phase);
+//     descriptors with wgmma::sw128_kmajor_descriptor for its A rows (64 rows further =
+//     64 * 64 elements) and for the whole Bt slice; wgmma::fence(); four
+//     mma_m64n256k16_bf16, stepping 2 (32 bytes) along K in each descriptor, the very
+//     first of the tile with accumulate = false; commit(); wait<1>(); then lane 0 of
+//     each warp arrives on the PREVIOUS slice's empty barrier. After the last slice:
+//     wait<0>(), free that stage too, and store_tile().
+// Predict first: at 4096^3, what fraction of the H200's bf16 peak can 132 blocks reach
+// if each SM's tensor cores never wait?
+#include "async/mbarrier.cuh"
+#include "async/tma.cuh"
+#include "gemm/gemm.cuh"
+#include "gemm/wgmma.cuh"
+
+#include <cuda_bf16.h>
+
+#include <algorithm>
+#include <cstdint>
+
+namespace {
+
+constexpr int kBlockM = 128, kBlockN = 256, kBlockK = 64;
+constexpr int kStages = 4;
+constexpr int kConsumers = 2;
+constexpr int kThreads = 128 * (kConsumers + 1);
+constexpr std::uint32_t kATileBytes = kBlockM * kBlockK * 2;
+constexpr std::uint32_t kBTileBytes = kBlockN * kBlockK * 2;
+constexpr int kGroupM = 8;
+
+struct SharedStorage {
+    alignas(1024) __nv_bfloat16 a[kStages][kBlockM * kBlockK];
+    alignas(1024) __nv_bfloat16 b[kStages][kBlockN * kBlockK];
+    std::uint64_t full[kStages];
+    std::uint64_t empty[kStages];
+};
+
+__device__ inline void tile_position(int tile, int tiles_m, int tiles_n, int& tile_m, int& tile_n) {
+    const int tiles_per_group = kGroupM * tiles_n;
+    const int first_m = (tile / tiles_per_group) * kGroupM;
+    const int group_rows = min(tiles_m - first_m, kGroupM);
+    tile_m = first_m + (tile % tiles_per_group) % group_rows;
+    tile_n = (tile % tiles_per_group) / group_rows;
+}
+
+// Consumer `consumer`'s 64 x 256 part of tile (tile_m, tile_n), from the wgmma accumulator
+// fragment: rows row and row + 8, columns 8j + 2 (lane % 4) + {0, 1}.
+__device__ inline void store_tile(const float (&accumulator)[128], __nv_bfloat16* C, int N, int tile_m, int tile_n,
+                                  int consumer) {
+    const int warp_in_group = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+    const int row = tile_m * kBlockM + consumer * 64 + warp_in_group * 16 + lane / 4;
+    const int col = tile_n * kBlockN + 2 * (lane % 4);
+    __nv_bfloat16* out = C + std::size_t(row) * N + col;
+#pragma unroll
+    for (int j = 0; j < kBlockN / 8; ++j) {
+        *reinterpret_cast<__nv_bfloat162*>(out + 8 * j) = __floats2bfloat162_rn(accumulator[4 * j], accumulator[4 * j + 1]);
+        *reinterpret_cast<__nv_bfloat162*>(out + 8 * std::size_t(N) + 8 * j) =
+            __floats2bfloat162_rn(accumulator[4 * j + 2], accumulator[4 * j + 3]);
+    }
+}
+
+__global__ void __launch_bounds__(kThreads, 1) gemm_wgmma(const __grid_constant__ CUtensorMap a_map,
+                                                          const __grid_constant__ CUtensorMap b_map,
+                                                          __nv_bfloat16* C, int M, int N, int K) {
+    extern __shared__ unsigned char shared_raw[];
+    auto base = (reinterpret_cast<std::uintptr_t>(shared_raw) + 1023) & ~std::uintptr_t(1023);
+    auto& shared = *reinterpret_cast<SharedStorage*>(base);
+    const int tiles_m = M / kBlockM, tiles_n = N / kBlockN, tiles = tiles_m * tiles_n;
+    const int k_slices = K / kBlockK;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < kStages; ++s) {
+            roofline::mbarrier::init(&shared.full[s], 1);
+            roofline::mbarrier::init(&shared.empty[s], kConsumers * 4);  // one arrival per consumer warp
+        }
+        roofline::mbarrier::fence_init();
+    }
+    __syncthreads();
+    // TODO: the producer warpgroup and the two consumer warpgroups (see the top of the file).
+}
+
+void launch_gemm_wgmma(const __nv_bfloat16* A, const __nv_bfloat16* Bt, __nv_bfloat16* C, int M, int N, int K,
+                       cudaStream_t stream) {
+    const CUtensorMap a_map = roofline::tma::make_2d_bf16(A, M, K, kBlockM, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
+    const CUtensorMap b_map = roofline::tma::make_2d_bf16(Bt, N, K, kBlockN, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
+    constexpr int shared_bytes = sizeof(SharedStorage) + 1024;
+    static const bool configured = [] {
+        cudaFuncSetAttribute(gemm_wgmma, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
+        return true;
+    }();
+    (void)configured;
+    const int tiles = (M / kBlockM) * (N / kBlockN);
+    const int blocks = std::min(tiles, roofline::tma::multiprocessor_count());
+    gemm_wgmma<<<blocks, kThreads, shared_bytes, stream>>>(a_map, b_map, C, M, N, K);
+}
+
+}  // namespace
+
+ROOFLINE_GEMM_ABT_VARIANT(wgmma_gemm_4096, launch_gemm_wgmma);
+ROOFLINE_GEMM_ABT_VARIANT(wgmma_gemm_8192, launch_gemm_wgmma);
