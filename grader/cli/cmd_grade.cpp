@@ -79,7 +79,7 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
         auto request = make_request(context, f, lab, variant, verify_only);
         request.build = request.build && !built;  // one build serves every variant of the lab
         auto outcome = grade_variant(ws, request);
-        built = built || outcome.exit_code != 5;
+        built = built || (outcome.exit_code != 5 && outcome.exit_code != 7);  // 7: refused before the build
         if (!f.json) fmt::print("{}", outcome.text);
         if (!f.gradescope.empty() && !outcome.gradescope.is_null()) {
             auto path = std::filesystem::path(f.gradescope);
@@ -118,7 +118,7 @@ void add_grade_commands(CLI::App& app, Context& context) {
     grade->add_option("--gradescope", grade_flags.gradescope, "also write a Gradescope results.json here");
     grade->footer("Needs a prediction for the variant's current source first (roofline predict); --solutions needs none.\n"
                   "Exit codes: 0 correct, 1 incorrect, 2 bad input, 3 no prediction, 4 no CUDA device,\n"
-                  "5 build failed, 6 crashed or timed out.");
+                  "5 build failed, 6 crashed or timed out, 7 needs another GPU (e.g. a Blackwell-only lab on a Hopper GPU).");
     grade->callback([&context] { run_grade(context, grade_flags, false); });
 
     auto* run = app.add_subcommand("run", "check a variant's correctness only: no timing, no prediction needed");

@@ -19,6 +19,7 @@ enum ExitCode : int {
     kNoDevice = 4,
     kBuildFailed = 5,
     kCrashedOrTimedOut = 6,
+    kNeedsOtherHardware = 7,  // the variant's machine code is for another GPU (lab.yaml `requires`)
 };
 
 struct Context {

@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
     app.footer(
         "Exit codes: 0 graded and correct, 1 graded and incorrect, 2 bad usage or input,\n"
         "3 no prediction for this kernel source, 4 no CUDA device, 5 build failed,\n"
-        "6 the lab program crashed or timed out.");
+        "6 the lab program crashed or timed out, 7 the variant needs another GPU (lab.yaml `requires`).");
     app.require_subcommand(1);
     roofline::cli::Context context;
     app.add_option("--root", context.root_flag, "the course checkout (default: found from the current folder)");

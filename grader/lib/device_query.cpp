@@ -16,7 +16,7 @@ std::optional<DeviceInfo> first_device(std::string* why_not) {
         if (why_not) *why_not = "cannot read the device's properties";
         return std::nullopt;
     }
-    return DeviceInfo{prop.name, prop.multiProcessorCount, prop.l2CacheSize};
+    return DeviceInfo{prop.name, prop.multiProcessorCount, prop.l2CacheSize, prop.major, prop.minor};
 }
 
 }  // namespace roofline

@@ -20,7 +20,10 @@ namespace roofline {
 
 namespace {
 
-enum Exit { kCorrect = 0, kIncorrect = 1, kBadInput = 2, kNoPrediction = 3, kNoDevice = 4, kBuildFailed = 5, kCrashed = 6 };
+enum Exit {
+    kCorrect = 0, kIncorrect = 1, kBadInput = 2, kNoPrediction = 3, kNoDevice = 4, kBuildFailed = 5, kCrashed = 6,
+    kOtherHardware = 7,
+};
 
 // The lab program's command line up to the shapes.
 std::vector<std::string> lab_command(const Workspace& ws, bool solutions, const LabSpec& lab, const VariantSpec& variant,
@@ -159,6 +162,21 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     auto kernel_file = ws.kernel_file(lab.id, request.solutions, variant.file);
     if (!std::filesystem::exists(kernel_file)) {
         throw InputError(kernel_file, 0, "kernel file missing; restore it (git checkout) or fix `file:` in lab.yaml");
+    }
+
+    // 1a. Hardware: machine code for one architecture only (lab 05: sm_100a) runs nowhere else.
+    // Refused before the gate and the build: no prediction or build helps on this GPU. Where
+    // there is no GPU at all, grading goes on to the usual no-device answer after the build.
+    if (variant.requires_cc) {
+        if (auto device = first_device(nullptr)) {
+            if (auto refusal = hardware_refusal(target, *variant.requires_cc, device->name,
+                                                {device->cc_major, device->cc_minor})) {
+                out.exit_code = kOtherHardware;
+                out.text = *refusal + "\n";
+                out.json = {{"target", target}, {"outcome", "other_hardware"}, {"message", *refusal}};
+                return out;
+            }
+        }
     }
 
     // 2. Prediction gate: before anything touches a GPU.

@@ -67,6 +67,15 @@ Tolerance read_tolerance(const YamlView& view) {
             view.at("max_rel_l2").as_positive_double()};
 }
 
+// requires: {compute_capability: "10.0"}: the one GPU a variant's machine code runs on.
+ComputeCapability read_requirement(const YamlView& view) {
+    view.only_keys({"compute_capability"});
+    auto text = view.at("compute_capability").as_string();
+    auto cc = parse_compute_capability(text);
+    if (!cc) view.at("compute_capability").fail(fmt::format("must be MAJOR.MINOR, e.g. \"10.0\" (got '{}')", text));
+    return *cc;
+}
+
 double read_fraction(const YamlView& view) {
     double value = view.as_nonnegative_double();
     if (value > 1.5) view.fail(fmt::format("is a fraction of the peer or roofline, 0..1.5 (got {})", value));
@@ -173,7 +182,8 @@ Workload LabSpec::peer_work(const VariantSpec& v, const Shape& shape) const {
 LabSpec load_lab(const std::filesystem::path& lab_yaml) {
     auto root = YamlView::load_file(lab_yaml);
     if (!root.node().IsMap()) root.fail("lab.yaml must be a mapping (title:, problem:, variants:, ...)");
-    root.only_keys({"title", "lesson", "problem", "timeout_s", "shapes", "tolerance", "scoring", "variants", "sweep"});
+    root.only_keys({"title", "lesson", "problem", "timeout_s", "shapes", "tolerance", "scoring", "variants", "sweep",
+                    "requires"});
     LabSpec lab;
     lab.file = lab_yaml;
     lab.id = lab_yaml.parent_path().filename().string();
@@ -233,7 +243,7 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
 
     for (const auto& item : root.at("variants").items()) {
         item.only_keys({"name", "problem", "op", "dtype", "file", "summary", "timed", "divisible_by",
-                        "target_fraction", "floor_fraction", "against", "tolerance"});
+                        "target_fraction", "floor_fraction", "against", "tolerance", "requires"});
         VariantSpec v;
         v.line = item.line();
         v.name = item.string("name");
@@ -274,6 +284,8 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
             if (other.name == v.name) item.at("name").fail(fmt::format("repeats the variant name '{}'", v.name));
         }
         if (auto tolerance = item.maybe("tolerance")) v.tolerance = read_tolerance(*tolerance);
+        if (auto requirement = root.maybe("requires")) v.requires_cc = read_requirement(*requirement);
+        if (auto requirement = item.maybe("requires")) v.requires_cc = read_requirement(*requirement);
         if (!v.tolerance && !lab.tolerance.count(v.dtype)) {
             item.at("dtype").fail(fmt::format("is {} but tolerance has no {} entry; add one", dtype_name(v.dtype),
                                               dtype_name(v.dtype)));

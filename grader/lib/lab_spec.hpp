@@ -2,6 +2,7 @@
 // scoring. Loaded and schema-checked before anything is built or run.
 #pragma once
 #include "dtype.hpp"
+#include "hardware_requirement.hpp"
 #include "roofline.hpp"
 
 #include <filesystem>
@@ -32,7 +33,8 @@ struct Scoring {
 struct VariantSpec {
     std::string name;
     std::string problem;  // the lab's unless the variant names another (lab 04 mixes row sums and a GEMM)
-    std::string op;  // copy, scale, add, fma_chain (elementwise); chain, rmsnorm (fusion); gemm, gemm_abt; row_sum
+    std::string op;  // copy, scale, add, fma_chain (elementwise); chain, rmsnorm, gemm_bare,
+                     // gemm_bias_gelu (fusion); gemm, gemm_abt; row_sum
     Dtype dtype = Dtype::fp32;
     std::filesystem::path file;  // relative to the lab folder: kernels/01_copy_naive.cu
     std::string summary;
@@ -42,6 +44,9 @@ struct VariantSpec {
     double floor_fraction = 0;
     std::string against = "peer";  // the lab's unless the variant overrides it
     std::optional<Tolerance> tolerance;  // the lab's for the dtype unless the variant sets its own
+    // `requires: {compute_capability: "10.0"}` (the lab's unless the variant sets its own):
+    // the one GPU its machine code runs on. Empty: any GPU the lab programs are built for.
+    std::optional<ComputeCapability> requires_cc;
     int line = 0;  // in lab.yaml, for error messages
 };
 
