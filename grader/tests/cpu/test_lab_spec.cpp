@@ -288,3 +288,28 @@ TEST_CASE("divisible_by with a key that is no size of the problem is refused", "
     CHECK(contains(message, "divisible_by_unknown_key/lab.yaml:28:"));
     CHECK(contains(message, "mm"));
 }
+
+TEST_CASE("a variant may name its own problem and tolerance (lab 04 mixes row sums and a GEMM)", "[lab]") {
+    auto lab = load_lab(fixture_lab("mixed_problems"));
+    const auto& sums = lab.variant("sums");
+    const auto& matmul = lab.variant("matmul");
+    CHECK(sums.problem == "reduction");
+    CHECK(matmul.problem == "gemm");
+    // Each variant is handed only the verify shapes of its own operation.
+    CHECK(lab.verify_shapes_for(sums) == std::vector<Shape>{{{"rows", 32}, {"cols", 256}}});
+    CHECK(lab.verify_shapes_for(matmul) == std::vector<Shape>{{{"m", 128}, {"n", 256}, {"k", 64}}});
+    // Row sums: 2 bytes read per element, 4 written per row; the peer moves 2 bytes per element.
+    CHECK(lab.work(sums, {{"rows", 64}, {"cols", 512}}).bytes == 2.0 * 64 * 512 + 4.0 * 64);
+    CHECK(lab.peer_work(sums, {{"rows", 64}, {"cols", 512}}).bytes == 2.0 * 64 * 512);
+    CHECK(lab.work(matmul, matmul.timed).flops == 2.0 * 256 * 256 * 128);
+    // Its own tolerance for the row sums, the lab's bf16 entry for the GEMM.
+    CHECK(lab.tolerance_for(sums).rtol == 1.0e-5);
+    CHECK(lab.tolerance_for(matmul).rtol == 8.0e-3);
+}
+
+TEST_CASE("a variant naming an unknown problem is refused at its line", "[lab]") {
+    auto message = lab_error("variant_unknown_problem");
+    CHECK(contains(message, "lab.yaml:21"));
+    CHECK(contains(message, "stencil"));
+    CHECK(contains(message, "reduction"));
+}
