@@ -5,6 +5,9 @@
 #include "lab_spec.hpp"
 
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
 
 using roofline::load_lab;
 
@@ -23,6 +26,11 @@ TEST_CASE("each fusion variant is verified only on shapes of its operation", "[f
             if (v.op == "chain") {
                 CHECK(shape.count("n") == 1);
                 CHECK(shape.size() == 1);
+            } else if (v.op == "gemm_bias_gelu" || v.op == "gemm_bare") {
+                CHECK(shape.count("m") == 1);
+                CHECK(shape.count("n") == 1);
+                CHECK(shape.count("k") == 1);
+                CHECK_FALSE(lab.shape_refusal(v, shape).has_value());  // the given main loop's tile multiples
             } else {
                 CHECK(shape.count("rows") == 1);
                 CHECK(shape.count("cols") == 1);
@@ -58,4 +66,60 @@ TEST_CASE("non-fusion labs have no unfused model", "[fusion]") {
     auto lab = load_lab(std::filesystem::path(ROOFLINE_SOURCE_DIR) / "labs" / "01-memory-roof" / "lab.yaml");
     const auto& v = lab.variant("add_fp32");
     CHECK_FALSE(lab.unfused_work(v, v.timed).has_value());
+}
+
+TEST_CASE("GEMM + bias + GELU: FLOPs, bytes, and the bytes the fused epilogue saves", "[fusion]") {
+    auto lab = fusion_lab();
+    const auto& fused = lab.variant("gemm_bias_gelu_fused");
+    const auto& unfused_variant = lab.variant("gemm_bias_gelu_unfused");
+    const auto& bare = lab.variant("gemm_bare");
+    const double s = 4096;
+    for (const auto* v : {&fused, &unfused_variant, &bare}) {
+        CHECK(v->timed == roofline::Shape{{"m", 4096}, {"n", 4096}, {"k", 4096}});
+        CHECK(v->divisible_by == std::map<std::string, long long>{{"m", 128}, {"n", 128}, {"k", 32}});
+    }
+    // Fused: A, B and bias read once, Y written once, bf16: 2 (3 s^2 + s) bytes = 100.67 MB;
+    // 2 s^3 FLOPs for the GEMM plus 11 per output for the bias and the GELU.
+    auto work = lab.work(fused, fused.timed);
+    CHECK(work.bytes == 2 * (3 * s * s + s));
+    CHECK(work.flops == 2 * s * s * s + 11 * s * s);
+    // Unfused: the bias kernel and the GELU kernel each read and write Y: 8 s^2 bytes more.
+    auto unfused = lab.unfused_work(fused, fused.timed);
+    REQUIRE(unfused.has_value());
+    CHECK(unfused->bytes == work.bytes + 8 * s * s);
+    CHECK(unfused->bytes - work.bytes == 134217728.0);  // 128 MiB saved at 4096^2
+    CHECK(unfused->flops == work.flops);
+    // The given three-kernel version is the same operation, so it reports the same counts.
+    CHECK(lab.work(unfused_variant, unfused_variant.timed).bytes == work.bytes);
+    // The peer, cuBLASLt with its GELU_BIAS epilogue, does the same work.
+    CHECK(lab.peer_work(fused, fused.timed).flops == work.flops);
+    // The bare GEMM: no bias, no epilogue, nothing fused away.
+    auto bare_work = lab.work(bare, bare.timed);
+    CHECK(bare_work.flops == 2 * s * s * s);
+    CHECK(bare_work.bytes == 2 * 3 * s * s);
+    CHECK_FALSE(lab.unfused_work(bare, bare.timed).has_value());
+    CHECK(lab.peer_work(bare, bare.timed).bytes == bare_work.bytes);
+}
+
+TEST_CASE("GEMM ops take exactly m, n and k", "[fusion]") {
+    auto dir = std::filesystem::temp_directory_path() / "roofline-fusion-gemm-keys" / "03-fusion";
+    std::filesystem::create_directories(dir / "kernels");
+    std::ofstream(dir / "kernels" / "x.cu") << "";
+    auto write_lab = [&](const std::string& timed) {
+        std::ofstream(dir / "lab.yaml") << "title: t\nlesson: l\nproblem: fusion\ntimeout_s: 10\n"
+                                           "shapes:\n  timed: {n: 1024}\n  verify: [{m: 128, n: 128, k: 32}]\n"
+                                           "tolerance:\n  bf16: {atol: 0.01, rtol: 0.02, max_rel_l2: 0.01}\n"
+                                           "scoring: {correctness: 40, performance: 50, prediction: 10, against: peer,"
+                                           " floor_fraction: 0.4, target_fraction: 0.85}\n"
+                                           "variants:\n  - {name: g, op: gemm_bias_gelu, dtype: bf16, file: kernels/x.cu,"
+                                           " timed: "
+                                        << timed << ", summary: s}\n";
+    };
+    write_lab("{m: 256, n: 256, k: 64}");
+    CHECK(load_lab(dir / "lab.yaml").variant("g").timed.at("k") == 64);
+    write_lab("{n: 1024}");
+    CHECK_THROWS(load_lab(dir / "lab.yaml"));
+    write_lab("{rows: 4, cols: 8}");
+    CHECK_THROWS(load_lab(dir / "lab.yaml"));
+    std::filesystem::remove_all(dir.parent_path());
 }

@@ -1,0 +1,76 @@
+// Rung 7: bias and GELU in the GEMM's epilogue.
+// What changes against rung 6: no bias kernel and no GELU kernel. The given
+// main loop (fusion/gemm_with_epilogue.cuh, lab 02's rung 9) hands each pair
+// of fp32 accumulators to this epilogue, which adds the bias, applies the GELU
+// and rounds once before the one store the GEMM makes anyway. Y reaches memory
+// once; rung 6's four extra passes over it (8mn bytes) are gone.
+//
+// Prediction at 4096^3 on the H200:
+//   bytes: rung 6 moves 4 x 32 MiB = 134 MB more than this rung, ~32 us at
+//     ~4.2 TB/s (plus two launches), on top of rung 5's ~302 us: ~335 us.
+//   epilogue: not free, because the block has the SM to itself (one block per
+//     SM) and the tensor cores idle while it runs. 16.7 M outputs x 2 SFU ops
+//     (ex2, rcp) at 16 per clock per SM = ~16 k clocks per SM, ~8 us at ~1.9
+//     GHz; the ~8 other instructions per element issue alongside (~4 us) and
+//     the bias loads hit L1. So ~302 + ~8 = ~310 us: ~1.03x rung 5 and ~1.08x
+//     faster than rung 6. With the accurate tanhf (~25 instructions) the
+//     epilogue would cost ~15 us instead.
+// At this size fusion can save at most the ~32 us of extra passes, ~10% of the
+// GEMM: the GEMM is compute-bound and fusion removes no FLOPs.
+//
+// Measured on the H200 (2026-11-29, results/2026-11-29-h200-lab03-gemm-epilogue.txt):
+// 310.6-312.6 us against 303.0-303.7 us for rung 5 (1.03x) and 336.7-337.4 us
+// for rung 6 (1.08x faster). The epilogue's ~8 us follow the SFU count: with
+// tanh.approx.f32 (one SFU op) it took ~5 us, with the accurate tanhf ~10 us.
+// tanh.approx is not used here for the reason given in rung 2: its error is
+// relative to tanh, and 1 + tanh(u) cancels for negative v.
+#include "fusion/fusion.cuh"
+#include "fusion/gemm_with_epilogue.cuh"
+
+#include <cstddef>
+
+namespace {
+
+__device__ __forceinline__ float ex2_approx(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+__device__ __forceinline__ float rcp_approx(float x) {
+    float y;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+// gelu(v) = 0.5 v (1 + tanh(u)) = v - v / (1 + e), e = exp(2u) = 2^(v (K1 + K2 v^2)): two SFU ops.
+// e = inf (v large) gives v, e = 0 (v very negative) gives 0, as the reference's tanhf does.
+__device__ __forceinline__ float gelu_fast(float v) {
+    constexpr float kLog2e = 1.4426950408889634f;
+    constexpr float kK1 = 2.0f * kLog2e * 0.7978845608028654f;  // 2 log2(e) sqrt(2/pi)
+    constexpr float kK2 = kK1 * 0.044715f;
+    const float e = ex2_approx(v * fmaf(kK2, v * v, kK1));
+    return fmaf(-v, rcp_approx(1.0f + e), v);
+}
+
+// Y[row][col .. col + 1] = gelu((A B)[row][col .. col + 1] + bias[col .. col + 1]).
+struct BiasGeluEpilogue {
+    __nv_bfloat16* Y;
+    const __nv_bfloat16* bias;
+    int N;  // row length of Y and length of bias
+    // v0 = (A B)[row][col], v1 = (A B)[row][col + 1], fp32; col is even.
+    __device__ void operator()(int row, int col, float v0, float v1) const {
+        // One aligned 32-bit load for both bias values; they are re-read for each row, from L1.
+        const float2 b = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(bias + col));
+        *reinterpret_cast<__nv_bfloat162*>(Y + std::size_t(row) * N + col) =
+            __floats2bfloat162_rn(gelu_fast(v0 + b.x), gelu_fast(v1 + b.y));
+    }
+};
+
+void gemm_bias_gelu_fused(const __nv_bfloat16* A, const __nv_bfloat16* B, const __nv_bfloat16* bias,
+                          __nv_bfloat16* Y, int M, int N, int K, cudaStream_t stream) {
+    roofline::fusion::launch_gemm_with_epilogue(A, B, M, N, K, BiasGeluEpilogue{Y, bias, N}, stream);
+}
+
+}  // namespace
+
+ROOFLINE_GEMM_BIAS_GELU_VARIANT(gemm_bias_gelu_fused, gemm_bias_gelu_fused);
