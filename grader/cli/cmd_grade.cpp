@@ -23,6 +23,7 @@ struct GradeFlags {
     std::string hardware;
     std::string gradescope;
     std::optional<std::uint64_t> seed;
+    bool score_without_prediction = false;
 };
 
 GradeRequest make_request(const Context& context, const GradeFlags& f, const std::string& lab,
@@ -36,6 +37,7 @@ GradeRequest make_request(const Context& context, const GradeFlags& f, const std
     r.log = f.log.empty() ? context.workspace().default_log() : std::filesystem::path(f.log);
     r.hardware = f.hardware;
     r.seed = f.seed;
+    r.require_prediction = !f.score_without_prediction;
     return r;
 }
 
@@ -116,6 +118,8 @@ void add_grade_commands(CLI::App& app, Context& context) {
     grade->add_option("--log", grade_flags.log, "the prediction log (default: predictions.yaml at the course root)");
     grade->add_option("--hardware", grade_flags.hardware, "score against this profile instead of the detected GPU's");
     grade->add_option("--gradescope", grade_flags.gradescope, "also write a Gradescope results.json here");
+    grade->add_flag("--score-without-prediction", grade_flags.score_without_prediction,
+                    "grade a variant that has no prediction, with no prediction points (what `roofline batch` does)");
     grade->footer("Needs a prediction for the variant's current source first (roofline predict); --solutions needs none.\n"
                   "Exit codes: 0 correct, 1 incorrect, 2 bad input, 3 no prediction, 4 no CUDA device,\n"
                   "5 build failed, 6 crashed or timed out, 7 needs another GPU (e.g. a Blackwell-only lab on a Hopper GPU).");

@@ -45,5 +45,6 @@ void add_grade_commands(CLI::App& app, Context& context);  // grade and run
 void add_log_command(CLI::App& app, Context& context);
 void add_ceilings_command(CLI::App& app, Context& context);
 void add_classify_command(CLI::App& app, Context& context);
+void add_batch_command(CLI::App& app, Context& context);
 
 }  // namespace roofline::cli

@@ -188,7 +188,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
         auto log_flag = request.log == ws.default_log() ? "" : " --log " + request.log.string();
         auto gate = check_prediction(log, lab, variant, hash_file(kernel_file), log_flag);
         // Reference solutions need no prediction; one made with `predict --solutions` is scored.
-        if (!gate.prediction && !request.solutions) {
+        if (!gate.prediction && !request.solutions && request.require_prediction) {
             out.exit_code = kNoPrediction;
             out.text = gate.refusal + "\n";
             out.json = {{"target", target}, {"outcome", "no_prediction"}, {"message", gate.refusal}};

@@ -24,6 +24,7 @@ struct GradeRequest {
     std::filesystem::path log;     // the prediction log
     std::string hardware;          // profile override; empty: match the device name
     std::optional<std::uint64_t> seed;  // empty: a fresh random seed
+    bool require_prediction = true;     // false (roofline batch): grade anyway, with no prediction points
 };
 
 struct GradeOutcome {

@@ -111,6 +111,10 @@ bool is_given(const std::string& lab, const std::filesystem::path& file) {
 }
 
 TEST_CASE("every lab skeleton grades incorrect without crashing; given code passes", "[gpu]") {
+    if (!std::filesystem::is_directory(std::filesystem::path(ROOFLINE_SOURCE_DIR) / "solutions")) {
+        WARN("the student edition has no solutions/: which kernel files are given code is unknown; skipped");
+        return;
+    }
     for (const auto& lab : roofline::load_labs(std::filesystem::path(ROOFLINE_SOURCE_DIR) / "labs")) {
         for (const auto& variant : lab.variants) {
             DYNAMIC_SECTION(lab.id << "/" << variant.name) {

@@ -1,0 +1,113 @@
+// roofline batch LAB --submissions DIR --out DIR: grade a whole class (grader/lib/batch/).
+// roofline batch --merge OUT: join the slices of a Slurm batch into one gradebook.
+#include "batch/batch.hpp"
+#include "batch/slurm.hpp"
+#include "command.hpp"
+#include "input_error.hpp"
+
+#include <fmt/format.h>
+
+#include <thread>
+
+namespace roofline::cli {
+
+namespace {
+
+struct BatchFlags {
+    std::string lab, submissions, out, hidden, gpus = "all", slice, hardware, merge;
+    int jobs = 0;
+    bool force = false, slurm = false, keep_stage = false;
+    int slurm_tasks = 0;
+    std::vector<std::string> slurm_options;
+    std::optional<std::uint64_t> seed;
+    double timeout_s = 0;
+};
+
+std::filesystem::path this_program() { return std::filesystem::read_symlink("/proc/self/exe"); }
+
+// The command each Slurm array task runs: this batch, less --slurm, with absolute paths.
+std::vector<std::string> slurm_task_command(const Context& context, const BatchFlags& f) {
+    namespace fs = std::filesystem;
+    std::vector<std::string> argv{this_program().string(), "--root", fs::absolute(context.root()).string(),
+                                  "--build-dir", fs::absolute(context.build_dir()).string(), "batch", f.lab,
+                                  "--submissions", fs::absolute(f.submissions).string(),
+                                  "--out", fs::absolute(f.out).string(), "--gpus", f.gpus};
+    if (!f.hidden.empty()) argv.insert(argv.end(), {"--hidden", fs::absolute(f.hidden).string()});
+    if (f.jobs > 0) argv.insert(argv.end(), {"--jobs", std::to_string(f.jobs)});
+    if (f.seed) argv.insert(argv.end(), {"--seed", std::to_string(*f.seed)});
+    if (f.timeout_s > 0) argv.insert(argv.end(), {"--timeout", fmt::format("{:g}", f.timeout_s)});
+    if (!f.hardware.empty()) argv.insert(argv.end(), {"--hardware", f.hardware});
+    if (f.force) argv.push_back("--force");
+    return argv;
+}
+
+void run_batch_command(Context& context, const BatchFlags& f) {
+    if (!f.merge.empty()) {
+        context.exit_code = batch::merge_batch(f.merge);
+        return;
+    }
+    if (f.lab.empty() || f.submissions.empty() || f.out.empty()) {
+        throw InputError("batch needs LAB, --submissions DIR and --out DIR (or --merge OUT); see roofline batch --help");
+    }
+    if (f.slurm) {
+        if (!f.slice.empty()) throw InputError("--slurm makes the slices itself; leave out --slice");
+        auto count = batch::find_submissions(f.submissions).size();
+        batch::SlurmPlan plan;
+        plan.tasks = f.slurm_tasks > 0 ? std::min<int>(f.slurm_tasks, int(count)) : std::min<int>(int(count), 8);
+        plan.job_name = "roofline-" + f.lab;
+        plan.options = f.slurm_options;
+        plan.task_command = slurm_task_command(context, f);
+        plan.out = f.out;
+        auto id = batch::submit_slurm(plan);
+        fmt::print("{}\n", id);
+        fmt::print(stderr, "submitted job {}: {} array tasks grading {} submissions into {}\n"
+                   "when it has finished (squeue -j {}): roofline batch --merge {}\n",
+                   id, plan.tasks, count, f.out, id, f.out);
+        return;
+    }
+    batch::BatchOptions o;
+    o.lab = f.lab;
+    o.submissions = f.submissions;
+    o.out = f.out;
+    o.hidden = f.hidden;
+    o.gpus = f.gpus;
+    o.jobs = f.jobs;
+    o.force = f.force;
+    o.seed = f.seed;
+    o.timeout_s = f.timeout_s;
+    if (!f.slice.empty()) o.slice = batch::parse_slice(f.slice);
+    o.hardware = f.hardware;
+    o.keep_stage = f.keep_stage;
+    o.roofline = this_program();
+    context.exit_code = batch::run_batch(context.workspace(), o);
+}
+
+}  // namespace
+
+void add_batch_command(CLI::App& app, Context& context) {
+    static BatchFlags f;
+    auto* cmd = app.add_subcommand(
+        "batch", "grade a class: every submission built and graded in isolation, a gradebook CSV and a summary");
+    cmd->add_option("lab", f.lab, "the lab, e.g. 01-memory-roof");
+    cmd->add_option("--submissions", f.submissions, "a folder with one folder per submission (kernels/*.cu, predictions.yaml)");
+    cmd->add_option("--out", f.out, "where results go (OUT/gradebook.csv, OUT/summary.md, OUT/submissions/NAME/)");
+    cmd->add_option("--hidden", f.hidden, "the instructor's hidden shapes and seed (e.g. instructor/hidden/LAB.yaml)");
+    cmd->add_option("--gpus", f.gpus, "all (default), none, or device indices such as 0,1: one grading worker per GPU");
+    cmd->add_option("--jobs", f.jobs, "parallel builds (default: the CPU count)");
+    cmd->add_flag("--force", f.force, "regrade submissions that already have a result");
+    cmd->add_option("--seed", f.seed, "the input seed for every submission (default: the hidden file's, else 1)");
+    cmd->add_option("--timeout", f.timeout_s, "seconds one submission's grading may take (default: from the lab)");
+    cmd->add_option("--hardware", f.hardware, "score against this hardware profile instead of the detected GPU's");
+    cmd->add_option("--slice", f.slice, "grade only slice K of N (K/N, K from 0), as a Slurm array task does");
+    cmd->add_flag("--slurm", f.slurm, "submit the batch as a Slurm job array (sbatch) instead of running it here");
+    cmd->add_option("--slurm-tasks", f.slurm_tasks, "array tasks for --slurm (default: up to 8)");
+    cmd->add_option("--slurm-option", f.slurm_options, "an extra #SBATCH line for --slurm, e.g. --slurm-option=--gres=gpu:1");
+    cmd->add_option("--merge", f.merge, "join the results in this OUT folder (after --slurm) into the gradebook and summary");
+    cmd->add_flag("--keep-stage", f.keep_stage, "keep each submission's staging tree (for debugging)");
+    cmd->footer(
+        "Outcomes: graded, no_predictions, malformed_predictions, wrong_answer, crash, hang, no_gpu, error,\n"
+        "compile_error. Exit codes: 0 every submission has a result, 1 some have none (--merge), 2 bad input.");
+    cmd->callback([&context] { run_batch_command(context, f); });
+}
+
+}  // namespace roofline::cli

@@ -1,0 +1,312 @@
+#include "batch/batch.hpp"
+
+#include "batch/build_kit.hpp"
+#include "batch/gpus.hpp"
+#include "batch/gradebook.hpp"
+#include "batch/grading.hpp"
+#include "batch/hidden.hpp"
+#include "batch/summary.hpp"
+#include "input_error.hpp"
+#include "report.hpp"
+
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+namespace roofline::batch {
+
+namespace fs = std::filesystem;
+
+fs::path submission_dir(const fs::path& out, const std::string& name) { return out / "submissions" / name; }
+bool is_finished(const fs::path& out, const std::string& name) { return fs::exists(submission_dir(out, name) / "done"); }
+
+namespace {
+
+std::string read_all(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+    for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+        text.replace(at, from.size(), to);
+    }
+    return text;
+}
+
+// The compiler's error lines (its first line, the one the gradebook shows, first), at most a dozen.
+std::string error_lines(const std::string& log) {
+    std::istringstream lines(log);
+    std::string line, out;
+    int kept = 0;
+    bool first = true;
+    while (std::getline(lines, line) && kept < 12) {
+        if (first || (line.find("error") != std::string::npos && out.find(line) == std::string::npos)) {
+            out += (out.empty() ? "" : "\n") + line;
+            ++kept;
+        }
+        first = false;
+    }
+    return out;
+}
+
+void write_text(const fs::path& file, const std::string& text) {
+    auto temporary = file;
+    temporary += fmt::format(".{}.tmp", ::getpid());
+    std::ofstream(temporary) << text;
+    fs::rename(temporary, file);
+}
+
+// OUT/lab/LAB/lab.yaml: a lab folder of its own (the lab's id is its folder's name, and
+// its kernels/ links to the course's, so that lab.yaml's `file:` entries resolve).
+fs::path graded_lab_yaml(const fs::path& out, const std::string& lab) { return out / "lab" / lab / "lab.yaml"; }
+
+// The lab.yaml the batch grades against: the public one or the hidden shapes in it.
+LabSpec prepare_lab_yaml(const Workspace& course, const LabSpec& public_lab, const fs::path& hidden_file,
+                         const fs::path& out_yaml, std::optional<HiddenSpec>& hidden) {
+    fs::create_directories(out_yaml.parent_path());
+    auto kernels = out_yaml.parent_path() / "kernels";
+    if (!fs::exists(fs::symlink_status(kernels))) {
+        fs::create_directory_symlink(fs::absolute(course.kernels_root(public_lab.id, false) / "kernels"), kernels);
+    }
+    if (hidden_file.empty()) {
+        fs::copy_file(course.lab_yaml(public_lab.id), out_yaml, fs::copy_options::overwrite_existing);
+        return load_lab(out_yaml);
+    }
+    hidden = load_hidden(hidden_file, public_lab);
+    write_hidden_lab_yaml(course.lab_yaml(public_lab.id), *hidden, out_yaml);
+    LabSpec lab;
+    try {
+        lab = load_lab(out_yaml);
+    } catch (const InputError& e) {
+        throw InputError(hidden_file, 0, fmt::format("makes the lab invalid ({}); fix the hidden shapes", e.what()));
+    }
+    for (const auto& v : lab.variants) {
+        if (auto refusal = lab.shape_refusal(v, v.timed)) throw InputError(hidden_file, 0, *refusal);
+    }
+    return lab;
+}
+
+struct Ready {
+    Submission submission;
+    StagedSubmission staged;
+    std::chrono::steady_clock::time_point began;
+};
+
+class Batch {
+public:
+    Batch(const Workspace& course, const BatchOptions& o, LabSpec lab, BuildKit kit, std::uint64_t seed,
+          std::vector<Submission> todo, std::vector<std::string> gpus, fs::path temp_root)
+        : course_(course), o_(o), lab_(std::move(lab)), kit_(std::move(kit)), seed_(seed), todo_(std::move(todo)),
+          gpus_(std::move(gpus)), temp_root_(std::move(temp_root)) {
+        public_lab_ = load_lab(course.lab_yaml(o.lab));
+        timeout_s_ = o.timeout_s > 0 ? o.timeout_s : double(lab_.variants.size()) * (lab_.timeout_s + 15) + 60;
+    }
+
+    void run() {
+        int jobs = o_.jobs > 0 ? o_.jobs : std::max(1u, std::thread::hardware_concurrency());
+        std::vector<std::thread> threads;
+        std::atomic<int> builders_left = jobs;
+        for (int j = 0; j < jobs; ++j) {
+            threads.emplace_back([this, &builders_left] {
+                build_loop();
+                if (--builders_left == 0) {
+                    std::lock_guard lock(mutex_);
+                    builds_done_ = true;
+                    ready_changed_.notify_all();
+                }
+            });
+        }
+        std::vector<std::string> workers = gpus_.empty() ? std::vector<std::string>{""} : gpus_;
+        for (const auto& gpu : workers) threads.emplace_back([this, gpu] { grade_loop(gpu); });
+        for (auto& t : threads) t.join();
+    }
+
+private:
+    void build_loop() {
+        while (true) {
+            std::size_t i = next_build_++;
+            if (i >= todo_.size()) return;
+            const auto& submission = todo_[i];
+            auto began = std::chrono::steady_clock::now();
+            try {
+                auto dir = submission_dir(o_.out, submission.name);
+                fs::remove_all(dir);
+                fs::create_directories(dir);
+                auto staged = stage_submission(course_, public_lab_, graded_lab_yaml(o_.out, lab_.id), submission,
+                                               temp_root_ / submission.name);
+                auto build = build_submission(kit_, staged.sources, staged.workspace.build_dir / "objects",
+                                              staged.workspace.lab_executable(lab_.id, false), o_.out / "objects", 600);
+                // The compiler names files by their staging path; the student knows them as kernels/NAME.
+                auto staged_prefix = (staged.workspace.kernels_root(lab_.id, false) / "").string();
+                write_text(dir / "build.log", replace_all(build.log, staged_prefix, ""));
+                if (!build.ok) {
+                    auto reason = error_lines(replace_all(build.message + "\n" + build.log, staged_prefix, ""));
+                    finish(submission, ungraded_result(submission.name, lab_, Outcome::compile_error, reason), began,
+                           nullptr);
+                    continue;
+                }
+                std::lock_guard lock(mutex_);
+                ready_.push_back({submission, std::move(staged), began});
+                ready_changed_.notify_one();
+            } catch (const std::exception& e) {
+                finish(submission, ungraded_result(submission.name, lab_, Outcome::error, e.what()), began, nullptr);
+            }
+        }
+    }
+
+    void grade_loop(const std::string& gpu) {
+        while (true) {
+            std::unique_lock lock(mutex_);
+            ready_changed_.wait(lock, [this] { return !ready_.empty() || builds_done_; });
+            if (ready_.empty()) return;
+            Ready job = std::move(ready_.front());
+            ready_.pop_front();
+            lock.unlock();
+            try {
+                GradeJob grade{o_.roofline, &job.staged, lab_.id, seed_, gpu, o_.hardware, timeout_s_,
+                               submission_dir(o_.out, job.submission.name)};
+                auto run = run_grading(grade);
+                auto result = classify_grading(job.submission.name, lab_,
+                                               {job.staged.log, job.staged.log_message, job.staged.notes}, run);
+                result.gpu = gpu.empty() ? "-" : gpu;
+                finish(job.submission, result, job.began, &job.staged);
+            } catch (const std::exception& e) {
+                finish(job.submission, ungraded_result(job.submission.name, lab_, Outcome::error, e.what()), job.began,
+                       &job.staged);
+            }
+        }
+    }
+
+    void finish(const Submission& submission, SubmissionResult result, std::chrono::steady_clock::time_point began,
+                const StagedSubmission* staged) {
+        result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+        auto dir = submission_dir(o_.out, submission.name);
+        write_json_file(dir / "result.json", to_json(result));
+        write_json_file(dir / "results.json", submission_gradescope(lab_, result, dir / "gradescope"));
+        write_text(dir / "done", "finished\n");
+        if (staged && !o_.keep_stage) fs::remove_all(staged->workspace.root);
+        if (!staged && !o_.keep_stage) fs::remove_all(temp_root_ / submission.name);
+        std::lock_guard lock(print_mutex_);
+        ++finished_;
+        fmt::print(stderr, "[{}/{}] {}: {} {:.1f}/{:.0f} (gpu {}, {:.1f} s)\n", finished_, todo_.size(), submission.name,
+                   outcome_name(result.outcome), result.score, result.max_score, result.gpu, result.seconds);
+    }
+
+    const Workspace& course_;
+    const BatchOptions& o_;
+    LabSpec lab_, public_lab_;
+    BuildKit kit_;
+    std::uint64_t seed_;
+    std::vector<Submission> todo_;
+    std::vector<std::string> gpus_;
+    fs::path temp_root_;
+    double timeout_s_ = 0;
+
+    std::atomic<std::size_t> next_build_{0};
+    std::mutex mutex_, print_mutex_;
+    std::condition_variable ready_changed_;
+    std::deque<Ready> ready_;
+    bool builds_done_ = false;
+    int finished_ = 0;
+};
+
+}  // namespace
+
+int run_batch(const Workspace& course, const BatchOptions& o) {
+    if (!fs::exists(course.lab_yaml(o.lab))) {
+        throw InputError(fmt::format("no lab '{}' under {}; see `roofline list`", o.lab, course.labs_dir().string()));
+    }
+    auto public_lab = load_lab(course.lab_yaml(o.lab));
+    auto all = find_submissions(o.submissions);
+    auto kit = load_build_kit(course.build_dir, o.lab);
+    fs::create_directories(o.out / "submissions");
+    std::optional<HiddenSpec> hidden;
+    auto lab = prepare_lab_yaml(course, public_lab, o.hidden, graded_lab_yaml(o.out, o.lab), hidden);
+    std::uint64_t seed = o.seed ? *o.seed : hidden && hidden->seed ? *hidden->seed : 1;
+
+    nlohmann::json names = nlohmann::json::array();
+    for (const auto& s : all) names.push_back(s.name);
+    write_json_file(o.out / fmt::format("batch.json.{}", ::getpid()),
+                    {{"lab", o.lab}, {"seed", seed}, {"hidden", o.hidden.empty() ? "" : fs::absolute(o.hidden).string()},
+                     {"submissions_dir", fs::absolute(o.submissions).string()}, {"submissions", names}});
+    fs::rename(o.out / fmt::format("batch.json.{}", ::getpid()), o.out / "batch.json");
+
+    auto mine = o.slice ? slice_of(all, *o.slice) : all;
+    std::vector<Submission> todo;
+    int skipped = 0;
+    for (const auto& s : mine) {
+        if (!o.force && is_finished(o.out, s.name)) ++skipped;
+        else todo.push_back(s);
+    }
+    auto gpus = resolve_gpus(o.gpus);
+    int jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+    fmt::print(stderr, "batch {}: {} submissions{}, {} to grade, {} already graded (--force to redo); seed {}{}; "
+               "{} build jobs; {}\n",
+               o.lab, mine.size(), o.slice ? fmt::format(" in slice {}/{}", o.slice->index, o.slice->count) : "",
+               todo.size(), skipped, seed, hidden ? ", hidden shapes from " + o.hidden.string() : "", jobs,
+               gpus.empty() ? std::string("no GPU: grading stops at the device check")
+                            : fmt::format("GPUs {}", fmt::join(gpus, ",")));
+
+    if (!todo.empty()) {
+        std::string pattern = (fs::temp_directory_path() / "roofline-batch-XXXXXX").string();
+        if (!::mkdtemp(pattern.data())) throw InputError("cannot make a temporary folder under " + fs::temp_directory_path().string());
+        Batch batch(course, o, lab, kit, seed, todo, gpus, pattern);
+        batch.run();
+        if (!o.keep_stage) fs::remove_all(pattern);
+        else fmt::print(stderr, "staging trees kept in {}\n", pattern);
+    }
+    if (o.slice) {
+        fmt::print(stderr, "slice {}/{} finished; when every slice has: roofline batch --merge {}\n", o.slice->index,
+                   o.slice->count, o.out.string());
+        return 0;
+    }
+    return merge_batch(o.out);
+}
+
+int merge_batch(const fs::path& out) {
+    auto batch_file = out / "batch.json";
+    if (!fs::exists(batch_file)) {
+        throw InputError(batch_file, 0, "not found: --merge takes the --out folder of a batch (roofline batch LAB ... --out DIR)");
+    }
+    auto batch = nlohmann::json::parse(read_all(batch_file), nullptr, false);
+    if (!batch.is_object() || !batch.contains("submissions")) throw InputError(batch_file, 0, "unreadable; run the batch again");
+    BatchFacts facts{batch["lab"].get<std::string>(), batch["seed"].get<std::uint64_t>(), batch["hidden"].get<std::string>(), {}};
+    std::vector<SubmissionResult> results;
+    for (const auto& name_json : batch["submissions"]) {
+        auto name = name_json.get<std::string>();
+        auto file = submission_dir(out, name) / "result.json";
+        if (!is_finished(out, name) || !fs::exists(file)) {
+            facts.not_graded.push_back(name);
+            continue;
+        }
+        try {
+            results.push_back(result_from_json(nlohmann::json::parse(read_all(file))));
+        } catch (const nlohmann::json::exception& e) {
+            throw InputError(file, 0, fmt::format("unreadable ({}); delete {} and run the batch again to regrade it",
+                                                  e.what(), submission_dir(out, name).string()));
+        }
+    }
+    write_text(out / "gradebook.csv", gradebook_csv(results));
+    write_text(out / "summary.md", summary_markdown(facts, results));
+    fmt::print(stderr, "gradebook: {}\nsummary:   {}\n", (out / "gradebook.csv").string(), (out / "summary.md").string());
+    if (!facts.not_graded.empty()) {
+        fmt::print(stderr, "error: {} submissions have no result yet: {}; run the batch (or its missing slices) again\n",
+                   facts.not_graded.size(), fmt::join(facts.not_graded, ", "));
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace roofline::batch

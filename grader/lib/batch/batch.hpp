@@ -1,0 +1,54 @@
+// `roofline batch`: a whole class, unattended. Every submission is staged in a
+// tree of its own, built with nvcc on a pool of CPU jobs, graded by one worker
+// per GPU in a process of its own, and recorded in OUT/submissions/NAME/ with a
+// completion marker, so a re-run resumes. At the end: OUT/gradebook.csv,
+// OUT/summary.md and one Gradescope results.json per submission.
+//
+//   OUT/batch.json                      lab, seed, hidden file, every submission's name
+//   OUT/lab/LAB/lab.yaml                the lab.yaml graded against (hidden shapes in place)
+//   OUT/submissions/NAME/result.json    outcome, points, reason (the gradebook row)
+//   OUT/submissions/NAME/results.json   Gradescope
+//   OUT/submissions/NAME/build.log      the compiler's output
+//   OUT/submissions/NAME/grade.json     `roofline grade --json` as it came
+//   OUT/submissions/NAME/done           written last: this submission is finished
+//   OUT/gradebook.csv, OUT/summary.md
+#pragma once
+#include "batch/staging.hpp"
+#include "workspace.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace roofline::batch {
+
+struct BatchOptions {
+    std::string lab;
+    std::filesystem::path submissions, out;
+    std::filesystem::path hidden;  // empty: public shapes
+    std::string gpus = "all";
+    int jobs = 0;  // build jobs; 0: the CPU count
+    bool force = false;
+    std::optional<std::uint64_t> seed;
+    double timeout_s = 0;  // per submission; 0: from the lab's timeout and variant count
+    std::optional<Slice> slice;
+    std::string hardware;
+    bool keep_stage = false;
+    std::filesystem::path roofline;  // the `roofline` program that grades each submission
+};
+
+// Runs the batch (or one slice of it). Returns 0 when every submission has a result;
+// a submission's failure is a result, not an error. Throws InputError on bad options.
+int run_batch(const Workspace& course, const BatchOptions& options);
+
+// Writes OUT/gradebook.csv and OUT/summary.md from the results in OUT. Returns 0 when
+// every submission in OUT/batch.json has a result, 1 (and names the missing) otherwise.
+int merge_batch(const std::filesystem::path& out);
+
+// The per-submission folder and its completion marker.
+std::filesystem::path submission_dir(const std::filesystem::path& out, const std::string& name);
+bool is_finished(const std::filesystem::path& out, const std::string& name);
+
+}  // namespace roofline::batch

@@ -1,0 +1,231 @@
+#include "batch/build_kit.hpp"
+
+#include "batch/process.hpp"
+#include "input_error.hpp"
+#include "source_hash.hpp"
+
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <fstream>
+#include <future>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+namespace roofline::batch {
+
+namespace {
+
+std::string read_all(const std::filesystem::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+bool is_shared_library(const std::string& path) {
+    auto name = std::filesystem::path(path).filename().string();
+    return name.size() > 3 && (name.ends_with(".so") || name.find(".so.") != std::string::npos);
+}
+
+}  // namespace
+
+BuildKit parse_build_kit(const std::string& text, const std::filesystem::path& file) {
+    BuildKit kit;
+    kit.file = file;
+    std::set<std::string> seen_compile;
+    std::istringstream lines(text);
+    std::string line;
+    int number = 0;
+    while (std::getline(lines, line)) {
+        ++number;
+        if (line.empty() || line[0] == '#') continue;
+        auto eq = line.find('=');
+        if (eq == std::string::npos) throw InputError(file, number, "expected key=value; re-run cmake to regenerate it");
+        auto key = line.substr(0, eq), value = line.substr(eq + 1);
+        if (key == "lab") kit.lab = value;
+        else if (key == "nvcc") kit.nvcc = value;
+        else if (key == "compile") {
+            // Empty lists leave a bare -I or -D; /usr/include as -I breaks the C++ headers' #include_next.
+            if (value == "-I" || value == "-D" || value.empty() || value == "-I/usr/include") continue;
+            if (value.starts_with("-I") && !seen_compile.insert(value).second) continue;
+            kit.compile.push_back(value);
+        } else if (key == "link") {
+            if (!value.empty()) kit.link.push_back(value);
+        } else {
+            throw InputError(file, number, fmt::format("unknown key '{}'; re-run cmake to regenerate it", key));
+        }
+    }
+    if (kit.nvcc.empty() || kit.link.empty()) throw InputError(file, 0, "incomplete build kit; re-run cmake to regenerate it");
+    return kit;
+}
+
+BuildKit load_build_kit(const std::filesystem::path& build_dir, const std::string& lab) {
+    auto file = build_dir / "labs" / (lab + ".build-kit");
+    if (!std::filesystem::exists(file)) {
+        throw InputError(file, 0, fmt::format("missing: configure this build with the current CMakeLists "
+                                              "(cmake -S <course> -B {}) so that lab {} writes it",
+                                              build_dir.string(), lab));
+    }
+    auto kit = parse_build_kit(read_all(file), file);
+    for (const auto& item : kit.link) {
+        if (item.starts_with("-")) continue;
+        if (!std::filesystem::exists(item)) {
+            throw InputError(file, 0, fmt::format("names {}, which is not built; run: cmake --build {} --target lab-{}",
+                                                  item, build_dir.string(), lab));
+        }
+    }
+    return kit;
+}
+
+std::string first_error_line(const std::string& log) {
+    std::istringstream lines(log);
+    std::string line, first;
+    while (std::getline(lines, line)) {
+        if (first.empty() && !line.empty()) first = line;
+        if (line.find("error") != std::string::npos) return line;
+    }
+    return first;
+}
+
+namespace {
+
+struct Compiled {
+    bool ok = false;
+    std::string log, message;
+};
+
+Compiled run_nvcc(const BuildKit& kit, const std::filesystem::path& source, const std::filesystem::path& object,
+                  const ProcessLimits& limits) {
+    auto name = source.filename().string();
+    std::vector<std::string> argv{kit.nvcc};
+    argv.insert(argv.end(), kit.compile.begin(), kit.compile.end());
+    argv.insert(argv.end(), {"-c", source.string(), "-o", object.string()});
+    auto log_file = object;
+    log_file += ".log";
+    auto run = run_process({argv, object.parent_path(), log_file, {}, {}, limits});
+    Compiled c;
+    auto log = read_all(log_file);
+    c.log = fmt::format("$ nvcc ... -c {}\n{}", name, log);
+    c.ok = run.ok();
+    if (!c.ok) {
+        c.message = run.timed_out ? fmt::format("{}: the compiler ran past {:g} s", name, limits.timeout_s)
+                                  : first_error_line(log);
+        if (c.message.empty()) c.message = fmt::format("{}: nvcc failed (exit {})", name, run.exit_code);
+    }
+    return c;
+}
+
+// Compiles of the same bytes in flight in this process: a second asker waits for the first.
+std::mutex in_flight_mutex;
+std::map<std::string, std::shared_future<bool>> in_flight;
+
+Compiled compile_cached(const BuildKit& kit, const std::string& flags_text, const std::filesystem::path& source,
+                        const std::filesystem::path& object_dir, const std::filesystem::path& cache_dir,
+                        const ProcessLimits& limits) {
+    namespace fs = std::filesystem;
+    auto name = source.filename().string();
+    auto key = fnv1a64_hex(flags_text + "|" + name + "|" + read_all(source));
+    auto cached = cache_dir / (key.substr(key.find(':') + 1) + ".o");
+    auto object = object_dir / (name + ".o");
+    std::promise<bool> mine;
+    std::shared_future<bool> theirs;
+    {
+        std::lock_guard lock(in_flight_mutex);
+        if (!fs::exists(cached)) {
+            auto it = in_flight.find(key);
+            if (it != in_flight.end()) theirs = it->second;
+            else in_flight[key] = mine.get_future().share();
+        }
+    }
+    if (theirs.valid()) theirs.wait();  // a failure there is compiled again here, for this file's own message
+    if (fs::exists(cached)) {
+        fs::copy_file(cached, object, fs::copy_options::overwrite_existing);
+        Compiled c;
+        c.ok = true;
+        c.log = fmt::format("$ nvcc ... -c {}  (the same bytes were compiled before: object reused)\n", name);
+        return c;
+    }
+    auto c = run_nvcc(kit, source, object, limits);
+    if (c.ok) {
+        // Into the cache by rename, so that a parallel build never sees half an object.
+        auto temporary = cache_dir / fmt::format("{}.{}.{}.tmp", cached.filename().string(), ::getpid(),
+                                                 std::hash<std::string>{}(object.string()));
+        fs::copy_file(object, temporary, fs::copy_options::overwrite_existing);
+        fs::rename(temporary, cached);
+    }
+    if (!theirs.valid()) {
+        std::lock_guard lock(in_flight_mutex);
+        in_flight.erase(key);
+        mine.set_value(c.ok);
+    }
+    return c;
+}
+
+}  // namespace
+
+SubmissionBuild build_submission(const BuildKit& kit, const std::vector<std::filesystem::path>& sources,
+                                 const std::filesystem::path& object_dir, const std::filesystem::path& executable,
+                                 const std::filesystem::path& cache_dir, double timeout_s) {
+    SubmissionBuild build;
+    std::filesystem::create_directories(object_dir);
+    std::filesystem::create_directories(cache_dir);
+    std::string flags_text = fmt::format("{}|{}", kit.nvcc, fmt::join(kit.compile, " "));
+    ProcessLimits limits;
+    limits.timeout_s = timeout_s;
+    limits.file_bytes = 1LL << 30;
+
+    // A submission's files compile side by side: the first graded submission is ready sooner.
+    std::vector<std::future<Compiled>> compiles;
+    for (const auto& source : sources) {
+        compiles.push_back(std::async(std::launch::async, compile_cached, std::cref(kit), std::cref(flags_text),
+                                      source, object_dir, cache_dir, limits));
+    }
+    std::vector<std::string> objects;
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+        auto c = compiles[i].get();
+        build.log += c.log;
+        if (!c.ok && build.message.empty()) build.message = c.message;
+        objects.push_back((object_dir / (sources[i].filename().string() + ".o")).string());
+    }
+    if (!build.message.empty()) return build;
+
+    std::vector<std::string> argv{kit.nvcc};
+    for (const auto& flag : kit.compile) {
+        if (flag.starts_with("-gencode") || flag.starts_with("--generate-code")) argv.push_back(flag);
+    }
+    argv.insert(argv.end(), {"-o", executable.string()});
+    argv.insert(argv.end(), objects.begin(), objects.end());
+    std::set<std::string> rpaths;
+    for (const auto& item : kit.link) {
+        std::string input = item;
+        if (is_shared_library(item)) {
+            rpaths.insert(std::filesystem::path(item).parent_path().string());
+            // nvcc takes libfoo.so but not libfoo.so.9.1.0: hand it a link with a name it knows.
+            if (!item.ends_with(".so")) {
+                auto alias = object_dir / (std::filesystem::path(item).filename().string() + ".so");
+                std::filesystem::remove(alias);
+                std::filesystem::create_symlink(item, alias);
+                input = alias.string();
+            }
+        }
+        argv.push_back(input);  // in the kit's order: each library before the ones it needs
+    }
+    for (const auto& dir : rpaths) argv.insert(argv.end(), {"-Xlinker", "-rpath=" + dir});
+    std::filesystem::create_directories(executable.parent_path());
+    auto log_file = object_dir / "link.log";
+    auto run = run_process({argv, object_dir, log_file, {}, {}, limits});
+    auto log = read_all(log_file);
+    build.log += "$ nvcc ... -o " + executable.filename().string() + "\n" + log;
+    if (!run.ok()) {
+        build.message = "link failed: " + first_error_line(log);
+        return build;
+    }
+    build.ok = true;
+    return build;
+}
+
+}  // namespace roofline::batch

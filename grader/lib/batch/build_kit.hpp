@@ -1,0 +1,40 @@
+// Building one submission without CMake: its kernel files compiled with nvcc
+// and the flags this build used for lab-NN-name, linked against this build's
+// harness and problem libraries. The flags come from <build>/labs/NN-name.build-kit,
+// which CMake writes at configure time (cmake/RooflineLab.cmake).
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace roofline::batch {
+
+struct BuildKit {
+    std::filesystem::path file;
+    std::string lab;
+    std::string nvcc;
+    std::vector<std::string> compile;  // flags for every kernel file
+    std::vector<std::string> link;     // library files and flags, in link order
+};
+
+// Throws InputError (with the fix) when the kit or the libraries it names are missing.
+BuildKit load_build_kit(const std::filesystem::path& build_dir, const std::string& lab);
+BuildKit parse_build_kit(const std::string& text, const std::filesystem::path& file);
+
+struct SubmissionBuild {
+    bool ok = false;
+    std::string log;      // the compiler's and linker's output
+    std::string message;  // on failure: the first error, for the gradebook
+};
+
+// Compiles `sources` into `object_dir` and links `executable`. Objects are kept in
+// `cache_dir` by a hash of the flags and the file's bytes, so a file shared by many
+// submissions (an untouched given file, an identical copy) is compiled once.
+SubmissionBuild build_submission(const BuildKit& kit, const std::vector<std::filesystem::path>& sources,
+                                 const std::filesystem::path& object_dir, const std::filesystem::path& executable,
+                                 const std::filesystem::path& cache_dir, double timeout_s);
+
+// The first line that looks like a compiler error ("error" in it), else the first line.
+std::string first_error_line(const std::string& log);
+
+}  // namespace roofline::batch

@@ -1,0 +1,51 @@
+#include "batch/gradebook.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace roofline::batch {
+
+namespace {
+// A reason holds a compiler's message; the gradebook keeps its first few hundred characters on one line.
+std::string one_line(const std::string& text, std::size_t limit = 400) {
+    std::string out;
+    for (char c : text) {
+        if (c == '\n' || c == '\r') {
+            if (!out.empty() && out.back() != ' ') out += " | ";
+        } else {
+            out += c;
+        }
+    }
+    while (!out.empty() && (out.back() == ' ' || out.back() == '|')) out.pop_back();
+    if (out.size() > limit) out = out.substr(0, limit) + "...";
+    return out;
+}
+}  // namespace
+
+std::string csv_field(const std::string& text) {
+    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+    std::string out = "\"";
+    for (char c : text) {
+        if (c == '"') out += "\"\"";
+        else out += c;
+    }
+    return out + "\"";
+}
+
+std::string gradebook_row(const SubmissionResult& r) {
+    return fmt::format("{},{},{:.2f},{:.2f},{:.2f},{:.2f},{:.2f},{:.4f},{:.4f},{},{:.1f},{}", csv_field(r.submission),
+                       outcome_name(r.outcome), r.score, r.max_score, r.correctness, r.performance, r.prediction,
+                       r.mean_fraction_of_roofline, r.best_fraction_of_roofline, csv_field(r.gpu), r.seconds,
+                       csv_field(one_line(r.reason)));
+}
+
+std::string gradebook_csv(std::vector<SubmissionResult> results) {
+    std::sort(results.begin(), results.end(),
+              [](const auto& a, const auto& b) { return a.submission < b.submission; });
+    std::string out = std::string(kGradebookHeader) + "\n";
+    for (const auto& r : results) out += gradebook_row(r) + "\n";
+    return out;
+}
+
+}  // namespace roofline::batch

@@ -1,0 +1,21 @@
+// The gradebook: OUT/gradebook.csv, one row per submission, sorted by name.
+// RFC 4180 CSV (comma separated, fields with a comma, quote or line break
+// quoted, quotes doubled); the reason is flattened to one line. The header is
+// stable: tools may rely on the column names and their order.
+#pragma once
+#include "batch/result.hpp"
+
+#include <string>
+#include <vector>
+
+namespace roofline::batch {
+
+inline const char* kGradebookHeader =
+    "submission,outcome,score,max_score,correctness,performance,prediction,"
+    "mean_fraction_of_roofline,best_fraction_of_roofline,gpu,seconds,reason";
+
+std::string csv_field(const std::string& text);
+std::string gradebook_row(const SubmissionResult& result);
+std::string gradebook_csv(std::vector<SubmissionResult> results);  // header, then rows sorted by submission
+
+}  // namespace roofline::batch

@@ -1,0 +1,45 @@
+// Starting a child process for the batch (nvcc, or `roofline grade` on one
+// submission) with a wall-clock timeout, resource limits, its own process
+// group, environment overrides and its output in files. The runner's
+// run_child does the same for lab programs; this one adds the limits and the
+// environment, and is safe to call from several threads at once.
+#pragma once
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace roofline::batch {
+
+struct ProcessLimits {
+    double timeout_s = 600;           // wall clock; the whole process group is killed past it
+    long long cpu_s = 0;              // RLIMIT_CPU; 0: none
+    long long file_bytes = 0;         // RLIMIT_FSIZE; 0: none
+    bool core_dumps = false;          // RLIMIT_CORE 0 unless true
+    // No RLIMIT_AS: the CUDA driver reserves far more virtual memory than it uses.
+};
+
+struct ProcessSpec {
+    std::vector<std::string> argv;  // argv[0]: a path (not searched on PATH)
+    std::filesystem::path work_dir;
+    std::filesystem::path output_file;  // stdout, and stderr unless error_file is given
+    std::filesystem::path error_file;
+    std::map<std::string, std::string> env;  // set ("" value: unset) on top of this process's environment
+    ProcessLimits limits;
+};
+
+struct ProcessResult {
+    int exit_code = -1;  // when it exited
+    int signal = 0;      // when a signal ended it
+    bool timed_out = false;
+    bool started = true;
+    double wall_s = 0;
+    bool ok() const { return !timed_out && signal == 0 && exit_code == 0; }
+};
+
+ProcessResult run_process(const ProcessSpec& spec);
+
+// The file's last `max_bytes` bytes (the end of a compiler's or program's output).
+std::string file_tail(const std::filesystem::path& file, std::size_t max_bytes = 8000);
+
+}  // namespace roofline::batch

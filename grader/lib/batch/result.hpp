@@ -1,0 +1,41 @@
+// One submission's record in a batch: OUT/submissions/NAME/result.json. The
+// gradebook row, the summary and `--merge` are all made from these files.
+#pragma once
+#include "batch/outcome.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace roofline::batch {
+
+struct VariantResult {
+    std::string name;
+    Outcome outcome = Outcome::error;
+    double points = 0, max_points = 0;
+    double fraction_of_roofline = 0;  // 0 when not timed
+    std::string verdict;
+};
+
+struct SubmissionResult {
+    std::string submission;
+    Outcome outcome = Outcome::error;
+    double score = 0, max_score = 0;
+    double correctness = 0, performance = 0, prediction = 0;  // points, summed over variants
+    double mean_fraction_of_roofline = 0;  // over every variant, 0 for one not timed
+    double best_fraction_of_roofline = 0;
+    std::string gpu = "-";  // the CUDA device index it was graded on, "-" for none
+    double seconds = 0;     // build and grade, wall clock
+    std::string reason;     // why the outcome is not "graded"; notes otherwise
+    std::vector<VariantResult> variants;
+};
+
+nlohmann::json to_json(const SubmissionResult& result);
+SubmissionResult result_from_json(const nlohmann::json& j);  // throws nlohmann::json::exception on a bad file
+
+// Fills the totals from `variants` (score, points, fractions).
+void add_up(SubmissionResult& result);
+
+}  // namespace roofline::batch

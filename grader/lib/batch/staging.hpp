@@ -1,0 +1,61 @@
+// A submission's own staging tree: a course root of its own holding the lab's
+// lab.yaml (with the hidden shapes), the submission's kernel files beside the
+// course's given code, a link to hardware/, the measured ceilings, and the
+// prediction log. `roofline grade --root STAGE` grades it like any checkout,
+// and nothing it writes lands in the course or the submission.
+//
+//   STAGE/labs/LAB/lab.yaml, STAGE/labs/LAB/kernels/*.cu
+//   STAGE/hardware -> COURSE/hardware
+//   STAGE/.roofline/ceilings/   (copied from the course)
+//   STAGE/predictions.yaml      (the student's current predictions, rebased to the hidden shapes)
+//   STAGE/build/labs/lab-LAB    (built by build_submission)
+#pragma once
+#include "lab_spec.hpp"
+#include "workspace.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace roofline::batch {
+
+struct Submission {
+    std::string name;  // the folder's name
+    std::filesystem::path dir;
+};
+
+// Every folder under `dir` is a submission, sorted by name. Throws InputError when there is none.
+std::vector<Submission> find_submissions(const std::filesystem::path& dir);
+
+// "K/N": the K-th of N slices, 0 <= K < N.
+struct Slice {
+    int index = 0, count = 1;
+};
+Slice parse_slice(const std::string& text);
+// The submissions of one slice: every N-th, from the K-th (round robin, so slices are even).
+std::vector<Submission> slice_of(const std::vector<Submission>& all, Slice slice);
+
+// A lab's kernel files, by name: the ones the student writes (those with a counterpart
+// in solutions/, or all of them where solutions/ is absent) and the given code.
+struct LabFiles {
+    std::vector<std::string> student, given;
+};
+LabFiles lab_files(const Workspace& course, const std::string& lab);
+
+enum class LogState { present, missing, malformed };
+
+struct StagedSubmission {
+    Workspace workspace;  // root: the staging tree; build_dir: STAGE/build
+    std::vector<std::filesystem::path> sources;  // the kernel files to compile
+    LogState log = LogState::missing;
+    std::string log_message;  // why malformed (file:line and the parser's words)
+    std::vector<std::string> notes;  // missing files, predictions not matching the source
+};
+
+// Builds the staging tree in `stage_dir` (emptied first). `staged_lab_yaml` is the
+// lab.yaml to use (the public one, or one with the hidden shapes).
+StagedSubmission stage_submission(const Workspace& course, const LabSpec& public_lab,
+                                  const std::filesystem::path& staged_lab_yaml, const Submission& submission,
+                                  const std::filesystem::path& stage_dir);
+
+}  // namespace roofline::batch

@@ -1,0 +1,305 @@
+// roofline batch, the parts that need no GPU and no compiler: outcome names and
+// classification of a grading run, the gradebook CSV, the summary, the hidden
+// file, slices, the build kit and result files.
+#include "test_support.hpp"
+
+#include "batch/build_kit.hpp"
+#include "batch/gradebook.hpp"
+#include "batch/grading.hpp"
+#include "batch/hidden.hpp"
+#include "batch/outcome.hpp"
+#include "batch/result.hpp"
+#include "batch/staging.hpp"
+#include "batch/summary.hpp"
+#include "lab_spec.hpp"
+
+using namespace roofline;
+using namespace roofline::batch;
+using namespace roofline_test;
+using nlohmann::json;
+
+namespace {
+
+LabSpec memory_lab() { return load_lab(repo_root() / "labs" / "01-memory-roof" / "lab.yaml"); }
+
+json scored(const std::string& variant, bool correct, double total, double fraction) {
+    return {{"target", "01-memory-roof/" + variant},
+            {"correct", correct},
+            {"verdict", correct ? "correct" : "wrong"},
+            {"fraction_of_roofline", fraction},
+            {"points", {{"correctness", correct ? 40.0 : 0.0}, {"performance", total - (correct ? 40.0 : 0.0)},
+                        {"prediction", 0.0}, {"total", total}, {"max", 100.0}}}};
+}
+
+json failed(const std::string& variant, const std::string& outcome, const std::string& verdict) {
+    return {{"target", "01-memory-roof/" + variant}, {"correct", false}, {"outcome", outcome}, {"verdict", verdict},
+            {"points", {{"total", 0}, {"max", 100.0}}}};
+}
+
+// A grading run whose every variant scored `total`, with `replace` swapped in for one variant.
+GradingRun run_with(const LabSpec& lab, const std::string& replace_variant = "", const json& replacement = {}) {
+    json all = json::array();
+    for (const auto& v : lab.variants) {
+        all.push_back(v.name == replace_variant ? replacement : scored(v.name, true, 90, 0.8));
+    }
+    GradingRun run;
+    run.process.exit_code = 0;
+    run.stdout_text = all.dump();
+    run.timeout_s = 100;
+    return run;
+}
+
+std::string write_hidden(const TempDir& dir, const std::string& text) {
+    auto file = dir / "hidden.yaml";
+    write_file(file, text);
+    return file.string();
+}
+
+}  // namespace
+
+TEST_CASE("batch outcomes have stable names and an order of seriousness", "[batch]") {
+    for (auto name : {"graded", "no_predictions", "malformed_predictions", "wrong_answer", "crash", "hang", "no_gpu",
+                      "error", "compile_error"}) {
+        auto outcome = parse_outcome(name);
+        REQUIRE(outcome);
+        CHECK(outcome_name(*outcome) == name);
+    }
+    CHECK_FALSE(parse_outcome("passed"));
+    CHECK(worse(Outcome::wrong_answer, Outcome::crash) == Outcome::crash);
+    CHECK(worse(Outcome::hang, Outcome::crash) == Outcome::hang);
+    CHECK(worse(Outcome::graded, Outcome::no_predictions) == Outcome::no_predictions);
+    CHECK(worse(Outcome::compile_error, Outcome::hang) == Outcome::compile_error);
+}
+
+TEST_CASE("a variant's grade JSON names its outcome", "[batch]") {
+    CHECK(variant_outcome(scored("add_fp32", true, 90, 0.8)) == Outcome::graded);
+    CHECK(variant_outcome(scored("add_fp32", false, 0, 0)) == Outcome::wrong_answer);
+    CHECK(variant_outcome(failed("add_fp32", "incorrect", "")) == Outcome::wrong_answer);
+    CHECK(variant_outcome(failed("add_fp32", "crashed", "")) == Outcome::crash);
+    CHECK(variant_outcome(failed("add_fp32", "cuda_error", "")) == Outcome::crash);
+    CHECK(variant_outcome(failed("add_fp32", "timed_out", "")) == Outcome::hang);
+    CHECK(variant_outcome({{"target", "x/y"}, {"outcome", "no_device"}}) == Outcome::no_gpu);
+    CHECK(variant_outcome({{"target", "x/y"}, {"outcome", "harness_error"}}) == Outcome::error);
+    CHECK(variant_outcome(json("not an object")) == Outcome::error);
+}
+
+TEST_CASE("classifying a grading run: the worst variant names the submission", "[batch]") {
+    auto lab = memory_lab();
+    double max = lab.scoring.total() * lab.variants.size();
+
+    SECTION("every variant graded") {
+        auto r = classify_grading("alice", lab, {}, run_with(lab));
+        CHECK(r.outcome == Outcome::graded);
+        CHECK(r.score == Approx(90.0 * lab.variants.size()));
+        CHECK(r.max_score == Approx(max));
+        CHECK(r.mean_fraction_of_roofline == Approx(0.8));
+        CHECK(r.reason.empty());
+    }
+    SECTION("one hang among correct variants") {
+        auto r = classify_grading("bob", lab, {}, run_with(lab, "add_fp32", failed("add_fp32", "timed_out", "timed out after 8 s")));
+        CHECK(r.outcome == Outcome::hang);
+        CHECK(contains(r.reason, "add_fp32: hang: timed out after 8 s"));
+        CHECK(r.score == Approx(90.0 * (lab.variants.size() - 1)));
+    }
+    SECTION("a crash outranks a wrong answer") {
+        auto run = run_with(lab, "scale_fp32", failed("scale_fp32", "crashed", "signal 11"));
+        auto all = json::parse(run.stdout_text);
+        all[0] = failed(lab.variants[0].name, "incorrect", "3 of 17 wrong");
+        run.stdout_text = all.dump();
+        CHECK(classify_grading("carol", lab, {}, run).outcome == Outcome::crash);
+    }
+    SECTION("graded, but the prediction log is missing or malformed") {
+        auto r = classify_grading("dan", lab, {LogState::missing, "no predictions.yaml", {}}, run_with(lab));
+        CHECK(r.outcome == Outcome::no_predictions);
+        CHECK(r.score > 0);  // partial credit: correctness and performance still count
+        CHECK(contains(r.reason, "no predictions.yaml"));
+        auto m = classify_grading("erin", lab, {LogState::malformed, "predictions.yaml:3: bad", {}}, run_with(lab));
+        CHECK(m.outcome == Outcome::malformed_predictions);
+        CHECK(contains(m.reason, "predictions.yaml:3"));
+    }
+    SECTION("a kernel failure is named before a prediction problem") {
+        auto run = run_with(lab, "add_bf16", failed("add_bf16", "incorrect", "wrong"));
+        CHECK(classify_grading("fay", lab, {LogState::missing, "no predictions.yaml", {}}, run).outcome ==
+              Outcome::wrong_answer);
+    }
+    SECTION("the grading process itself hung, died, or printed no JSON") {
+        GradingRun hung;
+        hung.process.timed_out = true;
+        hung.timeout_s = 42;
+        auto h = classify_grading("gus", lab, {}, hung);
+        CHECK(h.outcome == Outcome::hang);
+        CHECK(contains(h.reason, "hang (timeout)"));
+        CHECK(h.score == 0);
+        CHECK(h.max_score == Approx(max));
+
+        GradingRun killed;
+        killed.process.signal = 9;
+        CHECK(classify_grading("hal", lab, {}, killed).outcome == Outcome::crash);
+
+        GradingRun garbage;
+        garbage.process.exit_code = 2;
+        garbage.stderr_text = "error: labs/01-memory-roof/lab.yaml:3: something";
+        auto g = classify_grading("ivy", lab, {}, garbage);
+        CHECK(g.outcome == Outcome::error);
+        CHECK(contains(g.reason, "lab.yaml:3"));
+    }
+    SECTION("no device: grade stops after the first variant, the rest are named alike") {
+        GradingRun run;
+        run.process.exit_code = 4;
+        run.stdout_text = json::array({{{"target", "01-memory-roof/copy_naive_fp32"}, {"outcome", "no_device"},
+                                        {"message", "no CUDA device"}}}).dump();
+        auto r = classify_grading("jo", lab, {}, run);
+        CHECK(r.outcome == Outcome::no_gpu);
+        REQUIRE(r.variants.size() == lab.variants.size());
+        for (const auto& v : r.variants) CHECK(v.outcome == Outcome::no_gpu);
+    }
+}
+
+TEST_CASE("the gradebook CSV: a stable header, one quoted row per submission", "[batch]") {
+    SubmissionResult a;
+    a.submission = "zed";
+    a.outcome = Outcome::compile_error;
+    a.max_score = 900;
+    a.reason = "01_copy_naive.cu(12): error: expected a \";\"\nmore, lines";
+    SubmissionResult b;
+    b.submission = "amy";
+    b.outcome = Outcome::graded;
+    b.score = 812.5;
+    b.max_score = 900;
+    b.gpu = "1";
+    auto csv = gradebook_csv({a, b});
+    auto first_newline = csv.find('\n');
+    CHECK(csv.substr(0, first_newline) ==
+          "submission,outcome,score,max_score,correctness,performance,prediction,"
+          "mean_fraction_of_roofline,best_fraction_of_roofline,gpu,seconds,reason");
+    CHECK(count_lines(csv) == 3);  // the header and two rows: the reason's line break is flattened
+    CHECK(csv.find("amy,graded,812.50,900.00") < csv.find("zed,compile_error"));  // sorted by name
+    CHECK(contains(csv, "\"01_copy_naive.cu(12): error: expected a \"\";\"\" | more, lines\""));
+    CHECK(csv_field("plain") == "plain");
+    CHECK(csv_field("a,b") == "\"a,b\"");
+}
+
+TEST_CASE("a result file round-trips", "[batch]") {
+    auto lab = memory_lab();
+    auto r = classify_grading("kim", lab, {LogState::missing, "no predictions.yaml", {"a note"}}, run_with(lab));
+    r.gpu = "0";
+    r.seconds = 12.5;
+    auto back = result_from_json(json::parse(to_json(r).dump()));
+    CHECK(back.submission == "kim");
+    CHECK(back.outcome == Outcome::no_predictions);
+    CHECK(back.score == Approx(r.score));
+    CHECK(back.variants.size() == r.variants.size());
+    CHECK(gradebook_row(back) == gradebook_row(r));
+}
+
+TEST_CASE("the summary: outcomes, distribution, leaderboard and failures", "[batch]") {
+    auto lab = memory_lab();
+    auto good = classify_grading("fast", lab, {}, run_with(lab));
+    auto slow = classify_grading("slow", lab, {}, run_with(lab));
+    for (auto& v : slow.variants) v.fraction_of_roofline = 0.2;
+    add_up(slow);
+    auto broken = ungraded_result("broken", lab, Outcome::compile_error, "kernels/01_copy_naive.cu(3): error: oops");
+    auto md = summary_markdown({"01-memory-roof", 7, "", {"late"}}, {slow, broken, good});
+    CHECK(contains(md, "## Score distribution"));
+    CHECK(contains(md, "| compile_error | 1 |"));
+    CHECK(contains(md, "| graded | 2 |"));
+    CHECK(md.find("| 1 | fast |") != std::string::npos);
+    CHECK(md.find("| 2 | slow |") != std::string::npos);
+    CHECK(contains(md, "**broken**: compile_error"));
+    CHECK(contains(md, "error: oops"));
+    CHECK(contains(md, "Not graded yet (1):** late"));
+    CHECK(contains(md, "| 0-9% | 1 |"));
+}
+
+TEST_CASE("the hidden file replaces shapes, seed and timeout", "[batch]") {
+    TempDir dir;
+    auto lab = memory_lab();
+    auto file = write_hidden(dir, "lab: 01-memory-roof\nseed: 4242\ntimeout_s: 9\n"
+                                  "shapes:\n  timed: {n: 33554467}\n  verify: [{n: 5}, {n: 70001}]\n"
+                                  "variants:\n  add_bf16: {timed: {n: 67108879}}\n");
+    auto hidden = load_hidden(file, lab);
+    CHECK(hidden.seed == 4242u);
+    auto staged_yaml = dir / "lab" / "01-memory-roof" / "lab.yaml";
+    write_hidden_lab_yaml(lab.file, hidden, staged_yaml);
+    // load_lab checks that every variant's kernel file exists beside lab.yaml.
+    std::filesystem::create_directory_symlink(lab.file.parent_path() / "kernels", staged_yaml.parent_path() / "kernels");
+    auto staged = load_lab(staged_yaml);
+    CHECK(staged.timeout_s == 9);
+    CHECK(shape_text(staged.timed) == "n=33554467");
+    CHECK(staged.verify.size() == 2);
+    CHECK(shape_text(staged.variant("add_fp32").timed) == "n=33554467");
+    CHECK(shape_text(staged.variant("add_bf16").timed) == "n=67108879");
+    CHECK(shape_text(staged.variant("copy_naive_bf16").timed) == shape_text(lab.variant("copy_naive_bf16").timed));
+    CHECK(staged.variants.size() == lab.variants.size());
+}
+
+TEST_CASE("a bad hidden file names the file, the line and the fix", "[batch]") {
+    TempDir dir;
+    auto lab = memory_lab();
+    auto error_for = [&](const std::string& text) {
+        auto file = write_hidden(dir, text);
+        return input_error_of([&] { load_hidden(file, lab); });
+    };
+    auto e = error_for("lab: 01-memory-roof\nshapes:\n  timed: {m: 4096}\n");
+    CHECK(contains(e, "hidden.yaml:3"));
+    CHECK(contains(e, "{n}"));
+    e = error_for("lab: 01-memory-roof\nsede: 3\n");
+    CHECK(contains(e, "hidden.yaml:2"));
+    CHECK(contains(e, "sede"));
+    e = error_for("lab: 02-gemm\n");
+    CHECK(contains(e, "hidden.yaml:1"));
+    CHECK(contains(e, "01-memory-roof"));
+    e = error_for("lab: 01-memory-roof\nvariants:\n  copy_fast: {timed: {n: 5}}\n");
+    CHECK(contains(e, "hidden.yaml:3"));
+    CHECK(contains(e, "copy_naive_fp32"));  // the list of real variants
+    e = error_for("lab: 01-memory-roof\nseed: [1\n");
+    CHECK(contains(e, "hidden.yaml:"));
+    CHECK(contains(e, "malformed YAML"));
+    e = input_error_of([&] { load_hidden(dir / "nowhere.yaml", lab); });
+    CHECK(contains(e, "nowhere.yaml"));
+    CHECK(contains(e, "--hidden instructor/hidden/01-memory-roof.yaml"));
+}
+
+TEST_CASE("slices: K/N parsed strictly, every submission in exactly one slice", "[batch]") {
+    CHECK(parse_slice("0/4").index == 0);
+    CHECK(parse_slice("3/4").count == 4);
+    for (auto bad : {"4/4", "-1/2", "1", "a/b", "1/0", "1/2x"}) {
+        CHECK(contains(input_error_of([&] { parse_slice(bad); }), "--slice"));
+    }
+    std::vector<Submission> all;
+    for (int i = 0; i < 11; ++i) all.push_back({"s" + std::to_string(100 + i), {}});
+    std::map<std::string, int> seen;
+    for (int k = 0; k < 3; ++k) {
+        auto part = slice_of(all, {k, 3});
+        CHECK((part.size() == 3 || part.size() == 4));
+        for (const auto& s : part) seen[s.name]++;
+    }
+    CHECK(seen.size() == all.size());
+    for (const auto& [name, count] : seen) CHECK(count == 1);
+}
+
+TEST_CASE("the build kit CMake writes is read strictly", "[batch]") {
+    auto kit = parse_build_kit("# comment\nlab=01-memory-roof\nnvcc=/usr/local/cuda/bin/nvcc\n"
+                               "compile=-I/work/grader/problems\ncompile=-I/usr/include\ncompile=-I/work/grader/problems\n"
+                               "compile=-D\ncompile=-O3\nlink=/b/libroofline_lab_main.a\n",
+                               "kit");
+    CHECK(kit.compile == std::vector<std::string>{"-I/work/grader/problems", "-O3"});
+    CHECK(kit.link.size() == 1);
+    auto e = input_error_of([] { parse_build_kit("nvcc=/x\nflags=-O3\n", "the.kit"); });
+    CHECK(contains(e, "the.kit:2"));
+    CHECK(contains(e, "re-run cmake"));
+    CHECK(first_error_line("a.cu(3): warning: x\na.cu(4): error: expected a \";\"\n") == "a.cu(4): error: expected a \";\"");
+}
+
+TEST_CASE("lab files: the student's files are those with a solution, the rest is given code", "[batch]") {
+    TempDir dir;
+    write_file(dir / "labs" / "77-x" / "kernels" / "a.cu", "");
+    write_file(dir / "labs" / "77-x" / "kernels" / "given.cu", "");
+    write_file(dir / "solutions" / "77-x" / "kernels" / "a.cu", "");
+    Workspace ws{dir.path(), dir / "build"};
+    auto files = lab_files(ws, "77-x");
+    CHECK(files.student == std::vector<std::string>{"a.cu"});
+    CHECK(files.given == std::vector<std::string>{"given.cu"});
+    std::filesystem::remove_all(dir / "solutions");  // the student edition: every file is the student's
+    CHECK(lab_files(ws, "77-x").student.size() == 2);
+}

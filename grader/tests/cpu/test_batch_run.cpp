@@ -1,0 +1,96 @@
+// roofline batch end to end, as an instructor runs it, on this build's lab 01
+// without a GPU (--gpus none): a submission that does not compile is named
+// compile_error with the compiler's message; finished submissions are skipped
+// on a re-run; --merge joins results and names the missing ones.
+#include "test_support.hpp"
+
+#include "batch/batch.hpp"
+#include "batch/outcome.hpp"
+#include "batch/result.hpp"
+
+using namespace roofline;
+using namespace roofline::batch;
+using namespace roofline_test;
+using nlohmann::json;
+
+namespace {
+
+std::string course_flags() {
+    return "--root " + shell_quote(repo_root().string()) + " --build-dir " + shell_quote(ROOFLINE_BINARY_DIR);
+}
+
+// A finished submission as a batch leaves it.
+void fake_finished(const std::filesystem::path& out, const std::string& name, Outcome outcome, double score) {
+    SubmissionResult r;
+    r.submission = name;
+    r.outcome = outcome;
+    r.score = score;
+    r.max_score = 900;
+    write_file(submission_dir(out, name) / "result.json", to_json(r).dump());
+    write_file(submission_dir(out, name) / "done", "finished\n");
+}
+
+}  // namespace
+
+TEST_CASE("batch: a re-run skips finished submissions; --merge names the missing", "[batch]") {
+    TempDir dir;
+    auto subs = dir / "subs";
+    auto out = dir / "out";
+    for (auto name : {"ann", "ben"}) std::filesystem::create_directories(subs / name / "kernels");
+    fake_finished(out, "ann", Outcome::graded, 800);
+    fake_finished(out, "ben", Outcome::hang, 0);
+
+    auto r = run_cli(course_flags() + " batch 01-memory-roof --gpus none --jobs 1 --submissions " +
+                     shell_quote(subs.string()) + " --out " + shell_quote(out.string()));
+    INFO(r.all());
+    CHECK(r.exit_code == 0);
+    CHECK(contains(r.err, "0 to grade, 2 already graded"));
+    auto csv = read_file(out / "gradebook.csv");
+    CHECK(contains(csv, "ann,graded,800.00"));
+    CHECK(contains(csv, "ben,hang,0.00"));
+    CHECK(contains(read_file(out / "summary.md"), "| hang | 1 |"));
+
+    // A third submission appears and nobody grades it: --merge reports it and fails.
+    std::filesystem::remove(submission_dir(out, "ben") / "done");
+    auto m = run_cli("batch --merge " + shell_quote(out.string()));
+    CHECK(m.exit_code == 1);
+    CHECK(contains(m.err, "ben"));
+    CHECK(contains(read_file(out / "summary.md"), "Not graded yet (1):** ben"));
+}
+
+TEST_CASE("batch: bad options are one-line errors that say what to do", "[batch]") {
+    TempDir dir;
+    auto r = run_cli(course_flags() + " batch 01-memory-roof --gpus none --submissions " + shell_quote((dir / "none").string()) +
+                     " --out " + shell_quote((dir / "out").string()));
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.err, "not a folder"));
+    r = run_cli(course_flags() + " batch 42-nothing --submissions " + shell_quote(dir.path().string()) + " --out x");
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.err, "roofline list"));
+    r = run_cli("batch --merge " + shell_quote((dir / "nothing").string()));
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.err, "batch.json"));
+}
+
+TEST_CASE("batch: a submission that does not compile is named, with the compiler's message", "[batch]") {
+    TempDir dir;
+    auto subs = dir / "subs";
+    auto out = dir / "out";
+    // The first file compiled: nvcc stops at the syntax error within seconds.
+    write_file(subs / "broken" / "kernels" / "01_copy_naive.cu",
+               "#include \"elementwise/elementwise.cuh\"\nint oops( {\n");
+    auto r = run_cli(course_flags() + " batch 01-memory-roof --gpus none --jobs 1 --submissions " +
+                     shell_quote(subs.string()) + " --out " + shell_quote(out.string()));
+    INFO(r.all());
+    CHECK(r.exit_code == 0);
+    CHECK(contains(r.err, "[1/1] broken: compile_error"));
+    auto result = json::parse(read_file(submission_dir(out, "broken") / "result.json"));
+    CHECK(result["outcome"] == "compile_error");
+    CHECK(contains(result["reason"].get<std::string>(), "01_copy_naive.cu"));
+    CHECK(contains(result["reason"].get<std::string>(), "error"));
+    auto gradescope = json::parse(read_file(submission_dir(out, "broken") / "results.json"));
+    CHECK(gradescope["score"] == 0);
+    CHECK(gradescope["max_score"].get<double>() > 0);
+    CHECK(gradescope["tests"].size() == 9);
+    CHECK(contains(read_file(out / "gradebook.csv"), "broken,compile_error,0.00"));
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The student edition (scripts/student_edition.sh): the copy holds no solutions
+# and no instructor files (by path and by content), and it stands on its own:
+# it configures, builds the CLI and lab 01, lists the labs and takes a student
+# through predict and grade (exit 4 without a GPU, 1 on one: the skeleton is
+# unfinished). Set ROOFLINE_EDITION_BUILD=0 to check the copy only.
+#
+#   student_edition_test.sh COURSE_ROOT
+set -uo pipefail
+course=$(cd "${1:?usage: student_edition_test.sh COURSE_ROOT}" && pwd)
+work=$(mktemp -d /tmp/roofline-edition-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+edition=$work/edition
+
+"$course/scripts/student_edition.sh" "$edition" || fail "student_edition.sh exited $?"
+for gone in solutions instructor .git build .roofline predictions.yaml scripts/make_test_submissions.sh; do
+  [[ ! -e $edition/$gone ]] || fail "the edition holds $gone"
+done
+for kept in README.md setup.sh CMakeLists.txt labs/01-memory-roof/lab.yaml grader/cli/main.cpp lessons hardware EDITION.md; do
+  [[ -e $edition/$kept ]] || fail "the edition lacks $kept"
+done
+# No file of the edition may equal a solution or an instructor file, wherever it sits.
+secrets=$work/secrets.txt
+find "$course/solutions" "$course/instructor" -type f -exec sha256sum {} + 2>/dev/null | cut -d' ' -f1 | sort -u > "$secrets"
+[[ -s $secrets ]] || fail "found no solution files in $course to compare against"
+leaks=$(cd "$edition" && find . -type f -exec sha256sum {} + | sort | join -1 1 -2 1 - "$secrets" | head -5)
+[[ -z $leaks ]] || fail "the edition holds copies of solution or instructor files: $leaks"
+# A second run into a non-empty folder is refused rather than mixed in.
+"$course/scripts/student_edition.sh" "$edition" 2>/dev/null && fail "writing into a non-empty folder was not refused"
+echo "the copy holds no solutions and no instructor files"
+
+if [[ "${ROOFLINE_EDITION_BUILD:-1}" == 0 ]]; then echo "PASS (copy checked; build skipped)"; exit 0; fi
+export PATH=$PATH:/usr/local/cuda/bin
+generator=(); command -v ninja >/dev/null && generator=(-G Ninja)
+cmake -S "$edition" -B "$edition/build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release > "$work/configure.log" 2>&1 \
+  || { tail -30 "$work/configure.log"; fail "the edition does not configure"; }
+cmake --build "$edition/build" --parallel "$(nproc)" --target roofline lab-01-memory-roof > "$work/build.log" 2>&1 \
+  || { tail -40 "$work/build.log"; fail "the edition does not build"; }
+[[ ! -e $edition/build/labs/solution-01-memory-roof ]] || fail "a solution program was built"
+cli=("$edition/build/roofline" --root "$edition")
+"${cli[@]}" list > "$work/list.txt" || fail "roofline list exited $?"
+grep -q 01-memory-roof "$work/list.txt" || fail "roofline list does not show lab 01"
+log=$work/predictions.yaml
+"${cli[@]}" grade 01-memory-roof/copy_naive_fp32 --log "$log" --no-build > "$work/grade1.txt" 2>&1
+[[ $? -eq 3 ]] || { cat "$work/grade1.txt"; fail "grade without a prediction should exit 3"; }
+"${cli[@]}" predict 01-memory-roof/copy_naive_fp32 --gbps 3000 --regime memory --why "one read and one write per element" \
+  --log "$log" > /dev/null || fail "predict exited $?"
+"${cli[@]}" grade 01-memory-roof/copy_naive_fp32 --log "$log" --no-build > "$work/grade2.txt" 2>&1
+rc=$?
+[[ $rc -eq 4 || $rc -eq 1 ]] || { cat "$work/grade2.txt"; fail "grade exited $rc (expected 4: no GPU, or 1: the skeleton is incorrect)"; }
+echo "PASS: the student edition configures, builds, lists and grades (grade exit $rc)"
