@@ -1,6 +1,7 @@
 // Each broken kernel must be caught and named for what it is, through the real
 // CLI: `roofline run` for correctness, `roofline grade` where timing matters.
 #include "catch.hpp"
+#include "device_query.hpp"
 #include "lab_spec.hpp"
 
 #include <sys/wait.h>
@@ -110,21 +111,56 @@ bool is_given(const std::string& lab, const std::filesystem::path& file) {
     return !std::filesystem::exists(std::filesystem::path(ROOFLINE_SOURCE_DIR) / "solutions" / lab / file);
 }
 
+// A variant whose machine code is for another GPU (lab 05, sm_100a, on the H200) is
+// refused cleanly instead: exit 7, one message, nothing run.
 TEST_CASE("every lab skeleton grades incorrect without crashing; given code passes", "[gpu]") {
     if (!std::filesystem::is_directory(std::filesystem::path(ROOFLINE_SOURCE_DIR) / "solutions")) {
         WARN("the student edition has no solutions/: which kernel files are given code is unknown; skipped");
         return;
     }
+    auto device = roofline::first_device(nullptr);
+    REQUIRE(device.has_value());
+    const roofline::ComputeCapability here{device->cc_major, device->cc_minor};
     for (const auto& lab : roofline::load_labs(std::filesystem::path(ROOFLINE_SOURCE_DIR) / "labs")) {
         for (const auto& variant : lab.variants) {
             DYNAMIC_SECTION(lab.id << "/" << variant.name) {
                 auto r = run_cli(std::string("--build-dir ") + ROOFLINE_TEST_BUILD_DIR + " run " + lab.id + "/" +
                                   variant.name + " --no-build");
                 INFO(r.output);
+                if (variant.requires_cc && !(*variant.requires_cc == here)) {
+                    CHECK(r.exit_code == 7);
+                    CHECK(contains(r.output, "needs a " + roofline::architecture_name(*variant.requires_cc) + " GPU"));
+                    CHECK(contains(r.output, "Nothing was built, run or scored"));
+                    CHECK_FALSE(contains(r.output, "INCORRECT"));
+                    continue;
+                }
                 bool given = is_given(lab.id, variant.file);
                 CHECK(r.exit_code == (given ? 0 : 1));
                 CHECK(contains(r.output, given ? "CORRECT" : "INCORRECT"));
             }
         }
     }
+}
+
+TEST_CASE("grade --all refuses a lab built for another GPU before the prediction gate, with no score or log entry",
+          "[gpu]") {
+    auto device = roofline::first_device(nullptr);
+    REQUIRE(device.has_value());
+    auto lab = roofline::load_lab(std::filesystem::path(ROOFLINE_SOURCE_DIR) / "labs" / "05-blackwell" / "lab.yaml");
+    const auto& required = *lab.variants.front().requires_cc;
+    if (required == roofline::ComputeCapability{device->cc_major, device->cc_minor}) {
+        SUCCEED("this GPU runs lab 05's code: it grades like any lab");
+        return;
+    }
+    auto log = std::filesystem::temp_directory_path() / "roofline-gpu-tests-05.yaml";
+    std::filesystem::remove(log);
+    // No prediction exists, so without the refusal this would stop at the gate (exit 3).
+    auto r = run_cli(std::string("--build-dir ") + ROOFLINE_TEST_BUILD_DIR + " grade 05-blackwell --all --no-build --log " +
+                     log.string());
+    INFO(r.output);
+    CHECK(r.exit_code == 7);
+    CHECK(contains(r.output, "05-blackwell/tcgen05_gemm needs a Blackwell GPU of compute capability 10.0"));
+    CHECK(contains(r.output, "this GPU is " + device->name));
+    CHECK(contains(r.output, "roofline calc --hardware b200"));
+    CHECK_FALSE(std::filesystem::exists(log));
 }
