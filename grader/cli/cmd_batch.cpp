@@ -1,12 +1,14 @@
 // roofline batch LAB --submissions DIR --out DIR: grade a whole class (grader/lib/batch/).
 // roofline batch --merge OUT: join the slices of a Slurm batch into one gradebook.
 #include "batch/batch.hpp"
+#include "batch/process.hpp"
 #include "batch/slurm.hpp"
 #include "command.hpp"
 #include "input_error.hpp"
 
 #include <fmt/format.h>
 
+#include <csignal>
 #include <thread>
 
 namespace roofline::cli {
@@ -79,6 +81,9 @@ void run_batch_command(Context& context, const BatchFlags& f) {
     o.hardware = f.hardware;
     o.keep_stage = f.keep_stage;
     o.roofline = this_program();
+    // Ctrl-C, or the scheduler's SIGTERM: stop every grading child, keep what finished.
+    std::signal(SIGINT, [](int) { batch::request_stop(); });
+    std::signal(SIGTERM, [](int) { batch::request_stop(); });
     context.exit_code = batch::run_batch(context.workspace(), o);
 }
 
@@ -106,7 +111,8 @@ void add_batch_command(CLI::App& app, Context& context) {
     cmd->add_flag("--keep-stage", f.keep_stage, "keep each submission's staging tree (for debugging)");
     cmd->footer(
         "Outcomes: graded, no_predictions, malformed_predictions, wrong_answer, crash, hang, no_gpu, error,\n"
-        "compile_error. Exit codes: 0 every submission has a result, 1 some have none (--merge), 2 bad input.");
+        "compile_error. Exit codes: 0 every submission has a result, 1 some have none (--merge), 2 bad input,\n"
+        "130 interrupted (Ctrl-C or SIGTERM: the same command resumes).");
     cmd->callback([&context] { run_batch_command(context, f); });
 }
 

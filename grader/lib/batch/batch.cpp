@@ -77,15 +77,19 @@ LabSpec prepare_lab_yaml(const Workspace& course, const LabSpec& public_lab, con
                          const fs::path& out_yaml, std::optional<HiddenSpec>& hidden) {
     fs::create_directories(out_yaml.parent_path());
     auto kernels = out_yaml.parent_path() / "kernels";
-    if (!fs::exists(fs::symlink_status(kernels))) {
-        fs::create_directory_symlink(fs::absolute(course.kernels_root(public_lab.id, false) / "kernels"), kernels);
-    }
+    std::error_code exists;  // the Slurm array's tasks all get here: the first one makes it
+    fs::create_directory_symlink(fs::absolute(course.kernels_root(public_lab.id, false) / "kernels"), kernels, exists);
+    // Written beside and renamed into place, so a parallel slice never reads half a file.
+    auto temporary = out_yaml;
+    temporary += fmt::format(".{}.tmp", ::getpid());
     if (hidden_file.empty()) {
-        fs::copy_file(course.lab_yaml(public_lab.id), out_yaml, fs::copy_options::overwrite_existing);
+        fs::copy_file(course.lab_yaml(public_lab.id), temporary, fs::copy_options::overwrite_existing);
+        fs::rename(temporary, out_yaml);
         return load_lab(out_yaml);
     }
     hidden = load_hidden(hidden_file, public_lab);
-    write_hidden_lab_yaml(course.lab_yaml(public_lab.id), *hidden, out_yaml);
+    write_hidden_lab_yaml(course.lab_yaml(public_lab.id), *hidden, temporary);
+    fs::rename(temporary, out_yaml);
     LabSpec lab;
     try {
         lab = load_lab(out_yaml);
@@ -101,8 +105,12 @@ LabSpec prepare_lab_yaml(const Workspace& course, const LabSpec& public_lab, con
 struct Ready {
     Submission submission;
     StagedSubmission staged;
-    std::chrono::steady_clock::time_point began;
+    double build_s = 0;
 };
+
+double seconds_since(std::chrono::steady_clock::time_point began) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+}
 
 class Batch {
 public:
@@ -137,7 +145,7 @@ private:
     void build_loop() {
         while (true) {
             std::size_t i = next_build_++;
-            if (i >= todo_.size()) return;
+            if (i >= todo_.size() || stop_requested()) return;
             const auto& submission = todo_[i];
             auto began = std::chrono::steady_clock::now();
             try {
@@ -151,17 +159,19 @@ private:
                 // The compiler names files by their staging path; the student knows them as kernels/NAME.
                 auto staged_prefix = (staged.workspace.kernels_root(lab_.id, false) / "").string();
                 write_text(dir / "build.log", replace_all(build.log, staged_prefix, ""));
+                if (stop_requested()) return;  // an interrupted compile is no compile error
                 if (!build.ok) {
                     auto reason = error_lines(replace_all(build.message + "\n" + build.log, staged_prefix, ""));
-                    finish(submission, ungraded_result(submission.name, lab_, Outcome::compile_error, reason), began,
-                           nullptr);
+                    finish(submission, ungraded_result(submission.name, lab_, Outcome::compile_error, reason),
+                           seconds_since(began), nullptr);
                     continue;
                 }
                 std::lock_guard lock(mutex_);
-                ready_.push_back({submission, std::move(staged), began});
+                ready_.push_back({submission, std::move(staged), seconds_since(began)});
                 ready_changed_.notify_one();
             } catch (const std::exception& e) {
-                finish(submission, ungraded_result(submission.name, lab_, Outcome::error, e.what()), began, nullptr);
+                finish(submission, ungraded_result(submission.name, lab_, Outcome::error, e.what()), seconds_since(began),
+                       nullptr);
             }
         }
     }
@@ -170,28 +180,30 @@ private:
         while (true) {
             std::unique_lock lock(mutex_);
             ready_changed_.wait(lock, [this] { return !ready_.empty() || builds_done_; });
-            if (ready_.empty()) return;
+            if (ready_.empty() || stop_requested()) return;
             Ready job = std::move(ready_.front());
             ready_.pop_front();
             lock.unlock();
+            auto began = std::chrono::steady_clock::now();
             try {
                 GradeJob grade{o_.roofline, &job.staged, lab_.id, seed_, gpu, o_.hardware, timeout_s_,
                                submission_dir(o_.out, job.submission.name)};
                 auto run = run_grading(grade);
+                if (run.process.interrupted) return;  // no result, no marker: a re-run grades it
                 auto result = classify_grading(job.submission.name, lab_,
                                                {job.staged.log, job.staged.log_message, job.staged.notes}, run);
                 result.gpu = gpu.empty() ? "-" : gpu;
-                finish(job.submission, result, job.began, &job.staged);
+                finish(job.submission, result, job.build_s + seconds_since(began), &job.staged);
             } catch (const std::exception& e) {
-                finish(job.submission, ungraded_result(job.submission.name, lab_, Outcome::error, e.what()), job.began,
-                       &job.staged);
+                finish(job.submission, ungraded_result(job.submission.name, lab_, Outcome::error, e.what()),
+                       job.build_s + seconds_since(began), &job.staged);
             }
         }
     }
 
-    void finish(const Submission& submission, SubmissionResult result, std::chrono::steady_clock::time_point began,
-                const StagedSubmission* staged) {
-        result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    // `seconds`: building plus grading, not the wait for a GPU in between.
+    void finish(const Submission& submission, SubmissionResult result, double seconds, const StagedSubmission* staged) {
+        result.seconds = seconds;
         auto dir = submission_dir(o_.out, submission.name);
         write_json_file(dir / "result.json", to_json(result));
         write_json_file(dir / "results.json", submission_gradescope(lab_, result, dir / "gradescope"));
@@ -266,6 +278,10 @@ int run_batch(const Workspace& course, const BatchOptions& o) {
         batch.run();
         if (!o.keep_stage) fs::remove_all(pattern);
         else fmt::print(stderr, "staging trees kept in {}\n", pattern);
+    }
+    if (stop_requested()) {
+        fmt::print(stderr, "interrupted: submissions without a result are graded when the same command runs again\n");
+        return 130;
     }
     if (o.slice) {
         fmt::print(stderr, "slice {}/{} finished; when every slice has: roofline batch --merge {}\n", o.slice->index,

@@ -40,7 +40,8 @@ struct BatchOptions {
 };
 
 // Runs the batch (or one slice of it). Returns 0 when every submission has a result;
-// a submission's failure is a result, not an error. Throws InputError on bad options.
+// a submission's failure is a result, not an error; 130 when interrupted (request_stop).
+// Throws InputError on bad options.
 int run_batch(const Workspace& course, const BatchOptions& options);
 
 // Writes OUT/gradebook.csv and OUT/summary.md from the results in OUT. Returns 0 when

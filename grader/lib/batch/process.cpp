@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -17,6 +18,8 @@ extern char** environ;
 namespace roofline::batch {
 
 namespace {
+
+std::atomic<bool> stopping{false};
 
 std::vector<std::string> child_environment(const std::map<std::string, std::string>& overrides) {
     std::vector<std::string> env;
@@ -102,6 +105,12 @@ ProcessResult run_process(const ProcessSpec& spec) {
         pid_t done = ::waitpid(pid, &status, WNOHANG);
         if (done == pid) break;
         if (done < 0 && errno != EINTR) break;
+        if (stopping) {
+            result.interrupted = true;
+            kill_session(pid);
+            ::waitpid(pid, &status, 0);
+            break;
+        }
         if (std::chrono::steady_clock::now() > deadline) {
             result.timed_out = true;
             kill_session(pid);
@@ -117,6 +126,9 @@ ProcessResult run_process(const ProcessSpec& spec) {
     if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
     return result;
 }
+
+void request_stop() { stopping = true; }
+bool stop_requested() { return stopping; }
 
 std::string file_tail(const std::filesystem::path& file, std::size_t max_bytes) {
     std::ifstream in(file, std::ios::binary);

@@ -33,11 +33,17 @@ struct ProcessResult {
     int signal = 0;      // when a signal ended it
     bool timed_out = false;
     bool started = true;
+    bool interrupted = false;  // killed because the batch is stopping
     double wall_s = 0;
     bool ok() const { return !timed_out && signal == 0 && exit_code == 0; }
 };
 
 ProcessResult run_process(const ProcessSpec& spec);
+
+// Ctrl-C or SIGTERM for the whole batch: every running child is killed (with what it
+// started) and reported as interrupted. Safe to call from a signal handler.
+void request_stop();
+bool stop_requested();
 
 // The file's last `max_bytes` bytes (the end of a compiler's or program's output).
 std::string file_tail(const std::filesystem::path& file, std::size_t max_bytes = 8000);

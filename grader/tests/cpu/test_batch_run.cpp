@@ -79,8 +79,14 @@ TEST_CASE("batch: a submission that does not compile is named, with the compiler
     // The first file compiled: nvcc stops at the syntax error within seconds.
     write_file(subs / "broken" / "kernels" / "01_copy_naive.cu",
                "#include \"elementwise/elementwise.cuh\"\nint oops( {\n");
-    auto r = run_cli(course_flags() + " batch 01-memory-roof --gpus none --jobs 1 --submissions " +
-                     shell_quote(subs.string()) + " --out " + shell_quote(out.string()));
+    auto batch = course_flags() + " batch 01-memory-roof --gpus none --jobs 1 --submissions " +
+                 shell_quote(subs.string()) + " --out " + shell_quote(out.string());
+    // Finished before (say, with an older file): skipped, until --force regrades it.
+    fake_finished(out, "broken", Outcome::graded, 700);
+    auto skipped = run_cli(batch);
+    CHECK(contains(skipped.err, "0 to grade, 1 already graded"));
+    CHECK(contains(read_file(out / "gradebook.csv"), "broken,graded,700.00"));
+    auto r = run_cli(batch + " --force");
     INFO(r.all());
     CHECK(r.exit_code == 0);
     CHECK(contains(r.err, "[1/1] broken: compile_error"));
