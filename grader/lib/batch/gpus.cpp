@@ -42,6 +42,19 @@ std::vector<std::string> resolve_gpus(const std::string& spec) {
         }
     }
     if (gpus.empty()) throw InputError("--gpus is empty; use all, none, or a list such as 0,1");
+    // Indices count the devices this process sees: under CUDA_VISIBLE_DEVICES=2,3, "0" is device 2.
+    if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) {
+        auto seen = split(visible);
+        for (auto& gpu : gpus) {
+            if (gpu.find_first_not_of("0123456789") != std::string::npos) continue;
+            auto index = std::stoul(gpu);
+            if (index >= seen.size()) {
+                throw InputError(fmt::format("--gpus {}: device {} is not visible here (CUDA_VISIBLE_DEVICES={})", spec,
+                                             gpu, visible));
+            }
+            gpu = seen[index];
+        }
+    }
     return gpus;
 }
 

@@ -7,7 +7,8 @@
 namespace roofline::batch {
 
 // "all": every device this process may use (CUDA_VISIBLE_DEVICES if set, else the
-// CUDA runtime's count); "0,1": those; "none": grade without a GPU. Empty result: no GPU.
+// CUDA runtime's count); "0,1": those (indices among the devices this process sees);
+// "none": grade without a GPU. Returns CUDA_VISIBLE_DEVICES values; empty: no GPU.
 std::vector<std::string> resolve_gpus(const std::string& spec);
 
 }  // namespace roofline::batch

@@ -4,6 +4,7 @@
 #include "test_support.hpp"
 
 #include "batch/build_kit.hpp"
+#include "batch/gpus.hpp"
 #include "batch/gradebook.hpp"
 #include "batch/grading.hpp"
 #include "batch/hidden.hpp"
@@ -302,4 +303,17 @@ TEST_CASE("lab files: the student's files are those with a solution, the rest is
     CHECK(files.given == std::vector<std::string>{"given.cu"});
     std::filesystem::remove_all(dir / "solutions");  // the student edition: every file is the student's
     CHECK(lab_files(ws, "77-x").student.size() == 2);
+}
+
+TEST_CASE("--gpus: all, none, a list; indices count the visible devices", "[batch]") {
+    const char* before = std::getenv("CUDA_VISIBLE_DEVICES");
+    std::string saved = before ? before : "";
+    ::setenv("CUDA_VISIBLE_DEVICES", "2,3", 1);
+    CHECK(resolve_gpus("all") == std::vector<std::string>{"2", "3"});
+    CHECK(resolve_gpus("1") == std::vector<std::string>{"3"});
+    CHECK(resolve_gpus("none").empty());
+    CHECK(contains(input_error_of([] { resolve_gpus("0,2"); }), "device 2 is not visible"));
+    CHECK(contains(input_error_of([] { resolve_gpus("first"); }), "not a device index"));
+    if (before) ::setenv("CUDA_VISIBLE_DEVICES", saved.c_str(), 1);
+    else ::unsetenv("CUDA_VISIBLE_DEVICES");
 }
