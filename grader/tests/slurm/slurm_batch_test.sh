@@ -27,11 +27,7 @@ for tool in slurmctld slurmd sbatch squeue sinfo munged; do
     exit 77
   fi
 done
-if [[ $(id -u) -ne 0 ]]; then
-  [[ "${CI:-}" == "true" ]] && { echo "FAIL: the Slurm test runs its daemons as root; run CI as root" >&2; exit 1; }
-  echo "skipped: starting slurmctld and slurmd here needs root"
-  exit 77
-fi
+user=$(id -un)  # the daemons run as whoever runs the test: jobs are then this user's own
 
 dir=$(mktemp -d /tmp/roofline-slurm-XXXXXX)
 chmod 755 "$dir"
@@ -84,8 +80,8 @@ mkdir -p "$dir/state" "$dir/spool"
 cat > "$dir/slurm.conf" <<CONF
 ClusterName=roofline-test
 SlurmctldHost=$host(127.0.0.1)
-SlurmUser=root
-SlurmdUser=root
+SlurmUser=$user
+SlurmdUser=$user
 SlurmctldPort=$port
 SlurmdPort=$((port + 1))
 AuthType=auth/munge
