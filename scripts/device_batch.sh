@@ -15,7 +15,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-out_dir=${OUT:-$root/device-batch-out}
+out_dir=${OUT:-/tmp/roofline-device-batch-out}
 mkdir -p "$out_dir"
 work=$(mktemp -d /tmp/roofline-device-batch-XXXXXX)
 build=${ROOFLINE_BUILD_DIR:-$root/build-device-batch}

@@ -21,7 +21,7 @@ case "$dest/" in "$root"/*) echo "error: $dest is inside the course; write the e
 tar -C "$root" -cf - \
   --exclude=./solutions --exclude=./instructor \
   --exclude=./.git --exclude='./build*' --exclude=./.roofline --exclude='./predictions.yaml*' \
-  --exclude=./out --exclude=./.gl --exclude=./.whl --exclude='./device-batch-out' \
+  --exclude=./out --exclude=./.gl --exclude=./.whl \
   --exclude=./scripts/make_test_submissions.sh --exclude=./scripts/device_batch.sh \
   --exclude=./scripts/device_session.sh --exclude=./scripts/instructor_predictions.sh \
   . | tar -C "$dest" -xf -

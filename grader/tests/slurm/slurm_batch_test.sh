@@ -126,9 +126,10 @@ done
 printf -- '- kind: prediction\n  lab: [broken\n' > "$subs/skeleton/predictions.yaml"
 echo 'static not_a_type syntax_error;' >> "$subs/broken/kernels/01_copy_naive.cu"
 out=$dir/out
+printf 'lab: 01-memory-roof\nseed: 31337\ntimeout_s: 10\nshapes:\n  verify: [{n: 5}, {n: 4099}]\n' > "$dir/hidden.yaml"
 
 job=$("$roofline" --root "$course" --build-dir "$build" batch 01-memory-roof --submissions "$subs" --out "$out" \
-        --gpus none --jobs 1 --slurm --slurm-tasks 2 2> "$dir/submit.err") || { cat "$dir/submit.err" >&2; fail "--slurm"; }
+        --hidden "$dir/hidden.yaml" --gpus none --jobs 1 --slurm --slurm-tasks 2 2> "$dir/submit.err") || { cat "$dir/submit.err" >&2; fail "--slurm"; }
 [[ $job =~ ^[0-9]+$ ]] || fail "--slurm printed '$job', not a job id"
 echo "submitted job array $job"
 grep -q -- '--slice "${SLURM_ARRAY_TASK_ID}/2"' "$out/slurm/batch.sbatch" || fail "the sbatch script has no --slice"
@@ -156,4 +157,6 @@ for name in skeleton no_log broken; do
 done
 [[ $(ls "$out"/slurm/task-*.out | wc -l) -eq 2 ]] || fail "expected two array task logs"
 grep -q "## Failures" "$out/summary.md" || fail "summary.md has no failures section"
+grep -q "seed 31337, hidden file" "$out/summary.md" || fail "summary.md does not name the hidden file's seed"
+grep -q "{n: 4099}" "$out/lab/01-memory-roof/lab.yaml" || fail "the graded lab.yaml lacks the hidden verify shapes"
 echo "PASS: slurm job array $job graded 3 submissions in 2 slices; merged gradebook checked"
