@@ -12,6 +12,11 @@
 # summaries, the report and a tarball of everything to $OUT (if set).
 #
 #   scripts/device_batch.sh            # from the repository root; about 5 minutes
+#
+# Where one command may run 10 minutes at most, build first and skip it here:
+#   cmake -S . -B build-device-batch -G Ninja -DCMAKE_BUILD_TYPE=Release &&
+#   cmake --build build-device-batch --target roofline lab-01-memory-roof -j
+#   SKIP_BUILD=1 scripts/device_batch.sh
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -24,16 +29,22 @@ jobs=$(nproc)
 : > "$report"
 say() { echo "$*" | tee -a "$report"; }
 fail=0
-script_began=$(date +%s.%N)
+now() { date +%s.%N; }
+seconds_since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+script_began=$(now)
 
 say "== device_batch.sh $(date -u +%FT%TZ) on $(hostname)"
 nvidia-smi -L 2>&1 | tee -a "$report"
 gpu_count=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 if [[ $gpu_count -lt 2 ]]; then say "error: this check needs two GPUs; nvidia-smi lists $gpu_count"; exit 1; fi
 
-say "== configure and build (roofline, lab-01-memory-roof) in $build"
 export PATH=/usr/local/cuda/bin:$PATH
 generator=(); command -v ninja >/dev/null && generator=(-G Ninja)
+if [[ "${SKIP_BUILD:-0}" == 1 ]]; then
+  say "== using the build in $build (SKIP_BUILD=1)"
+  [[ -x $build/roofline && -f $build/labs/01-memory-roof.build-kit ]] || { say "FAIL: $build is not built"; exit 1; }
+else
+say "== configure and build (roofline, lab-01-memory-roof) in $build"
 if ! cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" \
      > "$work/configure.log" 2>&1; then
   tail -40 "$work/configure.log" | tee -a "$report"; say "FAIL: configure"; exit 1
@@ -41,6 +52,8 @@ fi
 if ! cmake --build "$build" --parallel "$jobs" --target roofline lab-01-memory-roof > "$work/build.log" 2>&1; then
   tail -60 "$work/build.log" | tee -a "$report"; say "FAIL: build"; exit 1
 fi
+fi
+say "   ready after $(seconds_since "$script_began") s"
 roofline=$build/roofline
 
 say "== generating submissions"
@@ -65,8 +78,6 @@ variants:
   fma_compute_fp32:     {timed: {n: 2097169}}
 YAML
 
-now() { date +%s.%N; }
-seconds_since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 run_batch() {  # run_batch NAME GPUS LIMIT_S -> seconds in $elapsed
   local name=$1 gpus=$2 limit=$3 began
   say "== roofline batch --gpus $gpus --jobs $jobs, at most ${limit} s (out: $work/$name)"
