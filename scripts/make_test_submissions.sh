@@ -97,9 +97,11 @@ new crash_trap crash
 sedit crash_trap 01_copy_naive.cu 's/if (i < n) y\[i\] = x\[i\];/if (i < n) y[i] = x[i];\n    if (i == 0) __trap();/'
 predict crash_trap 3600
 
-# Hang: every thread spins on a volatile flag that never changes.
+# Hang: every thread spins on the SM clock, which stays non-negative for ~146 years.
+# (A volatile local flag is not enough: nvcc keeps it in a register and drops the
+# loop; seen on the H200, where that submission graded as correct.)
 new hang_spin hang
-sedit hang_spin 01_copy_naive.cu 's/if (i < n) y\[i\] = x\[i\];/volatile int spin = 1;\n    while (spin) {}\n    if (i < n) y[i] = x[i];/'
+sedit hang_spin 01_copy_naive.cu 's/if (i < n) y\[i\] = x\[i\];/while (clock64() >= 0) {}\n    if (i < n) y[i] = x[i];/'
 predict hang_spin 3600
 
 # Compile errors: a missing semicolon late in the file list; an undeclared name.
