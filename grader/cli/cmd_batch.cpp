@@ -1,7 +1,7 @@
 // roofline batch LAB --submissions DIR --out DIR: grade a whole class (grader/lib/batch/).
 // roofline batch --merge OUT: join the slices of a Slurm batch into one gradebook.
 #include "batch/batch.hpp"
-#include "batch/process.hpp"
+#include "process.hpp"
 #include "batch/slurm.hpp"
 #include "command.hpp"
 #include "input_error.hpp"
@@ -82,8 +82,8 @@ void run_batch_command(Context& context, const BatchFlags& f) {
     o.keep_stage = f.keep_stage;
     o.roofline = this_program();
     // Ctrl-C, or the scheduler's SIGTERM: stop every grading child, keep what finished.
-    std::signal(SIGINT, [](int) { batch::request_stop(); });
-    std::signal(SIGTERM, [](int) { batch::request_stop(); });
+    std::signal(SIGINT, [](int) { request_stop(); });
+    std::signal(SIGTERM, [](int) { request_stop(); });
     context.exit_code = batch::run_batch(context.workspace(), o);
 }
 

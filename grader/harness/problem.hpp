@@ -8,15 +8,40 @@
 
 #include <cuda_runtime.h>
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace roofline::harness {
 
 using Shape = std::map<std::string, long long>;  // e.g. {n: 268435456} or {m, n, k}
+
+// The sizes a problem family takes: `shape` must give each of `keys`, positive, and
+// nothing else; `family` names it in the message ("gemm shapes", "row sums").
+// Returns the sizes in the order of `keys`.
+template <std::size_t N>
+std::array<long long, N> shape_sizes(const Shape& shape, const std::array<const char*, N>& keys,
+                                     const std::string& family) {
+    std::string wanted;
+    for (const char* key : keys) wanted += (wanted.empty() ? "" : ", ") + std::string(key);
+    for (const auto& [key, value] : shape) {
+        bool known = false;
+        for (const char* k : keys) known = known || key == k;
+        if (!known) throw std::invalid_argument(family + " take only " + wanted + "; got '" + key + "'");
+    }
+    std::array<long long, N> sizes{};
+    for (std::size_t i = 0; i < N; ++i) {
+        auto it = shape.find(keys[i]);
+        if (it == shape.end() || it->second <= 0)
+            throw std::invalid_argument(family + " need a positive '" + keys[i] + "' (they take " + wanted + ")");
+        sizes[i] = it->second;
+    }
+    return sizes;
+}
 
 class Problem {
 public:

@@ -1,28 +1,15 @@
 #include "runner.hpp"
-
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include "file_text.hpp"
+#include "process.hpp"
 
 #include <fmt/format.h>
 
-#include <chrono>
+#include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
-#include <thread>
 
 namespace roofline {
 
 namespace {
-
-std::string read_file(const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream content;
-    content << in.rdbuf();
-    return content.str();
-}
 
 std::string tail_lines(const std::string& text, int lines) {
     int seen = 0;
@@ -45,45 +32,21 @@ std::string last_stage_in(const std::string& text) {
 ChildRun run_child(const std::vector<std::string>& argv, double timeout_s, const std::filesystem::path& work_dir) {
     ChildRun run;
     auto log_path = work_dir / "child-output.txt";
-    auto began = std::chrono::steady_clock::now();
-    pid_t pid = ::fork();
-    if (pid == 0) {
-        ::setpgid(0, 0);  // its own group, so a timeout can kill whatever it started too
-        int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd >= 0) {
-            ::dup2(fd, STDOUT_FILENO);
-            ::dup2(fd, STDERR_FILENO);
-            ::close(fd);
-        }
-        std::vector<char*> args;
-        for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-        args.push_back(nullptr);
-        ::execv(args[0], args.data());
-        std::fprintf(stderr, "cannot start %s: %s\n", args[0], std::strerror(errno));
-        ::_exit(127);
-    }
-    if (pid < 0) {
+    ProcessSpec spec;
+    spec.argv = argv;
+    spec.output_file = log_path;  // stdout and stderr together, in the order they came
+    spec.limits.timeout_s = timeout_s;
+    spec.limits.core_dumps = true;  // as before: the grader sets no limits of its own on lab programs
+    auto child = run_process(spec);
+    if (!child.started) {
         run.output_tail = fmt::format("fork failed: {}", std::strerror(errno));
         return run;
     }
-    ::setpgid(pid, pid);
-    auto deadline = began + std::chrono::duration<double>(timeout_s);
-    int status = 0;
-    while (true) {
-        pid_t done = ::waitpid(pid, &status, WNOHANG);
-        if (done == pid) break;
-        if (std::chrono::steady_clock::now() > deadline) {
-            run.timed_out = true;
-            ::kill(-pid, SIGKILL);
-            ::waitpid(pid, &status, 0);
-            break;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-    if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
-    auto output = read_file(log_path);
+    run.timed_out = child.timed_out;
+    run.wall_s = child.wall_s;
+    run.exit_code = child.exit_code;
+    run.signal = child.signal;
+    auto output = read_file_text(log_path);
     run.last_stage = last_stage_in(output);
     run.output_tail = tail_lines(output, 15);
     return run;
@@ -108,7 +71,7 @@ LabRun interpret(const ChildRun& child, const std::filesystem::path& result_file
     }
     if (std::filesystem::exists(result_file)) {
         try {
-            run.result = nlohmann::json::parse(read_file(result_file));
+            run.result = nlohmann::json::parse(read_file_text(result_file));
         } catch (const nlohmann::json::exception&) {
             run.result = nullptr;
         }
@@ -153,7 +116,7 @@ BuildResult build_target(const std::filesystem::path& build_dir, const std::stri
     auto log = std::filesystem::temp_directory_path() / fmt::format("roofline-build-{}.txt", ::getpid());
     auto command = fmt::format("cmake --build '{}' --target '{}' > '{}' 2>&1", build_dir.string(), target, log.string());
     int status = std::system(command.c_str());
-    result.output = read_file(log);
+    result.output = read_file_text(log);
     std::filesystem::remove(log);
     result.ok = status == 0;
     return result;

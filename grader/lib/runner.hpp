@@ -22,7 +22,7 @@ struct ChildRun {
 };
 
 // Runs `argv` (argv[0] is the program path) with `timeout_s`; kills the whole
-// process group on timeout. Never throws for the child's failures.
+// session on timeout (process.hpp). Never throws for the child's failures.
 ChildRun run_child(const std::vector<std::string>& argv, double timeout_s, const std::filesystem::path& work_dir);
 
 enum class Outcome { ok, incorrect, crashed, timed_out, cuda_error, harness_error };

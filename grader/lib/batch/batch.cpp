@@ -1,4 +1,5 @@
 #include "batch/batch.hpp"
+#include "file_text.hpp"
 
 #include "batch/build_kit.hpp"
 #include "batch/gpus.hpp"
@@ -30,13 +31,6 @@ fs::path submission_dir(const fs::path& out, const std::string& name) { return o
 bool is_finished(const fs::path& out, const std::string& name) { return fs::exists(submission_dir(out, name) / "done"); }
 
 namespace {
-
-std::string read_all(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
     for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
@@ -296,7 +290,7 @@ int merge_batch(const fs::path& out) {
     if (!fs::exists(batch_file)) {
         throw InputError(batch_file, 0, "not found: --merge takes the --out folder of a batch (roofline batch LAB ... --out DIR)");
     }
-    auto batch = nlohmann::json::parse(read_all(batch_file), nullptr, false);
+    auto batch = nlohmann::json::parse(read_file_text(batch_file), nullptr, false);
     if (!batch.is_object() || !batch.contains("submissions")) throw InputError(batch_file, 0, "unreadable; run the batch again");
     BatchFacts facts{batch["lab"].get<std::string>(), batch["seed"].get<std::uint64_t>(), batch["hidden"].get<std::string>(), {}};
     std::vector<SubmissionResult> results;
@@ -308,7 +302,7 @@ int merge_batch(const fs::path& out) {
             continue;
         }
         try {
-            results.push_back(result_from_json(nlohmann::json::parse(read_all(file))));
+            results.push_back(result_from_json(nlohmann::json::parse(read_file_text(file))));
         } catch (const nlohmann::json::exception& e) {
             throw InputError(file, 0, fmt::format("unreadable ({}); delete {} and run the batch again to regrade it",
                                                   e.what(), submission_dir(out, name).string()));

@@ -1,6 +1,7 @@
 #include "batch/build_kit.hpp"
+#include "file_text.hpp"
 
-#include "batch/process.hpp"
+#include "process.hpp"
 #include "input_error.hpp"
 #include "source_hash.hpp"
 
@@ -18,13 +19,6 @@
 namespace roofline::batch {
 
 namespace {
-
-std::string read_all(const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 bool is_shared_library(const std::string& path) {
     auto name = std::filesystem::path(path).filename().string();
@@ -70,7 +64,7 @@ BuildKit load_build_kit(const std::filesystem::path& build_dir, const std::strin
                                               "(cmake -S <course> -B {}) so that lab {} writes it",
                                               build_dir.string(), lab));
     }
-    auto kit = parse_build_kit(read_all(file), file);
+    auto kit = parse_build_kit(read_file_text(file), file);
     for (const auto& item : kit.link) {
         if (item.starts_with("-")) continue;
         if (!std::filesystem::exists(item)) {
@@ -108,7 +102,7 @@ Compiled run_nvcc(const BuildKit& kit, const std::filesystem::path& source, cons
     log_file += ".log";
     auto run = run_process({argv, object.parent_path(), log_file, {}, {}, limits});
     Compiled c;
-    auto log = read_all(log_file);
+    auto log = read_file_text(log_file);
     c.log = fmt::format("$ nvcc ... -c {}\n{}", name, log);
     c.ok = run.ok();
     if (!c.ok) {
@@ -128,7 +122,7 @@ Compiled compile_cached(const BuildKit& kit, const std::string& flags_text, cons
                         const ProcessLimits& limits) {
     namespace fs = std::filesystem;
     auto name = source.filename().string();
-    auto key = fnv1a64_hex(flags_text + "|" + name + "|" + read_all(source));
+    auto key = fnv1a64_hex(flags_text + "|" + name + "|" + read_file_text(source));
     auto cached = cache_dir / (key.substr(key.find(':') + 1) + ".o");
     auto object = object_dir / (name + ".o");
     std::promise<bool> mine;
@@ -218,7 +212,7 @@ SubmissionBuild build_submission(const BuildKit& kit, const std::vector<std::fil
     std::filesystem::create_directories(executable.parent_path());
     auto log_file = object_dir / "link.log";
     auto run = run_process({argv, object_dir, log_file, {}, {}, limits});
-    auto log = read_all(log_file);
+    auto log = read_file_text(log_file);
     build.log += "$ nvcc ... -o " + executable.filename().string() + "\n" + log;
     if (!run.ok()) {
         build.message = "link failed: " + first_error_line(log);

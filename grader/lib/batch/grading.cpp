@@ -1,4 +1,5 @@
 #include "batch/grading.hpp"
+#include "file_text.hpp"
 
 #include <fmt/format.h>
 
@@ -12,13 +13,6 @@ namespace roofline::batch {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read_all(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 std::string variant_of(const nlohmann::json& j) {
     auto target = j.value("target", std::string());
@@ -68,7 +62,7 @@ GradingRun run_grading(const GradeJob& job) {
     spec.limits.cpu_s = static_cast<long long>(4 * job.timeout_s) + 60;
     spec.limits.file_bytes = 256LL << 20;
     run.process = run_process(spec);
-    run.stdout_text = read_all(spec.output_file);
+    run.stdout_text = read_file_text(spec.output_file);
     run.stderr_text = file_tail(spec.error_file, 4000);
     fs::remove_all(work);
     return run;
@@ -157,7 +151,7 @@ nlohmann::json submission_gradescope(const LabSpec& lab, const SubmissionResult&
     double score = 0, max_score = 0;
     for (const auto& v : result.variants) {
         auto file = variant_files_dir / (v.name + "-results.json");
-        auto j = fs::exists(file) ? nlohmann::json::parse(read_all(file), nullptr, false) : nlohmann::json();
+        auto j = fs::exists(file) ? nlohmann::json::parse(read_file_text(file), nullptr, false) : nlohmann::json();
         if (j.is_object() && j.contains("tests")) {
             for (const auto& t : j["tests"]) tests.push_back(t);
         } else {

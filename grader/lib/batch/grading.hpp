@@ -3,7 +3,7 @@
 // temporary working folder, under a timeout and resource limits; then its JSON
 // turned into the submission's outcome, points and reason.
 #pragma once
-#include "batch/process.hpp"
+#include "process.hpp"
 #include "batch/result.hpp"
 #include "batch/staging.hpp"
 #include "lab_spec.hpp"

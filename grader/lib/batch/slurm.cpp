@@ -1,6 +1,6 @@
 #include "batch/slurm.hpp"
 
-#include "batch/process.hpp"
+#include "process.hpp"
 #include "input_error.hpp"
 
 #include <fmt/format.h>

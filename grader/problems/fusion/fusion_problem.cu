@@ -15,14 +15,6 @@ namespace {
 using harness::DeviceArray;
 using harness::Shape;
 
-long long require(const Shape& shape, const char* key) {
-    auto it = shape.find(key);
-    if (it == shape.end() || it->second <= 0) {
-        throw std::invalid_argument(std::string("this problem needs a positive '") + key + "' in its shape");
-    }
-    return it->second;
-}
-
 __global__ void chain_reference(const __nv_bfloat16* x, float a, float b, float c, float* out, std::size_t n) {
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
         out[i] = gelu_tanh(__bfloat162float(x[i]) * a + b) * c;
@@ -55,7 +47,7 @@ public:
     explicit ChainProblem(ChainLaunch launch) : launch_(launch) {}
 
     void setup(const Shape& shape) override {
-        n_ = static_cast<std::size_t>(require(shape, "n"));
+        n_ = static_cast<std::size_t>(harness::shape_sizes<1>(shape, {"n"}, "chain shapes")[0]);
         x_ = DeviceArray<__nv_bfloat16>(n_);
         y_ = DeviceArray<__nv_bfloat16>(n_, /*guarded=*/true);
         reference_ = DeviceArray<float>(n_);
@@ -94,8 +86,9 @@ public:
     explicit RmsNormProblem(RmsNormLaunch launch) : launch_(launch) {}
 
     void setup(const Shape& shape) override {
-        rows_ = static_cast<int>(require(shape, "rows"));
-        cols_ = static_cast<int>(require(shape, "cols"));
+        auto [rows, cols] = harness::shape_sizes<2>(shape, {"rows", "cols"}, "RMSNorm shapes");
+        rows_ = static_cast<int>(rows);
+        cols_ = static_cast<int>(cols);
         elements_ = std::size_t(rows_) * cols_;
         x_ = DeviceArray<__nv_bfloat16>(elements_);
         w_ = DeviceArray<__nv_bfloat16>(cols_);

@@ -20,6 +20,7 @@
 #include "fusion.cuh"
 
 #include "../../harness/registry.hpp"
+#include "../gemm/cublas_check.hpp"
 
 #include <cublasLt.h>
 #include <cublas_v2.h>
@@ -35,15 +36,6 @@ namespace {
 
 using harness::DeviceArray;
 using harness::Shape;
-
-void check_cublas(cublasStatus_t status, const char* call) {
-    if (status != CUBLAS_STATUS_SUCCESS) {
-        throw std::runtime_error(std::string(call) + " failed: " + cublasGetStatusName(status) + " (" +
-                                 cublasGetStatusString(status) + ")");
-    }
-}
-
-#define CUBLAS_CHECK(call) check_cublas((call), #call)
 
 constexpr std::size_t kPeerWorkspaceBytes = 32u << 20;  // cuBLASLt's scratch; what its heuristics may use
 
@@ -69,18 +61,7 @@ public:
     GemmEpilogueProblem& operator=(const GemmEpilogueProblem&) = delete;
 
     void setup(const Shape& shape) override {
-        for (const auto& [key, value] : shape) {
-            if (key != "m" && key != "n" && key != "k")
-                throw std::invalid_argument("this operation takes only m, n and k (Y[m,n] from A[m,k] B[k,n]); got '" +
-                                            key + "'");
-        }
-        auto get = [&](const char* key) {
-            auto it = shape.find(key);
-            if (it == shape.end() || it->second <= 0)
-                throw std::invalid_argument(std::string("this operation needs a positive '") + key + "' in its shape");
-            return it->second;
-        };
-        long long m = get("m"), n = get("n"), k = get("k");
+        auto [m, n, k] = harness::shape_sizes<3>(shape, {"m", "n", "k"}, "GEMM-epilogue shapes (Y[m,n] from A[m,k] B[k,n])");
         if (m * k > INT_MAX || k * n > INT_MAX || m * n > INT_MAX)
             throw std::invalid_argument("shape too large: each matrix must hold fewer than 2^31 elements");
         m_ = int(m), n_ = int(n), k_ = int(k);
@@ -179,7 +160,7 @@ private:
         auto status = cublasLtMatmulAlgoGetHeuristic(lt_, desc_, layout_b_, layout_a_, layout_y_, layout_y_, preference,
                                                      1, &best, &found);
         cublasLtMatmulPreferenceDestroy(preference);
-        check_cublas(status, "cublasLtMatmulAlgoGetHeuristic");
+        gemm::check_cublas(status, "cublasLtMatmulAlgoGetHeuristic");
         if (found == 0) throw std::runtime_error("cuBLASLt has no algorithm for the peer at this shape");
         algo_ = best.algo;
     }

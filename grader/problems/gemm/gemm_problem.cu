@@ -14,6 +14,7 @@
 #include "gemm.cuh"
 
 #include "../../harness/registry.hpp"
+#include "cublas_check.hpp"
 
 #include <cublas_v2.h>
 
@@ -28,15 +29,6 @@ namespace {
 
 using harness::DeviceArray;
 using harness::Shape;
-
-void check_cublas(cublasStatus_t status, const char* call) {
-    if (status != CUBLAS_STATUS_SUCCESS) {
-        throw std::runtime_error(std::string(call) + " failed: " + cublasGetStatusName(status) + " (" +
-                                 cublasGetStatusString(status) + ")");
-    }
-}
-
-#define CUBLAS_CHECK(call) check_cublas((call), #call)
 
 template <class T> const char* dtype_of();
 template <> const char* dtype_of<float>() { return "fp32"; }
@@ -55,21 +47,7 @@ public:
     GemmProblem& operator=(const GemmProblem&) = delete;
 
     void setup(const Shape& shape) override {
-        for (const auto& [key, value] : shape) {
-            if (key != "m" && key != "n" && key != "k")
-                throw std::invalid_argument("gemm shapes take only m, n and k (C[m,n] = A[m,k] B[k,n]); got '" +
-                                            key + "'");
-        }
-        auto get = [&](const char* key) {
-            auto it = shape.find(key);
-            if (it == shape.end())
-                throw std::invalid_argument(std::string("gemm shapes need m, n and k; '") + key + "' is missing");
-            if (it->second <= 0)
-                throw std::invalid_argument(std::string("gemm shapes need m, n and k > 0; got ") + key + "=" +
-                                            std::to_string(it->second));
-            return it->second;
-        };
-        long long m = get("m"), n = get("n"), k = get("k");
+        auto [m, n, k] = harness::shape_sizes<3>(shape, {"m", "n", "k"}, "gemm shapes (C[m,n] = A[m,k] B[k,n])");
         // The launch signature takes int dimensions and kernels index with int: keep every
         // matrix's element count within int range so that row * ld + col cannot overflow.
         if (m * k > INT_MAX || k * n > INT_MAX || m * n > INT_MAX)

@@ -17,13 +17,6 @@ namespace {
 using harness::DeviceArray;
 using harness::Shape;
 
-long long require(const Shape& shape, const char* key) {
-    auto it = shape.find(key);
-    if (it == shape.end() || it->second <= 0)
-        throw std::invalid_argument(std::string("row sums need a positive '") + key + "' in their shape");
-    return it->second;
-}
-
 __global__ void row_sum_reference(const __nv_bfloat16* x, float* sums, int cols) {
     __shared__ double partial[256];
     const __nv_bfloat16* row = x + std::size_t(blockIdx.x) * cols;
@@ -43,11 +36,7 @@ public:
     explicit RowSumProblem(RowSumLaunch launch) : launch_(launch) {}
 
     void setup(const Shape& shape) override {
-        for (const auto& [key, value] : shape) {
-            if (key != "rows" && key != "cols")
-                throw std::invalid_argument("row sums take only rows and cols; got '" + key + "'");
-        }
-        long long rows = require(shape, "rows"), cols = require(shape, "cols");
+        auto [rows, cols] = harness::shape_sizes<2>(shape, {"rows", "cols"}, "row sums");
         if (rows > INT_MAX || cols > INT_MAX)
             throw std::invalid_argument("row sums take rows and cols below 2^31");
         rows_ = static_cast<int>(rows);

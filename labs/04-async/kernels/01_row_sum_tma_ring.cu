@@ -11,7 +11,8 @@
 //      and tma::load_2d(tile, &x_map, first row, first column, &full[s]);
 //      everyone: __syncthreads();
 //   2. for the i-th tile: wait on full[i % kStages] with parity (i / kStages) & 1; each
-//      warp adds its 4 rows (one 16-byte load per lane covers a 256-wide row);
+//      warp adds its 4 rows (one 16-byte load per lane covers a 256-wide row;
+//      reduction::sum_of_8_bf16 adds the 8 values of one load);
 //      __syncthreads() so that nobody still reads the stage; thread 0 refills it
 //      with tile i + kStages;
 //   3. after a group's last column tile: reduce each row across the warp

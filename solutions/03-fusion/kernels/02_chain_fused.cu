@@ -20,6 +20,7 @@
 // bound is ~2^-11 of tanh, and 1 + tanh(u) cancels for v below about -2: at
 // v = -3 (1 + tanh = 0.0024) that bound is ~20% of GELU, outside a bf16 tolerance.
 #include "fusion/fusion.cuh"
+#include "gelu_fast.cuh"
 
 #include <algorithm>
 #include <cstdint>
@@ -29,27 +30,8 @@ namespace {
 // 256 threads, 8 blocks per SM: 2048 threads, full occupancy, which caps registers at 32 (no spills).
 constexpr int kThreads = 256;
 
-__device__ __forceinline__ float ex2_approx(float x) {
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-}
-__device__ __forceinline__ float rcp_approx(float x) {
-    float y;
-    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-}
-
 // c * gelu(x * a + b), fp32.
-__device__ __forceinline__ float chain(float x, float a, float b, float c) {
-    constexpr float kLog2e = 1.4426950408889634f;
-    constexpr float kK1 = 2.0f * kLog2e * 0.7978845608028654f;  // 2 log2(e) sqrt(2/pi)
-    constexpr float kK2 = kK1 * 0.044715f;
-    const float v = fmaf(x, a, b);
-    const float e = ex2_approx(v * fmaf(kK2, v * v, kK1));  // exp(2u); inf and 0 both work below
-    const float cv = c * v;
-    return fmaf(-cv, rcp_approx(1.0f + e), cv);  // c (v - v / (1 + e))
-}
+__device__ __forceinline__ float chain(float x, float a, float b, float c) { return c * gelu_fast(fmaf(x, a, b)); }
 
 // Two bf16 packed in a 32-bit word: widening is a shift or a mask, narrowing one F2FP instruction.
 __device__ __forceinline__ uint32_t chain2(uint32_t word, float a, float b, float c) {

@@ -34,16 +34,6 @@ struct SharedStorage {
     std::uint64_t full[kStages];
 };
 
-__device__ inline float sum_of_8(uint4 packed) {
-    const __nv_bfloat162* pairs = reinterpret_cast<const __nv_bfloat162*>(&packed);
-    float sum = 0;
-    for (int i = 0; i < 4; ++i) {
-        float2 pair = __bfloat1622float2(pairs[i]);
-        sum += pair.x + pair.y;
-    }
-    return sum;
-}
-
 __global__ void __launch_bounds__(kThreads) row_sum_ring(const __grid_constant__ CUtensorMap x_map, float* sums,
                                                          int rows, int cols) {
     extern __shared__ __align__(128) unsigned char shared_bytes[];
@@ -76,7 +66,7 @@ __global__ void __launch_bounds__(kThreads) row_sum_ring(const __grid_constant__
         roofline::mbarrier::wait(&shared.full[stage], (i / kStages) & 1);
         for (int r = 0; r < kRowsPerWarp; ++r) {
             uint4 packed = reinterpret_cast<const uint4*>(&shared.tiles[stage][warp * kRowsPerWarp + r][0])[lane];
-            partial[r] += sum_of_8(packed);
+            partial[r] += roofline::reduction::sum_of_8_bf16(packed);
         }
         __syncthreads();  // every thread is done with this stage
         if (threadIdx.x == 0 && i + kStages < my_tiles) issue(i + kStages);

@@ -1,4 +1,4 @@
-#include "batch/process.hpp"
+#include "process.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -15,7 +15,7 @@
 
 extern char** environ;
 
-namespace roofline::batch {
+namespace roofline {
 
 namespace {
 
@@ -118,7 +118,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
             ::waitpid(pid, &status, 0);
             break;
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     kill_session(pid);  // anything it left running
     result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
@@ -142,4 +142,4 @@ std::string file_tail(const std::filesystem::path& file, std::size_t max_bytes) 
     return start > 0 ? "...\n" + text : text;
 }
 
-}  // namespace roofline::batch
+}  // namespace roofline

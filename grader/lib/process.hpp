@@ -1,15 +1,14 @@
-// Starting a child process for the batch (nvcc, or `roofline grade` on one
-// submission) with a wall-clock timeout, resource limits, its own process
-// group, environment overrides and its output in files. The runner's
-// run_child does the same for lab programs; this one adds the limits and the
-// environment, and is safe to call from several threads at once.
+// Starting a child process (a lab program for the runner; nvcc or `roofline grade`
+// on one submission for the batch) with a wall-clock timeout, resource limits, a
+// session of its own (so that a timeout kills everything it started), environment
+// overrides and its output in files. Safe to call from several threads at once.
 #pragma once
 #include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
 
-namespace roofline::batch {
+namespace roofline {
 
 struct ProcessLimits {
     double timeout_s = 600;           // wall clock; the whole process group is killed past it
@@ -40,7 +39,7 @@ struct ProcessResult {
 
 ProcessResult run_process(const ProcessSpec& spec);
 
-// Ctrl-C or SIGTERM for the whole batch: every running child is killed (with what it
+// Ctrl-C or SIGTERM (roofline batch): every running child is killed (with what it
 // started) and reported as interrupted. Safe to call from a signal handler.
 void request_stop();
 bool stop_requested();
@@ -48,4 +47,4 @@ bool stop_requested();
 // The file's last `max_bytes` bytes (the end of a compiler's or program's output).
 std::string file_tail(const std::filesystem::path& file, std::size_t max_bytes = 8000);
 
-}  // namespace roofline::batch
+}  // namespace roofline
