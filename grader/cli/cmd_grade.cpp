@@ -2,10 +2,13 @@
 #include "command.hpp"
 #include "grade.hpp"
 #include "input_error.hpp"
+#include "lab_session.hpp"
 #include "report.hpp"
 #include "units.hpp"
 
 #include <fmt/format.h>
+
+#include <unistd.h>
 
 #include <iostream>
 
@@ -77,8 +80,14 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
     nlohmann::json all_json = nlohmann::json::array();
     int exit_code = 0;
     bool built = false;
+    // One lab program for every variant: a CUDA process start costs ~0.3 s (lab_session.hpp).
+    if (targets.empty()) throw InputError(f.target + " has no variants to grade");
+    const auto& lab_id = targets.front().first;
+    LabSession session(ws.lab_executable(lab_id, f.solutions),
+                       std::filesystem::temp_directory_path() / fmt::format("roofline-{}-{}", ::getpid(), lab_id));
     for (const auto& [lab, variant] : targets) {
         auto request = make_request(context, f, lab, variant, verify_only);
+        request.session = &session;
         request.build = request.build && !built;  // one build serves every variant of the lab
         auto outcome = grade_variant(ws, request);
         built = built || (outcome.exit_code != 5 && outcome.exit_code != 7);  // 7: refused before the build

@@ -1,8 +1,10 @@
-// main() of every lab executable (lab-NN-name, solution-NN-name). `roofline`
-// runs it as a child process; it verifies and times one variant and writes a
-// JSON result file. Run by hand for debugging:
+// main() of every lab executable (lab-NN-name, solution-NN-name). It verifies
+// and times one variant and writes a JSON result file. `roofline` runs it with
+// --serve, as one child process for a whole lab (lab_session.hpp): one job (the
+// arguments of a single run, as a JSON array) per line on stdin. Run by hand:
 //   build/labs/lab-01-memory-roof --list
 //   build/labs/lab-01-memory-roof --variant copy_naive_fp32 --mode verify --verify-shape n=1000 --result -
+#include "hang_watch.hpp"
 #include "measure.cuh"
 #include "registry.hpp"
 
@@ -10,8 +12,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -77,8 +84,14 @@ std::string shape_text(const Shape& shape) {
     return out;
 }
 
+std::string& last_stage() {
+    static std::string stage = "start-up";
+    return stage;
+}
+
 // Progress for the parent: if this process hangs or dies, the last stage names where.
 void stage(const std::string& what) {
+    last_stage() = what;
     std::fprintf(stderr, "roofline-stage: %s\n", what.c_str());
     std::fflush(stderr);
 }
@@ -96,13 +109,13 @@ json device_info() {
 
 // Verifies on a fresh seed with poisoned outputs; returns the check's JSON.
 json check_once(Problem& problem, const Shape& shape, std::uint64_t seed, const std::string& when,
-                const Tolerance& tolerance, cudaStream_t stream) {
+                const Tolerance& tolerance, double launch_timeout_s, cudaStream_t stream) {
     stage(fmt::format("verify {} seed {} ({})", shape_text(shape), seed, when));
     problem.fill_inputs(seed, stream);
     problem.poison_outputs(stream);
     problem.launch_variant(stream);
     CUDA_CHECK(cudaGetLastError());
-    CUDA_CHECK(cudaStreamSynchronize(stream));
+    wait_for_stream(stream, launch_timeout_s);
     auto report = problem.verify(tolerance, stream);
     return {{"shape", shape}, {"seed", seed}, {"when", when}, {"report", to_json(report)}};
 }
@@ -123,8 +136,13 @@ int run(const Options& options, json& result) {
     stage("device setup");
     result["device"] = device_info();
 
-    cudaStream_t stream;
-    CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    // Destroyed on every way out: a server runs many jobs.
+    struct Stream {
+        cudaStream_t handle = nullptr;
+        Stream() { CUDA_CHECK(cudaStreamCreateWithFlags(&handle, cudaStreamNonBlocking)); }
+        ~Stream() { cudaStreamDestroy(handle); }
+    } owned_stream;
+    cudaStream_t stream = owned_stream.handle;
     auto problem = entry->make();
     result["checks"] = json::array();
     std::uint64_t seed = options.seed;
@@ -134,7 +152,8 @@ int run(const Options& options, json& result) {
             auto shape = parse_shape(text);
             stage("setup " + shape_text(shape));
             problem->setup(shape);
-            auto check = check_once(*problem, shape, seed++, when, options.tolerance, stream);
+            auto check = check_once(*problem, shape, seed++, when, options.tolerance, options.measure.launch_timeout_s,
+                                    stream);
             result["checks"].push_back(check);
             if (!check["report"]["passed"].get<bool>()) return false;
         }
@@ -164,35 +183,32 @@ int run(const Options& options, json& result) {
                             {"l2_flush_bytes", measured.l2_flush_bytes}};
         // New inputs after timing: a kernel that replays a cached answer fails here.
         auto check = check_once(*problem, parse_shape(options.timed_shape), seed++, "after timing",
-                                options.tolerance, stream);
+                                options.tolerance, options.measure.launch_timeout_s, stream);
         result["checks"].push_back(check);
         if (!check["report"]["passed"].get<bool>()) {
             result["status"] = "incorrect";
             return 1;
         }
     }
-    CUDA_CHECK(cudaStreamDestroy(stream));
     result["status"] = "ok";
     return 0;
 }
 
+// Written beside and renamed into place: the parent takes the file's existence as "done".
 void write_result(const json& result, const std::string& path) {
     if (path == "-") {
         std::cout << result.dump(2) << "\n";
         return;
     }
-    std::ofstream out(path);
-    out << result.dump(2) << "\n";
+    auto temporary = path + ".tmp";
+    {
+        std::ofstream out(temporary);
+        out << result.dump(2) << "\n";
+    }
+    std::filesystem::rename(temporary, path);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    CLI::App app{"A lab executable of the roofline course: verifies and times one registered variant.\n"
-                 "Normally started by `roofline grade` or `roofline run`."};
-    Options options;
-    bool list = false;
-    app.add_flag("--list", list, "print the registered variants as JSON and exit");
+void add_job_options(CLI::App& app, Options& options) {
     app.add_option("--variant", options.variant, "variant name, as in lab.yaml");
     app.add_option("--mode", options.mode, "verify (correctness only) or grade (verify, time, verify again)")
         ->check(CLI::IsMember({"verify", "grade"}));
@@ -206,8 +222,88 @@ int main(int argc, char** argv) {
     app.add_option("--max-samples", options.measure.max_samples);
     app.add_option("--target-rse", options.measure.target_rse);
     app.add_option("--time-cap-s", options.measure.time_cap_s);
+    app.add_option("--launch-timeout-s", options.measure.launch_timeout_s,
+                   "a kernel launch still running after this many seconds is a hang (0: wait for ever)");
     app.add_flag("!--no-flush", options.measure.flush_l2, "do not flush the L2 before each sample");
     app.add_option("--result", options.result_path, "where to write the JSON result ('-' for stdout)");
+}
+
+// One job: the result's status says how it went; the return value is the exit code.
+int run_job(const Options& options, json& result) {
+    result = {{"variant", options.variant}, {"mode", options.mode}};
+    // A hung kernel cannot be stopped: report it and end here, skipping the destructors.
+    set_hang_handler([&result, &options](double limit_s) {
+        result["status"] = "hang";
+        result["message"] = fmt::format("a kernel was still running {:g} s after its launch, during '{}'", limit_s,
+                                        last_stage());
+        ::close(STDIN_FILENO);  // with --serve, the parent's next job goes to a fresh program
+        write_result(result, options.result_path);
+        std::fflush(nullptr);
+        std::_Exit(5);
+    });
+    if (options.variant.empty() || (options.mode == "grade" && options.timed_shape.empty())) {
+        result["status"] = "error";
+        result["message"] = "--variant is required, and --timed-shape in grade mode (see --help)";
+        return 2;
+    }
+    try {
+        return run(options, result);
+    } catch (const CudaError& e) {
+        result["status"] = "cuda_error";
+        result["message"] = e.what();
+        return 3;
+    } catch (const std::invalid_argument& e) {
+        result["status"] = "bad_shape";
+        result["message"] = e.what();
+        return 2;
+    } catch (const std::exception& e) {
+        result["status"] = "error";
+        result["message"] = e.what();
+        return 4;
+    }
+}
+
+// --serve: jobs from stdin until it closes. A CUDA error ends the program (the
+// context may be broken); the parent starts a fresh one for the next job.
+int serve() {
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        if (line.empty()) continue;
+        Options options;
+        try {
+            auto arguments = json::parse(line).get<std::vector<std::string>>();
+            CLI::App app;
+            add_job_options(app, options);
+            std::reverse(arguments.begin(), arguments.end());  // CLI11 takes them last first
+            app.parse(arguments);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "error: a job line the lab program cannot read (%s): %s\n", e.what(), line.c_str());
+            return 2;
+        }
+        json result;
+        int code = run_job(options, result);
+        if (result["status"] == "cuda_error") {
+            // Stdin closed before the result exists: the parent's next job is refused at once
+            // (and goes to a fresh program) rather than sent to one that is exiting.
+            ::close(STDIN_FILENO);
+            write_result(result, options.result_path);
+            return code;
+        }
+        write_result(result, options.result_path);
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"A lab executable of the roofline course: verifies and times one registered variant.\n"
+                 "Normally started by `roofline grade` or `roofline run`."};
+    Options options;
+    bool list = false, serve_jobs = false;
+    app.add_flag("--list", list, "print the registered variants as JSON and exit");
+    app.add_flag("--serve", serve_jobs, "run jobs read from stdin, one JSON array of these arguments per line");
+    add_job_options(app, options);
     CLI11_PARSE(app, argc, argv);
 
     if (list) {
@@ -218,27 +314,12 @@ int main(int argc, char** argv) {
         std::cout << variants.dump(2) << "\n";
         return 0;
     }
-    if (options.variant.empty() || (options.mode == "grade" && options.timed_shape.empty())) {
-        std::cerr << "error: --variant is required, and --timed-shape in grade mode (see --help)\n";
-        return 2;
-    }
-
-    json result = {{"variant", options.variant}, {"mode", options.mode}};
-    int code = 0;
-    try {
-        code = run(options, result);
-    } catch (const CudaError& e) {
-        result["status"] = "cuda_error";
-        result["message"] = e.what();
-        code = 3;
-    } catch (const std::invalid_argument& e) {
-        result["status"] = "bad_shape";
-        result["message"] = e.what();
-        code = 2;
-    } catch (const std::exception& e) {
-        result["status"] = "error";
-        result["message"] = e.what();
-        code = 4;
+    if (serve_jobs) return serve();
+    json result;
+    int code = run_job(options, result);
+    if (result["status"] == "error" && options.variant.empty()) {
+        std::cerr << "error: " << result["message"].get<std::string>() << "\n";
+        return code;
     }
     write_result(result, options.result_path);
     return code;

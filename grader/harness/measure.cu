@@ -1,4 +1,5 @@
 #include "measure.cuh"
+#include "hang_watch.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -81,7 +82,7 @@ MeasureResult measure_interleaved(const std::vector<TimedTarget>& targets, const
         for (int i = 0; i < config.warmup_launches; ++i) target.launch(stream);
     }
     CUDA_CHECK(cudaGetLastError());
-    CUDA_CHECK(cudaStreamSynchronize(stream));
+    wait_for_stream(stream, config.launch_timeout_s * config.warmup_launches * targets.size());
 
     cudaEvent_t start, stop;
     CUDA_CHECK(cudaEventCreate(&start));
@@ -108,7 +109,7 @@ MeasureResult measure_interleaved(const std::vector<TimedTarget>& targets, const
             targets[t].launch(stream);
             CUDA_CHECK(cudaEventRecord(stop, stream));
             CUDA_CHECK(cudaGetLastError());
-            CUDA_CHECK(cudaEventSynchronize(stop));
+            wait_for_event(stop, config.launch_timeout_s);
             float ms = 0;
             CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
             samples[t].push_back(ms * 1e-3);

@@ -19,6 +19,7 @@ struct MeasureConfig {
     double target_rse = 0.005;
     double time_cap_s = 3.0;
     bool flush_l2 = true;
+    double launch_timeout_s = 0;  // > 0: a launch still running after this is a hang (hang_watch.hpp)
 };
 
 struct SampleStats {

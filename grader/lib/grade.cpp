@@ -3,6 +3,7 @@
 #include "device_query.hpp"
 #include "hardware.hpp"
 #include "input_error.hpp"
+#include "lab_session.hpp"
 #include "report.hpp"
 #include "regime_sweep.hpp"
 #include "runner.hpp"
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <memory>
 #include <random>
 
 namespace roofline {
@@ -25,27 +27,25 @@ enum Exit {
     kOtherHardware = 7,
 };
 
-// The lab program's command line up to the shapes.
-std::vector<std::string> lab_command(const Workspace& ws, bool solutions, const LabSpec& lab, const VariantSpec& variant,
-                                     const std::string& mode, std::uint64_t seed, const std::filesystem::path& result_file,
-                                     double time_cap_s) {
+// The lab program's arguments for one job, up to the shapes.
+std::vector<std::string> lab_command(const LabSpec& lab, const VariantSpec& variant, const std::string& mode,
+                                     std::uint64_t seed, const std::filesystem::path& result_file, double time_cap_s) {
     const auto& tol = lab.tolerance_for(variant);
-    return {ws.lab_executable(lab.id, solutions).string(),
-            "--variant", variant.name,
+    return {"--variant", variant.name,
             "--mode", mode,
             "--seed", std::to_string(seed),
             "--atol", fmt::format("{:g}", tol.atol),
             "--rtol", fmt::format("{:g}", tol.rtol),
             "--max-rel-l2", fmt::format("{:g}", tol.max_rel_l2),
             "--time-cap-s", fmt::format("{:g}", time_cap_s),
+            "--launch-timeout-s", fmt::format("{:g}", lab.launch_timeout_s),
             "--result", result_file.string()};
 }
 
-std::vector<std::string> child_arguments(const Workspace& ws, const GradeRequest& request, const LabSpec& lab,
-                                         const VariantSpec& variant, std::uint64_t seed,
-                                         const std::filesystem::path& result_file, std::string* skipped) {
-    auto argv = lab_command(ws, request.solutions, lab, variant, request.verify_only ? "verify" : "grade", seed,
-                            result_file, 2);
+std::vector<std::string> child_arguments(const GradeRequest& request, const LabSpec& lab, const VariantSpec& variant,
+                                         std::uint64_t seed, const std::filesystem::path& result_file,
+                                         std::string* skipped) {
+    auto argv = lab_command(lab, variant, request.verify_only ? "verify" : "grade", seed, result_file, 2);
     for (const auto& shape : lab.verify_shapes_for(variant)) {
         if (auto refusal = lab.shape_refusal(variant, shape)) {
             *skipped += "  note: " + *refusal + "\n";
@@ -66,9 +66,8 @@ struct SweepOutcome {
     std::optional<LabRun> failure;  // a sweep run that crashed, hung or went wrong
 };
 
-SweepOutcome run_sweep(const Workspace& ws, bool solutions, const LabSpec& lab, const VariantSpec& variant,
-                       std::uint64_t seed, double full_size_median_s, const Ceiling& ceiling,
-                       const std::filesystem::path& work_dir) {
+SweepOutcome run_sweep(LabSession& session, const LabSpec& lab, const VariantSpec& variant, std::uint64_t seed,
+                       double full_size_median_s, const Ceiling& ceiling, const std::filesystem::path& work_dir) {
     SweepOutcome outcome;
     std::vector<SweepPoint> points;
     for (long long divisor : lab.sweep_divisors) {
@@ -79,9 +78,9 @@ SweepOutcome run_sweep(const Workspace& ws, bool solutions, const LabSpec& lab, 
             auto dir = work_dir / fmt::format("sweep-{}", divisor);
             std::filesystem::create_directories(dir);
             auto result = dir / "result.json";
-            auto argv = lab_command(ws, solutions, lab, variant, "grade", seed + divisor, result, 1);
+            auto argv = lab_command(lab, variant, "grade", seed + divisor, result, 1);
             argv.insert(argv.end(), {"--timed-shape", shape_text(shape)});
-            auto run = interpret(run_child(argv, lab.timeout_s, dir), result, variant.name, lab.timeout_s);
+            auto run = interpret(session.run(argv, result, lab.timeout_s), result, variant.name, lab.timeout_s);
             if (run.outcome != Outcome::ok) {
                 outcome.failure = run;
                 return outcome;
@@ -228,8 +227,15 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     auto result_file = work_dir / "result.json";
     std::uint64_t seed = request.seed ? *request.seed : fresh_seed();
     std::string skipped;
-    auto argv = child_arguments(ws, request, lab, variant, seed, result_file, &skipped);
-    auto run = interpret(run_child(argv, lab.timeout_s, work_dir), result_file, variant.name, lab.timeout_s);
+    auto argv = child_arguments(request, lab, variant, seed, result_file, &skipped);
+    // The --all run's lab program, or one of this variant's own.
+    std::unique_ptr<LabSession> own_session;
+    LabSession* session = request.session;
+    if (!session || session->executable() != ws.lab_executable(lab.id, request.solutions)) {
+        own_session = std::make_unique<LabSession>(ws.lab_executable(lab.id, request.solutions), work_dir / "program");
+        session = own_session.get();
+    }
+    auto run = interpret(session->run(argv, result_file, lab.timeout_s), result_file, variant.name, lab.timeout_s);
 
     if (run.outcome != Outcome::ok || request.verify_only) std::filesystem::remove_all(work_dir);
     if (run.outcome != Outcome::ok) {
@@ -272,8 +278,8 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     // 7a. Size sweep (lab 00): read the regime off how the time scales.
     SweepOutcome sweep;
     if (!lab.sweep_divisors.empty()) {
-        sweep = run_sweep(ws, request.solutions, lab, variant, seed,
-                          run.result["timing"]["variant"]["median_s"].get<double>(), ceiling.ceiling, work_dir);
+        sweep = run_sweep(*session, lab, variant, seed, run.result["timing"]["variant"]["median_s"].get<double>(),
+                          ceiling.ceiling, work_dir);
         if (sweep.failure) {
             std::filesystem::remove_all(work_dir);
             out.exit_code = exit_for(sweep.failure->outcome);

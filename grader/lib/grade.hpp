@@ -16,6 +16,8 @@
 
 namespace roofline {
 
+class LabSession;
+
 struct GradeRequest {
     std::string lab, variant;
     bool solutions = false;        // grade solutions/ (no prediction needed)
@@ -25,6 +27,7 @@ struct GradeRequest {
     std::string hardware;          // profile override; empty: match the device name
     std::optional<std::uint64_t> seed;  // empty: a fresh random seed
     bool require_prediction = true;     // false (roofline batch): grade anyway, with no prediction points
+    LabSession* session = nullptr;      // the lab program all variants of `--all` share; null: one of its own
 };
 
 struct GradeOutcome {

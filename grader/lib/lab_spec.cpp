@@ -182,8 +182,8 @@ Workload LabSpec::peer_work(const VariantSpec& v, const Shape& shape) const {
 LabSpec load_lab(const std::filesystem::path& lab_yaml) {
     auto root = YamlView::load_file(lab_yaml);
     if (!root.node().IsMap()) root.fail("lab.yaml must be a mapping (title:, problem:, variants:, ...)");
-    root.only_keys({"title", "lesson", "problem", "timeout_s", "shapes", "tolerance", "scoring", "variants", "sweep",
-                    "requires"});
+    root.only_keys({"title", "lesson", "problem", "timeout_s", "launch_timeout_s", "shapes", "tolerance", "scoring",
+                    "variants", "sweep", "requires"});
     LabSpec lab;
     lab.file = lab_yaml;
     lab.id = lab_yaml.parent_path().filename().string();
@@ -194,6 +194,7 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
         root.at("problem").fail(fmt::format("must be one of {} (got '{}')", fmt::join(kProblems, ", "), lab.problem));
     }
     lab.timeout_s = root.positive("timeout_s");
+    if (auto launch = root.maybe("launch_timeout_s")) lab.launch_timeout_s = launch->as_positive_double();
 
     auto shapes = root.at("shapes");
     shapes.only_keys({"timed", "verify"});

@@ -55,7 +55,8 @@ struct LabSpec {
     std::string title;
     std::string lesson;
     std::string problem;  // elementwise, fusion, gemm, reduction: the variants' unless one names another
-    double timeout_s = 60;
+    double timeout_s = 60;         // one variant's whole run in the lab program
+    double launch_timeout_s = 10;  // one kernel launch: still running after this, it is a hang (hang_watch.hpp)
     Shape timed;
     std::vector<Shape> verify;
     // Size sweep (lab 00): also time each variant with n divided by each of these, and

@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -61,8 +63,8 @@ void set_limit(int resource, rlim_t value) {
 
 }  // namespace
 
-ProcessResult run_process(const ProcessSpec& spec) {
-    ProcessResult result;
+RunningProcess start_process(const ProcessSpec& spec) {
+    RunningProcess process;
     // Everything the child needs is made before fork: between fork and exec in a
     // threaded program only async-signal-safe calls are allowed.
     std::vector<std::string> env = child_environment(spec.env);
@@ -74,17 +76,22 @@ ProcessResult run_process(const ProcessSpec& spec) {
     std::string work_dir = spec.work_dir.string(), output = spec.output_file.string();
     std::string errors = spec.error_file.empty() ? output : spec.error_file.string();
     const auto& limits = spec.limits;
+    int pipe_ends[2] = {-1, -1};
+    // A socket rather than a pipe: the caller writes with MSG_NOSIGNAL, so a child that
+    // died between two requests is an EPIPE, not a SIGPIPE.
+    if (spec.stdin_pipe && ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pipe_ends) != 0) return process;
 
-    auto began = std::chrono::steady_clock::now();
+    process.began = std::chrono::steady_clock::now();
     pid_t pid = ::fork();
     if (pid == 0) {
-        ::setsid();  // a session (and group) of its own, so that everything it starts can be killed
+        if (spec.new_session) ::setsid();  // so that everything it starts can be killed
+        else ::setpgid(0, 0);
         int fd = ::open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (fd >= 0) ::dup2(fd, STDOUT_FILENO);
         if (errors != output) fd = ::open(errors.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (fd >= 0) ::dup2(fd, STDERR_FILENO);
-        int null = ::open("/dev/null", O_RDONLY);
-        if (null >= 0) ::dup2(null, STDIN_FILENO);
+        int input = pipe_ends[0] >= 0 ? pipe_ends[0] : ::open("/dev/null", O_RDONLY);
+        if (input >= 0) ::dup2(input, STDIN_FILENO);
         if (!work_dir.empty() && ::chdir(work_dir.c_str()) != 0) ::_exit(126);
         if (limits.cpu_s > 0) set_limit(RLIMIT_CPU, rlim_t(limits.cpu_s));
         if (limits.file_bytes > 0) set_limit(RLIMIT_FSIZE, rlim_t(limits.file_bytes));
@@ -95,35 +102,79 @@ ProcessResult run_process(const ProcessSpec& spec) {
         (void)ignored;
         ::_exit(127);
     }
+    if (pipe_ends[0] >= 0) ::close(pipe_ends[0]);
     if (pid < 0) {
-        result.started = false;
-        return result;
+        if (pipe_ends[1] >= 0) ::close(pipe_ends[1]);
+        return process;
     }
-    auto deadline = began + std::chrono::duration<double>(limits.timeout_s);
+    process.pid = pid;
+    process.stdin_fd = pipe_ends[1];
+    return process;
+}
+
+namespace {
+void finish(RunningProcess& process, int status, ProcessResult& result) {
+    kill_session(process.pid);  // anything it left running
+    result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - process.began).count();
+    if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+    if (process.stdin_fd >= 0) ::close(process.stdin_fd);
+    process.stdin_fd = -1;
+    process.pid = -1;
+}
+}  // namespace
+
+WaitEnd wait_process(RunningProcess& process, std::chrono::steady_clock::time_point deadline,
+                     const std::function<bool()>& done, ProcessResult& result) {
     int status = 0;
     while (true) {
-        pid_t done = ::waitpid(pid, &status, WNOHANG);
-        if (done == pid) break;
-        if (done < 0 && errno != EINTR) break;
+        pid_t reaped = ::waitpid(process.pid, &status, WNOHANG);
+        if (reaped == process.pid || (reaped < 0 && errno != EINTR)) {
+            // A child that wrote its answer and then exited still answered.
+            bool answered = done && done();
+            finish(process, status, result);
+            return answered ? WaitEnd::done : WaitEnd::ended;
+        }
+        if (done && done()) return WaitEnd::done;
         if (stopping) {
             result.interrupted = true;
-            kill_session(pid);
-            ::waitpid(pid, &status, 0);
-            break;
+            kill_session(process.pid);
+            ::waitpid(process.pid, &status, 0);
+            finish(process, status, result);
+            return WaitEnd::interrupted;
         }
         if (std::chrono::steady_clock::now() > deadline) {
             result.timed_out = true;
-            kill_session(pid);
-            ::kill(-pid, SIGKILL);
-            ::waitpid(pid, &status, 0);
-            break;
+            kill_session(process.pid);
+            ::kill(-process.pid, SIGKILL);
+            ::waitpid(process.pid, &status, 0);
+            finish(process, status, result);
+            return WaitEnd::timed_out;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
-    kill_session(pid);  // anything it left running
-    result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-    if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+}
+
+void kill_process(RunningProcess& process) {
+    if (!process.running()) return;
+    int status = 0;
+    kill_session(process.pid);
+    ::kill(-process.pid, SIGKILL);
+    ::waitpid(process.pid, &status, 0);
+    ProcessResult ignored;
+    finish(process, status, ignored);
+}
+
+ProcessResult run_process(const ProcessSpec& spec) {
+    ProcessResult result;
+    auto process = start_process(spec);
+    if (!process.running()) {
+        result.started = false;
+        return result;
+    }
+    auto deadline = process.began + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                        std::chrono::duration<double>(spec.limits.timeout_s));
+    wait_process(process, deadline, nullptr, result);
     return result;
 }
 

@@ -3,7 +3,11 @@
 // session of its own (so that a timeout kills everything it started), environment
 // overrides and its output in files. Safe to call from several threads at once.
 #pragma once
+#include <sys/types.h>
+
+#include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,6 +29,11 @@ struct ProcessSpec {
     std::filesystem::path error_file;
     std::map<std::string, std::string> env;  // set ("" value: unset) on top of this process's environment
     ProcessLimits limits;
+    // true: a session of its own, which kill_session() ends with everything it started.
+    // false: a process group of its own in this process's session, so that whoever
+    // kills this session (roofline batch killing a grade) kills it too.
+    bool new_session = true;
+    bool stdin_pipe = false;  // true: the caller writes to its stdin (RunningProcess::stdin_fd); else /dev/null
 };
 
 struct ProcessResult {
@@ -37,7 +46,27 @@ struct ProcessResult {
     bool ok() const { return !timed_out && signal == 0 && exit_code == 0; }
 };
 
+// Starts it, waits until it ends or its timeout passes, and reports how it ended.
 ProcessResult run_process(const ProcessSpec& spec);
+
+// The same in steps, for a child that serves several requests (lab_session.hpp).
+struct RunningProcess {
+    pid_t pid = -1;
+    int stdin_fd = -1;  // with ProcessSpec::stdin_pipe: a socket; write with send(..., MSG_NOSIGNAL)
+    std::chrono::steady_clock::time_point began;
+    bool running() const { return pid > 0; }
+};
+RunningProcess start_process(const ProcessSpec& spec);  // pid -1 when fork failed
+
+enum class WaitEnd { ended, done, timed_out, interrupted };
+// Waits until the process ends, `done()` turns true (checked every few ms), or
+// `deadline`; past the deadline, or on a stop request, it kills the process and
+// everything it started. When it has ended (or been killed), `result` says how
+// and the RunningProcess is no longer running.
+WaitEnd wait_process(RunningProcess& process, std::chrono::steady_clock::time_point deadline,
+                     const std::function<bool()>& done, ProcessResult& result);
+// Kills the process and its session, reaps it, closes its stdin.
+void kill_process(RunningProcess& process);
 
 // Ctrl-C or SIGTERM (roofline batch): every running child is killed (with what it
 // started) and reported as interrupted. Safe to call from a signal handler.

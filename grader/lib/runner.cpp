@@ -9,8 +9,6 @@
 
 namespace roofline {
 
-namespace {
-
 std::string tail_lines(const std::string& text, int lines) {
     int seen = 0;
     for (std::size_t i = text.size(); i > 0; --i) {
@@ -26,8 +24,6 @@ std::string last_stage_in(const std::string& text) {
     auto end = text.find('\n', pos);
     return text.substr(pos + marker.size(), end == std::string::npos ? std::string::npos : end - pos - marker.size());
 }
-
-}  // namespace
 
 ChildRun run_child(const std::vector<std::string>& argv, double timeout_s, const std::filesystem::path& work_dir) {
     ChildRun run;
@@ -96,6 +92,10 @@ LabRun interpret(const ChildRun& child, const std::filesystem::path& result_file
                                           check["report"]["verdict"].get<std::string>());
             }
         }
+    } else if (status == "hang") {
+        run.outcome = Outcome::timed_out;
+        run.message = fmt::format("{} hung: {} (a loop that never ends, or a barrier not every thread reaches?)",
+                                  variant, message);
     } else if (status == "cuda_error") {
         run.outcome = Outcome::cuda_error;
         run.message = fmt::format("{} raised a CUDA error during '{}': {}", variant, child.last_stage, message);

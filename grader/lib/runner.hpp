@@ -25,6 +25,11 @@ struct ChildRun {
 // session on timeout (process.hpp). Never throws for the child's failures.
 ChildRun run_child(const std::vector<std::string>& argv, double timeout_s, const std::filesystem::path& work_dir);
 
+// From a lab program's output: the last "roofline-stage:" line ("start-up" if
+// none), and the last `lines` lines.
+std::string last_stage_in(const std::string& output);
+std::string tail_lines(const std::string& text, int lines);
+
 enum class Outcome { ok, incorrect, crashed, timed_out, cuda_error, harness_error };
 
 struct LabRun {

@@ -49,8 +49,8 @@ HiddenSpec load_hidden(const std::filesystem::path& file, const LabSpec& lab) {
                                       lab.id + ".yaml");
     }
     auto root = YamlView::load_file(file);
-    if (!root.node().IsMap()) root.fail("must be a mapping (lab:, seed:, timeout_s:, shapes:, variants:)");
-    root.only_keys({"lab", "seed", "timeout_s", "shapes", "variants"});
+    if (!root.node().IsMap()) root.fail("must be a mapping (lab:, seed:, timeout_s:, launch_timeout_s:, shapes:, variants:)");
+    root.only_keys({"lab", "seed", "timeout_s", "launch_timeout_s", "shapes", "variants"});
     HiddenSpec hidden;
     hidden.file = file;
     auto lab_id = root.string("lab");
@@ -60,6 +60,7 @@ HiddenSpec load_hidden(const std::filesystem::path& file, const LabSpec& lab) {
     }
     if (auto seed = root.maybe("seed")) hidden.seed = static_cast<std::uint64_t>(seed->as_positive_int());
     if (auto timeout = root.maybe("timeout_s")) hidden.timeout_s = timeout->as_positive_double();
+    if (auto launch = root.maybe("launch_timeout_s")) hidden.launch_timeout_s = launch->as_positive_double();
 
     std::vector<std::set<std::string>> lab_keys{keys_of(lab.timed)};
     for (const auto& shape : lab.verify) {
@@ -96,6 +97,7 @@ void write_hidden_lab_yaml(const std::filesystem::path& public_lab_yaml, const H
                            const std::filesystem::path& out) {
     YAML::Node lab = YAML::LoadFile(public_lab_yaml.string());
     if (hidden.timeout_s) lab["timeout_s"] = *hidden.timeout_s;
+    if (hidden.launch_timeout_s) lab["launch_timeout_s"] = *hidden.launch_timeout_s;
     if (hidden.timed) lab["shapes"]["timed"] = shape_node(*hidden.timed);
     if (!hidden.verify.empty()) {
         YAML::Node verify(YAML::NodeType::Sequence);

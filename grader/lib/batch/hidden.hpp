@@ -4,7 +4,8 @@
 //
 //   lab: 01-memory-roof
 //   seed: 90210                  # every submission gets the same inputs
-//   timeout_s: 20                # per lab-program run (replaces lab.yaml's)
+//   timeout_s: 20                # per variant's run in the lab program (replaces lab.yaml's)
+//   launch_timeout_s: 1          # per kernel launch: a hang is named after this (replaces lab.yaml's)
 //   shapes:
 //     timed: {n: 201326611}      # replaces lab.yaml's shapes.timed
 //     verify: [{n: 3}, {n: 65537}]   # replaces lab.yaml's shapes.verify
@@ -28,6 +29,7 @@ struct HiddenSpec {
     std::filesystem::path file;
     std::optional<std::uint64_t> seed;
     std::optional<double> timeout_s;
+    std::optional<double> launch_timeout_s;
     std::optional<Shape> timed;
     std::vector<Shape> verify;  // empty: keep lab.yaml's
     std::map<std::string, Shape> variant_timed;
@@ -36,7 +38,7 @@ struct HiddenSpec {
 // Reads and checks `file` against `lab` (its id, variant names and shape sizes).
 HiddenSpec load_hidden(const std::filesystem::path& file, const LabSpec& lab);
 
-// Writes lab.yaml with the hidden shapes and timeout in place of the public ones.
+// Writes lab.yaml with the hidden shapes and timeouts in place of the public ones.
 void write_hidden_lab_yaml(const std::filesystem::path& public_lab_yaml, const HiddenSpec& hidden,
                            const std::filesystem::path& out);
 

@@ -212,10 +212,10 @@ TEST_CASE("the summary: outcomes, distribution, leaderboard and failures", "[bat
     CHECK(contains(md, "| 0-9% | 1 |"));
 }
 
-TEST_CASE("the hidden file replaces shapes, seed and timeout", "[batch]") {
+TEST_CASE("the hidden file replaces shapes, seed and timeouts", "[batch]") {
     TempDir dir;
     auto lab = memory_lab();
-    auto file = write_hidden(dir, "lab: 01-memory-roof\nseed: 4242\ntimeout_s: 9\n"
+    auto file = write_hidden(dir, "lab: 01-memory-roof\nseed: 4242\ntimeout_s: 9\nlaunch_timeout_s: 0.5\n"
                                   "shapes:\n  timed: {n: 33554467}\n  verify: [{n: 5}, {n: 70001}]\n"
                                   "variants:\n  add_bf16: {timed: {n: 67108879}}\n");
     auto hidden = load_hidden(file, lab);
@@ -226,6 +226,8 @@ TEST_CASE("the hidden file replaces shapes, seed and timeout", "[batch]") {
     std::filesystem::create_directory_symlink(lab.file.parent_path() / "kernels", staged_yaml.parent_path() / "kernels");
     auto staged = load_lab(staged_yaml);
     CHECK(staged.timeout_s == 9);
+    CHECK(staged.launch_timeout_s == 0.5);
+    CHECK(lab.launch_timeout_s == 10);  // lab.yaml says nothing: the default
     CHECK(shape_text(staged.timed) == "n=33554467");
     CHECK(staged.verify.size() == 2);
     CHECK(shape_text(staged.variant("add_fp32").timed) == "n=33554467");

@@ -6,9 +6,12 @@
 
 #include <sys/wait.h>
 
+#include <nlohmann/json.hpp>
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <string>
 
 namespace {
@@ -68,7 +71,7 @@ TEST_CASE("each broken kernel is caught and named", "[gpu]") {
         {"half", 1, "were never written"},
         {"past_end", 1, "stray write"},
         {"nan", 1, "NaN or Inf"},
-        {"hang", 6, "timed out"},
+        {"hang", 6, "hung: a kernel was still running 2 s after its launch"},
         {"illegal_address", 6, "cudaErrorIllegalAddress"},
     };
     for (const auto& c : cases) {
@@ -79,6 +82,31 @@ TEST_CASE("each broken kernel is caught and named", "[gpu]") {
             CHECK(contains(r.output, c.must_say));
             CHECK(contains(r.output, c.variant));
         }
+    }
+}
+
+// One lab program serves the whole `run --all` (lab_session.hpp); after the hang
+// and the illegal address it is started again, and every variant's outcome is
+// the one it gets alone.
+TEST_CASE("run --all: each variant's outcome is the one it gets in a program of its own", "[gpu]") {
+    auto all = run_cli(in_fixtures("run 99-broken-kernels --all --json"));
+    INFO(all.output);
+    auto start = all.output.find('[');
+    REQUIRE(start != std::string::npos);
+    auto results = nlohmann::json::parse(all.output.substr(start));
+    REQUIRE(results.size() == 8);
+    std::map<std::string, std::string> expected{{"correct", "correct"},     {"zeros", "incorrect"},
+                                                {"half", "incorrect"},      {"past_end", "incorrect"},
+                                                {"nan", "incorrect"},       {"hang", "timed_out"},
+                                                {"illegal_address", "cuda_error"}};
+    for (const auto& r : results) {
+        auto target = r["target"].get<std::string>();
+        auto variant = target.substr(target.find('/') + 1);
+        auto alone = run_cli(in_fixtures("run " + target + " --json"));
+        auto alone_json = nlohmann::json::parse(alone.output.substr(alone.output.find('{')));
+        INFO(variant << " alone: " << alone.output);
+        CHECK(r["outcome"] == alone_json["outcome"]);
+        if (expected.count(variant)) CHECK(r["outcome"] == expected[variant]);
     }
 }
 

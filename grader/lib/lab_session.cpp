@@ -1,0 +1,91 @@
+#include "lab_session.hpp"
+#include "file_text.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace roofline {
+
+namespace fs = std::filesystem;
+
+LabSession::LabSession(fs::path executable, fs::path work_dir)
+    : executable_(std::move(executable)), work_dir_(std::move(work_dir)) {}
+
+LabSession::~LabSession() {
+    kill_process(process_);
+    std::error_code ignored;
+    fs::remove_all(work_dir_, ignored);
+}
+
+bool LabSession::start() {
+    fs::create_directories(work_dir_);
+    output_file_ = work_dir_ / fmt::format("lab-program-{}.txt", ++starts_);
+    ProcessSpec spec;
+    spec.argv = {executable_.string(), "--serve"};
+    spec.work_dir = work_dir_;
+    spec.output_file = output_file_;  // stdout and stderr together, in the order they came
+    spec.stdin_pipe = true;
+    spec.limits.core_dumps = true;  // as before: the grader sets no limits of its own on lab programs
+    process_ = start_process(spec);
+    return process_.running();
+}
+
+bool LabSession::send(const std::string& line) {
+    std::size_t sent = 0;
+    while (sent < line.size()) {
+        auto n = ::send(process_.stdin_fd, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        sent += std::size_t(n);
+    }
+    return true;
+}
+
+ChildRun LabSession::run(const std::vector<std::string>& arguments, const fs::path& result_file, double timeout_s) {
+    ChildRun run;
+    fs::remove(result_file);
+    auto line = nlohmann::json(arguments).dump() + "\n";
+    // A program that ended after the last job (a CUDA error ends it) is started
+    // again; so is one that died between two jobs and refuses this one.
+    bool sent = false;
+    std::uintmax_t offset = 0;  // where this job's output starts
+    ProcessResult ended;
+    for (int attempt = 0; attempt < 2 && !sent; ++attempt) {
+        if (!process_.running() && !start()) {
+            run.output_tail = fmt::format("fork failed: {}", std::strerror(errno));
+            return run;
+        }
+        offset = fs::exists(output_file_) ? fs::file_size(output_file_) : 0;
+        sent = send(line);
+        // Refused: its stdin is closed, so it has ended or is ending. Reap it.
+        if (!sent) wait_process(process_, std::chrono::steady_clock::now() + std::chrono::seconds(5), nullptr, ended);
+    }
+    if (!sent) {
+        auto output = read_file_text(output_file_);
+        run.exit_code = ended.exit_code;
+        run.signal = ended.signal;
+        run.last_stage = last_stage_in(output);
+        run.output_tail = tail_lines(output, 15);
+        return run;
+    }
+    auto began = std::chrono::steady_clock::now();
+    auto deadline = began + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                std::chrono::duration<double>(timeout_s));
+    auto end = wait_process(process_, deadline, [&] { return fs::exists(result_file); }, ended);
+    run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    run.timed_out = end == WaitEnd::timed_out || end == WaitEnd::interrupted;
+    run.exit_code = end == WaitEnd::done ? 0 : ended.exit_code;
+    run.signal = end == WaitEnd::done ? 0 : ended.signal;
+    auto output = read_file_text(output_file_);
+    output = offset < output.size() ? output.substr(offset) : std::string();
+    run.last_stage = last_stage_in(output);
+    run.output_tail = tail_lines(output, 15);
+    return run;
+}
+
+}  // namespace roofline

@@ -1,0 +1,49 @@
+// One lab program that runs every variant of a `roofline grade --all` (or a
+// lab 00 size sweep) in turn, instead of one process per variant. Starting a
+// CUDA process costs ~0.3 s of driver time, and the driver does it for one
+// process at a time even on different GPUs (H200, 2026-11-29): with a process
+// per variant a grading was nearly all start-up, and two GPUs barely beat one.
+//
+// The lab program runs with --serve: it reads one job (the arguments of a
+// single run, as a JSON array) per line on stdin and writes each job's result
+// file when it is done. A job that crashes, hangs past its timeout, exits, or
+// ends in a CUDA error (the program then exits: its context may be broken)
+// ends the process; the next job starts a fresh one. So a variant can only
+// take the ones after it down with it as far as the restart.
+#pragma once
+#include "process.hpp"
+#include "runner.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace roofline {
+
+class LabSession {
+public:
+    // `work_dir`: the program's working folder and output, made on the first job and
+    // removed (with the program killed) by the destructor.
+    LabSession(std::filesystem::path executable, std::filesystem::path work_dir);
+    ~LabSession();
+    LabSession(const LabSession&) = delete;
+    LabSession& operator=(const LabSession&) = delete;
+
+    // Runs one job (the lab program's arguments, without the program) and waits
+    // for `result_file` (the job's --result), the program's end, or `timeout_s`.
+    ChildRun run(const std::vector<std::string>& arguments, const std::filesystem::path& result_file,
+                 double timeout_s);
+
+    const std::filesystem::path& executable() const { return executable_; }
+    int starts() const { return starts_; }  // how many processes it took so far
+
+private:
+    bool start();
+    bool send(const std::string& line);
+
+    std::filesystem::path executable_, work_dir_, output_file_;
+    RunningProcess process_;
+    int starts_ = 0;
+};
+
+}  // namespace roofline

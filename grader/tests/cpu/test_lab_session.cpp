@@ -1,0 +1,81 @@
+// LabSession: one lab program serves many jobs, and a job that crashes, hangs,
+// exits or hits a CUDA error costs only a restart for the jobs after it.
+// fake_lab_program stands in for a lab program (no GPU needed).
+#include "lab_session.hpp"
+#include "test_support.hpp"
+
+#include <signal.h>
+
+using namespace roofline;
+using namespace roofline_test;
+
+namespace {
+struct Job {
+    LabRun run;
+    long pid = 0;  // the program's, from its result (jobs that wrote one)
+};
+
+Job run_job(LabSession& session, const fs::path& dir, const std::string& variant, double timeout_s = 10) {
+    static int count = 0;
+    auto result = dir / (variant + std::to_string(++count) + ".json");
+    Job job;
+    job.run = interpret(session.run({"--variant", variant, "--result", result.string()}, result, timeout_s), result,
+                        variant, timeout_s);
+    if (job.run.result.is_object()) job.pid = job.run.result.value("pid", 0L);
+    return job;
+}
+}  // namespace
+
+TEST_CASE("lab session: one program serves the jobs until one of them fails", "[lab_session]") {
+    TempDir dir;
+    long first_pid = 0;
+    {
+        LabSession session(ROOFLINE_FAKE_LAB_PROGRAM, dir.path() / "program");
+        auto a = run_job(session, dir.path(), "ok");
+        auto b = run_job(session, dir.path(), "ok");
+        REQUIRE(a.run.outcome == Outcome::ok);
+        REQUIRE(b.run.outcome == Outcome::ok);
+        CHECK(a.pid == b.pid);
+        CHECK(session.starts() == 1);
+        first_pid = a.pid;
+
+        auto crash = run_job(session, dir.path(), "segfault");
+        CHECK(crash.run.outcome == Outcome::crashed);
+        CHECK(contains(crash.run.message, "signal 11"));
+        CHECK(contains(crash.run.message, "verify n=3 (segfault)"));  // the stage it died in, not an earlier job's
+
+        auto after_crash = run_job(session, dir.path(), "ok");
+        CHECK(after_crash.run.outcome == Outcome::ok);
+        CHECK(after_crash.pid != first_pid);
+        CHECK(session.starts() == 2);
+
+        auto hang = run_job(session, dir.path(), "hang", 0.5);
+        CHECK(hang.run.outcome == Outcome::timed_out);
+        CHECK(contains(hang.run.message, "verify n=3 (hang)"));
+        CHECK(run_job(session, dir.path(), "ok").run.outcome == Outcome::ok);
+        CHECK(session.starts() == 3);
+
+        auto cuda = run_job(session, dir.path(), "cuda_error");
+        CHECK(cuda.run.outcome == Outcome::cuda_error);
+        CHECK(contains(cuda.run.message, "illegal memory access"));
+        CHECK(run_job(session, dir.path(), "ok").run.outcome == Outcome::ok);
+        CHECK(session.starts() == 4);
+
+        auto exited = run_job(session, dir.path(), "exit");
+        CHECK(exited.run.outcome == Outcome::crashed);
+        CHECK(contains(exited.run.message, "exited with code 9 during 'verify n=3 (exit)'"));
+        auto last = run_job(session, dir.path(), "ok");
+        CHECK(last.run.outcome == Outcome::ok);
+        first_pid = last.pid;
+    }
+    // The session's end ends its program.
+    CHECK(::kill(static_cast<pid_t>(first_pid), 0) != 0);
+}
+
+TEST_CASE("lab session: a program that cannot start is a failed job, not an exception", "[lab_session]") {
+    TempDir dir;
+    LabSession session(dir.path() / "not-built", dir.path() / "program");
+    auto job = run_job(session, dir.path(), "ok");
+    CHECK(job.run.outcome == Outcome::crashed);
+    CHECK(contains(job.run.message, "exited with code 127"));
+}

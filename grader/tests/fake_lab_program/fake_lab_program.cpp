@@ -1,0 +1,56 @@
+// A stand-in for a lab program in --serve mode, for the CPU tests of
+// LabSession: no GPU, and each job's --variant names how it ends.
+//   ok          writes {"status": "ok", "pid": its pid}
+//   cuda_error  closes stdin, writes {"status": "cuda_error"} and exits 3, as a lab program does
+//   segfault    prints a stage, then dies of SIGSEGV
+//   hang        prints a stage, then sleeps for ever
+//   exit        exits 9 without a result
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+std::string argument_after(const std::vector<std::string>& arguments, const std::string& flag) {
+    for (std::size_t i = 0; i + 1 < arguments.size(); ++i) {
+        if (arguments[i] == flag) return arguments[i + 1];
+    }
+    return "";
+}
+
+void write_result(const nlohmann::json& result, const std::string& path) {
+    std::ofstream(path + ".tmp") << result.dump();
+    std::filesystem::rename(path + ".tmp", path);
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 2 || std::string(argv[1]) != "--serve") return 2;
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        auto arguments = nlohmann::json::parse(line).get<std::vector<std::string>>();
+        auto variant = argument_after(arguments, "--variant");
+        auto result = argument_after(arguments, "--result");
+        std::fprintf(stderr, "roofline-stage: verify n=3 (%s)\n", variant.c_str());
+        std::fflush(stderr);
+        if (variant == "ok") write_result({{"status", "ok"}, {"pid", ::getpid()}}, result);
+        if (variant == "cuda_error") {
+            ::close(STDIN_FILENO);  // as the lab program does: the next job is refused, not lost
+            write_result({{"status", "cuda_error"}, {"message", "an illegal memory access was encountered"}}, result);
+            return 3;
+        }
+        if (variant == "segfault") std::raise(SIGSEGV);
+        if (variant == "hang") {
+            while (true) ::pause();
+        }
+        if (variant == "exit") return 9;
+    }
+    return 0;
+}
