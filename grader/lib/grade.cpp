@@ -208,9 +208,19 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
         }
     }
 
-    // 4. Device.
+    // 4. Device, as the lab program sees it: the grader itself starts no CUDA process
+    //    (each costs ~0.3 s of driver time, serialized across GPUs; lab_session.hpp).
+    //    The --all run's lab program, or one of this variant's own.
+    std::unique_ptr<LabSession> own_session;
+    LabSession* session = request.session;
+    if (!session || session->executable() != ws.lab_executable(lab.id, request.solutions)) {
+        own_session = std::make_unique<LabSession>(
+            ws.lab_executable(lab.id, request.solutions),
+            std::filesystem::temp_directory_path() / fmt::format("roofline-{}-{}-program", ::getpid(), variant.name));
+        session = own_session.get();
+    }
     std::string why_no_device;
-    auto device = first_device(&why_no_device);
+    auto device = session->device(&why_no_device);
     if (!device) {
         out.exit_code = kNoDevice;
         out.text = fmt::format("{}: no CUDA device here ({}).{} Run it on a machine with an NVIDIA GPU, or use "
@@ -228,13 +238,6 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     std::uint64_t seed = request.seed ? *request.seed : fresh_seed();
     std::string skipped;
     auto argv = child_arguments(request, lab, variant, seed, result_file, &skipped);
-    // The --all run's lab program, or one of this variant's own.
-    std::unique_ptr<LabSession> own_session;
-    LabSession* session = request.session;
-    if (!session || session->executable() != ws.lab_executable(lab.id, request.solutions)) {
-        own_session = std::make_unique<LabSession>(ws.lab_executable(lab.id, request.solutions), work_dir / "program");
-        session = own_session.get();
-    }
     auto run = interpret(session->run(argv, result_file, lab.timeout_s), result_file, variant.name, lab.timeout_s);
 
     if (run.outcome != Outcome::ok || request.verify_only) std::filesystem::remove_all(work_dir);

@@ -1,5 +1,6 @@
 #include "lab_session.hpp"
 #include "file_text.hpp"
+#include "input_error.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -7,6 +8,7 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 namespace roofline {
@@ -86,6 +88,37 @@ ChildRun LabSession::run(const std::vector<std::string>& arguments, const fs::pa
     run.last_stage = last_stage_in(output);
     run.output_tail = tail_lines(output, 15);
     return run;
+}
+
+std::optional<DeviceInfo> LabSession::device(std::string* why_not) {
+    if (device_) return device_;
+    if (!fs::exists(executable_)) {
+        throw InputError(executable_, 0, "the lab program is not built; run `roofline grade` without --no-build "
+                                         "(or cmake --build build)");
+    }
+    fs::create_directories(work_dir_);
+    auto result_file = work_dir_ / "device.json";
+    auto child = run({"--device-info", "--result", result_file.string()}, result_file, 120);
+    auto result = fs::exists(result_file) ? nlohmann::json::parse(read_file_text(result_file), nullptr, false)
+                                          : nlohmann::json();
+    auto status = result.is_object() ? result.value("status", std::string()) : std::string();
+    if (status == "ok" && result.contains("device")) {
+        const auto& d = result["device"];
+        DeviceInfo info{d.value("name", std::string()), d.value("sm_count", 0), d.value("l2_bytes", 0LL), 0, 0};
+        auto cc = d.value("compute_capability", std::string("0.0"));
+        std::sscanf(cc.c_str(), "%d.%d", &info.cc_major, &info.cc_minor);
+        device_ = info;
+        return device_;
+    }
+    if (why_not) {
+        *why_not = status == "no_device" ? result.value("message", std::string("no CUDA device found"))
+                   : child.timed_out     ? "the lab program did not answer within 120 s"
+                   : child.signal        ? fmt::format("the lab program died of signal {} ({})", child.signal,
+                                                       strsignal(child.signal))
+                                         : fmt::format("the lab program could not say (exit {}): {}", child.exit_code,
+                                                       child.output_tail);
+    }
+    return std::nullopt;
 }
 
 }  // namespace roofline

@@ -11,10 +11,12 @@
 // ends the process; the next job starts a fresh one. So a variant can only
 // take the ones after it down with it as far as the restart.
 #pragma once
+#include "device_query.hpp"
 #include "process.hpp"
 #include "runner.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,11 @@ public:
     ChildRun run(const std::vector<std::string>& arguments, const std::filesystem::path& result_file,
                  double timeout_s);
 
+    // The GPU the program sees (asked once, with the job --device-info), or nothing
+    // and why: no driver, no device, or the program could not answer. Throws an
+    // InputError when the program is not built.
+    std::optional<DeviceInfo> device(std::string* why_not);
+
     const std::filesystem::path& executable() const { return executable_; }
     int starts() const { return starts_; }  // how many processes it took so far
 
@@ -42,6 +49,7 @@ private:
     bool send(const std::string& line);
 
     std::filesystem::path executable_, work_dir_, output_file_;
+    std::optional<DeviceInfo> device_;
     RunningProcess process_;
     int starts_ = 0;
 };

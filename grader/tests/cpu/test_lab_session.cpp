@@ -72,6 +72,35 @@ TEST_CASE("lab session: one program serves the jobs until one of them fails", "[
     CHECK(::kill(static_cast<pid_t>(first_pid), 0) != 0);
 }
 
+TEST_CASE("lab session: the device is the one the program sees, asked once", "[lab_session]") {
+    TempDir dir;
+    {
+        LabSession session(ROOFLINE_FAKE_LAB_PROGRAM, dir.path() / "program");
+        std::string why;
+        CHECK_FALSE(session.device(&why).has_value());
+        CHECK(why == "fake: no CUDA device");
+    }
+    ::setenv("FAKE_DEVICE", "NVIDIA H200", 1);
+    LabSession session(ROOFLINE_FAKE_LAB_PROGRAM, dir.path() / "program");
+    auto device = session.device(nullptr);
+    ::unsetenv("FAKE_DEVICE");
+    REQUIRE(device.has_value());
+    CHECK(device->name == "NVIDIA H200");
+    CHECK(device->cc_major == 9);
+    CHECK(device->cc_minor == 0);
+    CHECK(device->sm_count == 132);
+    CHECK(session.device(nullptr)->name == "NVIDIA H200");  // from memory: the program was not asked again
+    CHECK(session.starts() == 1);
+    // The same program goes on to serve the variants.
+    CHECK(run_job(session, dir.path(), "ok").run.outcome == Outcome::ok);
+    CHECK(session.starts() == 1);
+
+    LabSession not_built(dir.path() / "not-built", dir.path() / "program2");
+    auto message = input_error_of([&] { not_built.device(nullptr); });
+    CHECK(contains(message, "not-built"));
+    CHECK(contains(message, "without --no-build"));
+}
+
 TEST_CASE("lab session: a program that cannot start is a failed job, not an exception", "[lab_session]") {
     TempDir dir;
     LabSession session(dir.path() / "not-built", dir.path() / "program");

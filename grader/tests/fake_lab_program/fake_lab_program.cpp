@@ -5,11 +5,13 @@
 //   segfault    prints a stage, then dies of SIGSEGV
 //   hang        prints a stage, then sleeps for ever
 //   exit        exits 9 without a result
+// --device-info: {"status": "no_device"}, or with FAKE_DEVICE set, that device.
 #include <nlohmann/json.hpp>
 
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -38,6 +40,17 @@ int main(int argc, char** argv) {
         auto arguments = nlohmann::json::parse(line).get<std::vector<std::string>>();
         auto variant = argument_after(arguments, "--variant");
         auto result = argument_after(arguments, "--result");
+        if (arguments.front() == "--device-info") {
+            if (const char* name = std::getenv("FAKE_DEVICE")) {
+                write_result({{"status", "ok"},
+                              {"device", {{"name", name}, {"sm_count", 132}, {"l2_bytes", 52428800},
+                                          {"compute_capability", "9.0"}}}},
+                             result);
+            } else {
+                write_result({{"status", "no_device"}, {"message", "fake: no CUDA device"}}, result);
+            }
+            continue;
+        }
         std::fprintf(stderr, "roofline-stage: verify n=3 (%s)\n", variant.c_str());
         std::fflush(stderr);
         if (variant == "ok") write_result({{"status", "ok"}, {"pid", ::getpid()}}, result);
