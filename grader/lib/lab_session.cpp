@@ -32,6 +32,7 @@ bool LabSession::start() {
     spec.work_dir = work_dir_;
     spec.output_file = output_file_;  // stdout and stderr together, in the order they came
     spec.stdin_pipe = true;
+    spec.new_session = false;  // in the grader's session: roofline batch killing a grade kills this too
     spec.limits.core_dumps = true;  // as before: the grader sets no limits of its own on lab programs
     process_ = start_process(spec);
     return process_.running();

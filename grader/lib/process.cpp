@@ -114,7 +114,8 @@ RunningProcess start_process(const ProcessSpec& spec) {
 
 namespace {
 void finish(RunningProcess& process, int status, ProcessResult& result) {
-    kill_session(process.pid);  // anything it left running
+    kill_session(process.pid);  // anything it left running: in its session ...
+    ::kill(-process.pid, SIGKILL);  // ... or in its process group (ProcessSpec::new_session false)
     result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - process.began).count();
     if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
@@ -139,6 +140,7 @@ WaitEnd wait_process(RunningProcess& process, std::chrono::steady_clock::time_po
         if (stopping) {
             result.interrupted = true;
             kill_session(process.pid);
+            ::kill(-process.pid, SIGKILL);
             ::waitpid(process.pid, &status, 0);
             finish(process, status, result);
             return WaitEnd::interrupted;

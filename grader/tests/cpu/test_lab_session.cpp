@@ -37,6 +37,8 @@ TEST_CASE("lab session: one program serves the jobs until one of them fails", "[
         REQUIRE(b.run.outcome == Outcome::ok);
         CHECK(a.pid == b.pid);
         CHECK(session.starts() == 1);
+        // In the grader's session, so that roofline batch, killing a grade's session, kills it too.
+        CHECK(a.run.result.value("sid", 0L) == long(::getsid(0)));
         first_pid = a.pid;
 
         auto crash = run_job(session, dir.path(), "segfault");

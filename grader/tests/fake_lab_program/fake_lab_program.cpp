@@ -1,6 +1,6 @@
 // A stand-in for a lab program in --serve mode, for the CPU tests of
 // LabSession: no GPU, and each job's --variant names how it ends.
-//   ok          writes {"status": "ok", "pid": its pid}
+//   ok          writes {"status": "ok", "pid": its pid, "sid": its session}
 //   cuda_error  closes stdin, writes {"status": "cuda_error"} and exits 3, as a lab program does
 //   segfault    prints a stage, then dies of SIGSEGV
 //   hang        prints a stage, then sleeps for ever
@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
         }
         std::fprintf(stderr, "roofline-stage: verify n=3 (%s)\n", variant.c_str());
         std::fflush(stderr);
-        if (variant == "ok") write_result({{"status", "ok"}, {"pid", ::getpid()}}, result);
+        if (variant == "ok") write_result({{"status", "ok"}, {"pid", ::getpid()}, {"sid", ::getsid(0)}}, result);
         if (variant == "cuda_error") {
             ::close(STDIN_FILENO);  // as the lab program does: the next job is refused, not lost
             write_result({{"status", "cuda_error"}, {"message", "an illegal memory access was encountered"}}, result);
