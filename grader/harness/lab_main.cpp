@@ -230,6 +230,15 @@ void add_job_options(CLI::App& app, Options& options) {
     app.add_option("--result", options.result_path, "where to write the JSON result ('-' for stdout)");
 }
 
+// What a job's arguments lack, or nothing.
+const char* usage_error(const Options& options) {
+    if (options.device_info) return nullptr;
+    if (options.variant.empty() || (options.mode == "grade" && options.timed_shape.empty())) {
+        return "--variant is required, and --timed-shape in grade mode (see --help)";
+    }
+    return nullptr;
+}
+
 // One job: the result's status says how it went; the return value is the exit code.
 int run_job(const Options& options, json& result) {
     result = {{"variant", options.variant}, {"mode", options.mode}};
@@ -261,9 +270,9 @@ int run_job(const Options& options, json& result) {
         result["status"] = "ok";
         return 0;
     }
-    if (options.variant.empty() || (options.mode == "grade" && options.timed_shape.empty())) {
+    if (const char* error = usage_error(options)) {
         result["status"] = "error";
-        result["message"] = "--variant is required, and --timed-shape in grade mode (see --help)";
+        result["message"] = error;
         return 2;
     }
     try {
@@ -302,14 +311,12 @@ int serve() {
         }
         json result;
         int code = run_job(options, result);
-        if (result["status"] == "cuda_error") {
-            // Stdin closed before the result exists: the parent's next job is refused at once
-            // (and goes to a fresh program) rather than sent to one that is exiting.
-            ::close(STDIN_FILENO);
-            write_result(result, options.result_path);
-            return code;
-        }
+        bool ending = result["status"] == "cuda_error";
+        // Stdin closed before the result exists: the parent's next job is refused at once
+        // (and goes to a fresh program) rather than sent to one that is exiting.
+        if (ending) ::close(STDIN_FILENO);
         write_result(result, options.result_path);
+        if (ending) return code;
     }
     return 0;
 }
@@ -335,12 +342,12 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (serve_jobs) return serve();
+    if (const char* error = usage_error(options)) {
+        std::cerr << "error: " << error << "\n";
+        return 2;
+    }
     json result;
     int code = run_job(options, result);
-    if (result["status"] == "error" && options.variant.empty() && !options.device_info) {
-        std::cerr << "error: " << result["message"].get<std::string>() << "\n";
-        return code;
-    }
     write_result(result, options.result_path);
     return code;
 }

@@ -97,7 +97,6 @@ std::optional<DeviceInfo> LabSession::device(std::string* why_not) {
         throw InputError(executable_, 0, "the lab program is not built; run `roofline grade` without --no-build "
                                          "(or cmake --build build)");
     }
-    fs::create_directories(work_dir_);
     auto result_file = work_dir_ / "device.json";
     auto child = run({"--device-info", "--result", result_file.string()}, result_file, 120);
     auto result = fs::exists(result_file) ? nlohmann::json::parse(read_file_text(result_file), nullptr, false)

@@ -113,6 +113,7 @@ RunningProcess start_process(const ProcessSpec& spec) {
 }
 
 namespace {
+// After the child is reaped: ends what it left running, fills in `result`.
 void finish(RunningProcess& process, int status, ProcessResult& result) {
     kill_session(process.pid);  // anything it left running: in its session ...
     ::kill(-process.pid, SIGKILL);  // ... or in its process group (ProcessSpec::new_session false)
@@ -123,12 +124,20 @@ void finish(RunningProcess& process, int status, ProcessResult& result) {
     process.stdin_fd = -1;
     process.pid = -1;
 }
+
+void kill_and_finish(RunningProcess& process, ProcessResult& result) {
+    int status = 0;
+    kill_session(process.pid);
+    ::kill(-process.pid, SIGKILL);
+    ::waitpid(process.pid, &status, 0);
+    finish(process, status, result);
+}
 }  // namespace
 
 WaitEnd wait_process(RunningProcess& process, std::chrono::steady_clock::time_point deadline,
                      const std::function<bool()>& done, ProcessResult& result) {
-    int status = 0;
     while (true) {
+        int status = 0;
         pid_t reaped = ::waitpid(process.pid, &status, WNOHANG);
         if (reaped == process.pid || (reaped < 0 && errno != EINTR)) {
             // A child that wrote its answer and then exited still answered.
@@ -139,18 +148,12 @@ WaitEnd wait_process(RunningProcess& process, std::chrono::steady_clock::time_po
         if (done && done()) return WaitEnd::done;
         if (stopping) {
             result.interrupted = true;
-            kill_session(process.pid);
-            ::kill(-process.pid, SIGKILL);
-            ::waitpid(process.pid, &status, 0);
-            finish(process, status, result);
+            kill_and_finish(process, result);
             return WaitEnd::interrupted;
         }
         if (std::chrono::steady_clock::now() > deadline) {
             result.timed_out = true;
-            kill_session(process.pid);
-            ::kill(-process.pid, SIGKILL);
-            ::waitpid(process.pid, &status, 0);
-            finish(process, status, result);
+            kill_and_finish(process, result);
             return WaitEnd::timed_out;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -159,12 +162,8 @@ WaitEnd wait_process(RunningProcess& process, std::chrono::steady_clock::time_po
 
 void kill_process(RunningProcess& process) {
     if (!process.running()) return;
-    int status = 0;
-    kill_session(process.pid);
-    ::kill(-process.pid, SIGKILL);
-    ::waitpid(process.pid, &status, 0);
     ProcessResult ignored;
-    finish(process, status, ignored);
+    kill_and_finish(process, ignored);
 }
 
 ProcessResult run_process(const ProcessSpec& spec) {
