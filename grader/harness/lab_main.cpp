@@ -5,6 +5,8 @@
 //   build/labs/lab-01-memory-roof --list
 //   build/labs/lab-01-memory-roof --variant copy_naive_fp32 --mode verify --verify-shape n=1000 --result -
 #include "hang_watch.hpp"
+#include "input_guard.cuh"
+#include "launch_watch.hpp"
 #include "measure.cuh"
 #include "registry.hpp"
 
@@ -108,17 +110,57 @@ json device_info() {
             {"compute_capability", fmt::format("{}.{}", prop.major, prop.minor)}};
 }
 
-// Verifies on a fresh seed with poisoned outputs; returns the check's JSON.
-json check_once(Problem& problem, const Shape& shape, std::uint64_t seed, const std::string& when,
+json to_json(const std::vector<ClockCrossCheck>& checks) {
+    json out = json::array();
+    for (const auto& c : checks)
+        out.push_back({{"event_median_s", c.event_median_s}, {"globaltimer_median_s", c.globaltimer_median_s}});
+    return out;
+}
+
+json to_json(const WatchedWork& work) {
+    if (!work.watched) return {{"watched", false}, {"error", work.error}};
+    return {{"watched", true},
+            {"kernels", work.kernels},
+            {"other_stream_kernels", work.other_stream_kernels},
+            {"copies", work.copies},
+            {"memsets", work.memsets}};
+}
+
+json to_json(const std::vector<InputChange>& changes) {
+    json out = json::array();
+    for (const auto& c : changes) out.push_back({{"input", c.name}, {"changed", c.changed}, {"elements", c.elements}});
+    return out;
+}
+
+// Verifies on a fresh seed with poisoned outputs; returns the check's JSON. The inputs
+// are copied aside first: a launch that changes them fails here, named, and the
+// reference is computed from inputs equal to the copy. Everything the launch ran on
+// the GPU is recorded for the grader (launch_watch.hpp).
+json check_once(Problem& problem, InputGuard& guard, const Shape& shape, std::uint64_t seed, const std::string& when,
                 const Tolerance& tolerance, double launch_timeout_s, cudaStream_t stream) {
     stage(fmt::format("verify {} seed {} ({})", shape_text(shape), seed, when));
     problem.fill_inputs(seed, stream);
+    guard.snapshot(problem.inputs(), stream);
     problem.poison_outputs(stream);
+    LaunchWatch::instance().start(stream);
     problem.launch_variant(stream);
     CUDA_CHECK(cudaGetLastError());
     wait_for_stream(stream, launch_timeout_s);
-    auto report = problem.verify(tolerance, stream);
-    return {{"shape", shape}, {"seed", seed}, {"when", when}, {"report", to_json(report)}};
+    auto launched = LaunchWatch::instance().stop();
+    CUDA_CHECK(cudaGetLastError());
+    auto changes = guard.changes(problem.inputs(), stream);
+    VerifyReport report;
+    if (changes.empty()) {
+        report = problem.verify(tolerance, stream);
+    } else {
+        report.verdict = describe_changes(changes);
+    }
+    return {{"shape", shape},
+            {"seed", seed},
+            {"when", when},
+            {"report", to_json(report)},
+            {"inputs_changed", to_json(changes)},
+            {"launched", to_json(launched)}};
 }
 
 int run(const Options& options, json& result) {
@@ -145,6 +187,7 @@ int run(const Options& options, json& result) {
     } owned_stream;
     cudaStream_t stream = owned_stream.handle;
     auto problem = entry->make();
+    InputGuard guard;
     result["checks"] = json::array();
     std::uint64_t seed = options.seed;
 
@@ -153,8 +196,8 @@ int run(const Options& options, json& result) {
             auto shape = parse_shape(text);
             stage("setup " + shape_text(shape));
             problem->setup(shape);
-            auto check = check_once(*problem, shape, seed++, when, options.tolerance, options.measure.launch_timeout_s,
-                                    stream);
+            auto check = check_once(*problem, guard, shape, seed++, when, options.tolerance,
+                                    options.measure.launch_timeout_s, stream);
             result["checks"].push_back(check);
             if (!check["report"]["passed"].get<bool>()) return false;
         }
@@ -174,16 +217,39 @@ int run(const Options& options, json& result) {
             {{"variant", [&](cudaStream_t s) { problem->launch_variant(s); }},
              {"peer", [&](cudaStream_t s) { problem->launch_peer(s); }}},
             options.measure, stream);
+        // The inputs the timed launches read are still those of the last check.
+        auto timing_changes = guard.changes(problem->inputs(), stream);
+        // The peer alone, watched once: its time must be the library's own work.
+        LaunchWatch::instance().start(stream);
+        problem->launch_peer(stream);
+        wait_for_stream(stream, options.measure.launch_timeout_s);
+        result["peer_launched"] = to_json(LaunchWatch::instance().stop());
         result["timing"] = {{"variant", to_json(measured.stats[0])},
                             {"peer", to_json(measured.stats[1])},
+                            {"cross_check", to_json(measured.cross_checks)},
                             {"peer_name", problem->peer_name()},
                             {"sm_clock_mhz", {{"median", measured.sm_clock_mhz_median},
                                               {"min", measured.sm_clock_mhz_min},
                                               {"max", measured.sm_clock_mhz_max}}},
                             {"hit_time_cap", measured.hit_time_cap},
                             {"l2_flush_bytes", measured.l2_flush_bytes}};
+        if (!timing_changes.empty()) {
+            VerifyReport report;
+            report.verdict = describe_changes(timing_changes) + " (while it was timed)";
+            result["checks"].push_back({{"shape", parse_shape(options.timed_shape)},
+                                        {"when", "during timing"},
+                                        {"report", to_json(report)},
+                                        {"inputs_changed", to_json(timing_changes)}});
+            result["status"] = "incorrect";
+            return 1;
+        }
+        if (auto disagreement = timing_disagreement(measured.cross_checks, {"variant", "peer"})) {
+            result["status"] = "timing_refused";
+            result["message"] = *disagreement;
+            return 1;
+        }
         // New inputs after timing: a kernel that replays a cached answer fails here.
-        auto check = check_once(*problem, parse_shape(options.timed_shape), seed++, "after timing",
+        auto check = check_once(*problem, guard, parse_shape(options.timed_shape), seed++, "after timing",
                                 options.tolerance, options.measure.launch_timeout_s, stream);
         result["checks"].push_back(check);
         if (!check["report"]["passed"].get<bool>()) {

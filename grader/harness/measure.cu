@@ -26,6 +26,8 @@ __global__ void clock_probe_kernel(unsigned long long spin_ns, unsigned long lon
     out[1] = t1 - t0;
 }
 
+__global__ void stamp_kernel(unsigned long long* out) { *out = global_timer_ns(); }
+
 double percentile(const std::vector<double>& sorted, double q) {
     if (sorted.empty()) return 0;
     double pos = q * (sorted.size() - 1);
@@ -84,6 +86,12 @@ MeasureResult measure_interleaved(const std::vector<TimedTarget>& targets, const
     CUDA_CHECK(cudaGetLastError());
     wait_for_stream(stream, config.launch_timeout_s * config.warmup_launches * targets.size());
 
+    // Two global-timer stamps per sample: [target][sample][before, after].
+    const std::size_t stamp_slots = targets.size() * std::size_t(config.max_samples) * 2;
+    DeviceBytes stamps(stamp_slots * sizeof(unsigned long long));
+    auto* stamp = static_cast<unsigned long long*>(stamps.data());
+    auto slot = [&](std::size_t t, std::size_t sample, int end) { return stamp + (t * config.max_samples + sample) * 2 + end; };
+
     cudaEvent_t start, stop;
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
@@ -105,9 +113,11 @@ MeasureResult measure_interleaved(const std::vector<TimedTarget>& targets, const
             if (config.flush_l2) {
                 CUDA_CHECK(cudaMemsetAsync(flush_buffer.data(), ++flush_value, flush_buffer.bytes(), stream));
             }
+            stamp_kernel<<<1, 1, 0, stream>>>(slot(t, samples[t].size(), 0));
             CUDA_CHECK(cudaEventRecord(start, stream));
             targets[t].launch(stream);
             CUDA_CHECK(cudaEventRecord(stop, stream));
+            stamp_kernel<<<1, 1, 0, stream>>>(slot(t, samples[t].size(), 1));
             CUDA_CHECK(cudaGetLastError());
             wait_for_event(stop, config.launch_timeout_s);
             float ms = 0;
@@ -127,6 +137,18 @@ MeasureResult measure_interleaved(const std::vector<TimedTarget>& targets, const
     CUDA_CHECK(cudaEventDestroy(start));
     CUDA_CHECK(cudaEventDestroy(stop));
 
+    std::vector<unsigned long long> host_stamps(stamp_slots);
+    CUDA_CHECK(cudaMemcpyAsync(host_stamps.data(), stamp, stamp_slots * sizeof(unsigned long long),
+                               cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (std::size_t t = 0; t < targets.size(); ++t) {
+        std::vector<double> brackets;
+        for (std::size_t i = 0; i < samples[t].size(); ++i) {
+            const auto* pair = &host_stamps[(t * config.max_samples + i) * 2];
+            brackets.push_back(pair[1] > pair[0] ? double(pair[1] - pair[0]) * 1e-9 : 0.0);
+        }
+        result.cross_checks.push_back({summarize(samples[t]).median_s, summarize(brackets).median_s});
+    }
     for (auto& s : samples) result.stats.push_back(summarize(s));
     std::sort(clocks.begin(), clocks.end());
     result.sm_clock_mhz_median = percentile(clocks, 0.5);

@@ -4,6 +4,7 @@
 // thermal and clock state. Sampling stops when every target's relative standard
 // error is under the goal, after at least `min_samples`, or at the time cap.
 #pragma once
+#include "clock_cross_check.hpp"
 #include "device_buffer.hpp"
 
 #include <functional>
@@ -38,6 +39,7 @@ struct TimedTarget {
 
 struct MeasureResult {
     std::vector<SampleStats> stats;  // one per target, in order
+    std::vector<ClockCrossCheck> cross_checks;  // one per target
     double sm_clock_mhz_median = 0;  // sampled right after each timed launch
     double sm_clock_mhz_min = 0;
     double sm_clock_mhz_max = 0;

@@ -4,6 +4,7 @@
 // model lives beside it (model.hpp) and is used by the grader, not in here.
 // One Problem object holds one variant's launch function.
 #pragma once
+#include "input_guard.cuh"
 #include "verify.cuh"
 
 #include <cuda_runtime.h>
@@ -43,6 +44,11 @@ std::array<long long, N> shape_sizes(const Shape& shape, const std::array<const 
     return sizes;
 }
 
+template <class T>
+InputView input_view(const char* name, const DeviceArray<T>& array) {
+    return {name, array.data(), array.size() * sizeof(T), sizeof(T)};
+}
+
 class Problem {
 public:
     virtual ~Problem() = default;
@@ -54,6 +60,9 @@ public:
     virtual void poison_outputs(cudaStream_t stream) = 0;
     virtual void launch_variant(cudaStream_t stream) = 0;
     virtual VerifyReport verify(const Tolerance& tolerance, cudaStream_t stream) = 0;
+
+    // Every array the variant reads: checked unchanged after each launch (input_guard.cuh).
+    virtual std::vector<InputView> inputs() const = 0;
 
     virtual std::string peer_name() const = 0;
     virtual void launch_peer(cudaStream_t stream) = 0;

@@ -4,10 +4,12 @@
 #include "hardware.hpp"
 #include "input_error.hpp"
 #include "lab_session.hpp"
+#include "own_work.hpp"
 #include "report.hpp"
 #include "regime_sweep.hpp"
 #include "runner.hpp"
 #include "source_hash.hpp"
+#include "symbol_check.hpp"
 #include "svg.hpp"
 
 #include <fmt/format.h>
@@ -24,7 +26,7 @@ namespace {
 
 enum Exit {
     kCorrect = 0, kIncorrect = 1, kBadInput = 2, kNoPrediction = 3, kNoDevice = 4, kBuildFailed = 5, kCrashed = 6,
-    kOtherHardware = 7,
+    kOtherHardware = 7, kForbidden = 8,
 };
 
 // The lab program's arguments for one job, up to the shapes.
@@ -107,6 +109,9 @@ int exit_for(Outcome outcome) {
         case Outcome::timed_out:
         case Outcome::cuda_error: return kCrashed;
         case Outcome::harness_error: return kBadInput;
+        case Outcome::forbidden_call:
+        case Outcome::forbidden_symbol:
+        case Outcome::timing_refused: return kForbidden;
     }
     return kBadInput;
 }
@@ -127,6 +132,47 @@ void write_lab_svg(const Workspace& ws, const LabSpec& lab, bool solutions, cons
                          j["work"]["bytes"].get<double>() / t / 1e12});
     }
     std::ofstream(dir / "roofline.svg") << roofline_svg(fmt::format("{} on {}", lab.id, gpu), ceiling, marks);
+}
+
+// The variant as the kernel file registered it must be the one lab.yaml describes:
+// a variant registered from another file, as another operation or dtype, is refused.
+std::optional<std::string> registration_mismatch(const nlohmann::json& result, const VariantSpec& variant,
+                                                 const LabSpec& lab) {
+    auto op = result.value("problem", std::string()), dtype = result.value("dtype", std::string());
+    auto source = std::filesystem::path(result.value("source_file", std::string()));
+    if (op != variant.op && !(variant.op.empty() && op.empty()))
+        return fmt::format("the kernel file registers it as op '{}', but {} line {} says op '{}'", op,
+                           lab.file.filename().string(), variant.line, variant.op);
+    if (dtype != dtype_name(variant.dtype))
+        return fmt::format("the kernel file registers it with dtype {}, but {} line {} says {}", dtype,
+                           lab.file.filename().string(), variant.line, dtype_name(variant.dtype));
+    if (source.filename() != variant.file.filename())
+        return fmt::format("it is registered in {}, but {} line {} says file: {}", source.filename().string(),
+                           lab.file.filename().string(), variant.line, variant.file.string());
+    return std::nullopt;
+}
+
+struct LinkRefusal {
+    std::string outcome;  // forbidden_symbol or forbidden_call
+    std::string message;
+};
+
+// A symbol that replaces the grader's own taints every variant of the program; a
+// forbidden call, only the variants built from the file that makes it.
+std::optional<LinkRefusal> link_refusal(const SymbolCheck& check, const VariantSpec& variant) {
+    if (!check.error.empty()) return LinkRefusal{"forbidden_symbol", "the symbol check could not run: " + check.error};
+    if (!check.forbidden_symbols.empty()) {
+        SymbolCheck symbols;
+        symbols.forbidden_symbols = check.forbidden_symbols;
+        return LinkRefusal{"forbidden_symbol", describe(symbols)};
+    }
+    SymbolCheck calls;
+    auto object_name = variant.file.filename().string() + ".o";
+    for (const auto& f : check.forbidden_calls) {
+        if (f.object.filename() == object_name) calls.forbidden_calls.push_back(f);
+    }
+    if (calls.forbidden_calls.empty()) return std::nullopt;
+    return LinkRefusal{"forbidden_call", describe(calls)};
 }
 
 }  // namespace
@@ -208,6 +254,20 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
         }
     }
 
+    // 3a. Link-time gate: the kernel files replace none of the grader's functions and call
+    //     no library to do the work (symbol_check.hpp). Also where there is no GPU.
+    auto manifest_file = ws.lab_executable(lab.id, request.solutions);
+    manifest_file += ".objects";
+    auto symbols = check_symbols(load_link_manifest(manifest_file), lab.allow_calls);
+    if (auto refusal = link_refusal(symbols, variant)) {
+        out.exit_code = kForbidden;
+        out.text = fmt::format("{}  {}: {}\n  (0 points: the timed work must be this kernel file's own; README.md, "
+                               "\"What the grader defends\")\n", target, refusal->outcome, refusal->message);
+        out.json = {{"target", target}, {"outcome", refusal->outcome}, {"message", refusal->message},
+                    {"points", {{"total", 0}, {"max", lab.scoring.total()}}}};
+        return out;
+    }
+
     // 4. Device, as the lab program sees it: the grader itself starts no CUDA process
     //    (each costs ~0.3 s of driver time, serialized across GPUs; lab_session.hpp).
     //    The --all run's lab program, or one of this variant's own.
@@ -239,6 +299,20 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     std::string skipped;
     auto argv = child_arguments(request, lab, variant, seed, result_file, &skipped);
     auto run = interpret(session->run(argv, result_file, lab.timeout_s), result_file, variant.name, lab.timeout_s);
+    std::string own_work_note;
+    if (run.outcome == Outcome::ok) {
+        if (auto mismatch = registration_mismatch(run.result, variant, lab)) {
+            run.outcome = Outcome::incorrect;
+            run.message = fmt::format("{}: {}", variant.name, *mismatch);
+        } else {
+            auto own = judge_own_work(run.result, symbols.defined, lab.allow_calls);
+            own_work_note = own.note;
+            if (own.outcome != Outcome::ok) {
+                run.outcome = own.outcome;
+                run.message = fmt::format("{}: {}", variant.name, own.message);
+            }
+        }
+    }
 
     if (run.outcome != Outcome::ok || request.verify_only) std::filesystem::remove_all(work_dir);
     if (run.outcome != Outcome::ok) {
@@ -318,6 +392,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     out.score = score;
     out.exit_code = score.correct ? kCorrect : kIncorrect;
     out.text = skipped + ceiling_note + terminal_report(context, score, run.result);
+    if (!own_work_note.empty()) out.text += "  note      " + own_work_note + "\n";
     out.json = score_json(context, score, run.result);
     if (sweep.verdict) {
         std::string rows;
@@ -334,6 +409,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     }
     out.json["seed"] = seed;
     out.json["profile"] = profile->id;
+    if (!own_work_note.empty()) out.json["note"] = own_work_note;
     out.gradescope = gradescope_json(lab, context, &score, nullptr);
     auto results = ws.results_dir(lab.id, request.solutions);
     write_json_file(results / (variant.name + ".json"), out.json);

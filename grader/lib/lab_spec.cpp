@@ -183,7 +183,7 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
     auto root = YamlView::load_file(lab_yaml);
     if (!root.node().IsMap()) root.fail("lab.yaml must be a mapping (title:, problem:, variants:, ...)");
     root.only_keys({"title", "lesson", "problem", "timeout_s", "launch_timeout_s", "shapes", "tolerance", "scoring",
-                    "variants", "sweep", "requires"});
+                    "variants", "sweep", "requires", "allow_calls"});
     LabSpec lab;
     lab.file = lab_yaml;
     lab.id = lab_yaml.parent_path().filename().string();
@@ -195,6 +195,14 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
     }
     lab.timeout_s = root.positive("timeout_s");
     if (auto launch = root.maybe("launch_timeout_s")) lab.launch_timeout_s = launch->as_positive_double();
+    if (auto allow = root.maybe("allow_calls")) {
+        lab.allow_calls = allow->as_string_list();
+        for (const auto& call : lab.allow_calls) {
+            if (call != "cudaMemcpy" && call != "cudaMemset")
+                allow->fail(fmt::format("allow_calls takes cudaMemcpy and cudaMemset (got '{}'); libraries such as "
+                                        "cuBLAS are never allowed: the timed work must be the student's own", call));
+        }
+    }
 
     auto shapes = root.at("shapes");
     shapes.only_keys({"timed", "verify"});

@@ -57,6 +57,8 @@ struct LabSpec {
     std::string problem;  // elementwise, fusion, gemm, reduction: the variants' unless one names another
     double timeout_s = 60;         // one variant's whole run in the lab program
     double launch_timeout_s = 10;  // one kernel launch: still running after this, it is a hang (hang_watch.hpp)
+    // What a kernel file may call besides its own kernels (symbol_check.hpp); empty by default.
+    std::vector<std::string> allow_calls;  // cudaMemcpy, cudaMemset
     Shape timed;
     std::vector<Shape> verify;
     // Size sweep (lab 00): also time each variant with n divided by each of these, and

@@ -65,7 +65,12 @@ std::string terminal_report(const GradeContext& c, const Score& s, const nlohman
 
 std::string failure_report(const GradeContext& c, const LabRun& run) {
     std::string out = fmt::format("{}  {}  on {}\n  {}\n", c.target,
-                                  run.outcome == Outcome::incorrect ? "INCORRECT" : "FAILED", c.gpu, run.message);
+                                  run.outcome == Outcome::incorrect          ? "INCORRECT"
+                                  : run.outcome == Outcome::forbidden_call ||
+                                            run.outcome == Outcome::forbidden_symbol ? "FORBIDDEN"
+                                  : run.outcome == Outcome::timing_refused   ? "REFUSED"
+                                                                               : "FAILED",
+                                  c.gpu, run.message);
     out += mismatch_lines(run.result);
     if (run.outcome != Outcome::incorrect && !run.child.output_tail.empty()) {
         out += "  last output of the lab program:\n";
@@ -125,7 +130,8 @@ nlohmann::json score_json(const GradeContext& c, const Score& s, const nlohmann:
 }
 
 nlohmann::json failure_json(const GradeContext& c, const LabRun& run, double max_points) {
-    static const char* names[] = {"ok", "incorrect", "crashed", "timed_out", "cuda_error", "harness_error"};
+    static const char* names[] = {"ok",           "incorrect",      "crashed",          "timed_out",     "cuda_error",
+                                  "harness_error", "forbidden_call", "forbidden_symbol", "timing_refused"};
     return {{"target", c.target},
             {"source", c.source},
             {"gpu", c.gpu},

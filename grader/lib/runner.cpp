@@ -96,6 +96,9 @@ LabRun interpret(const ChildRun& child, const std::filesystem::path& result_file
         run.outcome = Outcome::timed_out;
         run.message = fmt::format("{} hung: {} (a loop that never ends, or a barrier not every thread reaches?)",
                                   variant, message);
+    } else if (status == "timing_refused") {
+        run.outcome = Outcome::timing_refused;
+        run.message = fmt::format("{}: {}", variant, message);
     } else if (status == "cuda_error") {
         run.outcome = Outcome::cuda_error;
         run.message = fmt::format("{} raised a CUDA error during '{}': {}", variant, child.last_stage, message);

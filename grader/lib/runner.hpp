@@ -30,7 +30,11 @@ ChildRun run_child(const std::vector<std::string>& argv, double timeout_s, const
 std::string last_stage_in(const std::string& output);
 std::string tail_lines(const std::string& text, int lines);
 
-enum class Outcome { ok, incorrect, crashed, timed_out, cuda_error, harness_error };
+// forbidden_call: the run did work that was not the kernel file's own (a library's kernel, a copy);
+// forbidden_symbol: the kernel file defines a function the runtime, a library or the harness defines;
+// timing_refused: the CUDA events and the GPU's global timer disagree about the same launches.
+enum class Outcome { ok, incorrect, crashed, timed_out, cuda_error, harness_error, forbidden_call, forbidden_symbol,
+                     timing_refused };
 
 struct LabRun {
     Outcome outcome = Outcome::harness_error;

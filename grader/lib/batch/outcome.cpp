@@ -6,8 +6,9 @@
 namespace roofline::batch {
 
 namespace {
-const std::array<const char*, 9> kNames{"graded", "no_predictions", "malformed_predictions", "wrong_answer", "crash",
-                                        "hang",   "no_gpu",         "error",                 "compile_error"};
+const std::array<const char*, 11> kNames{"graded",    "no_predictions", "malformed_predictions", "wrong_answer",
+                                         "forbidden_call", "forbidden_symbol", "crash", "hang", "no_gpu", "error",
+                                         "compile_error"};
 }
 
 std::string outcome_name(Outcome outcome) { return kNames[static_cast<std::size_t>(outcome)]; }
@@ -29,6 +30,8 @@ Outcome variant_outcome(const nlohmann::json& variant) {
     }
     auto name = variant["outcome"].get<std::string>();
     if (name == "incorrect") return Outcome::wrong_answer;
+    if (name == "forbidden_call") return Outcome::forbidden_call;
+    if (name == "forbidden_symbol" || name == "timing_refused") return Outcome::forbidden_symbol;
     if (name == "crashed" || name == "cuda_error") return Outcome::crash;
     if (name == "timed_out") return Outcome::hang;
     if (name == "no_device" || name == "other_hardware") return Outcome::no_gpu;  // nothing here can run it

@@ -15,6 +15,8 @@ enum class Outcome {
     no_predictions,         // graded, but predictions.yaml is missing: no prediction points
     malformed_predictions,  // graded, but predictions.yaml does not parse: no prediction points
     wrong_answer,           // a variant failed verification
+    forbidden_call,         // a variant's timed work was not its own (a library, a foreign kernel)
+    forbidden_symbol,       // a kernel file defines a symbol the runtime, a library or the harness defines
     crash,                  // a variant crashed (signal, CUDA error, no result)
     hang,                   // a variant (or the whole grading) ran past its timeout
     no_gpu,                 // built, but there is no CUDA device to grade on

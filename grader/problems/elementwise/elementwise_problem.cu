@@ -71,6 +71,11 @@ public:
         return harness::compare(out_.data(), reference_.data(), n_, out_.storage(), tolerance, stream);
     }
 
+    std::vector<harness::InputView> inputs() const override {
+        if (op == Op::add) return {harness::input_view("a", a_), harness::input_view("b", b_)};
+        return {harness::input_view("x", a_)};
+    }
+
     std::string peer_name() const override { return "cudaMemcpy device to device"; }
 
     void launch_peer(cudaStream_t stream) override {

@@ -68,6 +68,7 @@ public:
         CUDA_CHECK(cudaGetLastError());
         return harness::compare(y_.data(), reference_.data(), n_, y_.storage(), tolerance, stream);
     }
+    std::vector<harness::InputView> inputs() const override { return {harness::input_view("x", x_)}; }
     std::string peer_name() const override { return "cudaMemcpy device to device"; }
     void launch_peer(cudaStream_t stream) override {
         CUDA_CHECK(cudaMemcpyAsync(y_.data(), x_.data(), n_ * 2, cudaMemcpyDeviceToDevice, stream));
@@ -111,6 +112,9 @@ public:
         rmsnorm_reference<<<rows_, 256, 0, stream>>>(x_.data(), w_.data(), reference_.data(), cols_);
         CUDA_CHECK(cudaGetLastError());
         return harness::compare(y_.data(), reference_.data(), elements_, y_.storage(), tolerance, stream);
+    }
+    std::vector<harness::InputView> inputs() const override {
+        return {harness::input_view("x", x_), harness::input_view("weight", w_)};
     }
     std::string peer_name() const override { return "cudaMemcpy device to device"; }
     void launch_peer(cudaStream_t stream) override {

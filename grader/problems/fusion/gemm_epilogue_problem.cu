@@ -119,6 +119,11 @@ public:
         return report;
     }
 
+    std::vector<harness::InputView> inputs() const override {
+        if (bias_gelu_launch_) return {harness::input_view("A", a_), harness::input_view("B", b_), harness::input_view("bias", bias_)};
+        return {harness::input_view("A", a_), harness::input_view("B", b_)};
+    }
+
     std::string peer_name() const override {
         return bias_gelu_launch_ ? "cuBLASLt matmul + GELU_BIAS epilogue (bf16 in/out, fp32 compute)"
                                  : "cuBLASLt matmul, no epilogue (bf16 in/out, fp32 compute)";

@@ -94,6 +94,10 @@ public:
         return harness::compare(c_.data(), reference_.data(), c_.size(), c_.storage(), tolerance, stream);
     }
 
+    std::vector<harness::InputView> inputs() const override {
+        return {harness::input_view("A", a_), harness::input_view(b_transposed_ ? "Bt" : "B", b_)};
+    }
+
     std::string peer_name() const override {
         if constexpr (std::is_same_v<T, float>) return "cuBLAS SGEMM (fp32, no TF32)";
         else if (b_transposed_) return "cuBLAS GemmEx, B transposed (bf16 in, fp32 accumulate, bf16 out)";

@@ -60,6 +60,8 @@ public:
         CUDA_CHECK(cudaGetLastError());
         return harness::compare(sums_.data(), reference_.data(), sums_.size(), sums_.storage(), tolerance, stream);
     }
+    std::vector<harness::InputView> inputs() const override { return {harness::input_view("x", x_)}; }
+
     std::string peer_name() const override { return "cudaMemcpy device to device (half of x: the same bytes moved)"; }
     void launch_peer(cudaStream_t stream) override {
         CUDA_CHECK(cudaMemcpyAsync(peer_scratch_.data(), x_.data(), elements_ / 2 * 2, cudaMemcpyDeviceToDevice,

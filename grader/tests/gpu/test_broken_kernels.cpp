@@ -73,6 +73,14 @@ TEST_CASE("each broken kernel is caught and named", "[gpu]") {
         {"nan", 1, "NaN or Inf"},
         {"hang", 6, "hung: a kernel was still running 2 s after its launch"},
         {"illegal_address", 6, "cudaErrorIllegalAddress"},
+        {"input_zeroing", 1, "modified its input x: 4099 of 4099 elements changed"},
+        {"input_scratch", 1, "modified its input x: 4099 of 4099 elements changed"},
+        {"cublas_caller", 8, "calls cublasScopy_v2"},
+        {"dlopen_caller", 8, "calls dlopen"},
+        {"function_pointer", 8, "that the kernel file does not define"},
+        {"legacy_stream", 1, "on a stream other than the one it was given"},
+        {"wrong_dtype", 1, "registers it with dtype bf16"},
+        {"registered_elsewhere", 1, "it is registered in registered_elsewhere.cu"},
     };
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.variant) {
@@ -101,11 +109,14 @@ TEST_CASE("grade --all: each variant's outcome is the one it gets in a program o
     auto start = all.output.find('[');
     REQUIRE(start != std::string::npos);
     auto results = nlohmann::json::parse(all.output.substr(start));
-    REQUIRE(results.size() == 8);
-    std::map<std::string, std::string> expected{{"correct", "correct"},     {"zeros", "incorrect"},
-                                                {"half", "incorrect"},      {"past_end", "incorrect"},
-                                                {"nan", "incorrect"},       {"hang", "timed_out"},
-                                                {"illegal_address", "cuda_error"}, {"cached", "incorrect"}};
+    REQUIRE(results.size() == 16);
+    std::map<std::string, std::string> expected{
+        {"correct", "correct"},         {"zeros", "incorrect"},          {"half", "incorrect"},
+        {"past_end", "incorrect"},      {"nan", "incorrect"},            {"hang", "timed_out"},
+        {"illegal_address", "cuda_error"}, {"cached", "incorrect"},      {"input_zeroing", "incorrect"},
+        {"input_scratch", "incorrect"}, {"cublas_caller", "forbidden_call"}, {"dlopen_caller", "forbidden_call"},
+        {"function_pointer", "forbidden_call"}, {"legacy_stream", "incorrect"}, {"wrong_dtype", "incorrect"},
+        {"registered_elsewhere", "incorrect"}};
     for (const auto& r : results) {
         auto target = r["target"].get<std::string>();
         auto variant = target.substr(target.find('/') + 1);
@@ -138,6 +149,46 @@ TEST_CASE("grading: a cached answer fails the check after timing; a correct one 
     CHECK(contains(correct.output, "\"fraction_of_peer\""));
     auto history = run_cli("--root " + fixture_root().string() + " log --json" + log_flag);
     CHECK(contains(history.output, "\"variant\": \"correct\""));
+}
+
+TEST_CASE("a kernel file that redefines a runtime function is refused, and so is every variant beside it", "[gpu]") {
+    for (const char* variant : {"clock_scaler", "peer_wrapper"}) {
+        auto r = run_cli(in_fixtures(std::string("grade 98-interposers/") + variant + " --score-without-prediction"));
+        INFO(r.output);
+        CHECK(r.exit_code == 8);
+        CHECK(contains(r.output, "forbidden_symbol"));
+        CHECK(contains(r.output, "clock_scaler.cu.o defines cudaEventElapsedTime"));
+        CHECK(contains(r.output, "peer_wrapper.cu.o defines cublasSgemm_v2"));
+    }
+}
+
+// The lab program itself, by hand: what the grader's judgement rests on is in its result.
+TEST_CASE("the lab program records what ran, the inputs it checked and a second clock", "[gpu]") {
+    auto program = std::filesystem::path(ROOFLINE_TEST_BUILD_DIR) / "labs" / "lab-99-broken-kernels";
+    auto command = program.string() + " --variant correct --mode grade --verify-shape n=4099 --timed-shape n=16777216 "
+                                      "--seed 3 --result - 2>/dev/null";
+    Cli r{-1, {}};
+    FILE* pipe = popen(command.c_str(), "r");
+    std::array<char, 4096> buffer{};
+    while (auto n = fread(buffer.data(), 1, buffer.size(), pipe)) r.output.append(buffer.data(), n);
+    pclose(pipe);
+    INFO(r.output);
+    auto result = nlohmann::json::parse(r.output);
+    REQUIRE(result["status"] == "ok");
+    const auto& first = result["checks"][0];
+    REQUIRE(first["launched"]["watched"] == true);
+    REQUIRE(first["launched"]["kernels"].size() == 1);
+    CHECK(contains(first["launched"]["kernels"].begin().key(), "copy_kernel"));
+    CHECK(first["launched"]["other_stream_kernels"].empty());
+    CHECK(first["inputs_changed"].empty());
+    // The peer (cudaMemcpy) ran alone: a copy, no kernel of the kernel file's.
+    CHECK(result["peer_launched"]["copies"].get<long long>() >= 1);
+    for (const auto& check : result["timing"]["cross_check"]) {
+        double events = check["event_median_s"].get<double>(), bracket = check["globaltimer_median_s"].get<double>();
+        CHECK(bracket > 0);
+        CHECK(events <= bracket * 1.03 + 10e-6);
+        CHECK(events >= bracket * 0.97 - 10e-6);
+    }
 }
 
 // A labs/ kernel file with no counterpart in solutions/ is given code (lab 03's

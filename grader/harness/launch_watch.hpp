@@ -1,0 +1,40 @@
+// What ran on the GPU while a variant's launch function ran: every kernel by name,
+// the stream it ran on, and any copy or memset, read from CUPTI's activity records
+// (CUPTI ships with the CUDA Toolkit). The lab program reports them; the grader
+// decides, against the kernel file's own symbols (lib/symbol_check.hpp), whether
+// the work was the submission's own. Function pointers, dlsym and libraries cannot
+// hide a kernel from this: it sees what the GPU ran, not what the code called.
+//
+// The watch is on only around launches that are not timed (the verification runs
+// and one run of the peer), since recording activity costs time per kernel.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <map>
+#include <string>
+
+namespace roofline::harness {
+
+struct WatchedWork {
+    bool watched = false;      // false: CUPTI was unavailable; `error` says why
+    std::string error;
+    std::map<std::string, long long> kernels;               // mangled name -> launches
+    std::map<std::string, long long> other_stream_kernels;  // ran on a stream other than the one given
+    long long copies = 0;   // cudaMemcpy* of any kind
+    long long memsets = 0;  // cudaMemset*
+};
+
+// One per process (CUPTI allows one subscriber).
+class LaunchWatch {
+public:
+    static LaunchWatch& instance();
+    // Starts recording; `expected` is the stream the launch function was given.
+    void start(cudaStream_t expected);
+    // Waits for the recorded work (the caller has synchronized the stream) and stops.
+    WatchedWork stop();
+
+private:
+    LaunchWatch() = default;
+};
+
+}  // namespace roofline::harness

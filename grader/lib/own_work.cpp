@@ -1,0 +1,116 @@
+#include "own_work.hpp"
+
+#include <fmt/format.h>
+
+#include <cxxabi.h>
+
+#include <algorithm>
+
+#include <cstdlib>
+#include <map>
+#include <memory>
+
+namespace roofline {
+
+namespace {
+
+std::string readable(const std::string& name) {
+    int status = 0;
+    std::unique_ptr<char, void (*)(void*)> text(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
+    std::string out = status == 0 && text ? std::string(text.get()) : name;
+    return out.size() > 120 ? out.substr(0, 117) + "..." : out;
+}
+
+bool allows(const std::vector<std::string>& allow_calls, const std::string& call) {
+    for (const auto& a : allow_calls) {
+        if (a == call) return true;
+    }
+    return false;
+}
+
+std::string list(const std::vector<std::string>& names) {
+    std::string out;
+    for (std::size_t i = 0; i < names.size() && i < 3; ++i) out += (i ? ", " : "") + readable(names[i]);
+    if (names.size() > 3) out += fmt::format(" and {} more", names.size() - 3);
+    return out;
+}
+
+}  // namespace
+
+OwnWorkVerdict judge_own_work(const nlohmann::json& result, const std::set<std::string>& kernel_file_symbols,
+                              const std::vector<std::string>& allow_calls) {
+    OwnWorkVerdict verdict;
+    std::vector<std::string> foreign, other_stream;
+    long long copies = 0, memsets = 0;
+    std::string unwatched;
+    if (result.contains("checks")) {
+        for (const auto& check : result["checks"]) {
+            if (!check.contains("launched")) continue;
+            const auto& launched = check["launched"];
+            if (!launched.value("watched", false)) {
+                unwatched = launched.value("error", std::string("no reason given"));
+                continue;
+            }
+            for (const auto& [name, count] : launched["kernels"].items()) {
+                if (!kernel_file_symbols.count(name) && std::find(foreign.begin(), foreign.end(), name) == foreign.end())
+                    foreign.push_back(name);
+            }
+            for (const auto& [name, count] : launched["other_stream_kernels"].items()) {
+                if (std::find(other_stream.begin(), other_stream.end(), name) == other_stream.end())
+                    other_stream.push_back(name);
+            }
+            copies += launched.value("copies", 0LL);
+            memsets += launched.value("memsets", 0LL);
+        }
+    }
+    if (!unwatched.empty()) {
+        verdict.note = "the run-time check of what the kernel file launched did not run (" + unwatched +
+                       "); the link-time check did";
+    }
+    if (!foreign.empty()) {
+        verdict.outcome = Outcome::forbidden_call;
+        verdict.message = fmt::format(
+            "the GPU ran {} kernel(s) that the kernel file does not define: {} (a library's, or one reached through a "
+            "function pointer): the timed work must be the kernel file's own",
+            foreign.size(), list(foreign));
+        return verdict;
+    }
+    if (copies > 0 && !allows(allow_calls, "cudaMemcpy")) {
+        verdict.outcome = Outcome::forbidden_call;
+        verdict.message = fmt::format("the launch function made {} cudaMemcpy copies; this lab does not allow them "
+                                      "(lab.yaml allow_calls): the copy must be a kernel of yours",
+                                      copies);
+        return verdict;
+    }
+    if (memsets > 0 && !allows(allow_calls, "cudaMemset")) {
+        verdict.outcome = Outcome::forbidden_call;
+        verdict.message = fmt::format("the launch function made {} cudaMemset calls; this lab does not allow them "
+                                      "(lab.yaml allow_calls)",
+                                      memsets);
+        return verdict;
+    }
+    if (result.contains("peer_launched") && result["peer_launched"].value("watched", false)) {
+        std::vector<std::string> inside;
+        for (const auto& [name, count] : result["peer_launched"]["kernels"].items()) {
+            if (kernel_file_symbols.count(name)) inside.push_back(name);
+        }
+        if (!inside.empty()) {
+            verdict.outcome = Outcome::forbidden_call;
+            verdict.message = fmt::format("the peer's run launched the kernel file's own kernel(s) {}: the yardstick "
+                                          "must be the library alone",
+                                          list(inside));
+            return verdict;
+        }
+    }
+    if (!other_stream.empty()) {
+        verdict.outcome = Outcome::incorrect;
+        verdict.message = fmt::format(
+            "launched {} on a stream other than the one it was given (the legacy default stream, when `stream` is "
+            "left out of <<<grid, block, shared, stream>>>): it races the checks and the timer; launch everything "
+            "on `stream`",
+            list(other_stream));
+    }
+    return verdict;
+}
+
+}  // namespace roofline

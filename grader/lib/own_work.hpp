@@ -1,0 +1,33 @@
+// The run-time half of "the timed work is the kernel file's own": the lab program
+// reports every kernel, copy and memset the GPU ran while a variant's launch function
+// ran (harness/launch_watch.hpp), and this decides, against the names the kernel
+// file's objects define (symbol_check.hpp), what that work was:
+//  - a kernel the kernel file does not define (cuBLAS's, one reached through a
+//    function pointer or dlsym) or a copy/memset lab.yaml does not allow: forbidden_call;
+//  - a kernel of the kernel file's inside the peer's run: forbidden_call (the yardstick
+//    must be the library alone);
+//  - a kernel on a stream other than the one given (the legacy default stream, when
+//    the `stream` argument was forgotten): incorrect, since it races the harness.
+#pragma once
+#include "runner.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace roofline {
+
+struct OwnWorkVerdict {
+    Outcome outcome = Outcome::ok;
+    std::string message;
+    std::string note;  // the run-time check could not run (CUPTI unavailable): said, not refused
+};
+
+// `result`: the lab program's JSON result for one variant.
+OwnWorkVerdict judge_own_work(const nlohmann::json& result, const std::set<std::string>& kernel_file_symbols,
+                              const std::vector<std::string>& allow_calls);
+
+}  // namespace roofline

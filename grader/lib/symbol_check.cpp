@@ -1,0 +1,292 @@
+#include "symbol_check.hpp"
+
+#include "file_text.hpp"
+#include "input_error.hpp"
+
+#include <cxxabi.h>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+namespace roofline {
+
+namespace fs = std::filesystem;
+
+LinkManifest load_link_manifest(const fs::path& file) {
+    LinkManifest manifest;
+    manifest.file = file;
+    std::ifstream in(file);
+    if (!in) {
+        throw InputError(file, 0, "missing: the lab program's object list is written by the build "
+                                  "(configure with the current CMakeLists, or rebuild)");
+    }
+    std::string line;
+    int number = 0;
+    while (std::getline(in, line)) {
+        ++number;
+        if (line.empty() || line[0] == '#') continue;
+        auto eq = line.find('=');
+        auto key = line.substr(0, eq), value = eq == std::string::npos ? "" : line.substr(eq + 1);
+        if (key == "object" && !value.empty()) manifest.objects.emplace_back(value);
+        else if (key == "library" && !value.empty()) manifest.libraries.push_back(value);
+        else if (key != "object" && key != "library")
+            throw InputError(file, number, "expected object=<file> or library=<file>");
+    }
+    return manifest;
+}
+
+void write_link_manifest(const LinkManifest& manifest) {
+    std::string text;
+    for (const auto& object : manifest.objects) text += "object=" + object.string() + "\n";
+    for (const auto& library : manifest.libraries) text += "library=" + library + "\n";
+    auto temporary = manifest.file;
+    temporary += ".tmp";
+    std::ofstream(temporary) << text;
+    fs::rename(temporary, manifest.file);
+}
+
+namespace {
+
+struct Symbol {
+    std::string name;
+    char type = '?';  // nm's letter: U undefined; T D B R ... defined; W V weak
+};
+
+// 'u': a GNU unique global (an inline function's static), merged like a weak one.
+bool is_weak(char type) { return type == 'W' || type == 'V' || type == 'w' || type == 'v' || type == 'u'; }
+bool is_undefined(char type) { return type == 'U' || type == 'w' || type == 'v'; }
+bool is_global_definition(char type) {
+    return !is_undefined(type) && ((type >= 'A' && type <= 'Z') || type == 'u' || type == 'i');
+}
+bool is_shared_library(const std::string& file) { return file.find(".so") != std::string::npos; }
+
+std::string shell_quote(const std::string& text) {
+    std::string out = "'";
+    for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+// nm in POSIX format: "name type [value size]" per line; archive member headers end in ':'.
+bool read_symbols(const std::string& file, bool dynamic, std::vector<Symbol>& symbols, std::string& error) {
+    auto command = fmt::format("nm -P {}{} 2>&1", dynamic ? "-D --defined-only " : "", shell_quote(file));
+    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+    if (!pipe) {
+        error = "could not run nm (binutils)";
+        return false;
+    }
+    std::string output;
+    char buffer[65536];
+    while (std::size_t got = std::fread(buffer, 1, sizeof buffer, pipe.get())) output.append(buffer, got);
+    int status = pclose(pipe.release());
+    if (status != 0) {
+        error = fmt::format("nm could not read {}: {}", file, output.substr(0, 300));
+        return false;
+    }
+    std::istringstream lines(output);
+    std::string line;
+    while (std::getline(lines, line)) {
+        if (line.empty() || line.back() == ':') continue;
+        std::istringstream fields(line);
+        Symbol s;
+        std::string type;
+        if (fields >> s.name >> type && type.size() == 1) {
+            s.type = type[0];
+            symbols.push_back(s);
+        }
+    }
+    return true;
+}
+
+struct Definition {
+    std::string library;  // file name, for the message
+    bool weak = false;
+    bool shared = false;
+};
+
+// Symbols defined by the libraries a lab program links, read once per library per process.
+class ReservedSymbols {
+public:
+    // Returns "" or why a library could not be read.
+    std::string add(const std::string& file) {
+        std::lock_guard lock(mutex_);
+        if (read_.count(file)) return "";
+        std::vector<Symbol> symbols;
+        std::string error;
+        if (!read_symbols(file, is_shared_library(file), symbols, error)) return error;
+        read_.insert(file);
+        auto name = fs::path(file).filename().string();
+        for (const auto& s : symbols) {
+            if (!is_global_definition(s.type)) continue;
+            auto& slot = definitions_[s.name];
+            // A strong definition is the one that matters when both exist.
+            if (slot.library.empty() || (slot.weak && !is_weak(s.type)))
+                slot = {name, is_weak(s.type), is_shared_library(file)};
+        }
+        return "";
+    }
+    const Definition* find(const std::string& symbol) const {
+        std::lock_guard lock(mutex_);
+        auto it = definitions_.find(symbol);
+        return it == definitions_.end() ? nullptr : &it->second;
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::set<std::string> read_;
+    std::map<std::string, Definition> definitions_;
+};
+
+ReservedSymbols& reserved() {
+    static ReservedSymbols symbols;
+    return symbols;
+}
+
+// The C and C++ runtimes this process runs on: the same ones a lab program loads.
+std::vector<std::string> runtime_libraries() {
+    std::vector<std::string> files;
+    std::ifstream maps("/proc/self/maps");
+    std::string line;
+    std::set<std::string> seen;
+    while (std::getline(maps, line)) {
+        auto slash = line.find('/');
+        if (slash == std::string::npos) continue;
+        auto path = line.substr(slash);
+        auto name = fs::path(path).filename().string();
+        bool runtime = name.starts_with("libc.so") || name.starts_with("libstdc++.so") ||
+                       name.starts_with("libm.so") || name.starts_with("libgcc_s.so") ||
+                       name.starts_with("libdl.so") || name.starts_with("libpthread.so");
+        if (runtime && seen.insert(path).second) files.push_back(path);
+    }
+    return files;
+}
+
+bool starts_with_any(const std::string& text, std::initializer_list<const char*> prefixes) {
+    for (const char* p : prefixes) {
+        if (text.starts_with(p)) return true;
+    }
+    return false;
+}
+
+// C names of the CUDA stack: defining one replaces (or shadows) the real one.
+bool is_cuda_name(const std::string& name) {
+    if (starts_with_any(name, {"cuda", "__cuda", "cublas", "cudnn", "cupti", "nvrtc", "nvJitLink", "curand",
+                               "cufft", "cusparse", "cusolver"}))
+        return true;
+    return name.size() > 2 && name[0] == 'c' && name[1] == 'u' && name[2] >= 'A' && name[2] <= 'Z';  // cuLaunchKernel
+}
+
+std::string demangle(const std::string& name) {
+    if (!name.starts_with("_Z")) return name;
+    int status = 0;
+    std::unique_ptr<char, void (*)(void*)> text(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
+    return status == 0 && text ? std::string(text.get()) : name;
+}
+
+bool allowed(const std::vector<std::string>& allowed_calls, const std::string& family) {
+    for (const auto& a : allowed_calls) {
+        if (a == family) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+std::string forbidden_call_reason(const std::string& symbol, const std::vector<std::string>& allowed_calls) {
+    const auto& s = symbol;
+    if (s.starts_with("cublas")) return "cuBLAS would do the lab's work";
+    if (s.starts_with("cudnn")) return "cuDNN would do the lab's work";
+    if (starts_with_any(s, {"cufft", "cusparse", "cusolver", "curand", "cutensor"}))
+        return "a CUDA library would do the lab's work";
+    if (starts_with_any(s, {"nvrtc", "nvJitLink"})) return "it compiles code at run time, out of the grader's sight";
+    if (s.starts_with("cupti")) return "it hooks the profiling interface the grader watches with";
+    if (s == "dlopen" || s == "dlmopen" || s == "dlsym" || s == "dlvsym")
+        return "it loads code the grader cannot see (dlopen/dlsym)";
+    if (s.starts_with("cudaGetDriverEntryPoint") || s.starts_with("cuGetProcAddress"))
+        return "it fetches driver functions the lab does not hand out (use the lab's headers)";
+    if (s.starts_with("cudaLibraryLoad") || s.starts_with("cudaLibraryGetKernel"))
+        return "it loads kernels the grader cannot see";
+    if (s.starts_with("cudaMemcpy") || s.starts_with("cudaGraphAddMemcpy")) {
+        return allowed(allowed_calls, "cudaMemcpy")
+                   ? ""
+                   : "cudaMemcpy would do the lab's work (lab.yaml does not list it in allow_calls)";
+    }
+    if (s.starts_with("cudaMemset") || s.starts_with("cudaGraphAddMemset")) {
+        return allowed(allowed_calls, "cudaMemset")
+                   ? ""
+                   : "cudaMemset would do the lab's work (lab.yaml does not list it in allow_calls)";
+    }
+    if (s.size() > 2 && s[0] == 'c' && s[1] == 'u' && s[2] >= 'A' && s[2] <= 'Z')
+        return "it calls the CUDA driver API directly (use the runtime and the lab's headers)";
+    return "";
+}
+
+SymbolCheck check_symbols(const LinkManifest& manifest, const std::vector<std::string>& allowed_calls) {
+    SymbolCheck check;
+    auto libraries = runtime_libraries();
+    for (const auto& library : manifest.libraries) {
+        if (!library.starts_with("-") && fs::exists(library)) libraries.push_back(library);
+    }
+    for (const auto& library : libraries) {
+        auto error = reserved().add(library);
+        if (!error.empty()) {
+            check.error = error;
+            return check;
+        }
+    }
+    for (const auto& object : manifest.objects) {
+        std::vector<Symbol> symbols;
+        std::string error;
+        if (!read_symbols(object.string(), false, symbols, error)) {
+            check.error = error;
+            return check;
+        }
+        std::set<std::string> reported;
+        for (const auto& s : symbols) {
+            if (!reported.insert(s.name).second) continue;
+            if (!is_undefined(s.type)) check.defined.insert(s.name);
+            if (is_undefined(s.type)) {
+                auto why = forbidden_call_reason(s.name, allowed_calls);
+                if (!why.empty()) check.forbidden_calls.push_back({object, s.name, demangle(s.name), why});
+                continue;
+            }
+            if (!is_global_definition(s.type)) continue;
+            bool mangled = s.name.starts_with("_Z");
+            if (!mangled && is_cuda_name(s.name)) {
+                check.forbidden_symbols.push_back({object, s.name, s.name, "a name of the CUDA stack"});
+                continue;
+            }
+            const Definition* theirs = reserved().find(s.name);
+            if (!theirs) continue;
+            // Inline functions and templates are emitted weak in every object that uses them:
+            // two weak copies are one function. A weak C++ copy beside a shared library's own
+            // is the same (libstdc++ exports some of its templates).
+            if (is_weak(s.type) && (theirs->weak || (mangled && theirs->shared))) continue;
+            check.forbidden_symbols.push_back({object, s.name, demangle(s.name), theirs->library + " defines it"});
+        }
+    }
+    return check;
+}
+
+std::string describe(const SymbolCheck& check) {
+    std::string out;
+    if (!check.error.empty()) out += "the symbol check could not run: " + check.error + "\n";
+    for (const auto& f : check.forbidden_symbols) {
+        out += fmt::format("{} defines {} ({}): a kernel file may define only its kernels, launch functions, "
+                           "registrations and file-local helpers\n",
+                           f.object.filename().string(), f.readable, f.why);
+    }
+    for (const auto& f : check.forbidden_calls) {
+        out += fmt::format("{} calls {}: {}\n", f.object.filename().string(), f.readable, f.why);
+    }
+    if (!out.empty()) out.pop_back();
+    return out;
+}
+
+}  // namespace roofline

@@ -1,0 +1,55 @@
+// The link-time gate on a submission's objects, run before its lab program starts.
+//
+// A kernel file is linked into the same program as the harness that times it, so
+// it could replace the harness's functions (define cudaEventElapsedTime and scale
+// what it returns) or hand the work to a library (call cublasSgemm). Reading the
+// objects' symbol tables with `nm` refuses both before anything runs:
+//  - forbidden_symbol: an object defines, with external linkage, a symbol that the
+//    CUDA runtime, driver or libraries, the C/C++ runtime or the harness also define;
+//  - forbidden_call: an object refers to a function that does the lab's work for it
+//    or reaches code the grader did not hand out (cuBLAS, cuDNN, dlopen/dlsym,
+//    driver entry points, cudaMemcpy/cudaMemset unless lab.yaml `allow_calls` them).
+// The run-time half (every kernel launched during a variant's run is the
+// submission's own) is in the lab program: grader/harness/launch_watch.hpp.
+#pragma once
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace roofline {
+
+// <build>/labs/<target>.objects: the kernel files' objects and the libraries linked with them.
+struct LinkManifest {
+    std::filesystem::path file;
+    std::vector<std::filesystem::path> objects;
+    std::vector<std::string> libraries;  // files, or -l/-L flags (ignored here)
+};
+LinkManifest load_link_manifest(const std::filesystem::path& file);  // InputError when unreadable
+void write_link_manifest(const LinkManifest& manifest);
+
+struct SymbolFinding {
+    std::filesystem::path object;  // the offending object file
+    std::string symbol;            // as in the object (mangled)
+    std::string readable;          // demangled where it is C++
+    std::string why;               // "the CUDA runtime defines it", "cuBLAS does the work", ...
+};
+
+struct SymbolCheck {
+    std::vector<SymbolFinding> forbidden_symbols;
+    std::vector<SymbolFinding> forbidden_calls;
+    std::string error;  // nm could not read something: the check did not happen
+    std::set<std::string> defined;  // every symbol the objects define: their kernels' names among them
+    bool clean() const { return forbidden_symbols.empty() && forbidden_calls.empty() && error.empty(); }
+};
+
+// `allowed_calls`: families lab.yaml allows, from {"cudaMemcpy", "cudaMemset"}.
+SymbolCheck check_symbols(const LinkManifest& manifest, const std::vector<std::string>& allowed_calls);
+
+// Why a referenced (undefined) function may not be called, or "" when it may.
+std::string forbidden_call_reason(const std::string& symbol, const std::vector<std::string>& allowed_calls);
+
+// One line per finding, for a report: "kernels/07_warptiled.cu.o calls cublasSgemm_v2 (cuBLAS does the work)".
+std::string describe(const SymbolCheck& check);
+
+}  // namespace roofline

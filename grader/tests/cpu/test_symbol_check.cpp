@@ -1,0 +1,156 @@
+// The link-time gate (symbol_check.hpp) on the fixture labs' real objects, which every
+// build compiles: a kernel file that calls cuBLAS or dlopen is refused for those calls,
+// one that redefines a CUDA runtime function for that symbol, and no lab's skeleton or
+// solution trips it. None of this needs a GPU: the gate runs before the device is asked.
+#include "test_support.hpp"
+
+#include "lab_spec.hpp"
+#include "symbol_check.hpp"
+
+#include <algorithm>
+
+using namespace roofline_test;
+
+namespace {
+
+fs::path build_dir() { return ROOFLINE_BINARY_DIR; }
+fs::path fixture_root() { return repo_root() / "grader" / "tests" / "gpu" / "fixture-root"; }
+
+roofline::SymbolCheck check_program(const std::string& target, std::vector<std::string> allow = {}) {
+    auto manifest = roofline::load_link_manifest(build_dir() / "labs" / (target + ".objects"));
+    return roofline::check_symbols(manifest, allow);
+}
+
+std::vector<std::string> findings_for(const std::vector<roofline::SymbolFinding>& findings, const std::string& object) {
+    std::vector<std::string> names;
+    for (const auto& f : findings) {
+        if (f.object.filename() == object) names.push_back(f.symbol);
+    }
+    return names;
+}
+
+bool has(const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+}  // namespace
+
+TEST_CASE("symbol check: which calls do the lab's work for it", "[symbols]") {
+    using roofline::forbidden_call_reason;
+    CHECK(contains(forbidden_call_reason("cublasSgemm_v2", {}), "cuBLAS"));
+    CHECK(contains(forbidden_call_reason("cublasLtMatmul", {}), "cuBLAS"));
+    CHECK(contains(forbidden_call_reason("cudnnBackendExecute", {}), "cuDNN"));
+    CHECK(contains(forbidden_call_reason("dlsym", {}), "dlopen/dlsym"));
+    CHECK(contains(forbidden_call_reason("cudaGetDriverEntryPointByVersion", {}), "driver functions"));
+    CHECK(contains(forbidden_call_reason("cuLaunchKernel", {}), "driver API"));
+    CHECK(contains(forbidden_call_reason("cudaMemcpyAsync", {}), "allow_calls"));
+    CHECK(forbidden_call_reason("cudaMemcpyAsync", {"cudaMemcpy"}).empty());
+    CHECK(contains(forbidden_call_reason("cudaMemsetAsync", {"cudaMemcpy"}), "allow_calls"));
+    // What kernel files need: launching, attributes, graphs, device queries.
+    for (const char* fine : {"__cudaLaunchKernel", "cudaLaunchKernelExC", "cudaFuncSetAttribute", "cudaGetDevice",
+                             "cudaStreamBeginCapture", "cudaGraphLaunch", "cudaDeviceGetAttribute", "memcpy"}) {
+        INFO(fine);
+        CHECK(forbidden_call_reason(fine, {}).empty());
+    }
+}
+
+TEST_CASE("symbol check: the broken-kernel fixture's library callers are refused for their calls", "[symbols]") {
+    auto check = check_program("lab-99-broken-kernels");
+    INFO(roofline::describe(check));
+    REQUIRE(check.error.empty());
+    CHECK(check.forbidden_symbols.empty());
+    auto cublas = findings_for(check.forbidden_calls, "cublas_caller.cu.o");
+    CHECK(has(cublas, "cublasScopy_v2"));
+    CHECK(has(cublas, "cublasCreate_v2"));
+    auto dl = findings_for(check.forbidden_calls, "dlopen_caller.cu.o");
+    CHECK(has(dl, "dlopen"));
+    CHECK(has(dl, "dlsym"));
+    CHECK(findings_for(check.forbidden_calls, "correct.cu.o").empty());
+    // The pointer it finds by hand leaves no name behind: the run-time check (GPU tests) catches it.
+    CHECK(findings_for(check.forbidden_calls, "function_pointer.cu.o").empty());
+    // Its kernels are known by name, for the run-time check.
+    CHECK(std::any_of(check.defined.begin(), check.defined.end(),
+                      [](const std::string& s) { return contains(s, "copy_kernel"); }));
+}
+
+TEST_CASE("symbol check: a kernel file that redefines a runtime function is refused for the symbol", "[symbols]") {
+    auto check = check_program("lab-98-interposers");
+    INFO(roofline::describe(check));
+    REQUIRE(check.error.empty());
+    CHECK(has(findings_for(check.forbidden_symbols, "clock_scaler.cu.o"), "cudaEventElapsedTime"));
+    CHECK(has(findings_for(check.forbidden_symbols, "peer_wrapper.cu.o"), "cublasSgemm_v2"));
+    CHECK(contains(roofline::describe(check), "clock_scaler.cu.o defines cudaEventElapsedTime"));
+}
+
+TEST_CASE("symbol check: every lab's skeleton and solution pass the gate", "[symbols]") {
+    for (const auto& lab : roofline::load_labs(repo_root() / "labs")) {
+        for (const char* kind : {"lab-", "solution-"}) {
+            auto manifest = build_dir() / "labs" / (kind + lab.id + ".objects");
+            if (!fs::exists(manifest)) continue;  // solution-* in the student edition
+            DYNAMIC_SECTION(kind << lab.id) {
+                auto check = roofline::check_symbols(roofline::load_link_manifest(manifest), lab.allow_calls);
+                INFO(roofline::describe(check));
+                CHECK(check.clean());
+                CHECK_FALSE(check.defined.empty());
+            }
+        }
+    }
+}
+
+TEST_CASE("symbol check: a malformed object list names its file and line", "[symbols]") {
+    TempDir dir;
+    write_file(dir / "lab-x.objects", "object=/a.o\nsomething else\n");
+    auto message = input_error_of([&] { roofline::load_link_manifest(dir / "lab-x.objects"); });
+    CHECK(contains(message, "lab-x.objects:2"));
+    CHECK(contains(message, "object=<file>"));
+}
+
+// On a machine without a GPU the gate still answers: it comes before the device query.
+TEST_CASE("cli: a cuBLAS caller is refused at link time, a redefined timer for the whole program", "[symbols][cli]") {
+    auto root = " --root " + shell_quote(fixture_root().string()) + " --build-dir " + shell_quote(build_dir().string());
+    auto flags = std::string(" --no-build");
+    auto cublas = run_cli(root + " run 99-broken-kernels/cublas_caller" + flags);
+    INFO(cublas.all());
+    CHECK(cublas.exit_code == 8);
+    CHECK(contains(cublas.all(), "forbidden_call"));
+    CHECK(contains(cublas.all(), "cublasScopy_v2"));
+
+    auto clock = run_cli(root + " run 98-interposers/peer_wrapper" + flags);
+    INFO(clock.all());
+    CHECK(clock.exit_code == 8);
+    CHECK(contains(clock.all(), "forbidden_symbol"));
+    CHECK(contains(clock.all(), "cudaEventElapsedTime"));  // the other file's symbol taints this variant too
+}
+
+TEST_CASE("lab.yaml: allow_calls takes only copies and memsets", "[symbols][lab_spec]") {
+    TempDir dir;
+    auto lab = dir / "labs" / "50-x";
+    fs::create_directories(lab / "kernels");
+    write_file(lab / "kernels" / "k.cu", "");
+    auto text = read_file(test_data() / "labs" / "good_elementwise" / "lab.yaml");
+    write_file(lab / "lab.yaml", text + "allow_calls: [cudaMemcpy, cublasSgemm]\n");
+    auto message = input_error_of([&] { roofline::load_lab(lab / "lab.yaml"); });
+    CHECK(contains(message, "cublasSgemm"));
+    CHECK(contains(message, "never allowed"));
+    write_file(lab / "lab.yaml", text + "allow_calls: [cudaMemcpy]\n");
+    CHECK(roofline::load_lab(lab / "lab.yaml").allow_calls == std::vector<std::string>{"cudaMemcpy"});
+}
+
+#include "../../harness/clock_cross_check.hpp"
+
+TEST_CASE("timing cross-check: events inside the global timer's bracket agree; shrunk ones are refused", "[symbols]") {
+    using roofline::harness::ClockCrossCheck;
+    using roofline::harness::timing_disagreement;
+    // A 3 ms GEMM: the bracket adds a few microseconds.
+    CHECK_FALSE(timing_disagreement({{3.000e-3, 3.004e-3}}, {"variant"}));
+    // A 5 us kernel: launch gaps are most of the bracket, and still no refusal.
+    CHECK_FALSE(timing_disagreement({{5e-6, 12e-6}}, {"variant"}));
+    // Events scaled to 80%, as the clock-scaling interposer did: refused, named.
+    auto shrunk = timing_disagreement({{3.004e-3, 3.004e-3}, {2.40e-3, 3.004e-3}}, {"variant", "peer"});
+    REQUIRE(shrunk);
+    CHECK(contains(*shrunk, "peer timing disagrees"));
+    // Events longer than the bracket around them cannot happen either.
+    CHECK(timing_disagreement({{4.0e-3, 3.0e-3}}, {"variant"}));
+    // No stamps (a timer that does not tick): nothing to compare, nothing refused.
+    CHECK_FALSE(timing_disagreement({{3.0e-3, 0}}, {"variant"}));
+}
