@@ -305,7 +305,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
             run.outcome = Outcome::incorrect;
             run.message = fmt::format("{}: {}", variant.name, *mismatch);
         } else {
-            auto own = judge_own_work(run.result, symbols.defined, lab.allow_calls);
+            auto own = judge_own_work(run.result, symbols, lab.allow_calls);
             own_work_note = own.note;
             if (own.outcome != Outcome::ok) {
                 run.outcome = own.outcome;

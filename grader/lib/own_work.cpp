@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cxxabi.h>
-
 #include <algorithm>
 
 #include <cstdlib>
@@ -15,9 +13,7 @@ namespace roofline {
 namespace {
 
 std::string readable(const std::string& name) {
-    int status = 0;
-    std::unique_ptr<char, void (*)(void*)> text(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
-    std::string out = status == 0 && text ? std::string(text.get()) : name;
+    std::string out = demangle(name);
     return out.size() > 120 ? out.substr(0, 117) + "..." : out;
 }
 
@@ -37,7 +33,7 @@ std::string list(const std::vector<std::string>& names) {
 
 }  // namespace
 
-OwnWorkVerdict judge_own_work(const nlohmann::json& result, const std::set<std::string>& kernel_file_symbols,
+OwnWorkVerdict judge_own_work(const nlohmann::json& result, const SymbolCheck& kernel_file_symbols,
                               const std::vector<std::string>& allow_calls) {
     OwnWorkVerdict verdict;
     std::vector<std::string> foreign, other_stream;
@@ -52,7 +48,7 @@ OwnWorkVerdict judge_own_work(const nlohmann::json& result, const std::set<std::
                 continue;
             }
             for (const auto& [name, count] : launched["kernels"].items()) {
-                if (!kernel_file_symbols.count(name) && std::find(foreign.begin(), foreign.end(), name) == foreign.end())
+                if (!kernel_file_symbols.defines_kernel(name) && std::find(foreign.begin(), foreign.end(), name) == foreign.end())
                     foreign.push_back(name);
             }
             for (const auto& [name, count] : launched["other_stream_kernels"].items()) {
@@ -92,7 +88,7 @@ OwnWorkVerdict judge_own_work(const nlohmann::json& result, const std::set<std::
     if (result.contains("peer_launched") && result["peer_launched"].value("watched", false)) {
         std::vector<std::string> inside;
         for (const auto& [name, count] : result["peer_launched"]["kernels"].items()) {
-            if (kernel_file_symbols.count(name)) inside.push_back(name);
+            if (kernel_file_symbols.defines_kernel(name)) inside.push_back(name);
         }
         if (!inside.empty()) {
             verdict.outcome = Outcome::forbidden_call;

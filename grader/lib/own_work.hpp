@@ -10,6 +10,7 @@
 //    the `stream` argument was forgotten): incorrect, since it races the harness.
 #pragma once
 #include "runner.hpp"
+#include "symbol_check.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -27,7 +28,7 @@ struct OwnWorkVerdict {
 };
 
 // `result`: the lab program's JSON result for one variant.
-OwnWorkVerdict judge_own_work(const nlohmann::json& result, const std::set<std::string>& kernel_file_symbols,
+OwnWorkVerdict judge_own_work(const nlohmann::json& result, const SymbolCheck& kernel_file_symbols,
                               const std::vector<std::string>& allow_calls);
 
 }  // namespace roofline

@@ -182,13 +182,6 @@ bool is_cuda_name(const std::string& name) {
     return name.size() > 2 && name[0] == 'c' && name[1] == 'u' && name[2] >= 'A' && name[2] <= 'Z';  // cuLaunchKernel
 }
 
-std::string demangle(const std::string& name) {
-    if (!name.starts_with("_Z")) return name;
-    int status = 0;
-    std::unique_ptr<char, void (*)(void*)> text(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
-    return status == 0 && text ? std::string(text.get()) : name;
-}
-
 bool allowed(const std::vector<std::string>& allowed_calls, const std::string& family) {
     for (const auto& a : allowed_calls) {
         if (a == family) return true;
@@ -196,7 +189,21 @@ bool allowed(const std::vector<std::string>& allowed_calls, const std::string& f
     return false;
 }
 
+bool in_anonymous_namespace(const std::string& name) { return name.find("_GLOBAL__N_") != std::string::npos; }
+
 }  // namespace
+
+std::string demangle(const std::string& name) {
+    if (!name.starts_with("_Z")) return name;
+    int status = 0;
+    std::unique_ptr<char, void (*)(void*)> text(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
+    return status == 0 && text ? std::string(text.get()) : name;
+}
+
+bool SymbolCheck::defines_kernel(const std::string& device_name) const {
+    if (defined.count(device_name)) return true;
+    return in_anonymous_namespace(device_name) && defined_anonymous.count(demangle(device_name)) > 0;
+}
 
 std::string forbidden_call_reason(const std::string& symbol, const std::vector<std::string>& allowed_calls) {
     const auto& s = symbol;
@@ -250,7 +257,10 @@ SymbolCheck check_symbols(const LinkManifest& manifest, const std::vector<std::s
         std::set<std::string> reported;
         for (const auto& s : symbols) {
             if (!reported.insert(s.name).second) continue;
-            if (!is_undefined(s.type)) check.defined.insert(s.name);
+            if (!is_undefined(s.type)) {
+                check.defined.insert(s.name);
+                if (in_anonymous_namespace(s.name)) check.defined_anonymous.insert(demangle(s.name));
+            }
             if (is_undefined(s.type)) {
                 auto why = forbidden_call_reason(s.name, allowed_calls);
                 if (!why.empty()) check.forbidden_calls.push_back({object, s.name, demangle(s.name), why});

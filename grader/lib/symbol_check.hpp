@@ -40,6 +40,10 @@ struct SymbolCheck {
     std::vector<SymbolFinding> forbidden_calls;
     std::string error;  // nm could not read something: the check did not happen
     std::set<std::string> defined;  // every symbol the objects define: their kernels' names among them
+    // An anonymous namespace's kernel has one mangled name on the host and another on
+    // the GPU (nvcc adds a per-file tag to the device name): both demangle alike.
+    std::set<std::string> defined_anonymous;  // demangled, for names in an anonymous namespace
+    bool defines_kernel(const std::string& device_name) const;
     bool clean() const { return forbidden_symbols.empty() && forbidden_calls.empty() && error.empty(); }
 };
 
@@ -48,6 +52,9 @@ SymbolCheck check_symbols(const LinkManifest& manifest, const std::vector<std::s
 
 // Why a referenced (undefined) function may not be called, or "" when it may.
 std::string forbidden_call_reason(const std::string& symbol, const std::vector<std::string>& allowed_calls);
+
+// C++ names as a person reads them; the name itself when it is not mangled.
+std::string demangle(const std::string& name);
 
 // One line per finding, for a report: "kernels/07_warptiled.cu.o calls cublasSgemm_v2 (cuBLAS does the work)".
 std::string describe(const SymbolCheck& check);

@@ -1,0 +1,80 @@
+// The grader's judgement of what a run launched (own_work.hpp), on lab-program results
+// written by hand: the GPU tests run the same judgement on real CUPTI records.
+#include "test_support.hpp"
+
+#include "own_work.hpp"
+
+using namespace roofline_test;
+using nlohmann::json;
+
+namespace {
+
+// A host object's name for a templated kernel in an anonymous namespace, and the name the
+// GPU reports for the same kernel (nvcc tags the device name with the file).
+const char* kHostName = "_ZN12_GLOBAL__N_122copy_vectorized_kernelIfEEvPKT_PS1_m";
+const char* kDeviceName = "_ZN59_GLOBAL__N__a059721f_21_02_copy_vectorized_cu_6633f2b5_280122copy_vectorized_kernelIfEEvPKT_PS1_m";
+const char* kLibraryKernel = "_Z14scopy_kernel_vIfLi256EEvPKT_PS0_i";
+
+roofline::SymbolCheck kernel_file() {
+    roofline::SymbolCheck check;
+    check.defined = {kHostName, "_Z11plain_kernelPf"};
+    check.defined_anonymous = {roofline::demangle(kHostName)};
+    return check;
+}
+
+json launched(json kernels, long long copies = 0, json other = json::object()) {
+    return {{"watched", true}, {"kernels", kernels}, {"other_stream_kernels", other}, {"copies", copies}, {"memsets", 0}};
+}
+
+json result_with(json launch) { return {{"checks", json::array({{{"launched", launch}}})}}; }
+
+}  // namespace
+
+TEST_CASE("own work: the kernel file's kernels pass under either of their names", "[own_work]") {
+    REQUIRE(roofline::demangle(kHostName) == roofline::demangle(kDeviceName));
+    auto verdict = roofline::judge_own_work(result_with(launched({{kDeviceName, 3}, {"_Z11plain_kernelPf", 1}})),
+                                            kernel_file(), {});
+    CHECK(verdict.outcome == roofline::Outcome::ok);
+    CHECK(verdict.message.empty());
+}
+
+TEST_CASE("own work: a kernel the kernel file does not define is a forbidden call, named", "[own_work]") {
+    auto verdict = roofline::judge_own_work(result_with(launched({{kDeviceName, 1}, {kLibraryKernel, 1}})),
+                                            kernel_file(), {});
+    CHECK(verdict.outcome == roofline::Outcome::forbidden_call);
+    CHECK(contains(verdict.message, "scopy_kernel_v<float, 256>"));
+    CHECK_FALSE(contains(verdict.message, "copy_vectorized_kernel"));
+}
+
+TEST_CASE("own work: copies are refused unless lab.yaml allows them", "[own_work]") {
+    auto result = result_with(launched({{kDeviceName, 1}}, 2));
+    auto refused = roofline::judge_own_work(result, kernel_file(), {});
+    CHECK(refused.outcome == roofline::Outcome::forbidden_call);
+    CHECK(contains(refused.message, "2 cudaMemcpy copies"));
+    CHECK(roofline::judge_own_work(result, kernel_file(), {"cudaMemcpy"}).outcome == roofline::Outcome::ok);
+}
+
+TEST_CASE("own work: a kernel on another stream is incorrect, with the fix", "[own_work]") {
+    auto verdict = roofline::judge_own_work(
+        result_with(launched({{kDeviceName, 1}}, 0, {{kDeviceName, 1}})), kernel_file(), {});
+    CHECK(verdict.outcome == roofline::Outcome::incorrect);
+    CHECK(contains(verdict.message, "legacy default stream"));
+}
+
+TEST_CASE("own work: the kernel file's kernel inside the peer's run is refused", "[own_work]") {
+    auto result = result_with(launched({{kDeviceName, 1}}));
+    result["peer_launched"] = launched({{kLibraryKernel, 1}, {"_Z11plain_kernelPf", 1}});
+    auto verdict = roofline::judge_own_work(result, kernel_file(), {});
+    CHECK(verdict.outcome == roofline::Outcome::forbidden_call);
+    CHECK(contains(verdict.message, "peer"));
+    result["peer_launched"] = launched({{kLibraryKernel, 1}});
+    CHECK(roofline::judge_own_work(result, kernel_file(), {}).outcome == roofline::Outcome::ok);
+}
+
+TEST_CASE("own work: where CUPTI could not watch, the grade says so and goes on", "[own_work]") {
+    json result = result_with({{"watched", false}, {"error", "cuptiActivityEnable: CUPTI_ERROR_MULTIPLE_SUBSCRIBERS"}});
+    auto verdict = roofline::judge_own_work(result, kernel_file(), {});
+    CHECK(verdict.outcome == roofline::Outcome::ok);
+    CHECK(contains(verdict.note, "did not run"));
+    CHECK(contains(verdict.note, "MULTIPLE_SUBSCRIBERS"));
+}
