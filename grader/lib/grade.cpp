@@ -220,7 +220,16 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
         session = own_session.get();
     }
     std::string why_no_device;
-    auto device = session->device(&why_no_device);
+    bool program_failed = false;
+    auto device = session->device(&why_no_device, &program_failed);
+    if (!device && program_failed) {
+        // It ended before it could say: the submission's own code (a static initializer) failed.
+        out.exit_code = kCrashed;
+        out.text = fmt::format("{}: the lab program failed as it started, before any kernel ran: {}\n", target,
+                               why_no_device);
+        out.json = {{"target", target}, {"outcome", "crashed"}, {"message", "failed at start-up: " + why_no_device}};
+        return out;
+    }
     if (!device) {
         out.exit_code = kNoDevice;
         out.text = fmt::format("{}: no CUDA device here ({}).{} Run it on a machine with an NVIDIA GPU, or use "
