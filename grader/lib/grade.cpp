@@ -183,7 +183,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     PredictionLog log;
     bool edited = false;
     if (!request.verify_only) {
-        log = load_log(request.log);
+        log = request.log_read ? *request.log_read : load_log(request.log);
         auto log_flag = request.log == ws.default_log() ? "" : " --log " + request.log.string();
         auto gate = check_prediction(log, lab, variant, hash_file(kernel_file), log_flag);
         // Reference solutions need no prediction; one made with `predict --solutions` is scored.

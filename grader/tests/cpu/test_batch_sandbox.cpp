@@ -237,3 +237,41 @@ TEST_CASE("batch sandbox: without a sandbox the batch warns once and goes on; --
     CHECK(contains(read_file(out / "gradebook.csv"), "ann,compile_error"));
     CHECK(contains(read_file(out / "gradebook.csv"), "ben,compile_error"));
 }
+
+TEST_CASE("batch without a sandbox: a lab program that spoils its prediction log does not fail the grader",
+          "[batch][sandbox]") {
+    // grade reads the log once, before the lab program starts: the variants after the first
+    // are gated on that reading, not on what the program wrote (the sandbox hides the file;
+    // this is the second line of defence, for a batch that runs without one).
+    TempDir dir;
+    auto subs = dir / "subs", out = dir / "out";
+    write_file(subs / "mallory" / "kernels" / "01_copy_naive.cu",
+               read_file(repo_root() / "labs/01-memory-roof/kernels/01_copy_naive.cu") + R"(
+#include <cstdio>
+#include <cstdlib>
+namespace {
+struct Spoil {
+    Spoil() {
+        if (std::FILE* log = std::fopen("../../predictions.yaml", "a")) {
+            std::fputs("not: [a list\n", log);
+            std::fclose(log);
+            std::fprintf(stderr, "spoiled the log\n");
+        }
+        std::_Exit(3);
+    }
+} spoil;
+}  // namespace
+)");
+    ScopedEnv no_bwrap("ROOFLINE_BWRAP", "/bin/false");
+    auto r = run_cli(course_flags() + " batch 01-memory-roof --gpus none --jobs 2 --submissions " +
+                     shell_quote(subs.string()) + " --out " + shell_quote(out.string()));
+    INFO(r.all());
+    REQUIRE(r.exit_code == 0);
+    CHECK(contains(r.err, "WARNING: NO SANDBOX"));
+    auto result = json::parse(read_file(submission_dir(out, "mallory") / "result.json"));
+    auto reason = result["reason"].get<std::string>();
+    INFO(reason);
+    CHECK(contains(reason, "spoiled the log"));  // it ran, outside a sandbox, and wrote the file
+    CHECK(result["outcome"] == "crash");
+    CHECK_FALSE(contains(reason, "the grader failed"));
+}
