@@ -173,7 +173,8 @@ std::vector<std::string> sandboxed_argv(const Sandbox& sandbox, const SandboxRoo
 fs::path find_bwrap() {
     if (const char* chosen = std::getenv("ROOFLINE_BWRAP"); chosen && *chosen) {
         fs::path path = fs::absolute(chosen);
-        if (!fs::is_regular_file(path) || ::access(path.c_str(), X_OK) != 0) {
+        std::error_code unreadable;
+        if (!fs::is_regular_file(path, unreadable) || ::access(path.c_str(), X_OK) != 0) {
             throw InputError(fmt::format("ROOFLINE_BWRAP={}: not an executable file; point it at a bwrap program "
                                          "(scripts/fetch_bwrap.sh unpacks one) or unset it to use bwrap on PATH",
                                          chosen));
@@ -186,7 +187,10 @@ fs::path find_bwrap() {
     while (std::getline(folders, folder, ':')) {
         if (folder.empty()) continue;
         auto candidate = fs::path(folder) / "bwrap";
-        if (fs::is_regular_file(candidate) && ::access(candidate.c_str(), X_OK) == 0) return fs::absolute(candidate);
+        std::error_code unreadable;  // a PATH folder this user may not look into is skipped
+        if (fs::is_regular_file(candidate, unreadable) && ::access(candidate.c_str(), X_OK) == 0) {
+            return fs::absolute(candidate);
+        }
     }
     return {};
 }
