@@ -13,6 +13,8 @@ build_dir=${ROOFLINE_BUILD_DIR:-build}
 packages=(cmake ninja-build g++ libfmt-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev catch2)
 # Slurm and munge: the test of `roofline batch --slurm` starts a one-node cluster on localhost.
 packages+=(slurm-wlm munge)
+# bubblewrap: `roofline batch` compiles and runs every submission inside a bwrap sandbox.
+packages+=(bubblewrap)
 
 if [[ "${1:-}" != "--no-apt" ]]; then
   sudo=""

@@ -23,6 +23,9 @@ struct BatchFlags {
     std::vector<std::string> slurm_options;
     std::optional<std::uint64_t> seed;
     double timeout_s = 0;
+    double compile_timeout_s = 120;
+    long long compile_memory_mib = 4096;
+    bool require_sandbox = false;
 };
 
 std::filesystem::path this_program() { return std::filesystem::read_symlink("/proc/self/exe"); }
@@ -40,6 +43,9 @@ std::vector<std::string> slurm_task_command(const Context& context, const BatchF
     if (f.timeout_s > 0) argv.insert(argv.end(), {"--timeout", fmt::format("{:g}", f.timeout_s)});
     if (!f.hardware.empty()) argv.insert(argv.end(), {"--hardware", f.hardware});
     if (f.force) argv.push_back("--force");
+    argv.insert(argv.end(), {"--compile-timeout", fmt::format("{:g}", f.compile_timeout_s), "--compile-memory",
+                             std::to_string(f.compile_memory_mib)});
+    if (f.require_sandbox) argv.push_back("--require-sandbox");
     return argv;
 }
 
@@ -81,6 +87,11 @@ void run_batch_command(Context& context, const BatchFlags& f) {
     o.hardware = f.hardware;
     o.keep_stage = f.keep_stage;
     o.roofline = this_program();
+    if (f.compile_timeout_s <= 0) throw InputError("--compile-timeout: give the seconds one compile may take, e.g. 120");
+    if (f.compile_memory_mib < 0) throw InputError("--compile-memory: give MiB per compiler process (0: no limit), e.g. 4096");
+    o.compile_timeout_s = f.compile_timeout_s;
+    o.compile_memory_mib = f.compile_memory_mib;
+    o.require_sandbox = f.require_sandbox;
     // Ctrl-C, or the scheduler's SIGTERM: stop every grading child, keep what finished.
     std::signal(SIGINT, [](int) { request_stop(); });
     std::signal(SIGTERM, [](int) { request_stop(); });
@@ -109,10 +120,17 @@ void add_batch_command(CLI::App& app, Context& context) {
     cmd->add_option("--slurm-option", f.slurm_options, "an extra #SBATCH line for --slurm, e.g. --slurm-option=--gres=gpu:1");
     cmd->add_option("--merge", f.merge, "join the results in this OUT folder (after --slurm) into the gradebook and summary");
     cmd->add_flag("--keep-stage", f.keep_stage, "keep each submission's staging tree (for debugging)");
+    cmd->add_option("--compile-timeout", f.compile_timeout_s,
+                    "seconds one nvcc run (a kernel file, or the link) may take before it is a compile_error (default 120)");
+    cmd->add_option("--compile-memory", f.compile_memory_mib,
+                    "MiB of address space for each process nvcc starts (default 4096; 0: no limit)");
+    cmd->add_flag("--require-sandbox", f.require_sandbox,
+                  "refuse to grade (exit 2) where bwrap cannot sandbox the submissions, instead of a warning");
     cmd->footer(
         "Outcomes: graded, no_predictions, malformed_predictions, wrong_answer, crash, hang, no_gpu, error,\n"
-        "compile_error. Exit codes: 0 every submission has a result, 1 some have none (--merge), 2 bad input,\n"
-        "130 interrupted (Ctrl-C or SIGTERM: the same command resumes).");
+        "compile_error. Exit codes: 0 every submission has a result, 1 some have none (--merge), 2 bad input\n"
+        "(or no sandbox with --require-sandbox), 130 interrupted (Ctrl-C or SIGTERM: the same command resumes).\n"
+        "Sandbox: bwrap from $ROOFLINE_BWRAP, else from PATH.");
     cmd->callback([&context] { run_batch_command(context, f); });
 }
 

@@ -83,11 +83,15 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
     // One lab program for every variant: a CUDA process start costs ~0.3 s (lab_session.hpp).
     if (targets.empty()) throw InputError(f.target + " has no variants to grade");
     const auto& lab_id = targets.front().first;
+    // The prediction log, read before the lab program starts: nothing its code writes later counts.
+    std::optional<PredictionLog> log_read;
+    if (!verify_only) log_read = load_log(make_request(context, f, lab_id, targets.front().second, false).log);
     LabSession session(ws.lab_executable(lab_id, f.solutions),
                        std::filesystem::temp_directory_path() / fmt::format("roofline-{}-{}", ::getpid(), lab_id));
     for (const auto& [lab, variant] : targets) {
         auto request = make_request(context, f, lab, variant, verify_only);
         request.session = &session;
+        if (log_read) request.log_read = &*log_read;
         request.build = request.build && !built;  // one build serves every variant of the lab
         auto outcome = grade_variant(ws, request);
         built = built || (outcome.exit_code != 5 && outcome.exit_code != 7);  // 7: refused before the build

@@ -229,7 +229,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     PredictionLog log;
     bool edited = false;
     if (!request.verify_only) {
-        log = load_log(request.log);
+        log = request.log_read ? *request.log_read : load_log(request.log);
         auto log_flag = request.log == ws.default_log() ? "" : " --log " + request.log.string();
         auto gate = check_prediction(log, lab, variant, hash_file(kernel_file), log_flag);
         // Reference solutions need no prediction; one made with `predict --solutions` is scored.
@@ -280,7 +280,16 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
         session = own_session.get();
     }
     std::string why_no_device;
-    auto device = session->device(&why_no_device);
+    bool program_failed = false;
+    auto device = session->device(&why_no_device, &program_failed);
+    if (!device && program_failed) {
+        // It ended before it could say: the submission's own code (a static initializer) failed.
+        out.exit_code = kCrashed;
+        out.text = fmt::format("{}: the lab program failed as it started, before any kernel ran: {}\n", target,
+                               why_no_device);
+        out.json = {{"target", target}, {"outcome", "crashed"}, {"message", "failed at start-up: " + why_no_device}};
+        return out;
+    }
     if (!device) {
         out.exit_code = kNoDevice;
         out.text = fmt::format("{}: no CUDA device here ({}).{} Run it on a machine with an NVIDIA GPU, or use "

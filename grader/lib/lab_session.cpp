@@ -1,6 +1,7 @@
 #include "lab_session.hpp"
 #include "file_text.hpp"
 #include "input_error.hpp"
+#include "sandbox.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -34,6 +35,12 @@ bool LabSession::start() {
     spec.stdin_pipe = true;
     spec.new_session = false;  // in the grader's session: roofline batch killing a grade kills this too
     spec.limits.core_dumps = true;  // as before: the grader sets no limits of its own on lab programs
+    if (auto sandbox = sandbox_from_environment()) {
+        // Under roofline batch: the program sees the system, itself and the temporary folder
+        // (its working folder and every job's result file lie there), and writes only there.
+        spec.argv = sandboxed_argv(*sandbox, {{executable_}, {fs::temp_directory_path(), work_dir_}, work_dir_},
+                                   spec.argv);
+    }
     process_ = start_process(spec);
     return process_.running();
 }
@@ -91,7 +98,7 @@ ChildRun LabSession::run(const std::vector<std::string>& arguments, const fs::pa
     return run;
 }
 
-std::optional<DeviceInfo> LabSession::device(std::string* why_not) {
+std::optional<DeviceInfo> LabSession::device(std::string* why_not, bool* failed) {
     if (device_) return device_;
     if (!fs::exists(executable_)) {
         throw InputError(executable_, 0, "the lab program is not built; run `roofline grade` without --no-build "
@@ -110,6 +117,7 @@ std::optional<DeviceInfo> LabSession::device(std::string* why_not) {
         device_ = info;
         return device_;
     }
+    if (failed) *failed = status != "no_device";
     if (why_not) {
         *why_not = status == "no_device" ? result.value("message", std::string("no CUDA device found"))
                    : child.timed_out     ? "the lab program did not answer within 120 s"

@@ -9,7 +9,8 @@
 // file when it is done. A job that crashes, hangs past its timeout, exits, or
 // ends in a CUDA error (the program then exits: its context may be broken)
 // ends the process; the next job starts a fresh one. So a variant can only
-// take the ones after it down with it as far as the restart.
+// take the ones after it down with it as far as the restart. Under `roofline
+// batch` (ROOFLINE_SANDBOX set) the program runs in the batch's sandbox (sandbox.hpp).
 #pragma once
 #include "device_query.hpp"
 #include "process.hpp"
@@ -37,9 +38,11 @@ public:
                  double timeout_s);
 
     // The GPU the program sees (asked once, with the job --device-info), or nothing
-    // and why: no driver, no device, or the program could not answer. Throws an
-    // InputError when the program is not built.
-    std::optional<DeviceInfo> device(std::string* why_not);
+    // and why: no driver, no device, or the program could not answer. `failed` (when
+    // given) tells the last apart: the program crashed, quit or hung before it answered
+    // (a submission's static initializer runs first), which is the submission's failure,
+    // not a missing GPU. Throws an InputError when the program is not built.
+    std::optional<DeviceInfo> device(std::string* why_not, bool* failed = nullptr);
 
     const std::filesystem::path& executable() const { return executable_; }
     int starts() const { return starts_; }  // how many processes it took so far

@@ -96,6 +96,7 @@ RunningProcess start_process(const ProcessSpec& spec) {
         if (limits.cpu_s > 0) set_limit(RLIMIT_CPU, rlim_t(limits.cpu_s));
         if (limits.file_bytes > 0) set_limit(RLIMIT_FSIZE, rlim_t(limits.file_bytes));
         if (!limits.core_dumps) set_limit(RLIMIT_CORE, 0);
+        if (limits.memory_bytes > 0) set_limit(RLIMIT_AS, rlim_t(limits.memory_bytes));
         ::execve(argv[0], argv.data(), envp.data());
         const char message[] = "cannot start the program (execve failed)\n";
         ssize_t ignored = ::write(STDERR_FILENO, message, sizeof(message) - 1);

@@ -19,7 +19,9 @@ struct ProcessLimits {
     long long cpu_s = 0;              // RLIMIT_CPU; 0: none
     long long file_bytes = 0;         // RLIMIT_FSIZE; 0: none
     bool core_dumps = false;          // RLIMIT_CORE 0 unless true
-    // No RLIMIT_AS: the CUDA driver reserves far more virtual memory than it uses.
+    // RLIMIT_AS, per process; 0: none. For compilers only: the CUDA driver reserves far
+    // more virtual memory than it uses, so a lab program gets none.
+    long long memory_bytes = 0;
 };
 
 struct ProcessSpec {

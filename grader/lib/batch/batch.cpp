@@ -9,6 +9,7 @@
 #include "batch/summary.hpp"
 #include "input_error.hpp"
 #include "report.hpp"
+#include "sandbox.hpp"
 
 #include <fmt/format.h>
 
@@ -17,6 +18,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <fstream>
 #include <mutex>
@@ -96,6 +98,30 @@ LabSpec prepare_lab_yaml(const Workspace& course, const LabSpec& public_lab, con
     return lab;
 }
 
+// The sandbox every submission's code runs in, or nothing (and a loud warning) where bwrap
+// cannot make one here. Out of its sight, even inside a visible system folder: the course
+// and its build, the submissions, the batch's output and staging trees, the hidden shapes,
+// the instructor's home.
+std::optional<Sandbox> prepare_sandbox(const Workspace& course, const BatchOptions& o, const fs::path& temp_root) {
+    Sandbox sandbox;
+    sandbox.bwrap = find_bwrap();
+    sandbox.hidden = {course.root, course.build_dir, o.submissions, o.out, temp_root};
+    if (!o.hidden.empty()) sandbox.hidden.push_back(fs::absolute(o.hidden).parent_path());
+    if (const char* home = std::getenv("HOME"); home && *home) sandbox.hidden.push_back(home);
+    auto problem = sandbox_problem(sandbox);
+    if (problem.empty()) return sandbox;
+    if (o.require_sandbox) {
+        throw InputError(fmt::format("--require-sandbox: {}; nothing was graded", problem));
+    }
+    fmt::print(stderr,
+               "\n*** WARNING: NO SANDBOX. {}.\n"
+               "*** Every submission's code is compiled and run with your rights: it can read instructor/, "
+               "solutions/ and the other submissions, write wherever you can, and use the network.\n"
+               "*** Grade only code you trust this way; --require-sandbox refuses instead.\n\n",
+               problem);
+    return std::nullopt;
+}
+
 struct Ready {
     Submission submission;
     StagedSubmission staged;
@@ -109,11 +135,14 @@ double seconds_since(std::chrono::steady_clock::time_point began) {
 class Batch {
 public:
     Batch(const Workspace& course, const BatchOptions& o, LabSpec lab, BuildKit kit, std::uint64_t seed,
-          std::vector<Submission> todo, std::vector<std::string> gpus, fs::path temp_root)
+          std::vector<Submission> todo, std::vector<std::string> gpus, fs::path temp_root,
+          std::optional<Sandbox> sandbox)
         : course_(course), o_(o), lab_(std::move(lab)), kit_(std::move(kit)), seed_(seed), todo_(std::move(todo)),
-          gpus_(std::move(gpus)), temp_root_(std::move(temp_root)) {
+          gpus_(std::move(gpus)), temp_root_(std::move(temp_root)), sandbox_(std::move(sandbox)) {
         public_lab_ = load_lab(course.lab_yaml(o.lab));
         timeout_s_ = o.timeout_s > 0 ? o.timeout_s : double(lab_.variants.size()) * (lab_.timeout_s + 15) + 60;
+        compiler_limits_.timeout_s = o.compile_timeout_s;
+        compiler_limits_.memory_bytes = o.compile_memory_mib << 20;
     }
 
     void run() {
@@ -149,7 +178,8 @@ private:
                 auto staged = stage_submission(course_, public_lab_, graded_lab_yaml(o_.out, lab_.id), submission,
                                                temp_root_ / submission.name);
                 auto build = build_submission(kit_, staged.sources, staged.workspace.build_dir / "objects",
-                                              staged.workspace.lab_executable(lab_.id, false), o_.out / "objects", 600);
+                                              staged.workspace.lab_executable(lab_.id, false), o_.out / "objects",
+                                              compiler_limits_, sandbox_ ? &*sandbox_ : nullptr);
                 // The compiler names files by their staging path; the student knows them as kernels/NAME.
                 auto staged_prefix = (staged.workspace.kernels_root(lab_.id, false) / "").string();
                 write_text(dir / "build.log", replace_all(build.log, staged_prefix, ""));
@@ -181,7 +211,7 @@ private:
             auto began = std::chrono::steady_clock::now();
             try {
                 GradeJob grade{o_.roofline, &job.staged, lab_.id, seed_, gpu, o_.hardware, timeout_s_,
-                               submission_dir(o_.out, job.submission.name)};
+                               submission_dir(o_.out, job.submission.name), sandbox_ ? &*sandbox_ : nullptr};
                 auto run = run_grading(grade);
                 if (run.process.interrupted) return;  // no result, no marker: a re-run grades it
                 auto result = classify_grading(job.submission.name, lab_,
@@ -218,7 +248,9 @@ private:
     std::vector<Submission> todo_;
     std::vector<std::string> gpus_;
     fs::path temp_root_;
+    std::optional<Sandbox> sandbox_;
     double timeout_s_ = 0;
+    CompilerLimits compiler_limits_;
 
     std::atomic<std::size_t> next_build_{0};
     std::mutex mutex_, print_mutex_;
@@ -268,7 +300,15 @@ int run_batch(const Workspace& course, const BatchOptions& o) {
     if (!todo.empty()) {
         std::string pattern = (fs::temp_directory_path() / "roofline-batch-XXXXXX").string();
         if (!::mkdtemp(pattern.data())) throw InputError("cannot make a temporary folder under " + fs::temp_directory_path().string());
-        Batch batch(course, o, lab, kit, seed, todo, gpus, pattern);
+        std::optional<Sandbox> sandbox;
+        try {
+            sandbox = prepare_sandbox(course, o, pattern);
+        } catch (...) {
+            fs::remove_all(pattern);
+            throw;
+        }
+        if (sandbox) fmt::print(stderr, "sandbox: {} (every compile and lab program)\n", sandbox->bwrap.string());
+        Batch batch(course, o, lab, kit, seed, todo, gpus, pattern, std::move(sandbox));
         batch.run();
         if (!o.keep_stage) fs::remove_all(pattern);
         else fmt::print(stderr, "staging trees kept in {}\n", pattern);

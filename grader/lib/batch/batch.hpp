@@ -37,11 +37,16 @@ struct BatchOptions {
     std::string hardware;
     bool keep_stage = false;
     std::filesystem::path roofline;  // the `roofline` program that grades each submission
+    double compile_timeout_s = 120;        // per compiler run (one kernel file, or the link)
+    long long compile_memory_mib = 4096;   // address space per compiler process; 0: no limit
+    bool require_sandbox = false;          // refuse (InputError) where bwrap cannot make a sandbox
 };
 
 // Runs the batch (or one slice of it). Returns 0 when every submission has a result;
 // a submission's failure is a result, not an error; 130 when interrupted (request_stop).
-// Throws InputError on bad options.
+// Throws InputError on bad options, and with require_sandbox where there is no sandbox.
+// Every submission's compile and lab program run in a sandbox (sandbox.hpp); where bwrap
+// cannot make one, the batch says so once, loudly, and grades without.
 int run_batch(const Workspace& course, const BatchOptions& options);
 
 // Writes OUT/gradebook.csv and OUT/summary.md from the results in OUT. Returns 0 when

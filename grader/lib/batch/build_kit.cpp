@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <fstream>
 #include <future>
 #include <map>
@@ -88,29 +89,90 @@ std::string first_error_line(const std::string& log) {
 
 namespace {
 
+// A compiler that hit its address-space limit says so in one of these ways (cc1plus,
+// cicc, ptxas, the C++ runtime).
+bool ran_out_of_memory(const std::string& log) {
+    std::string lower = log;
+    for (auto& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+    for (const char* sign : {"out of memory", "bad_alloc", "cannot allocate memory", "memory exhausted"}) {
+        if (lower.find(sign) != std::string::npos) return true;
+    }
+    return false;
+}
+
+// Why a compiler run failed, for the gradebook: a limit it hit, else its first error.
+std::string failure_message(const std::string& name, const ProcessResult& run, const std::string& log,
+                            const CompilerLimits& limits) {
+    if (run.timed_out) return fmt::format("{}: the compiler ran past {:g} s", name, limits.timeout_s);
+    if (limits.memory_bytes > 0 && ran_out_of_memory(log)) {
+        return fmt::format("{}: the compiler ran out of memory (limit {} MiB)", name, limits.memory_bytes >> 20);
+    }
+    auto line = first_error_line(log);
+    return line.empty() ? fmt::format("{}: nvcc failed (exit {})", name, run.exit_code) : line;
+}
+
+ProcessLimits process_limits(const CompilerLimits& limits) {
+    ProcessLimits p;
+    p.timeout_s = limits.timeout_s;
+    p.file_bytes = 1LL << 30;
+    p.memory_bytes = limits.memory_bytes;
+    return p;
+}
+
+// Runs nvcc with `argv` in `work_dir`, its output in `log_file`; in the sandbox when there is one,
+// where it reads `read` (and the kit's folders) and writes `write`. `temporary`: its own TMPDIR
+// (parallel compiles in sandboxes of their own may share process ids, and nvcc names its
+// temporary files by them).
+ProcessResult run_compiler(const BuildKit& kit, std::vector<std::string> argv, const std::filesystem::path& work_dir,
+                           const std::filesystem::path& log_file, const std::filesystem::path& temporary,
+                           const std::vector<std::filesystem::path>& read, std::vector<std::filesystem::path> write,
+                           const CompilerLimits& limits, const Sandbox* sandbox) {
+    std::filesystem::create_directories(temporary);
+    write.insert(write.begin(), temporary);
+    if (sandbox) {
+        SandboxRoom room;
+        room.read_only = read;
+        room.read_only.push_back(std::filesystem::path(kit.nvcc).parent_path().parent_path());  // the toolkit
+        for (const auto& flag : kit.compile) {
+            if (flag.starts_with("-I") && flag.size() > 2) room.read_only.push_back(flag.substr(2));
+        }
+        for (const auto& item : kit.link) {
+            if (!item.starts_with("-")) room.read_only.push_back(item);
+        }
+        std::erase_if(room.read_only, [](const auto& p) { return !std::filesystem::exists(p); });
+        room.writable = write;
+        room.work_dir = work_dir;
+        argv = sandboxed_argv(*sandbox, room, argv);
+    }
+    ProcessSpec spec{argv, work_dir, log_file, {}, {{"TMPDIR", temporary.string()}}, process_limits(limits)};
+    auto run = run_process(spec);
+    std::error_code ignored;
+    std::filesystem::remove_all(temporary, ignored);
+    return run;
+}
+
 struct Compiled {
     bool ok = false;
     std::string log, message;
 };
 
 Compiled run_nvcc(const BuildKit& kit, const std::filesystem::path& source, const std::filesystem::path& object,
-                  const ProcessLimits& limits) {
+                  const CompilerLimits& limits, const Sandbox* sandbox) {
     auto name = source.filename().string();
     std::vector<std::string> argv{kit.nvcc};
     argv.insert(argv.end(), kit.compile.begin(), kit.compile.end());
     argv.insert(argv.end(), {"-c", source.string(), "-o", object.string()});
     auto log_file = object;
     log_file += ".log";
-    auto run = run_process({argv, object.parent_path(), log_file, {}, {}, limits});
+    auto temporary = object;
+    temporary += ".tmp";
+    auto run = run_compiler(kit, argv, object.parent_path(), log_file, temporary, {source.parent_path()},
+                            {object.parent_path()}, limits, sandbox);
     Compiled c;
     auto log = read_file_text(log_file);
     c.log = fmt::format("$ nvcc ... -c {}\n{}", name, log);
     c.ok = run.ok();
-    if (!c.ok) {
-        c.message = run.timed_out ? fmt::format("{}: the compiler ran past {:g} s", name, limits.timeout_s)
-                                  : first_error_line(log);
-        if (c.message.empty()) c.message = fmt::format("{}: nvcc failed (exit {})", name, run.exit_code);
-    }
+    if (!c.ok) c.message = failure_message(name, run, log, limits);
     return c;
 }
 
@@ -120,7 +182,7 @@ std::map<std::string, std::shared_future<bool>> in_flight;
 
 Compiled compile_cached(const BuildKit& kit, const std::string& flags_text, const std::filesystem::path& source,
                         const std::filesystem::path& object_dir, const std::filesystem::path& cache_dir,
-                        const ProcessLimits& limits) {
+                        const CompilerLimits& limits, const Sandbox* sandbox) {
     namespace fs = std::filesystem;
     auto name = source.filename().string();
     auto key = fnv1a64_hex(flags_text + "|" + name + "|" + read_file_text(source));
@@ -144,7 +206,7 @@ Compiled compile_cached(const BuildKit& kit, const std::string& flags_text, cons
         c.log = fmt::format("$ nvcc ... -c {}  (the same bytes were compiled before: object reused)\n", name);
         return c;
     }
-    auto c = run_nvcc(kit, source, object, limits);
+    auto c = run_nvcc(kit, source, object, limits, sandbox);
     if (c.ok) {
         // Into the cache by rename, so that a parallel build never sees half an object.
         auto temporary = cache_dir / fmt::format("{}.{}.{}.tmp", cached.filename().string(), ::getpid(),
@@ -164,20 +226,18 @@ Compiled compile_cached(const BuildKit& kit, const std::string& flags_text, cons
 
 SubmissionBuild build_submission(const BuildKit& kit, const std::vector<std::filesystem::path>& sources,
                                  const std::filesystem::path& object_dir, const std::filesystem::path& executable,
-                                 const std::filesystem::path& cache_dir, double timeout_s) {
+                                 const std::filesystem::path& cache_dir, const CompilerLimits& limits,
+                                 const Sandbox* sandbox) {
     SubmissionBuild build;
     std::filesystem::create_directories(object_dir);
     std::filesystem::create_directories(cache_dir);
     std::string flags_text = fmt::format("{}|{}", kit.nvcc, fmt::join(kit.compile, " "));
-    ProcessLimits limits;
-    limits.timeout_s = timeout_s;
-    limits.file_bytes = 1LL << 30;
 
     // A submission's files compile side by side: the first graded submission is ready sooner.
     std::vector<std::future<Compiled>> compiles;
     for (const auto& source : sources) {
         compiles.push_back(std::async(std::launch::async, compile_cached, std::cref(kit), std::cref(flags_text),
-                                      source, object_dir, cache_dir, limits));
+                                      source, object_dir, cache_dir, std::cref(limits), sandbox));
     }
     std::vector<std::string> objects;
     for (std::size_t i = 0; i < sources.size(); ++i) {
@@ -212,11 +272,12 @@ SubmissionBuild build_submission(const BuildKit& kit, const std::vector<std::fil
     for (const auto& dir : rpaths) argv.insert(argv.end(), {"-Xlinker", "-rpath=" + dir});
     std::filesystem::create_directories(executable.parent_path());
     auto log_file = object_dir / "link.log";
-    auto run = run_process({argv, object_dir, log_file, {}, {}, limits});
+    auto run = run_compiler(kit, argv, object_dir, log_file, object_dir / "link.tmp", {}, {object_dir, executable.parent_path()},
+                            limits, sandbox);
     auto log = read_file_text(log_file);
     build.log += "$ nvcc ... -o " + executable.filename().string() + "\n" + log;
     if (!run.ok()) {
-        build.message = "link failed: " + first_error_line(log);
+        build.message = "link failed: " + failure_message(executable.filename().string(), run, log, limits);
         return build;
     }
     // The grader's symbol check reads this before the program runs (symbol_check.hpp).

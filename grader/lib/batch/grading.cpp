@@ -58,6 +58,7 @@ GradingRun run_grading(const GradeJob& job) {
     spec.error_file = job.out_dir / "grade-stderr.txt";
     spec.env = {{"TMPDIR", work.string()}, {"ROOFLINE_ROOT", ""}};
     if (!job.gpu.empty()) spec.env["CUDA_VISIBLE_DEVICES"] = job.gpu;
+    spec.env[kSandboxVariable] = job.sandbox ? sandbox_to_environment(*job.sandbox) : "";  // "": unset
     spec.limits.timeout_s = job.timeout_s;
     spec.limits.cpu_s = static_cast<long long>(4 * job.timeout_s) + 60;
     spec.limits.file_bytes = 256LL << 20;

@@ -1,12 +1,15 @@
 // Grading one built submission: `roofline grade LAB --all --no-build --json` run on
 // its staging tree as a process of its own, on one GPU (CUDA_VISIBLE_DEVICES), in a
 // temporary working folder, under a timeout and resource limits; then its JSON
-// turned into the submission's outcome, points and reason.
+// turned into the submission's outcome, points and reason. The grader reads the
+// prediction log and the lab.yaml outside the sandbox; only the lab program it
+// starts (the submission's code) runs inside, and sees neither.
 #pragma once
 #include "process.hpp"
 #include "batch/result.hpp"
 #include "batch/staging.hpp"
 #include "lab_spec.hpp"
+#include "sandbox.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -26,6 +29,7 @@ struct GradeJob {
     std::string hardware;  // --hardware for grade; empty: match the device
     double timeout_s = 600;
     std::filesystem::path out_dir;  // grade.json, grade-stderr.txt and gradescope/ land here
+    const Sandbox* sandbox = nullptr;  // the lab program's (grade itself runs outside); null: none
 };
 
 struct GradingRun {

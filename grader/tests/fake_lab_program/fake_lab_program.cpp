@@ -6,6 +6,8 @@
 //   hang        prints a stage, then sleeps for ever
 //   exit        exits 9 without a result
 // --device-info: {"status": "no_device"}, or with FAKE_DEVICE set, that device.
+// FAKE_EXIT_AT_START set: prints it and exits 3 before reading a job, as a submission's
+// failing static initializer makes a lab program do.
 #include <nlohmann/json.hpp>
 
 #include <unistd.h>
@@ -35,6 +37,10 @@ void write_result(const nlohmann::json& result, const std::string& path) {
 
 int main(int argc, char** argv) {
     if (argc != 2 || std::string(argv[1]) != "--serve") return 2;
+    if (const char* why = std::getenv("FAKE_EXIT_AT_START")) {
+        std::fprintf(stderr, "%s\n", why);
+        return 3;
+    }
     std::string line;
     while (std::getline(std::cin, line)) {
         auto arguments = nlohmann::json::parse(line).get<std::vector<std::string>>();
