@@ -76,7 +76,7 @@ TEST_CASE("calibration: the trend says unchanged within noise, closing or wideni
     CHECK(*trend_of({1.05, 0.97, 2.0, 0.6}).trend == Trend::widening);
     CHECK(*trend_of({1.0, 1.2}).trend == Trend::widening);  // 1.2x apart is past noise
     CHECK_FALSE(trend_of({1.3}).trend);                    // one entry: no halves to compare
-    CHECK(trend_name(Trend::unchanged) == "unchanged");
+    CHECK(std::string(trend_name(Trend::unchanged)) == "unchanged");
 }
 
 TEST_CASE("cli log: a re-grade is listed, not counted; the scatter draws it as a ring", "[calibration][cli]") {

@@ -225,16 +225,23 @@ TEST_CASE("roofline picture: a zero-FLOP copy, a memory-bound add and compute-bo
     REQUIRE(zero_column.size() == 1);
     double zero_left = number_attribute(zero_column[0], "x");
     double zero_right = zero_left + number_attribute(zero_column[0], "width");
+    auto plot = picture.tags("rect", "plot");
+    REQUIRE(plot.size() == 1);
+    double plot_left = number_attribute(plot[0], "x"), plot_right = plot_left + number_attribute(plot[0], "width");
+    double plot_top = number_attribute(plot[0], "y"), plot_bottom = plot_top + number_attribute(plot[0], "height");
     for (const auto& m : marks) {
         INFO(m.label << " at " << m.fraction() << " of its roof");
         auto circle = picture.mark(m.label);
         CHECK(drawn_fraction(picture, circle) == Approx(m.fraction()).margin(0.005));
-        double cx = number_attribute(circle, "cx");
+        double cx = number_attribute(circle, "cx"), cy = number_attribute(circle, "cy");
+        CHECK(cy > plot_top);
+        CHECK(cy < plot_bottom);
         if (m.intensity == 0) {
             CHECK(cx > zero_left);
             CHECK(cx < zero_right);
         } else {
-            CHECK(cx > zero_right);
+            CHECK(cx > plot_left);
+            CHECK(cx < plot_right);
         }
     }
     // the roof line is 100%, so the 94% copy sits a few pixels under it and well above the 71.6% one
