@@ -1,5 +1,6 @@
 // roofline log: predicted against measured, entry by entry, and whether the
 // predictions are getting better (calibration over time).
+#include "calibration.hpp"
 #include "command.hpp"
 #include "prediction_log.hpp"
 #include "svg.hpp"
@@ -22,29 +23,6 @@ struct LogFlags {
     std::string svg;
 };
 
-struct Calibration {
-    int count = 0;
-    double median_abs_log2 = 0;  // 0 is perfect; 0.585 is off by 1.5x
-    double share_within_1_5x = 0;
-};
-
-Calibration calibrate(std::vector<double> ratios) {
-    Calibration c;
-    c.count = static_cast<int>(ratios.size());
-    if (ratios.empty()) return c;
-    std::vector<double> errors;
-    int within = 0;
-    for (double r : ratios) {
-        errors.push_back(std::fabs(std::log2(r)));
-        within += r <= 1.5 && r >= 1 / 1.5;
-    }
-    std::sort(errors.begin(), errors.end());
-    auto n = errors.size();
-    c.median_abs_log2 = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
-    c.share_within_1_5x = double(within) / n;
-    return c;
-}
-
 nlohmann::json calibration_json(const Calibration& c) {
     return {{"count", c.count}, {"median_abs_log2_ratio", c.median_abs_log2}, {"share_within_1_5x", c.share_within_1_5x}};
 }
@@ -53,24 +31,31 @@ void run_log(Context& context, const LogFlags& f) {
     auto path = f.log.empty() ? context.workspace().default_log() : std::filesystem::path(f.log);
     auto log = load_log(path);
     nlohmann::json rows = nlohmann::json::array();
-    std::vector<double> ratios;
-    std::vector<ScatterPoint> points;
+    auto graded = graded_predictions(log);
     for (const auto& m : log.measurements) {
         const auto* p = log.find_by_id(m.prediction_id);
         if (!p) continue;
         double ratio = m.measured_time_s / p->predicted_time_s;
         bool edited = m.prediction_digest != p->digest();
-        ratios.push_back(ratio);
-        points.push_back({fmt::format("{}/{}", m.lab, m.variant), p->predicted_time_s, m.measured_time_s});
+        // only a prediction's first measurement counts for calibration (calibration.hpp)
+        bool counted = std::any_of(graded.begin(), graded.end(), [&](const auto& g) { return g.first == &m; });
         rows.push_back({{"when", m.measured_at}, {"lab", m.lab}, {"variant", m.variant}, {"prediction", p->id},
                         {"predicted_s", p->predicted_time_s}, {"measured_s", m.measured_time_s}, {"ratio", ratio},
                         {"predicted_regime", regime_name(p->regime)}, {"measured_regime", regime_name(m.measured_regime)},
-                        {"correct", m.correct}, {"edited_after_measurement", edited}, {"gpu", m.gpu}});
+                        {"correct", m.correct}, {"edited_after_measurement", edited}, {"counted", counted},
+                        {"gpu", m.gpu}});
     }
-    auto overall = calibrate(ratios);
-    std::size_t half = ratios.size() / 2;
-    auto first = calibrate({ratios.begin(), ratios.begin() + half});
-    auto second = calibrate({ratios.begin() + half, ratios.end()});
+    std::vector<ScatterPoint> points;
+    for (const auto& g : graded) {
+        ScatterPoint point{fmt::format("{} {}/{}", g.prediction->id, g.prediction->lab, g.prediction->variant),
+                           g.prediction->predicted_time_s, g.first->measured_time_s, {}};
+        for (const auto* again : g.regradings) point.regraded_s.push_back(again->measured_time_s);
+        points.push_back(point);
+    }
+    auto calibration = calibration_over_time(graded);
+    const auto& overall = calibration.all;
+    const auto& first = calibration.first_half;
+    const auto& second = calibration.second_half;
     std::vector<std::string> pending;
     for (const auto& p : log.predictions) {
         bool measured = std::any_of(log.measurements.begin(), log.measurements.end(),
@@ -85,7 +70,9 @@ void run_log(Context& context, const LogFlags& f) {
                               {"entries", rows},
                               {"calibration", {{"all", calibration_json(overall)},
                                                {"first_half", calibration_json(first)},
-                                               {"second_half", calibration_json(second)}}},
+                                               {"second_half", calibration_json(second)},
+                                               {"trend", calibration.trend ? std::string(trend_name(*calibration.trend))
+                                                                           : std::string("none")}}},
                               {"not_yet_measured", pending}};
         fmt::print("{}\n", out.dump(2));
         return;
@@ -96,9 +83,10 @@ void run_log(Context& context, const LogFlags& f) {
     for (const auto& r : rows) {
         std::string target = r["lab"].get<std::string>() + "/" + r["variant"].get<std::string>();
         std::string regime = r["predicted_regime"].get<std::string>() + "/" + r["measured_regime"].get<std::string>();
-        fmt::print("{:<20} {:<38} {:>11} {:>11} {:>6.2f}x  {:<19} {}{}\n", r["when"].get<std::string>(), target,
+        fmt::print("{:<20} {:<38} {:>11} {:>11} {:>6.2f}x  {:<19} {}{}{}\n", r["when"].get<std::string>(), target,
                    seconds(r["predicted_s"].get<double>()), seconds(r["measured_s"].get<double>()),
                    r["ratio"].get<double>(), regime, r["correct"].get<bool>() ? "" : "incorrect ",
+                   r["counted"].get<bool>() ? "" : fmt::format("{} graded again, not counted ", r["prediction"].get<std::string>()),
                    r["edited_after_measurement"].get<bool>() ? "PREDICTION EDITED AFTER MEASUREMENT" : "");
     }
     auto line = [](const char* name, const Calibration& c) {
@@ -106,12 +94,13 @@ void run_log(Context& context, const LogFlags& f) {
         return fmt::format("  {:<12} {:>3} entries: median error {:.2f}x, {:.0f}% within 1.5x\n", name, c.count,
                            std::exp2(c.median_abs_log2), 100 * c.share_within_1_5x);
     };
-    fmt::print("\ncalibration (median error is 2^median|log2(measured/predicted)|; 1.00x is perfect)\n");
+    fmt::print("\ncalibration (median error is 2^median|log2(measured/predicted)|; 1.00x is perfect;\n"
+               "each prediction counts once, at its first measurement)\n");
     fmt::print("{}{}{}", line("all", overall), line("first half", first), line("second half", second));
-    if (first.count > 0 && second.count > 0) {
-        fmt::print("  {}\n", second.median_abs_log2 < first.median_abs_log2 ? "the gap is closing"
-                             : second.median_abs_log2 > first.median_abs_log2 ? "the gap is widening"
-                                                                                : "no change");
+    if (calibration.trend == Trend::closing) fmt::print("  the gap is closing\n");
+    if (calibration.trend == Trend::widening) fmt::print("  the gap is widening\n");
+    if (calibration.trend == Trend::unchanged) {
+        fmt::print("  the gap is unchanged within noise (the halves' median errors are less than 1.1x apart)\n");
     }
     if (!pending.empty()) fmt::print("\nnot graded yet: {}\n", fmt::join(pending, ", "));
     if (!f.svg.empty()) fmt::print("\nscatter written to {}\n", f.svg);

@@ -116,22 +116,20 @@ int exit_for(Outcome outcome) {
     return kBadInput;
 }
 
-// Every graded variant of the lab on one chart, from the saved results.
-void write_lab_svg(const Workspace& ws, const LabSpec& lab, bool solutions, const Ceiling& ceiling,
-                   const std::string& gpu) {
-    std::vector<RooflineMark> marks;
+// Every graded variant of the lab on one chart, from the saved results, each
+// at its fraction of the roof that binds it (roof_placement.hpp).
+void write_lab_svg(const Workspace& ws, const LabSpec& lab, bool solutions, const CeilingChoice& ceiling,
+                   const HardwareProfile& datasheet, const std::string& gpu) {
+    std::vector<RoofPlacement> marks;
     auto dir = ws.results_dir(lab.id, solutions);
     for (const auto& v : lab.variants) {
         auto file = dir / (v.name + ".json");
         if (!std::filesystem::exists(file)) continue;
         std::ifstream in(file);
-        auto j = nlohmann::json::parse(in, nullptr, false);
-        if (j.is_discarded() || !j.value("correct", false) || !j.contains("time_s")) continue;
-        double t = j["time_s"]["median"].get<double>();
-        marks.push_back({v.name, j["intensity"].get<double>(), j["work"]["flops"].get<double>() / t / 1e12,
-                         j["work"]["bytes"].get<double>() / t / 1e12});
+        if (auto mark = place_graded(v.name, nlohmann::json::parse(in, nullptr, false))) marks.push_back(*mark);
     }
-    std::ofstream(dir / "roofline.svg") << roofline_svg(fmt::format("{} on {}", lab.id, gpu), ceiling, marks);
+    std::ofstream(dir / "roofline.svg") << roofline_svg(fmt::format("{} on {}", lab.id, gpu), marks,
+                                                        memory_references(ceiling, datasheet));
 }
 
 // The variant as the kernel file registered it must be the one lab.yaml describes:
@@ -422,7 +420,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     out.gradescope = gradescope_json(lab, context, &score, nullptr);
     auto results = ws.results_dir(lab.id, request.solutions);
     write_json_file(results / (variant.name + ".json"), out.json);
-    write_lab_svg(ws, lab, request.solutions, ceiling.ceiling, device->name);
+    write_lab_svg(ws, lab, request.solutions, ceiling, *profile, device->name);
     return out;
 }
 

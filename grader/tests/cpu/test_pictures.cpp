@@ -1,0 +1,315 @@
+// The pictures (lib/svg.cpp, lib/roof_placement.cpp): the lab roofline puts a
+// zero-FLOP kernel and a compute-bound one at their fraction of the roof that
+// binds them, the log's scatter draws one prediction once, and every label's
+// box fits its canvas. The SVG is read back as text; each picture is also
+// kept under build/test-artifacts/pictures/, and rendered to PNG there when
+// rsvg-convert (Debian's librsvg2-bin) is installed.
+#include "test_support.hpp"
+
+#include "calibration.hpp"
+#include "hardware.hpp"
+#include "lab_spec.hpp"
+#include "report.hpp"
+#include "roof_placement.hpp"
+#include "score.hpp"
+#include "svg.hpp"
+#include "svg_canvas.hpp"
+
+#include <fmt/format.h>
+
+#include <regex>
+
+using namespace roofline;
+using namespace roofline_test;
+using nlohmann::json;
+
+namespace {
+
+std::string attribute(const std::string& tag, const std::string& name) {
+    std::smatch m;
+    if (!std::regex_search(tag, m, std::regex("\\s" + name + "='([^']*)'"))) return "";
+    return m[1];
+}
+double number_attribute(const std::string& tag, const std::string& name) {
+    auto text = attribute(tag, name);
+    INFO(tag << " has no " << name);
+    REQUIRE(!text.empty());
+    return std::stod(text);
+}
+
+std::string unescape(std::string text) {
+    for (auto [entity, plain] : {std::pair{"&lt;", "<"}, {"&gt;", ">"}, {"&apos;", "'"}, {"&quot;", "\""}, {"&amp;", "&"}}) {
+        for (auto at = text.find(entity); at != std::string::npos; at = text.find(entity, at + 1)) {
+            text.replace(at, std::string(entity).size(), plain);
+        }
+    }
+    return text;
+}
+
+struct Box {
+    std::string text;
+    double left, top, right, bottom;
+};
+
+// Every <text> element's box, from its position, anchor, size and rotation.
+struct Picture {
+    double width = 0, height = 0;
+    std::string svg;
+    std::vector<Box> labels;
+
+    explicit Picture(std::string document) : svg(std::move(document)) {
+        std::smatch root;
+        REQUIRE(std::regex_search(svg, root, std::regex("<svg[^>]*>")));
+        width = number_attribute(root.str(), "width");
+        height = number_attribute(root.str(), "height");
+        std::regex text_element("<text([^>]*)>([^<]*)</text>");
+        for (auto it = std::sregex_iterator(svg.begin(), svg.end(), text_element); it != std::sregex_iterator(); ++it) {
+            std::string tag = (*it)[1], content = unescape((*it)[2]);
+            double font = number_attribute(tag, "font-size");
+            double w = text_width(content, font);
+            std::string anchor = attribute(tag, "text-anchor");
+            double before = anchor == "end" ? w : anchor == "middle" ? w / 2 : 0;  // along the text, before its anchor
+            double x, y;
+            auto transform = attribute(tag, "transform");
+            if (transform.empty()) {
+                x = number_attribute(tag, "x");
+                y = number_attribute(tag, "y");
+                labels.push_back({content, x - before, y - kSvgAscent * font, x - before + w, y + kSvgDescent * font});
+            } else {
+                std::smatch t;
+                REQUIRE(std::regex_match(transform, t, std::regex("translate\\(([-0-9.]+),([-0-9.]+)\\) rotate\\(-90\\)")));
+                x = std::stod(t[1]);
+                y = std::stod(t[2]);
+                // turned left: the text runs upward from its anchor
+                labels.push_back({content, x - kSvgAscent * font, y - (w - before), x + kSvgDescent * font, y + before});
+            }
+        }
+    }
+
+    std::vector<std::string> tags(const std::string& element, const std::string& css_class) const {
+        std::vector<std::string> out;
+        std::regex pattern("<" + element + " class='" + css_class + "'[^>]*>");
+        for (auto it = std::sregex_iterator(svg.begin(), svg.end(), pattern); it != std::sregex_iterator(); ++it) {
+            out.push_back(it->str());
+        }
+        return out;
+    }
+
+    // The circle whose tooltip is `label`.
+    std::string mark(const std::string& label) const {
+        std::regex pattern("<circle class='mark'[^>]*><title>" + std::regex_replace(svg_escape(label), std::regex("[.^$|()\\[\\]{}*+?\\\\]"), "\\$&") + "</title>");
+        std::smatch m;
+        INFO("no mark titled " << label);
+        REQUIRE(std::regex_search(svg, m, pattern));
+        return m.str();
+    }
+
+    void check_labels_fit() const {
+        REQUIRE(!labels.empty());
+        for (const auto& b : labels) {
+            INFO("'" << b.text << "' spans x " << b.left << ".." << b.right << ", y " << b.top << ".." << b.bottom
+                     << " on a " << width << " x " << height << " canvas");
+            CHECK(b.left >= 0);
+            CHECK(b.top >= 0);
+            CHECK(b.right <= width);
+            CHECK(b.bottom <= height);
+        }
+    }
+};
+
+// Keeps the picture for a person to look at, and renders it where a real SVG renderer exists.
+void keep_artifact(const std::string& name, const std::string& svg) {
+    auto dir = fs::path(ROOFLINE_BINARY_DIR) / "test-artifacts" / "pictures";
+    fs::create_directories(dir);
+    write_file(dir / (name + ".svg"), svg);
+    if (std::system("command -v rsvg-convert >/dev/null 2>&1") != 0) {
+        WARN("rsvg-convert not installed (apt-get install librsvg2-bin): " << name << ".svg kept, not rendered");
+        return;
+    }
+    auto png = dir / (name + ".png");
+    int rc = std::system(("rsvg-convert -o " + shell_quote(png.string()) + " " + shell_quote((dir / (name + ".svg")).string()) +
+                          " 2>&1").c_str());
+    CHECK(rc == 0);
+    CHECK(fs::exists(png));
+}
+
+HardwareProfile gpu = test_gpu();
+
+// A fixture variant scored from a lab program's result, as `roofline grade` does.
+Score score_fixture(const std::string& lab_dir, const std::string& variant, double variant_s, double peer_s,
+                    const std::string& peer_name) {
+    auto lab = load_lab(test_data() / "labs" / lab_dir / "lab.yaml");
+    const auto& v = lab.variant(variant);
+    return score_run(lab, v, lab_result("ok", variant_s, peer_s, peer_name), gpu, choose_ceiling(gpu, nullptr, v.dtype),
+                     nullptr);
+}
+
+// What fraction of the roof a mark's height says, read off the picture: 0% at the plot's floor, 100% on the roof line.
+double drawn_fraction(const Picture& picture, const std::string& mark) {
+    auto roofs = picture.tags("line", "roof");
+    auto plots = picture.tags("rect", "plot");
+    REQUIRE(roofs.size() == 1);
+    REQUIRE(plots.size() == 1);
+    double floor_y = number_attribute(plots[0], "y") + number_attribute(plots[0], "height");
+    double roof_y = number_attribute(roofs[0], "y1");
+    return (floor_y - number_attribute(mark, "cy")) / (floor_y - roof_y);
+}
+
+}  // namespace
+
+TEST_CASE("text_width: DejaVu Sans's advance widths, never under them", "[pictures]") {
+    // from DejaVuSans.ttf: 'm' is 1995 units of 2048, 'i' 569, '0' 1303; at 2048 px a unit is a pixel
+    CHECK(text_width("m", 2048) >= 1995);
+    CHECK(text_width("m", 2048) < 1995 * 1.1);
+    CHECK(text_width("iiii", 2048) == Approx(4 * text_width("i", 2048)));
+    CHECK(text_width("copy_vectorized_fp32", 12) > text_width("copy_naive_fp32", 12));
+    CHECK(text_width("\xc2\xb5s", 12) > text_width("s", 12));  // a two-byte character counts once, as an em
+    CHECK(text_width("\xc2\xb5", 12) == Approx(12 * 1.05));
+}
+
+TEST_CASE("roof placement: the saved grade places a kernel where the score does", "[pictures]") {
+    auto copy = score_fixture("scoring", "copy_fp32", 625e-6, 500e-6, "cudaMemcpy D2D");
+    GradeContext context{"scoring/copy_fp32", "Test GPU", "labs", false};
+    auto saved = score_json(context, copy, lab_result("ok", 625e-6, 500e-6));
+    auto now = place_scored("copy_fp32", copy);
+    auto later = place_graded("copy_fp32", saved);
+    REQUIRE(later);
+    CHECK(later->intensity == 0);
+    CHECK(later->unit == "TB/s");
+    CHECK(later->fraction() == Approx(now.fraction()));
+    CHECK(later->fraction() == Approx(copy.fraction_of_roofline));
+    // 2^31 bytes in 625 us is 3.436 TB/s, 71.6% of the test GPU's 4.8 TB/s
+    CHECK(later->fraction() == Approx(2147483648.0 / 625e-6 / 4.8e12).epsilon(1e-6));
+    CHECK(later->roof_origin == copy.ceiling_origin);
+
+    saved["correct"] = false;
+    CHECK_FALSE(place_graded("copy_fp32", saved));
+    CHECK_FALSE(place_graded("copy_fp32", json::parse("{\"correct\": true}")));
+}
+
+TEST_CASE("roof placement: the datasheet bandwidth is a reference line only above a measured roof", "[pictures]") {
+    MeasuredCeilings measured;
+    measured.memcpy_tbs = 4.2;
+    measured.copy_kernel_tbs = 3.95;
+    measured.fp32_fma_tflops = 63.6;
+    measured.gemm_tflops[Dtype::bf16] = 790;
+    measured.measured_at = "2026-11-29";
+    auto on_measured = memory_references(choose_ceiling(gpu, &measured, Dtype::fp32), gpu);
+    REQUIRE(on_measured.size() == 1);
+    CHECK(on_measured[0].fraction == Approx(4.8 / 4.2));
+    CHECK(contains(on_measured[0].label, "datasheet 4.8 TB/s"));
+    CHECK(memory_references(choose_ceiling(gpu, nullptr, Dtype::fp32), gpu).empty());
+}
+
+TEST_CASE("roofline picture: a zero-FLOP copy, a memory-bound add and compute-bound GEMMs at their roofs", "[pictures]") {
+    const std::string long_name = "copy_vectorized_fp32_with_a_name_far_longer_than_any_legend_used_to_hold";
+    auto copy = place_scored("copy_fp32", score_fixture("scoring", "copy_fp32", 625e-6, 500e-6, "cudaMemcpy D2D"));
+    auto add = place_scored("add_fp32", score_fixture("scoring", "add_fp32", 900e-6, 800e-6, "cudaMemcpy D2D"));
+    auto tensor = place_scored("tensor", score_fixture("gemm_rules", "tensor", 200e-6, 180e-6, "cuBLAS bf16"));
+    auto naive = place_scored("naive", score_fixture("gemm_rules", "naive", 40e-3, 3e-3, "cuBLAS fp32"));
+    // a copy at 94% of its memory roof, as issue 21's vectorized copy on the H200
+    RoofPlacement near_roof{long_name, 0, copy.ridge, "TB/s", 0.94 * 4.197, 4.197, "measured cudaMemcpy D2D"};
+    REQUIRE(copy.intensity == 0);
+    REQUIRE(add.intensity > 0);
+    REQUIRE(add.memory_bound());
+    REQUIRE_FALSE(tensor.memory_bound());
+    REQUIRE_FALSE(naive.memory_bound());
+    REQUIRE(tensor.ridge != Approx(naive.ridge));  // bf16 and fp32: two ridges on one picture
+
+    std::vector<RoofPlacement> marks{copy, add, tensor, naive, near_roof};
+    Picture picture(roofline_svg("scoring and gemm fixtures on Test GPU", marks, {{"datasheet 4.8 TB/s", 4.8 / 4.197}}));
+    keep_artifact("lab-roofline", picture.svg);
+    picture.check_labels_fit();
+
+    auto zero_column = picture.tags("rect", "zero-column");
+    REQUIRE(zero_column.size() == 1);
+    double zero_left = number_attribute(zero_column[0], "x");
+    double zero_right = zero_left + number_attribute(zero_column[0], "width");
+    auto plot = picture.tags("rect", "plot");
+    REQUIRE(plot.size() == 1);
+    double plot_left = number_attribute(plot[0], "x"), plot_right = plot_left + number_attribute(plot[0], "width");
+    double plot_top = number_attribute(plot[0], "y"), plot_bottom = plot_top + number_attribute(plot[0], "height");
+    for (const auto& m : marks) {
+        INFO(m.label << " at " << m.fraction() << " of its roof");
+        auto circle = picture.mark(m.label);
+        CHECK(drawn_fraction(picture, circle) == Approx(m.fraction()).margin(0.005));
+        double cx = number_attribute(circle, "cx"), cy = number_attribute(circle, "cy");
+        CHECK(cy > plot_top);
+        CHECK(cy < plot_bottom);
+        if (m.intensity == 0) {
+            CHECK(cx > zero_left);
+            CHECK(cx < zero_right);
+        } else {
+            CHECK(cx > plot_left);
+            CHECK(cx < plot_right);
+        }
+    }
+    // the roof line is 100%, so the 94% copy sits a few pixels under it and well above the 71.6% one
+    CHECK(drawn_fraction(picture, picture.mark(long_name)) == Approx(0.94).margin(0.005));
+
+    // each ridge is drawn, and a kernel is left of its ridge exactly when its memory roof binds
+    auto ridges = picture.tags("line", "ridge");
+    CHECK(ridges.size() == 2);
+    auto ridge_x = [&](double ridge) {
+        std::smatch m;
+        auto title = fmt::format("<title>ridge {:.3g} FLOP/B</title>", ridge);
+        INFO("no ridge line titled " << title);
+        REQUIRE(std::regex_search(picture.svg, m, std::regex("<line class='ridge'[^>]*>" + title)));
+        return number_attribute(m.str(), "x1");
+    };
+    CHECK(number_attribute(picture.mark("add_fp32"), "cx") < ridge_x(add.ridge));
+    CHECK(number_attribute(picture.mark("tensor"), "cx") > ridge_x(tensor.ridge));
+    CHECK(number_attribute(picture.mark("naive"), "cx") > ridge_x(naive.ridge));
+
+    // the datasheet bandwidth is a line above the roof; the legend says each point's rate and fraction
+    auto references = picture.tags("line", "reference");
+    REQUIRE(references.size() == 1);
+    CHECK(number_attribute(references[0], "y1") < number_attribute(picture.tags("line", "roof")[0], "y1"));
+    CHECK(contains(picture.svg, fmt::format("= {:.1f}% of the memory roof", 100 * copy.fraction())));
+    CHECK(contains(picture.svg, fmt::format("= {:.1f}% of the compute roof", 100 * tensor.fraction())));
+    CHECK(contains(picture.svg, copy.roof_origin));
+}
+
+TEST_CASE("roofline picture: no marks, and a mark far above its roof, still fit", "[pictures]") {
+    Picture empty(roofline_svg("nothing graded yet", {}));
+    empty.check_labels_fit();
+    CHECK(contains(empty.svg, "no correct graded variant yet"));
+
+    RoofPlacement wild{"wild", 3, 13.96, "TB/s", 50, 4.8, "datasheet"};  // 10x its roof: drawn at the top edge
+    Picture clamped(roofline_svg("one impossible point", {wild}));
+    clamped.check_labels_fit();
+    auto plot = clamped.tags("rect", "plot");
+    REQUIRE(plot.size() == 1);
+    CHECK(number_attribute(clamped.mark("wild"), "cy") == Approx(number_attribute(plot[0], "y")).margin(0.01));
+}
+
+TEST_CASE("scatter: one prediction graded twice is one colour, one legend entry; long names fit", "[pictures]") {
+    const std::string long_name = "p12 01-memory-roof/copy_vectorized_fp32_with_a_name_far_longer_than_the_legend";
+    std::vector<ScatterPoint> points{
+        {"p1 01-memory-roof/copy_vectorized_fp32", 540e-6, 551e-6, {549e-6}},
+        {"p2 01-memory-roof/add_fp32", 800e-6, 780e-6, {}},
+        {long_name, 100e-6, 300e-6, {}},
+    };
+    Picture picture(prediction_scatter_svg("predicted against measured: predictions.yaml", points));
+    keep_artifact("log-scatter", picture.svg);
+    picture.check_labels_fit();
+    CHECK(picture.tags("circle", "mark").size() == 3);
+    auto rings = picture.tags("circle", "regrade");
+    REQUIRE(rings.size() == 1);
+    auto first = picture.mark("p1 01-memory-roof/copy_vectorized_fp32");
+    CHECK(attribute(rings[0], "stroke") == attribute(first, "fill"));
+    CHECK(number_attribute(rings[0], "cx") == Approx(number_attribute(first, "cx")));
+    int legend_entries = 0;
+    for (const auto& b : picture.labels) legend_entries += contains(b.text, "p1 01-memory-roof/copy_vectorized_fp32");
+    CHECK(legend_entries == 1);
+    CHECK(contains(picture.svg, "graded 2x; the first counts"));
+
+    std::vector<ScatterPoint> many;
+    for (int i = 1; i <= 45; ++i) {
+        many.push_back({fmt::format("p{} 02-gemm/rung_{}_with_a_long_descriptive_name", i, i), i * 1e-4, i * 1.3e-4, {}});
+    }
+    Picture crowded(prediction_scatter_svg("45 predictions", many));
+    crowded.check_labels_fit();
+    CHECK(crowded.tags("circle", "mark").size() == 45);
+    CHECK(contains(crowded.svg, "and 15 more"));
+}
