@@ -1,9 +1,6 @@
-// Given code for lab 03's GEMM + bias + GELU: lab 02's rung 9 (bf16 mma.sync,
-// 128 x 256 block tile, 4-stage cp.async pipeline over swizzled shared memory;
-// solutions/02-gemm/kernels/09_pipelined.cu explains every choice) with its
-// final store taken out and replaced by an epilogue functor. The main loop is
-// the same instruction for instruction; what a lab file chooses is what happens
-// to the fp32 accumulators on their way out:
+// Given code for lab 03's GEMM + bias + GELU: a bf16 GEMM main loop that hands
+// its fp32 results to an epilogue functor. A lab file chooses only what happens
+// to each pair of results on its way out:
 //
 //     struct MyEpilogue {
 //         __nv_bfloat16* Y;
@@ -14,22 +11,45 @@
 //     launch_gemm_with_epilogue(A, B, M, N, K, MyEpilogue{Y, N}, stream);
 //
 // Every even (row, col) of the M x N output is handed to the epilogue exactly
-// once, by one thread, right after the main loop. StoreBf16 below is the plain
-// epilogue (round, store): with it this is rung 9.
+// once, by one thread, after the main loop. StoreBf16 below is the plain
+// epilogue (round, store).
 //
-// Shapes: M and N multiples of 128, K of 32 (lab.yaml: divisible_by).
+// This is deliberately not lab 02's answer. Rungs 8 and 9 drive the tensor
+// cores by hand (ldmatrix lane addresses, mma.sync fragment layouts, XOR
+// swizzles); this kernel uses the portable WMMA API (nvcuda::wmma, CUDA
+// Programming Guide, "Warp Matrix Functions"), which hides all of that behind
+// load_matrix_sync / mma_sync / store_matrix_sync on 16 x 16 x 16 tiles, and
+// avoids bank conflicts by padding shared rows instead of swizzling them. How
+// it is organised:
+//
+//   block tile 128 x 256, K tile 64, 256 threads = 8 warps in a 2 x 4 grid,
+//   each warp owning a 64 x 64 piece of the output: 4 x 4 WMMA accumulators,
+//   128 fp32 values per thread, so one block per SM;
+//   a 3-slot ring of K tiles in shared memory filled by cp.async (global to
+//   shared without a register detour), one barrier per K tile: while tile kt
+//   is multiplied, tiles kt+1 and kt+2 are on their way;
+//   K tails (K % 64 == 32) and the columns past N of the last block column are
+//   zero-filled by cp.async itself (source size 0), so the loop has no
+//   special cases;
+//   the epilogue goes through shared memory: WMMA's accumulator layout is not
+//   specified, so each warp stores a 16 x 64 strip of its results, reads it
+//   back as (row, col, col + 1) pairs, and hands those to the functor, 32
+//   lanes covering one row of 64 columns per step.
+//
+// Shapes: M a multiple of 128; N and K multiples of 8 (lab.yaml asks for M and N
+// multiples of 128 and K of 32).
 //
 // The kernel and its launcher have internal linkage (an unnamed namespace):
 // each lab file that includes this header gets its own copy, instantiated for
 // its own epilogue, and no two files share a kernel symbol.
 #pragma once
-#include "gemm/mma_sync.cuh"
-
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
+#include <mma.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace roofline::fusion {
 
@@ -42,182 +62,224 @@ struct StoreBf16 {
     }
 };
 
-namespace tiled_gemm {
+namespace wmma_gemm {
 
-inline constexpr int BM = 128, BN = 256, BK = 32, kStages = 4;
-inline constexpr int WM = 64, WN = 64;                                // warp tile
-inline constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;            // 2 x 4 warps
-inline constexpr int kThreads = 32 * kWarpsM * kWarpsN;               // 256
-inline constexpr int MI = WM / 16, NI = WN / 8;                       // 4 x 8 mma tiles per warp
-inline constexpr int kSteps = BK / 16;                                // k16 steps per K step
-inline constexpr int kChunk = 8;                                      // bf16 per 16-byte chunk
-inline constexpr int kRowChunksA = BK / kChunk, kRowChunksB = BN / kChunk;  // 4, 32
-inline constexpr int kTileA = BM * BK, kTileB = BK * BN;              // elements per stage
-inline constexpr int kChunksA = kTileA / kChunk / kThreads;           // 2 chunks of A per thread per tile
-inline constexpr int kChunksB = kTileB / kChunk / kThreads;           // 4 chunks of B per thread per tile
-inline constexpr int kRowStepA = kThreads / kRowChunksA;              // 64 rows between a thread's A chunks
-inline constexpr int kRowStepB = kThreads / kRowChunksB;              // 8 rows between a thread's B chunks
-inline constexpr int kStageBytes = (kTileA + kTileB) * int(sizeof(__nv_bfloat16));  // 24576: A then B
-inline constexpr int kSmemBytes = kStages * kStageBytes;              // 98304
-inline constexpr int kGroupM = 16;                                    // block rows per rasterization group
-static_assert(kChunksA * kThreads * kChunk == kTileA && kChunksB * kThreads * kChunk == kTileB);
-static_assert(BK == 32 && BN % 64 == 0, "the swizzles below assume 4-chunk A rows and B rows of 8k chunks");
-static_assert(kSteps >= 2, "a tile's slot is refilled one k16 step after the barrier that frees it");
-static_assert(kRowStepA % 8 == 0 && kRowStepB % 8 == 0, "a thread's chunks share one swizzle pattern");
-static_assert(WM % 16 == 0 && WN % 64 == 0, "fragment swizzles depend on the lane only");
+// Tiles. Shared rows are padded by 8 bf16 (16 bytes): a 16 x 16 fragment load reads 8 rows at a
+// time, and with a row pitch of 144 (A) or 528 (B) bytes those rows start in 8 different 16-byte
+// bank groups, so the reads do not conflict.
+inline constexpr int kBlockRows = 128, kBlockCols = 256, kDepth = 64;  // output tile and K tile
+inline constexpr int kRing = 3;                                        // K tiles held in shared memory
+inline constexpr int kWarpGridRows = 2, kWarpGridCols = 4;
+inline constexpr int kWarpRows = kBlockRows / kWarpGridRows;          // 64
+inline constexpr int kWarpCols = kBlockCols / kWarpGridCols;          // 64
+inline constexpr int kFrag = 16;                                       // WMMA tile edge
+inline constexpr int kFragRows = kWarpRows / kFrag, kFragCols = kWarpCols / kFrag;  // 4 x 4
+inline constexpr int kBlockThreads = 32 * kWarpGridRows * kWarpGridCols;          // 256
+inline constexpr int kPad = 8;
+inline constexpr int kPitchA = kDepth + kPad;       // 72 bf16 per shared row of the A tile
+inline constexpr int kPitchB = kBlockCols + kPad;   // 264 bf16 per shared row of the B tile
+inline constexpr int kSlotA = kBlockRows * kPitchA;            // bf16 of A per ring slot
+inline constexpr int kSlotB = kDepth * kPitchB;                // bf16 of B per ring slot
+inline constexpr int kSlot = kSlotA + kSlotB;                  // 26112 bf16 = 52224 bytes
+inline constexpr int kSharedBytes = kRing * kSlot * int(sizeof(__nv_bfloat16));  // 156672
+// Copies: 16 bytes (8 bf16) per cp.async. A's K tile is 8 pieces wide, B's row 32.
+inline constexpr int kPiece = 8;
+inline constexpr int kPiecesPerRowA = kDepth / kPiece, kPiecesPerRowB = kBlockCols / kPiece;  // 8, 32
+inline constexpr int kCopiesA = kBlockRows * kPiecesPerRowA / kBlockThreads;  // 4 per thread per tile
+inline constexpr int kCopiesB = kDepth * kPiecesPerRowB / kBlockThreads;      // 8 per thread per tile
+inline constexpr int kRowsApartA = kBlockThreads / kPiecesPerRowA;            // 32 rows between them
+inline constexpr int kRowsApartB = kBlockThreads / kPiecesPerRowB;            // 8 rows between them
+// Epilogue staging: a warp's 16 x 64 strip of fp32 with a pitch of 72 floats.
+inline constexpr int kPitchOut = kWarpCols + 8;
+inline constexpr int kStripFloats = kFrag * kPitchOut;
+// Consecutive blocks sweep a band of 8 block columns (2048 output columns) row by row, so
+// the ~132 blocks resident at once share a few A rows and one 2048-wide panel of B in L2.
+inline constexpr int kBandCols = 8;
 
-// Element offset of chunk `chunk` of row `row` inside one stage of a tile.
-__host__ __device__ constexpr int swizzle_a(int row, int chunk) { return row * BK + (chunk ^ ((row >> 1) & 3)) * kChunk; }
-__host__ __device__ constexpr int swizzle_b(int row, int chunk) { return row * BN + (chunk ^ (row & 7)) * kChunk; }
+static_assert(kCopiesA * kBlockThreads == kBlockRows * kPiecesPerRowA, "A tile splits evenly over the threads");
+static_assert(kCopiesB * kBlockThreads == kDepth * kPiecesPerRowB, "B tile splits evenly over the threads");
+static_assert(kPitchA % 8 == 0 && kPitchB % 8 == 0, "WMMA wants a bf16 leading dimension that is a multiple of 8");
+static_assert((kFrag * kPitchA * 2) % 32 == 0 && (kFrag * kPitchB * 2) % 32 == 0 && (kSlot * 2) % 128 == 0,
+              "every fragment starts 32-byte aligned, as load_matrix_sync requires");
+static_assert(kPitchOut % 4 == 0 && (kStripFloats * 4) % 32 == 0, "the fp32 strips are valid WMMA stores too");
+static_assert(kBlockThreads / 32 * kStripFloats * 4 <= kSharedBytes, "the strips fit in the drained ring");
+static_assert(kWarpCols == 64, "the epilogue reads one 64-column strip row per step, two columns per lane");
 
-__device__ inline void cp_async_16(std::uint32_t dst, const void* src) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+using FragA = nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, kFrag, kFrag, kFrag, __nv_bfloat16,
+                                     nvcuda::wmma::row_major>;
+using FragB = nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, kFrag, kFrag, kFrag, __nv_bfloat16,
+                                     nvcuda::wmma::row_major>;
+using FragAcc = nvcuda::wmma::fragment<nvcuda::wmma::accumulator, kFrag, kFrag, kFrag, float>;
+
+// 16 bytes from global to shared memory, in the background; with `bytes` = 0 nothing is read
+// and the 16 bytes of shared memory are set to zero (PTX ISA, cp.async: src-size).
+__device__ inline void copy_16_async(void* shared_dst, const void* global_src, std::uint32_t bytes) {
+    const auto dst = static_cast<std::uint32_t>(__cvta_generic_to_shared(shared_dst));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(global_src), "r"(bytes)
+                 : "memory");
 }
-__device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int kPending>
-__device__ inline void cp_async_wait() {  // until at most kPending of this thread's groups are in flight
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+__device__ inline void close_copy_batch() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// Blocks until no more than `kLeft` of this thread's closed batches are still being copied.
+template <int kLeft>
+__device__ inline void await_copy_batches() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(kLeft) : "memory");
+}
+
+// wmma::load_matrix_sync for a bf16 fragment, with the state space spelled out. For bf16, nvcc
+// (13.0) emits the PTX wmma.load with a generic address even when the pointer is plainly into
+// shared memory (for f16 it writes .shared), which leaves it to ptxas to prove where the data
+// is; naming .shared makes it a shared-memory load whatever ptxas proves. Same instruction,
+// same fragment: 4 registers of two bf16 each (PTX ISA, "wmma.load"); `stride` in elements.
+template <class Fragment>
+__device__ inline void load_from_shared(Fragment& fragment, const __nv_bfloat16* shared_src, unsigned stride) {
+    static_assert(sizeof(Fragment::x) == 16, "a 16 x 16 bf16 operand fragment is 4 registers per lane");
+    auto* regs = reinterpret_cast<std::uint32_t*>(fragment.x);
+    const auto addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(shared_src));
+    if constexpr (std::is_same_v<Fragment, FragA>)
+        asm volatile("wmma.load.a.sync.aligned.row.m16n16k16.shared.bf16 {%0, %1, %2, %3}, [%4], %5;\n"
+                     : "=r"(regs[0]), "=r"(regs[1]), "=r"(regs[2]), "=r"(regs[3])
+                     : "r"(addr), "r"(stride)
+                     : "memory");
+    else
+        asm volatile("wmma.load.b.sync.aligned.row.m16n16k16.shared.bf16 {%0, %1, %2, %3}, [%4], %5;\n"
+                     : "=r"(regs[0]), "=r"(regs[1]), "=r"(regs[2]), "=r"(regs[3])
+                     : "r"(addr), "r"(stride)
+                     : "memory");
 }
 
 namespace {
 
 template <class Epilogue>
-__global__ __launch_bounds__(kThreads, 1) void gemm_with_epilogue(const __nv_bfloat16* A, const __nv_bfloat16* B,
-                                                                  int M, int N, int K, Epilogue epilogue) {
-    using namespace roofline::gemm::mma;  // smem_addr, ldmatrix_x4(_trans), mma_bf16_16816
-    extern __shared__ __align__(128) unsigned char smem[];
-    // Stage s at byte s * kStageBytes: A [128][32] swizzled, then B [32][256] swizzled.
-    const std::uint32_t sbase = smem_addr(smem);
-    constexpr std::uint32_t kOffB = kTileA * sizeof(__nv_bfloat16);
-    const int t = threadIdx.x, lane = t % 32, warp = t / 32;
-    const int w_m = (warp / kWarpsN) * WM, w_n = (warp % kWarpsN) * WN;
+__global__ __launch_bounds__(kBlockThreads, 1) void wmma_gemm_kernel(const __nv_bfloat16* A, const __nv_bfloat16* B,
+                                                                     int M, int N, int K, Epilogue epilogue) {
+    extern __shared__ __align__(128) unsigned char shared_bytes[];
+    auto* ring = reinterpret_cast<__nv_bfloat16*>(shared_bytes);  // slot s: A at s * kSlot, then B
 
-    // Grouped rasterization: consecutive blocks walk down kGroupM block rows, then move one block column right.
-    const int blocks_m = M / BM, blocks_n = (N + BN - 1) / BN;
-    const int per_group = kGroupM * blocks_n;
-    const int first_m = (int(blockIdx.x) / per_group) * kGroupM;
-    const int group_rows = min(blocks_m - first_m, kGroupM);
-    const int in_group = int(blockIdx.x) % per_group;
-    const int bm = first_m + in_group % group_rows, bn = in_group / group_rows;
-    const int col0 = bn * BN;  // N % 128 == 0: columns col0 + 128 .. col0 + 255 may lie past N
+    // Which output tile: bands of kBandCols block columns, walked row by row.
+    const int tiles_down = M / kBlockRows;
+    const int tiles_across = (N + kBlockCols - 1) / kBlockCols;
+    const int band = int(blockIdx.x) / (kBandCols * tiles_down);
+    const int band_first_col = band * kBandCols;
+    const int band_width = min(kBandCols, tiles_across - band_first_col);
+    const int place_in_band = int(blockIdx.x) - band * kBandCols * tiles_down;
+    const int out_row0 = (place_in_band / band_width) * kBlockRows;
+    const int out_col0 = (band_first_col + place_in_band % band_width) * kBlockCols;
 
-    // Copy assignments: chunk t + i * 256 of each tile. A: row t/4 + 64 i, chunk t%4; B: row t/32 + 8 i, chunk t%32.
-    const int a_row = t / kRowChunksA, a_chunk = t % kRowChunksA;
-    const int b_row = t / kRowChunksB, b_chunk = t % kRowChunksB;
-    const bool b_in = col0 + b_chunk * kChunk < N;  // this thread's B column exists
-    const __nv_bfloat16* srcA = A + std::size_t(bm * BM + a_row) * K + a_chunk * kChunk;  // advances by BK per tile
-    const __nv_bfloat16* srcB = B + std::size_t(b_row) * N + col0 + b_chunk * kChunk;    // advances by BK rows
-    const std::size_t strideA = std::size_t(kRowStepA) * K, strideB = std::size_t(kRowStepB) * N;
-    const std::size_t tileStepB = std::size_t(BK) * N;
-    const std::uint32_t dstA = swizzle_a(a_row, a_chunk) * sizeof(__nv_bfloat16);
-    const std::uint32_t dstB = kOffB + swizzle_b(b_row, b_chunk) * sizeof(__nv_bfloat16);
+    const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+    const int warp_row0 = (warp / kWarpGridCols) * kWarpRows;  // inside the block tile
+    const int warp_col0 = (warp % kWarpGridCols) * kWarpCols;
 
-    auto load_tile = [&](std::uint32_t stage) {  // the next K tile into stage `stage`, then advance
-        const std::uint32_t base = sbase + stage * kStageBytes;
+    // This thread's copies: piece `piece_a` of A rows copy_row_a + 32 i, piece `piece_b` of B
+    // rows copy_row_b + 8 i (i counting the copies), in every K tile.
+    const int copy_row_a = int(threadIdx.x) / kPiecesPerRowA, piece_a = int(threadIdx.x) % kPiecesPerRowA;
+    const int copy_row_b = int(threadIdx.x) / kPiecesPerRowB, piece_b = int(threadIdx.x) % kPiecesPerRowB;
+    const bool column_b_exists = out_col0 + piece_b * kPiece < N;
+    const __nv_bfloat16* a_from = A + std::size_t(out_row0 + copy_row_a) * K + piece_a * kPiece;
+    const __nv_bfloat16* b_from = B + std::size_t(copy_row_b) * N + out_col0 + piece_b * kPiece;
+
+    // Starts the copies of K tile `tile` into ring slot `slot` (tile < tile count).
+    auto fetch = [&](int tile, int slot) {
+        __nv_bfloat16* a_to = ring + slot * kSlot + copy_row_a * kPitchA + piece_a * kPiece;
+        __nv_bfloat16* b_to = ring + slot * kSlot + kSlotA + copy_row_b * kPitchB + piece_b * kPiece;
+        const int k0 = tile * kDepth;
+        const bool a_k_exists = k0 + piece_a * kPiece < K;  // false only in a K tail
 #pragma unroll
-        for (int i = 0; i < kChunksA; ++i)
-            cp_async_16(base + dstA + i * kRowStepA * BK * sizeof(__nv_bfloat16), srcA + i * strideA);
-        if (b_in) {
-#pragma unroll
-            for (int i = 0; i < kChunksB; ++i)
-                cp_async_16(base + dstB + i * kRowStepB * BN * sizeof(__nv_bfloat16), srcB + i * strideB);
+        for (int i = 0; i < kCopiesA; ++i) {
+            const __nv_bfloat16* src = a_k_exists ? a_from + std::size_t(i) * kRowsApartA * K + k0 : A;
+            copy_16_async(a_to + i * kRowsApartA * kPitchA, src, a_k_exists ? 16 : 0);
         }
-        srcA += BK;
-        srcB += tileStepB;
+#pragma unroll
+        for (int i = 0; i < kCopiesB; ++i) {
+            const bool exists = column_b_exists && k0 + copy_row_b + i * kRowsApartB < K;
+            const __nv_bfloat16* src = exists ? b_from + std::size_t(k0 + i * kRowsApartB) * N : B;
+            copy_16_async(b_to + i * kRowsApartB * kPitchB, src, exists ? 16 : 0);
+        }
     };
 
-    // ldmatrix byte offsets of this lane inside a stage (see rung 8 for which lane points where).
-    std::uint32_t fragA[kSteps], fragB[NI / 2];
+    FragAcc acc[kFragRows][kFragCols];
 #pragma unroll
-    for (int s = 0; s < kSteps; ++s)
-        fragA[s] = swizzle_a(w_m + lane % 16, 2 * s + lane / 16) * sizeof(__nv_bfloat16);
+    for (int i = 0; i < kFragRows; ++i)
 #pragma unroll
-    for (int nj = 0; nj < NI / 2; ++nj)
-        fragB[nj] = kOffB + swizzle_b(lane % 8 + ((lane / 8) % 2) * 8, w_n / kChunk + 2 * nj + lane / 16) *
-                                sizeof(__nv_bfloat16);
+        for (int j = 0; j < kFragCols; ++j) nvcuda::wmma::fill_fragment(acc[i][j], 0.0f);
 
-    std::uint32_t fA[2][MI][4], fB[2][NI / 2][4];  // double-buffered fragments
-    auto load_frags = [&](int buf, std::uint32_t stage_base, int s) {
+    const int tiles = (K + kDepth - 1) / kDepth;
+    // Fill all slots but one. Every thread closes one batch per K tile, empty or not, so
+    // that "batch t has landed" always means "tile t has landed".
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi)
-            ldmatrix_x4(fA[buf][mi], stage_base + fragA[s] + mi * 16 * BK * sizeof(__nv_bfloat16));
-#pragma unroll
-        for (int nj = 0; nj < NI / 2; ++nj)  // one x4.trans = two n8 tiles x two k8 halves
-            ldmatrix_x4_trans(fB[buf][nj], stage_base + fragB[nj] + s * 16 * BN * sizeof(__nv_bfloat16));
-    };
-
-    const int ktiles = K / BK;
-#pragma unroll
-    for (int s = 0; s < kStages - 1; ++s) {  // prologue: tiles 0 .. S-2 in flight
-        if (s < ktiles) load_tile(s);
-        cp_async_commit();  // commit even when empty: the group count stays one per tile
+    for (int t = 0; t < kRing - 1; ++t) {
+        if (t < tiles) fetch(t, t);
+        close_copy_batch();
     }
-    cp_async_wait<kStages - 2>();  // tile 0 has landed ...
-    __syncthreads();               // ... for everyone
 
-    std::uint32_t read_stage = 0, write_stage = kStages - 1;
-    load_frags(0, sbase, 0);
+    for (int tile = 0; tile < tiles; ++tile) {
+        // kRing - 1 + tile batches are closed; leaving kRing - 2 in flight means tile `tile`
+        // has landed for this thread, and the barrier makes every thread's copies visible.
+        // The barrier also means every warp is done with tile - 1, whose slot is refilled next.
+        await_copy_batches<kRing - 2>();
+        __syncthreads();
+        const int ahead = tile + kRing - 1;
+        if (ahead < tiles) fetch(ahead, ahead % kRing);
+        close_copy_batch();
 
-    float acc[MI][NI][4] = {};
-    for (int kt = 0; kt < ktiles; ++kt) {
+        const __nv_bfloat16* tile_a = ring + (tile % kRing) * kSlot + warp_row0 * kPitchA;
+        const __nv_bfloat16* tile_b = ring + (tile % kRing) * kSlot + kSlotA + warp_col0;
 #pragma unroll
-        for (int s = 0; s < kSteps; ++s) {
-            if (s == kSteps - 1) {
-                // Last k16 step of tile kt (its fragments are in registers): wait for tile kt+1, barrier.
-                cp_async_wait<kStages - 2>();
-                __syncthreads();
-                read_stage = read_stage + 1 == kStages ? 0 : read_stage + 1;
-            }
-            load_frags((s + 1) % 2, sbase + read_stage * kStageBytes, (s + 1) % kSteps);
-            if (s == 0) {
-                // Refill the slot of tile kt-1: every warp passed the barrier after its last read of it.
-                if (kt + kStages - 1 < ktiles) load_tile(write_stage);
-                cp_async_commit();
-                write_stage = write_stage + 1 == kStages ? 0 : write_stage + 1;
-            }
+        for (int kk = 0; kk < kDepth; kk += kFrag) {
+            FragA a[kFragRows];
+            FragB b[kFragCols];
 #pragma unroll
-            for (int mi = 0; mi < MI; ++mi)
+            for (int i = 0; i < kFragRows; ++i)
+                load_from_shared(a[i], tile_a + i * kFrag * kPitchA + kk, kPitchA);
 #pragma unroll
-                for (int ni = 0; ni < NI; ++ni)
-                    mma_bf16_16816(acc[mi][ni], fA[s % 2][mi], fB[s % 2][ni / 2][2 * (ni % 2)],
-                                   fB[s % 2][ni / 2][2 * (ni % 2) + 1]);
+            for (int j = 0; j < kFragCols; ++j)
+                load_from_shared(b[j], tile_b + kk * kPitchB + j * kFrag, kPitchB);
+#pragma unroll
+            for (int i = 0; i < kFragRows; ++i)
+#pragma unroll
+                for (int j = 0; j < kFragCols; ++j) nvcuda::wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
         }
     }
-    cp_async_wait<0>();  // only empty groups remain; leave nothing in flight
+    await_copy_batches<0>();  // only empty batches can remain; leave none in flight
+    __syncthreads();          // every warp is done reading the ring: it becomes the strips
 
-    // The epilogue. Accumulator layout of m16n8: lane holds rows lane/4 and lane/4 + 8, columns
-    // 2*(lane%4) and +1, of each 16 x 8 tile.
-    if (col0 + w_n >= N) return;  // this warp's 64 columns lie past N (last block column, N % 256 == 128)
-    const int row = bm * BM + w_m + lane / 4, col = col0 + w_n + 2 * (lane % 4);
+    if (out_col0 + warp_col0 >= N) return;  // the warp's 64 columns lie past N (no barrier follows)
+    float* strip = reinterpret_cast<float*>(shared_bytes) + warp * kStripFloats;
+    const int col = out_col0 + warp_col0 + 2 * lane;
 #pragma unroll
-    for (int mi = 0; mi < MI; ++mi)
+    for (int i = 0; i < kFragRows; ++i) {
 #pragma unroll
-        for (int ni = 0; ni < NI; ++ni) {
-            epilogue(row + mi * 16, col + ni * 8, acc[mi][ni][0], acc[mi][ni][1]);
-            epilogue(row + mi * 16 + 8, col + ni * 8, acc[mi][ni][2], acc[mi][ni][3]);
+        for (int j = 0; j < kFragCols; ++j)
+            nvcuda::wmma::store_matrix_sync(strip + j * kFrag, acc[i][j], kPitchOut, nvcuda::wmma::mem_row_major);
+        __syncwarp();
+        const int row0 = out_row0 + warp_row0 + i * kFrag;
+#pragma unroll
+        for (int r = 0; r < kFrag; ++r) {
+            const float2 pair = *reinterpret_cast<const float2*>(strip + r * kPitchOut + 2 * lane);
+            if (col < N) epilogue(row0 + r, col, pair.x, pair.y);  // N % 64 != 0: a warp's last columns
         }
+        __syncwarp();  // the strip is read before the next fragment row overwrites it
+    }
 }
 
 // The M x N product of A [M][K] and B [K][N] (row-major bf16), handed to `epilogue` pair by pair.
 template <class Epilogue>
 void launch_gemm_with_epilogue(const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N, int K,
                                Epilogue epilogue, cudaStream_t stream) {
-    // More than 48 KiB of dynamic shared memory must be asked for, once per instantiation.
-    static const bool configured = [] {
-        cudaFuncSetAttribute(gemm_with_epilogue<Epilogue>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
-        cudaFuncSetAttribute(gemm_with_epilogue<Epilogue>, cudaFuncAttributePreferredSharedMemoryCarveout,
-                             cudaSharedmemCarveoutMaxShared);
+    // Over 48 KiB of dynamic shared memory has to be asked for, once per instantiation.
+    static const bool ready = [] {
+        cudaFuncSetAttribute(wmma_gemm_kernel<Epilogue>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             kSharedBytes);
         return true;
     }();
-    (void)configured;
-    const int blocks = (M / BM) * ((N + BN - 1) / BN);
-    gemm_with_epilogue<Epilogue><<<blocks, kThreads, kSmemBytes, stream>>>(A, B, M, N, K, epilogue);
+    (void)ready;
+    const int grid = (M / kBlockRows) * ((N + kBlockCols - 1) / kBlockCols);
+    wmma_gemm_kernel<Epilogue><<<grid, kBlockThreads, kSharedBytes, stream>>>(A, B, M, N, K, epilogue);
 }
 
 }  // namespace
 
-}  // namespace tiled_gemm
+}  // namespace wmma_gemm
 
-using tiled_gemm::launch_gemm_with_epilogue;
+using wmma_gemm::launch_gemm_with_epilogue;
 
 }  // namespace roofline::fusion

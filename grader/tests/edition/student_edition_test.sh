@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
 # The student edition (scripts/student_edition.sh): the copy holds no solutions
-# and no instructor files (by path and by content), and it stands on its own:
+# and no instructor files (by path and by content), repeats no six-line run of
+# answer code from solutions/ anywhere (SOLUTION_OVERLAP, built from
+# solution_overlap.cpp, whose header says what counts; compiled here if not
+# given), and it stands on its own:
 # it configures, builds the CLI and lab 01, lists the labs and takes a student
 # through predict and grade (exit 4 without a GPU, 1 on one: the skeleton is
 # unfinished). Set ROOFLINE_EDITION_BUILD=0 to check the copy only.
 #
-#   student_edition_test.sh COURSE_ROOT
+#   student_edition_test.sh COURSE_ROOT [SOLUTION_OVERLAP]
 set -uo pipefail
-course=$(cd "${1:?usage: student_edition_test.sh COURSE_ROOT}" && pwd)
+course=$(cd "${1:?usage: student_edition_test.sh COURSE_ROOT [SOLUTION_OVERLAP]}" && pwd)
 work=$(mktemp -d /tmp/roofline-edition-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 edition=$work/edition
+overlap=${2:-$work/solution_overlap}
+if [[ ! -x $overlap ]]; then
+  "${CXX:-c++}" -std=c++17 -O2 -o "$overlap" "$course/grader/tests/edition/solution_overlap.cpp" \
+    || fail "could not compile solution_overlap.cpp"
+fi
 
 "$course/scripts/student_edition.sh" "$edition" || fail "student_edition.sh exited $?"
 for gone in solutions instructor .git build .roofline predictions.yaml scripts/make_test_submissions.sh; do
@@ -26,9 +34,20 @@ find "$course/solutions" "$course/instructor" -type f -exec sha256sum {} + 2>/de
 [[ -s $secrets ]] || fail "found no solution files in $course to compare against"
 leaks=$(cd "$edition" && find . -type f -exec sha256sum {} + | sort | join -1 1 -2 1 - "$secrets" | head -5)
 [[ -z $leaks ]] || fail "the edition holds copies of solution or instructor files: $leaks"
+# Nor part of one: no edition file may repeat six lines of answer code (given code built from a
+# rung's answer, a lesson quoting one). First a planted half of a solution must be caught.
+planted=$(find "$course/solutions" -type f -name '*.cu' -printf '%s %p\n' | sort -n | tail -1 | cut -d' ' -f2-)
+[[ -n $planted ]] || fail "found no solution kernel in $course/solutions to plant"
+sed -n "$(( $(wc -l < "$planted") / 2 )),\$p" "$planted" > "$edition/planted.cu"
+"$overlap" "$edition" "$course/solutions" > "$work/overlap.txt" 2>&1
+[[ $? -eq 1 ]] || { cat "$work/overlap.txt"; fail "solution_overlap missed half of $planted planted in the edition"; }
+rm "$edition/planted.cu"
+"$overlap" "$edition" "$course/solutions" > "$work/overlap.txt" 2>&1
+rc=$?
+[[ $rc -eq 0 ]] || { cat "$work/overlap.txt"; fail "the edition repeats answer code of solutions/ (exit $rc): replace it with code that is no lab's answer"; }
 # A second run into a non-empty folder is refused rather than mixed in.
 "$course/scripts/student_edition.sh" "$edition" 2>/dev/null && fail "writing into a non-empty folder was not refused"
-echo "the copy holds no solutions and no instructor files"
+echo "the copy holds no solutions, no instructor files and no answer code"
 
 if [[ "${ROOFLINE_EDITION_BUILD:-1}" == 0 ]]; then echo "PASS (copy checked; build skipped)"; exit 0; fi
 export PATH=$PATH:/usr/local/cuda/bin

@@ -1,6 +1,6 @@
 // Rung 7: bias and GELU in the GEMM's epilogue.
 // What changes against rung 6: no bias kernel and no GELU kernel. The given
-// main loop (fusion/gemm_with_epilogue.cuh, lab 02's rung 9) hands each pair
+// main loop (fusion/gemm_with_epilogue.cuh, a WMMA GEMM) hands each pair
 // of fp32 accumulators to this epilogue, which adds the bias, applies the GELU
 // and rounds once before the one store the GEMM makes anyway. Y reaches memory
 // once; rung 6's four extra passes over it (8mn bytes) are gone.
@@ -18,7 +18,8 @@
 // At this size fusion can save at most the ~32 us of extra passes, ~10% of the
 // GEMM: the GEMM is compute-bound and fusion removes no FLOPs.
 //
-// Measured on the H200 (2026-11-29, results/2026-11-29-h200-lab03-gemm-epilogue.txt):
+// Measured on the H200 with rung 9's main loop, the given one until 2026-11-30
+// (2026-11-29, results/2026-11-29-h200-lab03-gemm-epilogue.txt):
 // 310.6-312.6 us against 303.0-303.7 us for rung 5 (1.03x) and 336.7-337.4 us
 // for rung 6 (1.08x faster). The epilogue's ~8 us follow the SFU count: with
 // tanh.approx.f32 (one SFU op) it took ~5 us, with the accurate tanhf ~10 us.

@@ -1,0 +1,216 @@
+// solution_overlap EDITION SOLUTIONS: lists every place where a file of the
+// student edition repeats a run of a reference solution's answer code, and
+// exits 1 if there is one (0: none, 2: bad usage or an unreadable folder).
+//
+// What counts. Lines are compared after taking out comments and all white
+// space; a line that is then empty, only brackets and separators ({ } ( ) [ ] ; ,),
+// or a preprocessor line (#include, #pragma ...) is skipped, and runs are counted
+// over the lines that remain. A run is kRunLines (6) such lines of a solution
+// file, one after another. A lab's skeleton (labs/LAB/kernels/F.cu beside
+// solutions/LAB/kernels/F.cu) shares a lot with its solution by design: the
+// signatures, the registration, the given helpers. So a run is an answer only if
+// at least one of its lines is not a line of that skeleton (a solution with no
+// skeleton, such as a helper header, is all answer). The check fails when any
+// edition file holds an answer run: given code, a lesson or a script that
+// repeats six lines of a solution of which at least one is the student's to
+// write, or a skeleton that repeats another lab's answer. What it cannot see is
+// a skeleton that holds its own solution: by this rule its lines are the given
+// ones. An exact copy is caught by student_edition_test.sh's checksums, and a
+// solved skeleton by grading it (the edition test expects lab 01's to fail).
+//
+// The EDITION folder's own solutions/, instructor/, .git and build* folders
+// are passed over, so a course checkout can be checked as it stands.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::size_t kRunLines = 6;
+constexpr std::uintmax_t kLargestFile = 1 << 20;  // larger files are data, not code
+constexpr std::size_t kMostReported = 20;
+
+struct CodeLine {
+    std::string text;  // no comments, no white space
+    int number;        // 1-based, in the file
+};
+
+bool is_c_family(const fs::path& path) {
+    static const std::unordered_set<std::string> kinds{".cu", ".cuh", ".cpp", ".hpp", ".h", ".c", ".cc", ".cxx", ".hxx"};
+    return kinds.count(path.extension().string()) != 0;
+}
+
+// The text with C and C++ comments taken out; string and character literals are kept whole.
+std::string without_c_comments(const std::string& text) {
+    std::string out;
+    out.reserve(text.size());
+    enum class In { code, line_comment, block_comment, string, character } in = In::code;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i], next = i + 1 < text.size() ? text[i + 1] : '\0';
+        switch (in) {
+            case In::code:
+                if (c == '/' && next == '/') in = In::line_comment, ++i;
+                else if (c == '/' && next == '*') in = In::block_comment, ++i;
+                else {
+                    if (c == '"') in = In::string;
+                    else if (c == '\'') in = In::character;
+                    out += c;
+                }
+                break;
+            case In::line_comment:
+                if (c == '\n') in = In::code, out += c;
+                break;
+            case In::block_comment:
+                if (c == '*' && next == '/') in = In::code, ++i;
+                else if (c == '\n') out += c;  // keep the line numbers
+                break;
+            case In::string:
+            case In::character:
+                out += c;
+                if (c == '\\' && next != '\0' && next != '\n') out += next, ++i;
+                else if (c == (in == In::string ? '"' : '\'') || c == '\n') in = In::code;
+                break;
+        }
+    }
+    return out;
+}
+
+// Outside C and C++ (lessons, scripts, YAML): a line comment starts a line or follows a blank.
+std::string without_line_comment(const std::string& line) {
+    const auto first = line.find_first_not_of(" \t");
+    if (first != std::string::npos && line.compare(first, 2, "//") == 0) return {};
+    const auto at = line.find(" //");
+    return at == std::string::npos ? line : line.substr(0, at);
+}
+
+bool is_trivial(const std::string& squeezed) {
+    if (squeezed.empty() || squeezed[0] == '#') return true;
+    return squeezed.find_first_not_of("{}()[];,") == std::string::npos;
+}
+
+// The file's code lines, or nothing for a file that is too large or not text.
+std::vector<CodeLine> code_lines(const fs::path& path) {
+    std::error_code error;
+    if (fs::file_size(path, error) > kLargestFile || error) return {};
+    std::ifstream in(path, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text.find('\0') != std::string::npos) return {};
+    const bool c_family = is_c_family(path);
+    if (c_family) text = without_c_comments(text);
+    std::vector<CodeLine> lines;
+    std::istringstream stream(text);
+    std::string line;
+    for (int number = 1; std::getline(stream, line); ++number) {
+        if (!c_family) line = without_line_comment(line);
+        std::string squeezed;
+        for (char c : line)
+            if (c != ' ' && c != '\t' && c != '\r') squeezed += c;
+        if (!is_trivial(squeezed)) lines.push_back({squeezed, number});
+    }
+    return lines;
+}
+
+std::string run_key(const std::vector<CodeLine>& lines, std::size_t first) {
+    std::string key;
+    for (std::size_t i = first; i < first + kRunLines; ++i) key += lines[i].text + '\n';
+    return key;
+}
+
+struct Place {
+    std::string file;  // relative to its root
+    int first_line, last_line;
+};
+
+bool skipped_folder(const fs::path& relative) {
+    const std::string top = relative.begin()->string();
+    return top == "solutions" || top == "instructor" || top == ".git" || top.rfind("build", 0) == 0;
+}
+
+std::vector<fs::path> files_under(const fs::path& root, bool skip_course_folders) {
+    std::vector<fs::path> files;
+    for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
+        const fs::path relative = fs::relative(it->path(), root);
+        if (skip_course_folders && it->is_directory() && skipped_folder(relative)) {
+            it.disable_recursion_pending();
+            continue;
+        }
+        if (it->is_regular_file()) files.push_back(relative);
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 3) {
+        std::fprintf(stderr, "usage: solution_overlap EDITION_DIR SOLUTIONS_DIR\n");
+        return 2;
+    }
+    const fs::path edition = argv[1], solutions = argv[2];
+    if (!fs::is_directory(edition) || !fs::is_directory(solutions)) {
+        std::fprintf(stderr, "solution_overlap: %s or %s is not a folder\n", argv[1], argv[2]);
+        return 2;
+    }
+
+    // Every answer run of every solution, with where it stands.
+    std::unordered_map<std::string, Place> answer_runs;
+    std::size_t solution_files = 0;
+    for (const fs::path& relative : files_under(solutions, false)) {
+        const auto lines = code_lines(solutions / relative);
+        if (lines.size() < kRunLines) continue;
+        ++solution_files;
+        std::unordered_set<std::string> given;  // the skeleton's lines: the student is handed them
+        for (const auto& line : code_lines(edition / "labs" / relative)) given.insert(line.text);
+        for (std::size_t first = 0; first + kRunLines <= lines.size(); ++first) {
+            const bool has_answer = std::any_of(lines.begin() + first, lines.begin() + first + kRunLines,
+                                                [&](const CodeLine& l) { return given.count(l.text) == 0; });
+            if (has_answer)
+                answer_runs.try_emplace(run_key(lines, first), Place{"solutions/" + relative.generic_string(),
+                                                                     lines[first].number,
+                                                                     lines[first + kRunLines - 1].number});
+        }
+    }
+    if (solution_files == 0) {
+        std::fprintf(stderr, "solution_overlap: no solution files with %zu code lines under %s\n", kRunLines, argv[2]);
+        return 2;
+    }
+
+    std::size_t found = 0, files_read = 0;
+    auto report = [&](const fs::path& file, int first, int last, const Place& source) {
+        if (++found <= kMostReported)
+            std::printf("%s:%d-%d repeats answer code of %s (from line %d; not all of it is in the lab's skeleton)\n",
+                        file.generic_string().c_str(), first, last, source.file.c_str(), source.first_line);
+    };
+    for (const fs::path& relative : files_under(edition, true)) {
+        const auto lines = code_lines(edition / relative);
+        ++files_read;
+        // Overlapping hits make one stretch, reported once with the solution place of its first run.
+        int stretch_first = 0, stretch_last = 0;
+        const Place* stretch_source = nullptr;
+        for (std::size_t first = 0; first + kRunLines <= lines.size(); ++first) {
+            const auto hit = answer_runs.find(run_key(lines, first));
+            if (hit == answer_runs.end()) continue;
+            if (stretch_source != nullptr && lines[first].number > stretch_last) {
+                report(relative, stretch_first, stretch_last, *stretch_source);
+                stretch_source = nullptr;
+            }
+            if (stretch_source == nullptr) stretch_first = lines[first].number, stretch_source = &hit->second;
+            stretch_last = lines[first + kRunLines - 1].number;
+        }
+        if (stretch_source != nullptr) report(relative, stretch_first, stretch_last, *stretch_source);
+    }
+    if (found > kMostReported) std::printf("... and %zu more\n", found - kMostReported);
+    std::printf("%zu edition files against %zu answer runs of %zu solution files: %zu repeated\n", files_read,
+                answer_runs.size(), solution_files, found);
+    return found == 0 ? 0 : 1;
+}
