@@ -1,0 +1,240 @@
+// The course's prose may point only at what exists: every relative Markdown link
+// (and its #anchor) in the lessons, the lab READMEs, README.md and results/README.md,
+// and every repository path they name, in backticks or not (e.g.
+// `labs/02-gemm/kernels/03_smem_tiled.cu`). The classifier bank is read too, since
+// students see its explanations through `roofline classify --check`. A lesson may
+// also not cite a Markdown file by bare name (`DESIGN.md`) that the repository
+// lacks. Each failure names file:line, the missing target and what to do.
+#include "test_support.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+using roofline_test::TempDir;
+using roofline_test::write_file;
+
+// The repository's top-level folders: a token that starts with one of these and a
+// slash is taken as a path from the repository root.
+const std::regex kRepoPath(
+    R"((?:^|[^A-Za-z0-9_./-])((?:cmake|grader|hardware|instructor|labs|lessons|results|scripts|solutions)/[A-Za-z0-9_./*?{}<>-]*))");
+const std::regex kLink(R"(!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\))");
+const std::regex kBareMarkdown(R"((?:^|[^A-Za-z0-9_./-])([A-Za-z0-9_-]+\.md)\b)");
+
+// Words that stand for a name the reader fills in (labs/NN-name/, instructor/hidden/LAB.yaml).
+const std::set<std::string> kPlaceholders = {"NN", "LAB", "NAME", "VARIANT", "FAMILY"};
+
+// A path written as a pattern or a template rather than a file.
+bool is_template(const std::string& path) {
+    if (path.find_first_of("*?{}<>") != std::string::npos || path.find("...") != std::string::npos) return true;
+    std::size_t start = 0;
+    while (start <= path.size()) {
+        auto end = path.find('/', start);
+        std::string segment = path.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        std::string head = segment.substr(0, segment.find_first_of(".-_"));
+        if (kPlaceholders.count(head)) return true;
+        if (end == std::string::npos) break;
+        start = end + 1;
+    }
+    return false;
+}
+
+// GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens.
+// Non-ASCII characters are dropped too (GitHub drops punctuation such as "·").
+std::string heading_slug(const std::string& heading) {
+    std::string slug;
+    for (unsigned char c : heading) {
+        if (std::isalnum(c)) slug += static_cast<char>(std::tolower(c));
+        else if (c == ' ' || c == '-') slug += '-';
+        else if (c == '_') slug += '_';
+    }
+    return slug;
+}
+
+bool is_fence(const std::string& line) {
+    auto first = line.find_first_not_of(" \t");
+    return first != std::string::npos && line.compare(first, 3, "```") == 0;
+}
+
+std::vector<std::string> lines_of(const fs::path& file) {
+    std::ifstream in(file);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+std::set<std::string> anchors_of(const fs::path& markdown) {
+    std::set<std::string> anchors;
+    std::map<std::string, int> seen;
+    bool in_code = false;
+    for (const auto& line : lines_of(markdown)) {
+        if (is_fence(line)) in_code = !in_code;
+        if (in_code || line.empty() || line[0] != '#') continue;
+        auto text = line.substr(line.find_first_not_of('#'));
+        std::string slug = heading_slug(text.substr(std::min(text.size(), text.find_first_not_of(' '))));
+        int repeat = seen[slug]++;
+        anchors.insert(repeat == 0 ? slug : slug + "-" + std::to_string(repeat));
+    }
+    return anchors;
+}
+
+// The names of every Markdown file in the repository, build folders and dot folders left out.
+std::set<std::string> markdown_names(const fs::path& root) {
+    std::set<std::string> names;
+    for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
+        std::string name = it->path().filename().string();
+        if (it->is_directory() && (name.rfind("build", 0) == 0 || name[0] == '.')) {
+            it.disable_recursion_pending();
+            continue;
+        }
+        if (it->is_regular_file() && it->path().extension() == ".md") names.insert(name);
+    }
+    return names;
+}
+
+struct Checker {
+    fs::path root;
+    std::set<std::string> markdown;  // file names, for bare citations
+    bool student_edition;            // scripts/student_edition.sh leaves out solutions/, instructor/, some scripts/
+
+    explicit Checker(fs::path repo)
+        : root(std::move(repo)), markdown(markdown_names(root)), student_edition(fs::exists(root / "EDITION.md")) {}
+
+    bool left_out_of_edition(const std::string& path) const {
+        if (!student_edition) return false;
+        for (const char* folder : {"solutions/", "instructor/", "scripts/"})
+            if (path.rfind(folder, 0) == 0) return true;
+        return false;
+    }
+
+    // Problems in one document, each as "path:line: what is wrong; what to do".
+    std::vector<std::string> check(const fs::path& document) const {
+        std::vector<std::string> problems;
+        const std::string shown = fs::relative(document, root).generic_string();
+        const bool is_lesson = shown.rfind("lessons/", 0) == 0;
+        bool in_code = false;
+        int number = 0;
+        for (const auto& line : lines_of(document)) {
+            ++number;
+            const std::string at = shown + ":" + std::to_string(number) + ": ";
+            if (is_fence(line)) {
+                in_code = !in_code;
+                continue;
+            }
+            if (!in_code) check_links(line, document, at, problems);
+            for (std::sregex_iterator m(line.begin(), line.end(), kRepoPath), end; m != end; ++m) {
+                std::string path = (*m)[1].str();
+                while (!path.empty() && std::string(".,:;").find(path.back()) != std::string::npos) path.pop_back();
+                if (is_template(path) || fs::exists(root / path) || left_out_of_edition(path)) continue;
+                problems.push_back(at + "names " + path + ", which is not in the repository; correct the path or " +
+                                   "drop the reference");
+            }
+            if (!is_lesson) continue;
+            const std::string prose = std::regex_replace(line, kLink, " ");  // link targets are checked above
+            for (std::sregex_iterator m(prose.begin(), prose.end(), kBareMarkdown), end; m != end; ++m) {
+                std::string name = (*m)[1].str();
+                if (markdown.count(name)) continue;
+                problems.push_back(at + "cites " + name + ", which is not in the repository; cite a file that is " +
+                                   "(a README or results/) or state the fact in the lesson");
+            }
+        }
+        return problems;
+    }
+
+    void check_links(const std::string& line, const fs::path& document, const std::string& at,
+                     std::vector<std::string>& problems) const {
+        for (std::sregex_iterator m(line.begin(), line.end(), kLink), end; m != end; ++m) {
+            std::string target = (*m)[1].str();
+            if (target.find("://") != std::string::npos || target.rfind("mailto:", 0) == 0) continue;
+            auto hash = target.find('#');
+            std::string path = target.substr(0, hash);
+            std::string anchor = hash == std::string::npos ? "" : target.substr(hash + 1);
+            fs::path resolved = path.empty() ? document : document.parent_path() / path;
+            if (!fs::exists(resolved)) {
+                if (left_out_of_edition(fs::relative(resolved, root).lexically_normal().generic_string())) continue;
+                problems.push_back(at + "links to " + target + ", which does not exist; correct the link or drop it");
+                continue;
+            }
+            if (!anchor.empty() && resolved.extension() == ".md" && !anchors_of(resolved).count(anchor))
+                problems.push_back(at + "links to " + target + ", but " + resolved.filename().string() +
+                                   " has no heading with that anchor; link to a heading it has");
+        }
+    }
+};
+
+// What students and instructors read: the lessons and the classifier bank, the lab
+// READMEs, the course README and the results index.
+std::vector<fs::path> course_documents(const fs::path& root) {
+    std::vector<fs::path> documents = {root / "README.md", root / "results" / "README.md",
+                                       root / "lessons" / "practice" / "bank.yaml"};
+    for (const auto& entry : fs::directory_iterator(root / "lessons"))
+        if (entry.path().extension() == ".md") documents.push_back(entry.path());
+    for (const auto& entry : fs::directory_iterator(root / "labs"))
+        if (fs::exists(entry.path() / "README.md")) documents.push_back(entry.path() / "README.md");
+    std::sort(documents.begin(), documents.end());
+    return documents;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+    std::string text;
+    for (const auto& line : lines) text += line + "\n";
+    return text;
+}
+
+}  // namespace
+
+TEST_CASE("every link and every repository path in the course's documents exists", "[lessons]") {
+    const fs::path root = roofline_test::repo_root();
+    Checker checker(root);
+    auto documents = course_documents(root);
+    REQUIRE(documents.size() >= 10);  // 6 lessons, the bank, 6 lab READMEs, README.md, results/README.md
+    std::vector<std::string> problems;
+    for (const auto& document : documents) {
+        auto found = checker.check(document);
+        problems.insert(problems.end(), found.begin(), found.end());
+    }
+    INFO(joined(problems));
+    CHECK(problems.empty());
+}
+
+TEST_CASE("the document check names file:line for a broken link, anchor, path and citation", "[lessons]") {
+    TempDir dir;
+    const fs::path root = dir.path();
+    write_file(root / "lessons" / "target.md", "# Title\n\n## Measured on the H200 (2026-11-29)\n");
+    write_file(root / "labs" / "x" / "kernels" / "01_real.cu", "// exists\n");
+    write_file(root / "lessons" / "a.md",
+               "[fine](target.md) and [gone](missing.md)\n"                                   // 1: missing link
+               "`labs/x/kernels/01_real.cu` and labs/x/kernels/02_gone.cu.\n"                 // 2: missing path
+               "[ok](target.md#measured-on-the-h200-2026-11-29), [bad](target.md#measured)\n"  // 3: missing anchor
+               "`labs/NN-name/kernels/*.cu`, [web](https://example.com), [self](#title-here)\n"  // 4: all fine
+               "as DESIGN.md says, and target.md\n"                                           // 5: bare citation
+               "```sh\n"
+               "nvcc -c grader/problems/none.cu [not](a-link.md)\n"                           // 7: path in code
+               "```\n"
+               "# Title here\n");
+    Checker checker(root);
+    auto problems = checker.check(root / "lessons" / "a.md");
+    INFO(joined(problems));
+    REQUIRE(problems.size() == 5);
+    CHECK(roofline_test::contains(problems[0], "lessons/a.md:1: links to missing.md"));
+    CHECK(roofline_test::contains(problems[1], "lessons/a.md:2: names labs/x/kernels/02_gone.cu,"));
+    CHECK(roofline_test::contains(problems[2], "lessons/a.md:3: links to target.md#measured,"));
+    CHECK(roofline_test::contains(problems[3], "lessons/a.md:5: cites DESIGN.md"));
+    CHECK(roofline_test::contains(problems[4], "lessons/a.md:7: names grader/problems/none.cu"));
+}
+
+TEST_CASE("the document check lets a student edition name the solutions it leaves out", "[lessons]") {
+    TempDir dir;
+    const fs::path root = dir.path();
+    write_file(root / "lessons" / "a.md", "see `solutions/01-memory-roof/kernels/01_copy_naive.cu`\n");
+    CHECK(Checker(root).check(root / "lessons" / "a.md").size() == 1);  // a full checkout must hold it
+    write_file(root / "EDITION.md", "# Student edition\n");
+    CHECK(Checker(root).check(root / "lessons" / "a.md").empty());
+}
