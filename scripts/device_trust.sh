@@ -35,7 +35,9 @@ run_batch() {  # run_batch NAME EXTRA... -> $elapsed
   grep -i "warning\|sandbox" "$work/$name.log" | head -3 | tee -a "$report"
 }
 run_batch sandboxed --require-sandbox; t_sandbox=$elapsed
-ROOFLINE_BWRAP=/nonexistent PATH=/usr/local/cuda/bin:/usr/bin:/bin run_batch unsandboxed; t_plain=$elapsed
+saved_bwrap=${ROOFLINE_BWRAP:-}; unset ROOFLINE_BWRAP  # and no bwrap on PATH there: a run without the sandbox
+run_batch unsandboxed; t_plain=$elapsed
+[[ -n $saved_bwrap ]] && export ROOFLINE_BWRAP=$saved_bwrap
 
 say "== outcomes in the sandboxed run (expected against got)"
 while IFS=, read -r name expected; do
