@@ -45,22 +45,31 @@ Calibration calibrate(std::vector<double> ratios) {
     return c;
 }
 
+// No measurements: null figures, since a 0 median error would read as perfect.
 nlohmann::json calibration_json(const Calibration& c) {
+    if (c.count == 0) return {{"count", 0}, {"median_abs_log2_ratio", nullptr}, {"share_within_1_5x", nullptr}};
     return {{"count", c.count}, {"median_abs_log2_ratio", c.median_abs_log2}, {"share_within_1_5x", c.share_within_1_5x}};
 }
 
 void run_log(Context& context, const LogFlags& f) {
     auto path = f.log.empty() ? context.workspace().default_log() : std::filesystem::path(f.log);
-    auto log = load_log(path);
+    auto log = load_log(path);  // a missing folder, a folder or a binary file: an error naming it
+    if (!std::filesystem::exists(path)) {
+        fmt::print(stderr, "note: {} does not exist yet; `roofline predict` starts it (check the path if it should)\n",
+                   path.string());
+    }
     nlohmann::json rows = nlohmann::json::array();
     std::vector<double> ratios;
+    int edited_count = 0;
     std::vector<ScatterPoint> points;
     for (const auto& m : log.measurements) {
         const auto* p = log.find_by_id(m.prediction_id);
         if (!p) continue;
         double ratio = m.measured_time_s / p->predicted_time_s;
         bool edited = m.prediction_digest != p->digest();
-        ratios.push_back(ratio);
+        // A prediction changed after its measurement says nothing about calibration.
+        if (edited) ++edited_count;
+        else ratios.push_back(ratio);
         points.push_back({fmt::format("{}/{}", m.lab, m.variant), p->predicted_time_s, m.measured_time_s});
         rows.push_back({{"when", m.measured_at}, {"lab", m.lab}, {"variant", m.variant}, {"prediction", p->id},
                         {"predicted_s", p->predicted_time_s}, {"measured_s", m.measured_time_s}, {"ratio", ratio},
@@ -71,6 +80,7 @@ void run_log(Context& context, const LogFlags& f) {
     std::size_t half = ratios.size() / 2;
     auto first = calibrate({ratios.begin(), ratios.begin() + half});
     auto second = calibrate({ratios.begin() + half, ratios.end()});
+    bool halves = ratios.size() >= 2;  // a trend needs a measurement on each side
     std::vector<std::string> pending;
     for (const auto& p : log.predictions) {
         bool measured = std::any_of(log.measurements.begin(), log.measurements.end(),
@@ -84,8 +94,9 @@ void run_log(Context& context, const LogFlags& f) {
         nlohmann::json out = {{"log", path.string()},
                               {"entries", rows},
                               {"calibration", {{"all", calibration_json(overall)},
-                                               {"first_half", calibration_json(first)},
-                                               {"second_half", calibration_json(second)}}},
+                                               {"first_half", halves ? calibration_json(first) : nullptr},
+                                               {"second_half", halves ? calibration_json(second) : nullptr},
+                                               {"edited_left_out", edited_count}}},
                               {"not_yet_measured", pending}};
         fmt::print("{}\n", out.dump(2));
         return;
@@ -107,7 +118,12 @@ void run_log(Context& context, const LogFlags& f) {
                            std::exp2(c.median_abs_log2), 100 * c.share_within_1_5x);
     };
     fmt::print("\ncalibration (median error is 2^median|log2(measured/predicted)|; 1.00x is perfect)\n");
-    fmt::print("{}{}{}", line("all", overall), line("first half", first), line("second half", second));
+    fmt::print("{}", line("all", overall));
+    if (halves) fmt::print("{}{}", line("first half", first), line("second half", second));
+    else if (overall.count == 1) fmt::print("  a trend over time needs a second measurement\n");
+    if (edited_count > 0) {
+        fmt::print("  left out: {} measurement(s) of predictions edited after they were measured\n", edited_count);
+    }
     if (first.count > 0 && second.count > 0) {
         fmt::print("  {}\n", second.median_abs_log2 < first.median_abs_log2 ? "the gap is closing"
                              : second.median_abs_log2 > first.median_abs_log2 ? "the gap is widening"
