@@ -107,7 +107,7 @@ void add_batch_command(CLI::App& app, Context& context) {
     cmd->add_option("--seed", f.seed, "the input seed for every submission (default: the hidden file's, else 1)")
         ->check(whole_in(0, std::numeric_limits<std::uint64_t>::max()));
     cmd->add_option("--timeout", f.timeout_s, "seconds one submission's grading may take (default: from the lab)")
-        ->check(number_in(0, 86400, true));
+        ->check(number_in(1, 86400));
     cmd->add_option("--hardware", f.hardware, "score against this hardware profile instead of the detected GPU's");
     cmd->add_option("--slice", f.slice, "grade only slice K of N (K/N, K from 0), as a Slurm array task does")
         ->check(CLI::Validator(

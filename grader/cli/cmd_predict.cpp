@@ -23,6 +23,8 @@ struct PredictFlags {
     bool solutions = false;
 };
 
+constexpr double kMaxPredictedS = 3600;  // an hour: no lab's timed shape comes near it
+
 // A prediction faster than the datasheet floor of every GPU in hardware/ cannot come
 // true anywhere; it is a typo (1e-30) or a unit slip (TB/s typed as GB/s).
 // `flag` and `typed` say what was given ("--time-us", 1e-30).
@@ -84,6 +86,12 @@ void run_predict(Context& context, const PredictFlags& f) {
         p.predicted_time_s = work.bytes / (*f.gbps * 1e9);
         p.given_as = fmt::format("gbps {:g}", *f.gbps);
     }
+    // A rate so low that the time passes an hour is a slip too (--gbps 1e-30).
+    if (!(p.predicted_time_s <= kMaxPredictedS)) {
+        throw InputError(fmt::format("{}: that means {}, more than the hour a prediction may be; check the unit",
+                                     f.time_us ? "--time-us" : f.tflops ? "--tflops" : "--gbps",
+                                     seconds(p.predicted_time_s)));
+    }
     if (f.time_us) require_above_floor(context, lab.id, variant, work, p.predicted_time_s, "--time-us", *f.time_us);
     if (f.tflops) require_above_floor(context, lab.id, variant, work, p.predicted_time_s, "--tflops", *f.tflops);
     if (f.gbps) require_above_floor(context, lab.id, variant, work, p.predicted_time_s, "--gbps", *f.gbps);
@@ -109,7 +117,7 @@ void add_predict_command(CLI::App& app, Context& context) {
     // Upper bounds: an hour; then rates no GPU comes near. The lower bound is the
     // datasheet floor of the variant's work (require_above_floor).
     predict->add_option("--time-us", f.time_us, "predicted time at the lab's timed shape, microseconds")
-        ->check(number_in(0, 3.6e9, true));
+        ->check(number_in(0, kMaxPredictedS * 1e6, true));
     predict->add_option("--tflops", f.tflops, "or the predicted rate in TFLOP/s")->check(number_in(0, 1e5, true));
     predict->add_option("--gbps", f.gbps, "or the predicted bandwidth in GB/s")->check(number_in(0, 1e6, true));
     predict->add_option("--regime", f.regime, "compute, memory or overhead")->required();

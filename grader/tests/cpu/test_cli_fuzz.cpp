@@ -54,8 +54,8 @@ TEST_CASE("cli fuzz: every numeric option refuses bad numbers with one line and 
         {root + " calc --hardware h200-sxm", "--elementwise", "1048576", {}},
         {root + " calc --hardware h200-sxm --elementwise 1048576", "--reads", "2", {"0"}},
         {root + " calc --hardware h200-sxm --elementwise 1048576", "--writes", "2", {"0"}},
-        {root + " calc --hardware h200-sxm --elementwise 1048576", "--flops-per-element", "4", {"0", "0.5"}},
-        {root + " calc --hardware h200-sxm --bytes 1e9", "--flops", "1e12", {"4096.5"}},
+        {root + " calc --hardware h200-sxm --elementwise 1048576", "--flops-per-element", "4", {"0", "0.5", "4096.5", "1e-30"}},
+        {root + " calc --hardware h200-sxm --bytes 1e9", "--flops", "1e12", {"4096.5", "18446744073709551616"}},
         {root + " calc --hardware h200-sxm --flops 1e12", "--bytes", "1e9", {"4096.5"}},
         {"calc --gemm 4096 --bandwidth-tbs 8", "--peak-tflops", "2000", {"0.5", "4096.5"}},
         {"calc --gemm 4096 --peak-tflops 2000", "--bandwidth-tbs", "8", {"0.5"}},
@@ -71,7 +71,7 @@ TEST_CASE("cli fuzz: every numeric option refuses bad numbers with one line and 
         // batch: checked before any submission is looked at
         {batch, "--jobs", "2", {}},
         {batch, "--seed", "42", {"0"}},
-        {batch, "--timeout", "60", {"0.5", "4096.5"}},
+        {batch, "--timeout", "60", {"4096.5"}},
         {batch, "--slurm-tasks", "4", {}},
         {batch, "--slice", "0/1", {}},
     };

@@ -11,6 +11,8 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
+#include <sstream>
 
 using namespace roofline;
 using namespace roofline_test;
@@ -185,7 +187,7 @@ TEST_CASE("cli predict: --why with a line break says so; case does not matter fo
     TempDir dir;
     auto log_flag = " --log " + shell_quote((dir / "p.yaml").string());
     auto newline = run_cli(repo_flag() + " predict 01-memory-roof/copy_naive_fp32 --time-us 600 --regime memory --why "
-                                         "$'two lines\\nof reasons'" + log_flag);
+                                         "\"$(printf 'two lines\\nof reasons')\"" + log_flag);
     check_one_line_error(newline);
     CHECK(contains(newline.err, "line break"));
     CHECK_FALSE(fs::exists(dir / "p.yaml"));
@@ -226,10 +228,10 @@ TEST_CASE("cli: a default build made from another tree than --root is refused, n
     copy_course(copy.path());
     auto log_flag = " --log " + shell_quote((copy / "p.yaml").string());
     auto root_flag = "--root " + shell_quote(copy.path().string());
-    for (const std::string& command : {std::string("grade 01-memory-roof/copy_naive_fp32 --no-build"),
+    for (const std::string& command : {"grade 01-memory-roof/copy_naive_fp32 --no-build" + log_flag,
                                        std::string("run 01-memory-roof/copy_naive_fp32 --no-build")}) {
         INFO(command);
-        auto r = run_cli(root_flag + " " + command + log_flag);
+        auto r = run_cli(root_flag + " " + command);
         check_one_line_error(r);
         CHECK(contains(r.err, copy.path().string()));  // the course folder
         CHECK(contains(r.err, ROOFLINE_BINARY_DIR));   // the build folder
