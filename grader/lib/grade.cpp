@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 #include <memory>
 #include <random>
 
@@ -150,6 +151,18 @@ std::optional<std::string> registration_mismatch(const nlohmann::json& result, c
     return std::nullopt;
 }
 
+// One check per program and process: `grade --all` asks for every variant of the same objects.
+const SymbolCheck& checked_symbols(const std::filesystem::path& manifest_file, const std::vector<std::string>& allow) {
+    static std::map<std::string, SymbolCheck> checked;
+    std::error_code error;
+    auto written = std::filesystem::last_write_time(manifest_file, error);
+    auto key = fmt::format("{}|{}|{}", manifest_file.string(), error ? 0 : written.time_since_epoch().count(),
+                           fmt::join(allow, ","));
+    auto it = checked.find(key);
+    if (it == checked.end()) it = checked.emplace(key, check_symbols(load_link_manifest(manifest_file), allow)).first;
+    return it->second;
+}
+
 struct LinkRefusal {
     std::string outcome;  // forbidden_symbol or forbidden_call
     std::string message;
@@ -258,7 +271,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     //     no library to do the work (symbol_check.hpp). Also where there is no GPU.
     auto manifest_file = ws.lab_executable(lab.id, request.solutions);
     manifest_file += ".objects";
-    auto symbols = check_symbols(load_link_manifest(manifest_file), lab.allow_calls);
+    const auto& symbols = checked_symbols(manifest_file, lab.allow_calls);
     if (auto refusal = link_refusal(symbols, variant)) {
         out.exit_code = kForbidden;
         out.text = fmt::format("{}  {}: {}\n  (0 points: the timed work must be this kernel file's own; README.md, "

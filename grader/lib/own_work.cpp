@@ -41,7 +41,7 @@ OwnWorkVerdict judge_own_work(const nlohmann::json& result, const SymbolCheck& k
     std::string unwatched;
     if (result.contains("checks")) {
         for (const auto& check : result["checks"]) {
-            if (!check.contains("launched")) continue;
+            if (!check.contains("launched") || check["launched"].is_null()) continue;  // not watched
             const auto& launched = check["launched"];
             if (!launched.value("watched", false)) {
                 unwatched = launched.value("error", std::string("no reason given"));

@@ -29,9 +29,12 @@ struct NumericOption {
 
 constexpr std::size_t kMaxOutputBytes = 8192;
 
+// A number printed as nan or inf. Where a GPU exists, `run` grades the unfilled skeleton,
+// whose report names the "NaN poison" it finds: that is the verifier's word, not a figure.
 bool prints_nan_or_inf(const std::string& text) {
     static const std::regex word(R"(\b(nan|inf|infinity)\b)", std::regex::icase);
-    return std::regex_search(text, word);
+    static const std::regex poison(R"(NaN poison|NaN or Inf)");
+    return std::regex_search(std::regex_replace(text, poison, ""), word);
 }
 
 }  // namespace

@@ -175,7 +175,9 @@ TEST_CASE("the lab program records what ran, the inputs it checked and a second 
     INFO(r.output);
     auto result = nlohmann::json::parse(r.output);
     REQUIRE(result["status"] == "ok");
-    const auto& first = result["checks"][0];
+    // In a grading the checks at the timed shape are watched, the smaller ones not.
+    CHECK(result["checks"][0]["launched"].is_null());
+    const auto& first = result["checks"][1];
     REQUIRE(first["launched"]["watched"] == true);
     REQUIRE(first["launched"]["kernels"].size() == 1);
     CHECK(contains(first["launched"]["kernels"].begin().key(), "copy_kernel"));
