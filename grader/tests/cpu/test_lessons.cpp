@@ -59,6 +59,22 @@ std::string heading_slug(const std::string& heading) {
     return slug;
 }
 
+// The comment on a line of code: after `//`, or a line inside a block comment (` * ...`);
+// with `hash_comments` (CMake, shell, Python), after a `#` that starts a word.
+std::string comment_of(const std::string& line, bool hash_comments) {
+    auto first = line.find_first_not_of(" \t");
+    if (first == std::string::npos) return "";
+    if (hash_comments) {
+        for (std::size_t i = first; i < line.size(); ++i) {
+            if (line[i] == '#' && (i == first || line[i - 1] == ' ' || line[i - 1] == '\t')) return line.substr(i);
+        }
+        return "";
+    }
+    if (line.compare(first, 2, "/*") == 0 || line.compare(first, 1, "*") == 0) return line.substr(first);
+    auto slashes = line.find("//");
+    return slashes == std::string::npos ? "" : line.substr(slashes);
+}
+
 bool is_fence(const std::string& line) {
     auto first = line.find_first_not_of(" \t");
     return first != std::string::npos && line.compare(first, 3, "```") == 0;
@@ -149,14 +165,18 @@ struct Checker {
         return problems;
     }
 
-    // A source file (code, CMake, a script) that cites a Markdown file the repository lacks.
+    // A comment in a source file (code, CMake, a script) that cites a Markdown file the
+    // repository lacks. Code may name Markdown files it writes (summary.md): only comments count.
     std::vector<std::string> check_source(const fs::path& file) const {
         std::vector<std::string> problems;
         const std::string shown = fs::relative(file, root).generic_string();
+        const auto ext = file.extension().string();
+        const bool hash_comments = ext == ".cmake" || ext == ".sh" || ext == ".py" || ext == ".txt";
         int number = 0;
         for (const auto& line : lines_of(file)) {
             ++number;
-            for (std::sregex_iterator m(line.begin(), line.end(), kBareMarkdown), end; m != end; ++m) {
+            const std::string comment = comment_of(line, hash_comments);
+            for (std::sregex_iterator m(comment.begin(), comment.end(), kBareMarkdown), end; m != end; ++m) {
                 std::string name = (*m)[1].str();
                 if (markdown.count(name)) continue;
                 problems.push_back(shown + ":" + std::to_string(number) + ": cites " + name +
@@ -290,16 +310,23 @@ TEST_CASE("the source check names file:line for a citation of a missing Markdown
     const fs::path root = dir.path();
     write_file(root / "grader" / "README.md", "# The grader\n");
     write_file(root / "grader" / "lib" / "score.hpp",
-               "// Points (grader/README.md, step 8).\n"  // 1: a file that exists
-               "// As DESIGN.md says.\n");                // 2: one that does not
+               "// Points (grader/README.md, step 8).\n"                  // 1: a file that exists
+               "// As DESIGN.md says.\n"                                // 2: one that does not
+               "write(out / \"summary.md\");  // writes its summary\n"  // 3: code, not a citation
+               "x = 1;  // see NOTES.md\n");                             // 4: a comment after code
     Checker checker(root);
     auto files = source_files(root);
     REQUIRE(std::count(files.begin(), files.end(), root / "grader" / "lib" / "score.hpp") == 1);
     auto problems = checker.check_source(root / "grader" / "lib" / "score.hpp");
     INFO(joined(problems));
-    REQUIRE(problems.size() == 1);
+    REQUIRE(problems.size() == 2);
     CHECK(roofline_test::contains(problems[0], "grader/lib/score.hpp:2: cites DESIGN.md"));
     CHECK(roofline_test::contains(problems[0], "grader/README.md"));
+    CHECK(roofline_test::contains(problems[1], "grader/lib/score.hpp:4: cites NOTES.md"));
+    write_file(root / "cmake" / "x.cmake", "set(a \"b#DESIGN.md\")  # per DESIGN.md\n");
+    auto in_cmake = checker.check_source(root / "cmake" / "x.cmake");
+    REQUIRE(in_cmake.size() == 1);
+    CHECK(roofline_test::contains(in_cmake[0], "cmake/x.cmake:1: cites DESIGN.md"));
 }
 
 TEST_CASE("the document check lets a student edition name the solutions it leaves out", "[lessons]") {
