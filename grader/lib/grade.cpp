@@ -242,8 +242,8 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     auto symbols = check_symbols(load_link_manifest(manifest_file), lab.allow_calls);
     if (auto refusal = link_refusal(symbols, variant)) {
         out.exit_code = kForbidden;
-        out.text = fmt::format("{}  {}: {}\n  (0 points: the timed work must be this kernel file's own; grader/README.md, "
-                               "\"The trust model\")\n", target, refusal->outcome, refusal->message);
+        out.text = fmt::format("{}  {}: {}\n  (0 points: the timed work must be this kernel file's own; README.md, "
+                               "\"The student's own work\")\n", target, refusal->outcome, refusal->message);
         out.json = {{"target", target}, {"outcome", refusal->outcome}, {"message", refusal->message},
                     {"points", {{"total", 0}, {"max", lab.scoring.total()}}}};
         return out;
