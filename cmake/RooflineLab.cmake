@@ -1,4 +1,4 @@
-# roofline_add_lab(NN-name [GENCODE arch=compute_90a,code=sm_90a ...] [LIBRARIES ...] [ROOT dir])
+# roofline_add_lab(NN-name [LIBRARIES ...] [ROOT dir] [NO_LIST_CHECK])
 #
 # Makes two executables from the same harness: lab-NN-name from the student's
 # labs/NN-name/kernels/*.cu and solution-NN-name from solutions/NN-name/kernels/*.cu
@@ -7,14 +7,21 @@
 # <build>/labs/, where `roofline` looks for them. ROOT (default: the project)
 # holds labs/ and solutions/; the GPU tests use it for their broken-kernel lab.
 #
-# GENCODE replaces the default architecture with arch-specific targets: wgmma and
-# tcgen05 need sm_90a / sm_100a, spelled as -gencode (the -arch=sm_90a shorthand
-# also runs a plain sm_90 pass that rejects them).
+# The architecture comes from lab.yaml: `requires: {compute_capability: "9.0"}` builds
+# the lab for that GPU's arch-specific target alone (roofline_lab_gencode below), and
+# `roofline grade` refuses the lab on any other GPU. Without `requires`, the project's
+# CMAKE_CUDA_ARCHITECTURES.
+#
+# Each program also gets a CPU test, lab-list:<program>, that its registered variants
+# (`--list`) are the ones lab.yaml describes (tests/lab_list_check); NO_LIST_CHECK
+# leaves it out, for a fixture lab that registers a variant wrongly on purpose.
 function(roofline_add_lab lab)
-  cmake_parse_arguments(ARG "" "ROOT" "GENCODE;LIBRARIES" ${ARGN})
+  cmake_parse_arguments(ARG "NO_LIST_CHECK" "ROOT" "LIBRARIES" ${ARGN})
   if(NOT ARG_ROOT)
     set(ARG_ROOT "${PROJECT_SOURCE_DIR}")
   endif()
+  set(lab_yaml "${ARG_ROOT}/labs/${lab}/lab.yaml")
+  roofline_lab_gencode(gencode "${lab_yaml}")
   foreach(kind lab solution)
     if(kind STREQUAL "lab")
       set(folder "${ARG_ROOT}/labs/${lab}/kernels")
@@ -45,20 +52,107 @@ function(roofline_add_lab lab)
     add_executable(${target} $<TARGET_OBJECTS:${target}-kernels>)
     target_link_libraries(${target} PRIVATE roofline_lab_main roofline_problems ${ARG_LIBRARIES})
     set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/labs" LINKER_LANGUAGE CXX)
-    if(ARG_GENCODE)
+    if(gencode)
       set_target_properties(${target}-kernels ${target} PROPERTIES CUDA_ARCHITECTURES OFF)
-      foreach(code ${ARG_GENCODE})
+      foreach(code ${gencode})
         target_compile_options(${target}-kernels PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:-gencode=${code}>")
       endforeach()
     endif()
     if(kind STREQUAL "lab")
       # Skeletons declare helpers the student has yet to call.
       target_compile_options(${target}-kernels PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:-diag-suppress=177>")
-      roofline_write_build_kit(${lab} ${target}-kernels "${ARG_GENCODE}" "${ARG_LIBRARIES}")
+      roofline_write_build_kit(${lab} ${target}-kernels "${gencode}" "${ARG_LIBRARIES}")
     endif()
     roofline_write_link_manifest(${target} "${ARG_LIBRARIES}")
     add_dependencies(roofline_labs ${target})
+    if(NOT ARG_NO_LIST_CHECK)
+      add_test(NAME lab-list:${target} COMMAND roofline_lab_list_check "${lab_yaml}" $<TARGET_FILE:${target}>)
+      set_tests_properties(lab-list:${target} PROPERTIES LABELS cpu)
+    endif()
   endforeach()
+endfunction()
+
+# roofline_lab_gencode(out lab.yaml): the -gencode value for the GPU that lab.yaml's
+# `requires: {compute_capability: "MAJOR.MINOR"}` names, or nothing when it names none.
+# The target is arch-specific ("9.0" -> arch=compute_90a,code=sm_90a; "10.0" ->
+# compute_100a/sm_100a): wgmma and tcgen05 exist only there, and such code runs on that
+# compute capability alone, which is what `requires` tells `roofline grade`. It must
+# be spelled as -gencode: the -arch=sm_90a shorthand also runs a plain sm_90 pass that
+# rejects them.
+#
+# A small reader, not a YAML parser: it takes the lab-level `requires:` (at the start of
+# a line), either on one line or with `compute_capability:` on the next. One program
+# holds one architecture's code, so a variant-level `requires` must agree with it.
+function(roofline_lab_gencode out lab_yaml)
+  set(${out} "" PARENT_SCOPE)
+  if(NOT EXISTS "${lab_yaml}")
+    return()  # roofline_add_lab makes no program without kernels either; `roofline` names the missing file
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${lab_yaml}")
+  # One list element per line: the characters a CMake list treats specially go first.
+  file(READ "${lab_yaml}" text)
+  string(REGEX REPLACE "[][;\\]" " " text "${text}")
+  string(REPLACE "\n" ";" lines "${text}")
+  set(cc_pattern "compute_capability:[ \t]*[\"']?([0-9]+)\\.([0-9]+)[\"']?")
+  set(lab_cc "")
+  set(lab_line 0)
+  set(variant_ccs "")  # "LINE:MAJOR.MINOR" for each variant-level requirement
+  set(line_number 0)
+  set(after_requires FALSE)  # the previous line was a bare top-level `requires:`
+  foreach(line IN LISTS lines)
+    math(EXPR line_number "${line_number} + 1")
+    string(REGEX REPLACE "#.*$" "" line "${line}")
+    set(top_level FALSE)
+    if(line MATCHES "^requires:")
+      set(top_level TRUE)
+    elseif(after_requires AND line MATCHES "^[ \t]+compute_capability:")
+      set(top_level TRUE)
+    endif()
+    if(line MATCHES "^requires:[ \t]*$")
+      set(after_requires TRUE)
+      continue()
+    endif()
+    set(after_requires FALSE)
+    if(NOT line MATCHES "compute_capability:")
+      if(line MATCHES "^requires:")
+        message(FATAL_ERROR "${lab_yaml}:${line_number}: CMake reads the lab's GPU from "
+                "`requires: {compute_capability: \"MAJOR.MINOR\"}`; write it that way, e.g. "
+                "requires: {compute_capability: \"9.0\"}")
+      endif()
+      continue()
+    endif()
+    if(NOT line MATCHES "${cc_pattern}")
+      message(FATAL_ERROR "${lab_yaml}:${line_number}: compute_capability must be MAJOR.MINOR, e.g. "
+              "compute_capability: \"9.0\" (Hopper, sm_90a) or \"10.0\" (Blackwell, sm_100a)")
+    endif()
+    set(cc "${CMAKE_MATCH_1}.${CMAKE_MATCH_2}")
+    set(number "${CMAKE_MATCH_1}${CMAKE_MATCH_2}")
+    if(top_level)
+      set(lab_cc "${cc}")
+      set(lab_line ${line_number})
+      set(lab_number "${number}")
+    else()
+      list(APPEND variant_ccs "${line_number}:${cc}")
+    endif()
+  endforeach()
+  foreach(entry IN LISTS variant_ccs)
+    string(REPLACE ":" ";" entry "${entry}")
+    list(GET entry 0 line_number)
+    list(GET entry 1 cc)
+    if(NOT cc STREQUAL lab_cc)
+      if(lab_cc)
+        set(lab_says "the lab's requires (line ${lab_line}) says ${lab_cc}")
+      else()
+        set(lab_says "the lab has no requires of its own")
+      endif()
+      message(FATAL_ERROR "${lab_yaml}:${line_number}: a variant requires compute capability ${cc}, but "
+              "${lab_says}. One lab program is built for one architecture: put "
+              "`requires: {compute_capability: \"${cc}\"}` at the lab's level, or the variant in a lab of its own.")
+    endif()
+  endforeach()
+  if(lab_cc)
+    set(${out} "arch=compute_${lab_number}a,code=sm_${lab_number}a" PARENT_SCOPE)
+  endif()
 endfunction()
 
 # <build>/labs/NN-name.build-kit: how lab-NN-name's kernel files are compiled and

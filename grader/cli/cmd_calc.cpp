@@ -19,8 +19,9 @@ namespace roofline::cli {
 
 namespace {
 
-// The fixed cost of one kernel launch, back to back (measured on the H200): below
-// it both floors are hidden and the regime is overhead.
+// The fixed cost of one kernel launch, back to back (an empty launch took 3.5-5.3 us
+// on the H200: results/README.md, "Ceilings"): below it both floors are hidden and the
+// regime is overhead.
 constexpr double kLaunchOverheadS = 5e-6;
 
 // Sizes are whole numbers whose operands fit in a GPU: at most 1 TB, above every

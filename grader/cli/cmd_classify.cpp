@@ -36,7 +36,8 @@ struct ClassifyOptions {
 };
 
 // The launch overhead per profile: measured by `roofline ceilings` when its file exists
-// (ROOT/.roofline/ceilings/<id>.yaml), else 5 us (DESIGN.md: back-to-back empty launches).
+// (ROOT/.roofline/ceilings/<id>.yaml), else 5 us (back-to-back empty launches on the H200:
+// results/README.md, "Ceilings").
 std::map<std::string, double> launch_overheads(const Context& context, const std::vector<HardwareProfile>& profiles) {
     std::map<std::string, double> out;
     for (const auto& p : profiles) {

@@ -11,6 +11,7 @@
 #include "source_hash.hpp"
 #include "symbol_check.hpp"
 #include "svg.hpp"
+#include "variant_registration.hpp"
 
 #include <fmt/format.h>
 
@@ -131,24 +132,6 @@ void write_lab_svg(const Workspace& ws, const LabSpec& lab, bool solutions, cons
     }
     std::ofstream(dir / "roofline.svg") << roofline_svg(fmt::format("{} on {}", lab.id, gpu), marks,
                                                         memory_references(ceiling, datasheet));
-}
-
-// The variant as the kernel file registered it must be the one lab.yaml describes:
-// a variant registered from another file, as another operation or dtype, is refused.
-std::optional<std::string> registration_mismatch(const nlohmann::json& result, const VariantSpec& variant,
-                                                 const LabSpec& lab) {
-    auto op = result.value("problem", std::string()), dtype = result.value("dtype", std::string());
-    auto source = std::filesystem::path(result.value("source_file", std::string()));
-    if (op != variant.op && !(variant.op.empty() && op.empty()))
-        return fmt::format("the kernel file registers it as op '{}', but {} line {} says op '{}'", op,
-                           lab.file.filename().string(), variant.line, variant.op);
-    if (dtype != dtype_name(variant.dtype))
-        return fmt::format("the kernel file registers it with dtype {}, but {} line {} says {}", dtype,
-                           lab.file.filename().string(), variant.line, dtype_name(variant.dtype));
-    if (source.filename() != variant.file.filename())
-        return fmt::format("it is registered in {}, but {} line {} says file: {}", source.filename().string(),
-                           lab.file.filename().string(), variant.line, variant.file.string());
-    return std::nullopt;
 }
 
 // One check per program and process: `grade --all` asks for every variant of the same objects.
@@ -275,7 +258,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     if (auto refusal = link_refusal(symbols, variant)) {
         out.exit_code = kForbidden;
         out.text = fmt::format("{}  {}: {}\n  (0 points: the timed work must be this kernel file's own; README.md, "
-                               "\"What the grader defends\")\n", target, refusal->outcome, refusal->message);
+                               "\"The student's own work\")\n", target, refusal->outcome, refusal->message);
         out.json = {{"target", target}, {"outcome", refusal->outcome}, {"message", refusal->message},
                     {"points", {{"total", 0}, {"max", lab.scoring.total()}}}};
         return out;
@@ -323,6 +306,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     auto run = interpret(session->run(argv, result_file, lab.timeout_s), result_file, variant.name, lab.timeout_s);
     std::string own_work_note;
     if (run.outcome == Outcome::ok) {
+        // The variant as the kernel file registered it must be the one lab.yaml describes.
         if (auto mismatch = registration_mismatch(run.result, variant, lab)) {
             run.outcome = Outcome::incorrect;
             run.message = fmt::format("{}: {}", variant.name, *mismatch);

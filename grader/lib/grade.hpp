@@ -1,4 +1,4 @@
-// `roofline grade` and `roofline run`, stage by stage (DESIGN.md, "Data flow"):
+// `roofline grade` and `roofline run`, stage by stage (grader/README.md, "One `roofline grade`"):
 // load, prediction gate, build (so a compile error shows even without a GPU),
 // device check, run, verify and measure (in the lab program), score, record
 // and report.

@@ -1,4 +1,4 @@
-// Turns a lab run's timing into rates, fractions and points (DESIGN.md step 7).
+// Turns a lab run's timing into rates, fractions and points (grader/README.md, step 8).
 // The fraction is in the unit of the scarce resource: TB/s for a memory-bound
 // workload, TFLOP/s for a compute-bound one. lab.yaml chooses what it is a
 // fraction of: the peer timed in the same run (cudaMemcpy, cuBLAS) or the

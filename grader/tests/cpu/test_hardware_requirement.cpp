@@ -1,7 +1,7 @@
 // lab.yaml `requires` (lib/hardware_requirement.cpp, lib/lab_spec.cpp): compute
 // capabilities parse or are refused with file:line; a variant built for one GPU is
-// refused on any other, with a message that says what to do instead; lab 05 asks
-// for compute capability 10.0.
+// refused on any other, with a message that says what to do instead; lab 04 asks
+// for compute capability 9.0 and lab 05 for 10.0.
 #include "test_support.hpp"
 
 #include "hardware_requirement.hpp"
@@ -68,6 +68,22 @@ TEST_CASE("lab 05 runs on compute capability 10.0 only", "[requires][lab]") {
         CHECK(*v.requires_cc == ComputeCapability{10, 0});
         CHECK(v.op == "gemm_abt");
     }
+}
+
+TEST_CASE("lab 04 runs on compute capability 9.0 only", "[requires][lab]") {
+    // Its programs hold sm_90a code alone (CMake reads this `requires` to choose the -gencode).
+    auto lab = load_lab(repo_root() / "labs" / "04-async" / "lab.yaml");
+    REQUIRE_FALSE(lab.variants.empty());
+    for (const auto& v : lab.variants) {
+        INFO(v.name);
+        REQUIRE(v.requires_cc.has_value());
+        CHECK(*v.requires_cc == ComputeCapability{9, 0});
+    }
+    auto on_b200 = hardware_refusal("04-async/wgmma_gemm_4096", *lab.variants.front().requires_cc, "NVIDIA B200",
+                                    {10, 0});
+    CHECK(on_b200.has_value());
+    CHECK_FALSE(hardware_refusal("04-async/wgmma_gemm_4096", *lab.variants.front().requires_cc, "NVIDIA H200",
+                                 {9, 0}).has_value());
 }
 
 TEST_CASE("a malformed requires is reported with file:line and the field", "[requires][lab]") {

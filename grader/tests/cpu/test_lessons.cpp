@@ -4,7 +4,8 @@
 // `labs/02-gemm/kernels/03_smem_tiled.cu`). The classifier bank is read too, since
 // students see its explanations through `roofline classify --check`. A lesson may
 // also not cite a Markdown file by bare name (`DESIGN.md`) that the repository
-// lacks. Each failure names file:line, the missing target and what to do.
+// lacks, and neither may a comment in the source tree (grader/, labs/, solutions/,
+// scripts/, cmake/). Each failure names file:line, the missing target and what to do.
 #include "test_support.hpp"
 
 #include <algorithm>
@@ -56,6 +57,22 @@ std::string heading_slug(const std::string& heading) {
         else if (c == '_') slug += '_';
     }
     return slug;
+}
+
+// The comment on a line of code: after `//`, or a line inside a block comment (` * ...`);
+// with `hash_comments` (CMake, shell, Python), after a `#` that starts a word.
+std::string comment_of(const std::string& line, bool hash_comments) {
+    auto first = line.find_first_not_of(" \t");
+    if (first == std::string::npos) return "";
+    if (hash_comments) {
+        for (std::size_t i = first; i < line.size(); ++i) {
+            if (line[i] == '#' && (i == first || line[i - 1] == ' ' || line[i - 1] == '\t')) return line.substr(i);
+        }
+        return "";
+    }
+    if (line.compare(first, 2, "/*") == 0 || line.compare(first, 1, "*") == 0) return line.substr(first);
+    auto slashes = line.find("//");
+    return slashes == std::string::npos ? "" : line.substr(slashes);
 }
 
 bool is_fence(const std::string& line) {
@@ -148,6 +165,28 @@ struct Checker {
         return problems;
     }
 
+    // A comment in a source file (code, CMake, a script) that cites a Markdown file the
+    // repository lacks. Code may name Markdown files it writes (summary.md): only comments count.
+    std::vector<std::string> check_source(const fs::path& file) const {
+        std::vector<std::string> problems;
+        const std::string shown = fs::relative(file, root).generic_string();
+        const auto ext = file.extension().string();
+        const bool hash_comments = ext == ".cmake" || ext == ".sh" || ext == ".py" || ext == ".txt";
+        int number = 0;
+        for (const auto& line : lines_of(file)) {
+            ++number;
+            const std::string comment = comment_of(line, hash_comments);
+            for (std::sregex_iterator m(comment.begin(), comment.end(), kBareMarkdown), end; m != end; ++m) {
+                std::string name = (*m)[1].str();
+                if (markdown.count(name)) continue;
+                problems.push_back(shown + ":" + std::to_string(number) + ": cites " + name +
+                                   ", which is not in the repository; point to a README that is (grader/README.md "
+                                   "explains the grader's design) or state the fact in the comment");
+            }
+        }
+        return problems;
+    }
+
     void check_links(const std::string& line, const fs::path& document, const std::string& at,
                      std::vector<std::string>& problems) const {
         for (std::sregex_iterator m(line.begin(), line.end(), kLink), end; m != end; ++m) {
@@ -172,7 +211,7 @@ struct Checker {
 // What students and instructors read: the lessons and the classifier bank, the lab
 // READMEs, the course README and the results index.
 std::vector<fs::path> course_documents(const fs::path& root) {
-    std::vector<fs::path> documents = {root / "README.md", root / "results" / "README.md",
+    std::vector<fs::path> documents = {root / "README.md", root / "results" / "README.md", root / "grader" / "README.md",
                                        root / "lessons" / "practice" / "bank.yaml"};
     for (const auto& entry : fs::directory_iterator(root / "lessons"))
         if (entry.path().extension() == ".md") documents.push_back(entry.path());
@@ -180,6 +219,28 @@ std::vector<fs::path> course_documents(const fs::path& root) {
         if (fs::exists(entry.path() / "README.md")) documents.push_back(entry.path() / "README.md");
     std::sort(documents.begin(), documents.end());
     return documents;
+}
+
+// The source tree's code, CMake files and scripts; this test file is left out, since its
+// fixture cites a missing file on purpose.
+std::vector<fs::path> source_files(const fs::path& root) {
+    const std::set<std::string> extensions = {".cpp", ".hpp", ".cu", ".cuh", ".h", ".cmake", ".sh", ".py", ".txt"};
+    std::vector<fs::path> files = {root / "CMakeLists.txt"};
+    for (const char* folder : {"grader", "labs", "solutions", "scripts", "cmake"}) {
+        if (!fs::exists(root / folder)) continue;  // a student edition has no solutions/
+        for (auto it = fs::recursive_directory_iterator(root / folder); it != fs::recursive_directory_iterator(); ++it) {
+            std::string name = it->path().filename().string();
+            if (it->is_directory() && (name.rfind("build", 0) == 0 || name[0] == '.')) {
+                it.disable_recursion_pending();
+                continue;
+            }
+            if (it->is_regular_file() && extensions.count(it->path().extension().string()) &&
+                name != "test_lessons.cpp")
+                files.push_back(it->path());
+        }
+    }
+    std::sort(files.begin(), files.end());
+    return files;
 }
 
 std::string joined(const std::vector<std::string>& lines) {
@@ -228,6 +289,44 @@ TEST_CASE("the document check names file:line for a broken link, anchor, path an
     CHECK(roofline_test::contains(problems[2], "lessons/a.md:3: links to target.md#measured,"));
     CHECK(roofline_test::contains(problems[3], "lessons/a.md:5: cites DESIGN.md"));
     CHECK(roofline_test::contains(problems[4], "lessons/a.md:7: names grader/problems/none.cu"));
+}
+
+TEST_CASE("no comment in the source tree cites a Markdown file the repository lacks", "[lessons]") {
+    const fs::path root = roofline_test::repo_root();
+    Checker checker(root);
+    auto files = source_files(root);
+    REQUIRE(files.size() >= 100);
+    std::vector<std::string> problems;
+    for (const auto& file : files) {
+        auto found = checker.check_source(file);
+        problems.insert(problems.end(), found.begin(), found.end());
+    }
+    INFO(joined(problems));
+    CHECK(problems.empty());
+}
+
+TEST_CASE("the source check names file:line for a citation of a missing Markdown file", "[lessons]") {
+    TempDir dir;
+    const fs::path root = dir.path();
+    write_file(root / "grader" / "README.md", "# The grader\n");
+    write_file(root / "grader" / "lib" / "score.hpp",
+               "// Points (grader/README.md, step 8).\n"                  // 1: a file that exists
+               "// As DESIGN.md says.\n"                                // 2: one that does not
+               "write(out / \"summary.md\");  // writes its summary\n"  // 3: code, not a citation
+               "x = 1;  // see NOTES.md\n");                             // 4: a comment after code
+    Checker checker(root);
+    auto files = source_files(root);
+    REQUIRE(std::count(files.begin(), files.end(), root / "grader" / "lib" / "score.hpp") == 1);
+    auto problems = checker.check_source(root / "grader" / "lib" / "score.hpp");
+    INFO(joined(problems));
+    REQUIRE(problems.size() == 2);
+    CHECK(roofline_test::contains(problems[0], "grader/lib/score.hpp:2: cites DESIGN.md"));
+    CHECK(roofline_test::contains(problems[0], "grader/README.md"));
+    CHECK(roofline_test::contains(problems[1], "grader/lib/score.hpp:4: cites NOTES.md"));
+    write_file(root / "cmake" / "x.cmake", "set(a \"b#DESIGN.md\")  # per DESIGN.md\n");
+    auto in_cmake = checker.check_source(root / "cmake" / "x.cmake");
+    REQUIRE(in_cmake.size() == 1);
+    CHECK(roofline_test::contains(in_cmake[0], "cmake/x.cmake:1: cites DESIGN.md"));
 }
 
 TEST_CASE("the document check lets a student edition name the solutions it leaves out", "[lessons]") {

@@ -3,7 +3,8 @@
 // loops over the array with a grid sized to the GPU (a few blocks per SM), so
 // the instruction count per byte drops 4-8x and no block is launched per value.
 // The floor is unchanged (same bytes); what this buys is reaching it: expect
-// ~93% of cudaMemcpy (DESIGN.md measured a float4 copy at 3.95 of 4.24 TB/s),
+// ~93% of cudaMemcpy (a 16-byte copy kernel reached 3.88-3.96 TB/s against cudaMemcpy's
+// 4.20 on the H200: results/README.md, "Ceilings"),
 // the same for bf16 since the vector width is in bytes, not elements.
 #include "elementwise/elementwise.cuh"
 
