@@ -262,6 +262,7 @@ int run(const Options& options, json& result) {
         }
     }
     result["status"] = "ok";
+    result["watch_seconds"] = LaunchWatch::instance().seconds_spent();  // this process's total so far
     return 0;
 }
 

@@ -2,6 +2,7 @@
 
 #include <cupti.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -64,7 +65,16 @@ LaunchWatch& LaunchWatch::instance() {
     return watch;
 }
 
+namespace {
+struct Stopwatch {
+    double& total;
+    std::chrono::steady_clock::time_point began = std::chrono::steady_clock::now();
+    ~Stopwatch() { total += std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count(); }
+};
+}  // namespace
+
 void LaunchWatch::start(cudaStream_t expected) {
+    Stopwatch timing{seconds_spent_};
     if (!initialized) {
         initialized = true;
         CUptiResult status = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
@@ -93,6 +103,7 @@ void LaunchWatch::start(cudaStream_t expected) {
 }
 
 WatchedWork LaunchWatch::stop() {
+    Stopwatch timing{seconds_spent_};
     cudaDeviceSynchronize();
     bool watched = false;
     {

@@ -32,8 +32,11 @@ public:
     void start(cudaStream_t expected);
     // Waits for the recorded work (the caller has synchronized the stream) and stops.
     WatchedWork stop();
+    // Seconds this process has spent in start() and stop(): the record's own cost.
+    double seconds_spent() const { return seconds_spent_; }
 
 private:
+    double seconds_spent_ = 0;
     LaunchWatch() = default;
 };
 
