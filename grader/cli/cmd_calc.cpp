@@ -19,7 +19,7 @@ namespace {
 
 // The fixed cost of one kernel launch, back to back (DESIGN.md, H200): below it
 // both floors are hidden and the regime is overhead.
-constexpr double kLaunchOverheadS = 5e-6;
+constexpr double kLaunchOverheadS = kTypicalLaunchOverheadS;
 
 struct CalcOptions {
     std::string gemm;

@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
     roofline::cli::add_ceilings_command(app, context);
     roofline::cli::add_classify_command(app, context);
     roofline::cli::add_batch_command(app, context);
+    roofline::cli::add_report_command(app, context);
 
     try {
         app.parse(argc, argv);
