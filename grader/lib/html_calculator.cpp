@@ -75,7 +75,7 @@ constexpr const char* kScript = R"js(
   }
 
   // ---- inputs: the URL fragment and the controls ----
-  var state = { hw: data.profiles[0].id, ceilings: "datasheet", dtype: "bf16", mode: "square",
+  var state = { hw: data.default_profile, ceilings: "datasheet", dtype: "bf16", mode: "square",
                 n: 4096, gemm: "4096,4096,4096", elementwise: 268435456, reads: 1, writes: 1, flops: 0 };
   function profile(id) {
     for (var i = 0; i < data.profiles.length; i++) if (data.profiles[i].id === id) return data.profiles[i];
@@ -269,7 +269,7 @@ constexpr const char* kScript = R"js(
     svg.appendChild(el("text", { x: X(ridge) + 4, y: top + 14, "font-size": 11 }, "ridge " + g(ridge, 3) + " FLOP/B"));
     svg.appendChild(el("text", { x: left + 6, y: Y(ceiling.bandwidth_tbs * xlo) - 8, "font-size": 11 },
                        "memory roof " + g(ceiling.bandwidth_tbs, 3) + " TB/s"));
-    svg.appendChild(el("text", { x: right - 4, y: Y(ceiling.peak_tflops) - 6, "text-anchor": "end", "font-size": 11 },
+    svg.appendChild(el("text", { x: X(ridge) - 6, y: Y(ceiling.peak_tflops) - 8, "text-anchor": "end", "font-size": 11 },
                        "compute roof " + g(ceiling.peak_tflops, 4) + " TFLOP/s"));
     var px = zeroIntensity ? left : X(Math.min(Math.max(r.intensity, xlo), xhi));
     var py = zeroIntensity ? bottom : Y(Math.max(r.attainable_tflops, ylo));
@@ -277,7 +277,9 @@ constexpr const char* kScript = R"js(
     point.appendChild(el("title", {}, (zeroIntensity ? "0 FLOP/byte" : g(r.intensity, 4) + " FLOP/byte") + ", " +
                          g(r.attainable_tflops, 4) + " TFLOP/s attainable, " + r.regime + "-bound"));
     svg.appendChild(point);
-    svg.appendChild(el("text", { x: px + 10, y: py - 10, "font-size": 12, "font-weight": "bold" },
+    var labelLeft = px > (left + right) / 2;  // keep the label inside the plot
+    svg.appendChild(el("text", { x: labelLeft ? px - 10 : px + 10, y: py + 24, "font-size": 12, "font-weight": "bold",
+                                 "text-anchor": labelLeft ? "end" : "start" },
                        zeroIntensity ? "this workload (0 FLOP/byte: the memory floor alone)" : "this workload (" + r.regime + ")"));
   }
 
@@ -321,7 +323,13 @@ nlohmann::json calculator_data(const Workspace& ws) {
                             {"memory", fmt::format("{} {:g} GB", p.memory.kind, p.memory.capacity_gb)},
                             {"ceilings", ceilings}, {"sources", sources}});
     }
-    return {{"launch_overhead_s", kTypicalLaunchOverheadS}, {"dtypes", dtypes}, {"profiles", profiles}};
+    // The course's reference GPU first, where the course ships its profile.
+    std::string first = profiles.empty() ? "" : profiles[0]["id"].get<std::string>();
+    for (const auto& p : profiles) {
+        if (p["id"] == "h200-sxm") first = "h200-sxm";
+    }
+    return {{"launch_overhead_s", kTypicalLaunchOverheadS}, {"dtypes", dtypes}, {"profiles", profiles},
+            {"default_profile", first}};
 }
 
 std::string calculator_section(const nlohmann::json& data) {

@@ -22,7 +22,8 @@
 namespace roofline {
 
 // The calculator's data: {launch_overhead_s, dtypes[{name, bytes}],
-// profiles[{id, name, ..., ceilings: {datasheet: {...}, measured?: {...}}}]}.
+// profiles[{id, name, ..., ceilings: {datasheet: {...}, measured?: {...}}}],
+// default_profile: the reference H200 where hardware/ has it}.
 // A malformed measured-ceilings file is an InputError naming it.
 nlohmann::json calculator_data(const Workspace& ws);
 

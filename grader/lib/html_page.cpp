@@ -16,6 +16,7 @@ namespace {
 constexpr const char* kStyle = R"css(
 :root { --ink: #111; --muted: #555; --line: #bbb; --accent: #1f5fa8; --warn: #a33; }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 body { font-family: "DejaVu Sans", Verdana, sans-serif; color: var(--ink); background: #fff; margin: 0 auto;
        padding: 1rem; max-width: 72rem; line-height: 1.45; font-size: 16px; }
 h1 { font-size: 1.6rem; margin: 0.4rem 0 0.6rem; }

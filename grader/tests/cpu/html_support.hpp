@@ -5,6 +5,7 @@
 #include "test_support.hpp"
 
 #include "batch/result.hpp"
+#include "workspace.hpp"
 
 #include <string>
 #include <vector>
@@ -41,6 +42,33 @@ inline roofline::batch::SubmissionResult submission_result(const std::string& na
     }
     roofline::batch::add_up(r);
     return r;
+}
+
+// A course in `dir` (hardware/ and lab 01 copied) whose student graded three
+// variants of lab 01 (one incorrect) on two GPUs, and a prediction log beside it
+// with two graded predictions, one of them with a hostile why, and one not yet
+// graded. Returns the log's path.
+inline fs::path write_graded_course(const fs::path& dir) {
+    fs::create_directories(dir / "labs");
+    fs::copy(repo_root() / "hardware", dir / "hardware", fs::copy_options::recursive);
+    fs::copy(repo_root() / "labs" / "01-memory-roof", dir / "labs" / "01-memory-roof", fs::copy_options::recursive);
+    roofline::Workspace ws{dir, dir / "build"};
+    auto results = ws.results_dir("01-memory-roof", false);
+    write_file(results / "copy_naive_fp32.json",
+               saved_grade("01-memory-roof/copy_naive_fp32", 0, 14, "TB/s", 3.9, 4.24, 1.25).dump());
+    write_file(results / "fma_compute_fp32.json",
+               saved_grade("01-memory-roof/fma_compute_fp32", 128, 14, "TFLOP/s", 40, 50, 0, "NVIDIA B200").dump());
+    auto incorrect = saved_grade("01-memory-roof/add_fp32", 0.083, 14, "TB/s", 3, 4.24, 0);
+    incorrect["correct"] = false;
+    write_file(results / "add_fp32.json", incorrect.dump());
+
+    auto log_file = dir / "predictions.yaml";
+    auto p1 = roofline::append_prediction(log_file, make_prediction("copy_naive_fp32", "n=268435456", "h1", 500, kHostileScript));
+    roofline::append_measurement(log_file, make_measurement(p1, 625));
+    auto p2 = roofline::append_prediction(log_file, make_prediction("scale_fp32", "n=268435456", "h2", 500));
+    roofline::append_measurement(log_file, make_measurement(p2, 510));
+    roofline::append_prediction(log_file, make_prediction("add_fp32", "n=268435456", "h3", 700));
+    return log_file;
 }
 
 // OUT as `roofline batch` leaves it: batch.json, and per submission result.json,

@@ -91,10 +91,10 @@ void check_same(const std::string& dom, const std::string& name, double expected
     CHECK(std::fabs(value - expected) <= 1e-12 * std::fabs(expected));
 }
 
-fs::path write_report(const TempDir& dir, const fs::path& root) {
+fs::path write_report(const TempDir& dir, const fs::path& root, const fs::path& log = "") {
     auto page = dir / "report.html";
     auto r = run_cli("--root " + shell_quote(root.string()) + " report --log " +
-                     shell_quote((dir / "none.yaml").string()) + " --out " + shell_quote(page.string()));
+                     shell_quote((log.empty() ? dir / "none.yaml" : log).string()) + " --out " + shell_quote(page.string()));
     INFO(r.all());
     REQUIRE(r.exit_code == 0);
     return page;
@@ -117,7 +117,6 @@ struct GridCase {
 TEST_CASE("the calculator in a browser shows what roofline calc --json prints, on a grid", "[.browser]") {
     TempDir dir;
     auto page = write_report(dir, repo_root());
-    screenshot(page, "student-report");
 
     std::vector<GridCase> grid = {
         {"hw=b200&dtype=fp16&n=512", "--gemm 512 --dtype fp16 --hardware b200"},
@@ -159,6 +158,21 @@ TEST_CASE("the calculator in a browser shows what roofline calc --json prints, o
             else CHECK(figure(dom, "crossover").empty());
         }
     }
+}
+
+TEST_CASE("the student's report in a browser: graded kernels on their roofline, predictions, labs", "[.browser]") {
+    TempDir dir;
+    auto root = dir / "course";
+    auto log = write_graded_course(root);
+    auto page = write_report(dir, root, log);
+    auto dom = dump_dom(page);
+    CHECK(contains(dom, "data-calculator-ready=\"1\""));
+    CHECK_FALSE(std::regex_search(dom, std::regex("<body[^>]*data-pwned")));  // the hostile why stayed text
+    CHECK(contains(dom, dom_text(kHostileScript)));
+    CHECK(contains(dom, "graded on NVIDIA H200"));
+    CHECK(contains(dom, "graded on NVIDIA B200"));
+    CHECK(contains(dom, "data-trend=\"closing\""));
+    screenshot(page, "student-report");
 }
 
 TEST_CASE("the calculator in a browser: a dtype the part lacks, an unknown GPU, bad sizes", "[.browser]") {

@@ -85,6 +85,7 @@ TEST_CASE("calculator data: every profile with its datasheet ceilings, and measu
 
     auto data = calculator_data(ws);
     CHECK(data["launch_overhead_s"].get<double>() == kTypicalLaunchOverheadS);
+    CHECK(data["default_profile"] == "h200-sxm");  // the course's reference GPU opens the calculator
     REQUIRE(data["dtypes"].size() == all_dtypes.size());
     for (const auto& d : data["dtypes"]) {
         CHECK(d["bytes"].get<double>() == dtype_bytes(*parse_dtype(d["name"].get<std::string>())));
@@ -127,23 +128,9 @@ TEST_CASE("calculator data: a broken measured-ceilings file is named, not skippe
 
 TEST_CASE("the student's report: kernels on their GPU's roofline, predictions, calibration, labs", "[html]") {
     TempDir dir;
-    auto root = course_copy(dir.path());
+    auto root = dir.path();
     Workspace ws{root, root / "build"};
-    auto results = ws.results_dir("01-memory-roof", false);
-    write_file(results / "copy_naive_fp32.json",
-               saved_grade("01-memory-roof/copy_naive_fp32", 0, 14, "TB/s", 3.9, 4.24, 1.25).dump());
-    write_file(results / "fma_compute_fp32.json",
-               saved_grade("01-memory-roof/fma_compute_fp32", 128, 14, "TFLOP/s", 40, 50, 0, "NVIDIA B200").dump());
-    auto incorrect = saved_grade("01-memory-roof/add_fp32", 0.083, 14, "TB/s", 3, 4.24, 0);
-    incorrect["correct"] = false;
-    write_file(results / "add_fp32.json", incorrect.dump());
-
-    auto log_file = dir / "predictions.yaml";
-    auto p1 = append_prediction(log_file, make_prediction("copy_naive_fp32", "n=268435456", "h1", 500, kHostileScript));
-    append_measurement(log_file, make_measurement(p1, 625));
-    auto p2 = append_prediction(log_file, make_prediction("scale_fp32", "n=268435456", "h2", 500));
-    append_measurement(log_file, make_measurement(p2, 510));
-    append_prediction(log_file, make_prediction("add_fp32", "n=268435456", "h3", 700));
+    auto log_file = write_graded_course(root);
 
     auto html = student_report_html(ws, log_file);
     check_self_contained(html);
