@@ -8,7 +8,8 @@
 # Kinds: correct (the reference solutions), slow (correct but slower kernels),
 # wrong (a wrong answer), crash (illegal address, trap), hang (a kernel that
 # never ends), compile (a syntax error), no predictions.yaml, a malformed one,
-# and stale predictions (made before the last edit: graded, no prediction points).
+# and stale predictions (made before the last edit: graded, no prediction points),
+# and a correct one whose name is markup (report.html must show it as text).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: make_test_submissions.sh OUTDIR [ROOFLINE]}
@@ -122,5 +123,11 @@ printf -- '- kind: prediction\n  lab: 01-memory-roof\n  variant: copy_naive_fp32
 new stale_predictions graded
 predict stale_predictions 3600
 echo "// edited after the predictions were made" >> "$out/stale_predictions/kernels/01_copy_naive.cu"
+
+# A hostile name: an element with a handler, were it written into report.html unescaped.
+# (No comma or quote in it: it stays one plain field of expected.csv and gradebook.csv.)
+hostile='<img src=x onerror=document.body.dataset.pwned=1>'
+new "$hostile" graded
+predict "$hostile" 3600
 
 echo "wrote $(($(wc -l < "$out/expected.csv") - 1)) submissions to $out (expected outcomes: $out/expected.csv)"

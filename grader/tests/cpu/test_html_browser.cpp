@@ -65,7 +65,7 @@ void screenshot(const fs::path& page, const std::string& name) {
     for (auto [width, suffix] : {std::pair{1280, "1280"}, std::pair{390, "phone"}}) {
         auto file = dir / fmt::format("{}-{}.png", name, suffix);
         fs::remove(file);
-        browse(page, "", fmt::format("--hide-scrollbars --window-size={},2400 --screenshot={}", width,
+        browse(page, "", fmt::format("--hide-scrollbars --window-size={},5000 --screenshot={}", width,
                                      shell_quote(file.string())));
         INFO(file);
         REQUIRE(fs::exists(file));
