@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue #8 on a two-GPU machine: builds the grader, generates a class of 22
-# submissions of lab 01 (correct, slow, wrong, crashing, hanging, not compiling,
+# Issue #8 on a two-GPU machine: builds the grader, generates the class of
+# scripts/make_test_submissions.sh for lab 01 (correct, slow, wrong, crashing, hanging, not compiling,
 # without or with broken predictions, one named with markup), grades it with `roofline batch` on one
 # GPU and then on two (fresh output folders, the same build jobs), and checks:
 #   1. every submission's outcome is the expected one, in both runs;

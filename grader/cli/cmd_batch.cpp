@@ -5,10 +5,13 @@
 #include "batch/slurm.hpp"
 #include "command.hpp"
 #include "input_error.hpp"
+#include "number_flags.hpp"
+#include "number_text.hpp"
 
 #include <fmt/format.h>
 
 #include <csignal>
+#include <limits>
 #include <thread>
 
 namespace roofline::cli {
@@ -57,6 +60,7 @@ void run_batch_command(Context& context, const BatchFlags& f) {
     if (f.lab.empty() || f.submissions.empty() || f.out.empty()) {
         throw InputError("batch needs LAB, --submissions DIR and --out DIR (or --merge OUT); see roofline batch --help");
     }
+    context.build_workspace();  // refuses a build of another tree before anything starts
     if (f.slurm) {
         if (!f.slice.empty()) throw InputError("--slurm makes the slices itself; leave out --slice");
         auto count = batch::find_submissions(f.submissions).size();
@@ -95,7 +99,7 @@ void run_batch_command(Context& context, const BatchFlags& f) {
     // Ctrl-C, or the scheduler's SIGTERM: stop every grading child, keep what finished.
     std::signal(SIGINT, [](int) { request_stop(); });
     std::signal(SIGTERM, [](int) { request_stop(); });
-    context.exit_code = batch::run_batch(context.workspace(), o);
+    context.exit_code = batch::run_batch(context.build_workspace(), o);
 }
 
 }  // namespace
@@ -109,14 +113,26 @@ void add_batch_command(CLI::App& app, Context& context) {
     cmd->add_option("--out", f.out, "where results go (OUT/gradebook.csv, OUT/summary.md, OUT/submissions/NAME/)");
     cmd->add_option("--hidden", f.hidden, "the instructor's hidden shapes and seed (e.g. instructor/hidden/LAB.yaml)");
     cmd->add_option("--gpus", f.gpus, "all (default), none, or device indices such as 0,1: one grading worker per GPU");
-    cmd->add_option("--jobs", f.jobs, "parallel builds (default: the CPU count)");
+    cmd->add_option("--jobs", f.jobs, "parallel builds (default: the CPU count)")->check(whole_in(1, 1024));
     cmd->add_flag("--force", f.force, "regrade submissions that already have a result");
-    cmd->add_option("--seed", f.seed, "the input seed for every submission (default: the hidden file's, else 1)");
-    cmd->add_option("--timeout", f.timeout_s, "seconds one submission's grading may take (default: from the lab)");
+    cmd->add_option("--seed", f.seed, "the input seed for every submission (default: the hidden file's, else 1)")
+        ->check(whole_in(0, std::numeric_limits<std::uint64_t>::max()));
+    cmd->add_option("--timeout", f.timeout_s, "seconds one submission's grading may take (default: from the lab)")
+        ->check(number_in(1, 86400));
     cmd->add_option("--hardware", f.hardware, "score against this hardware profile instead of the detected GPU's");
-    cmd->add_option("--slice", f.slice, "grade only slice K of N (K/N, K from 0), as a Slurm array task does");
+    cmd->add_option("--slice", f.slice, "grade only slice K of N (K/N, K from 0), as a Slurm array task does")
+        ->check(CLI::Validator(
+            [](std::string& text) {
+                // digits/digits; batch::parse_slice checks K < N (an empty value would read as no slice)
+                auto slash = text.find('/');
+                bool ok = slash != std::string::npos && parse_whole(text.substr(0, slash)) &&
+                          parse_whole(text.substr(slash + 1));
+                return ok ? std::string() : "expected K/N, e.g. 0/4 (slice K of N, K from 0) (got '" + text + "')";
+            },
+            "K/N"));
     cmd->add_flag("--slurm", f.slurm, "submit the batch as a Slurm job array (sbatch) instead of running it here");
-    cmd->add_option("--slurm-tasks", f.slurm_tasks, "array tasks for --slurm (default: up to 8)");
+    cmd->add_option("--slurm-tasks", f.slurm_tasks, "array tasks for --slurm (default: up to 8)")
+        ->check(whole_in(1, 10000));
     cmd->add_option("--slurm-option", f.slurm_options, "an extra #SBATCH line for --slurm, e.g. --slurm-option=--gres=gpu:1");
     cmd->add_option("--merge", f.merge, "join the results in this OUT folder (after --slurm) into the gradebook and summary");
     cmd->add_flag("--keep-stage", f.keep_stage, "keep each submission's staging tree (for debugging)");

@@ -4,12 +4,14 @@
 #include "command.hpp"
 #include "hardware.hpp"
 #include "input_error.hpp"
+#include "number_flags.hpp"
+#include "number_text.hpp"
 #include "units.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <charconv>
+#include <algorithm>
 #include <optional>
 #include <sstream>
 
@@ -17,14 +19,21 @@ namespace roofline::cli {
 
 namespace {
 
-// The fixed cost of one kernel launch, back to back (DESIGN.md, H200): below it
-// both floors are hidden and the regime is overhead.
+// The fixed cost of one kernel launch, back to back (measured on the H200): below
+// it both floors are hidden and the regime is overhead.
 constexpr double kLaunchOverheadS = kTypicalLaunchOverheadS;
+
+// Sizes are whole numbers whose operands fit in a GPU: at most 1 TB, above every
+// GPU's memory (the largest profile in hardware/, the B200, holds 180 GB). Past
+// that the figures are fiction, and doubles start to print as 2e+72 EFLOP.
+constexpr double kMaxOperandBytes = 1e12;
+// Raw counts (--flops, --bytes): a day of work on the fastest GPU is already generous.
+constexpr double kMaxRawFlops = 1e21, kMaxRawBytes = 1e18;
 
 struct CalcOptions {
     std::string gemm;
     std::optional<double> elementwise_n;
-    double reads = 1, writes = 1, flops_per_element = 0;
+    double reads = 1, writes = 1, flops_per_element = 0;  // whole reads and writes (whole_in)
     std::optional<double> flops, bytes;
     std::string dtype = "bf16";
     std::vector<std::string> hardware;
@@ -32,19 +41,28 @@ struct CalcOptions {
     bool json = false;
 };
 
-double positive_number(const std::string& text, const std::string& flag) {
-    double value = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size() || !(value > 0)) {
-        throw InputError(fmt::format("{}: '{}' must be a positive number", flag, text));
+// One GEMM dimension: a whole number, digits only (require_fits bounds the sizes).
+double gemm_dimension(const std::string& text, const std::string& whole) {
+    auto value = parse_whole(text);
+    if (!value || *value == 0) {
+        throw InputError(fmt::format("--gemm: '{}' must be N or M,N,K, each a whole number from 1 up (got '{}')",
+                                     whole, text));
     }
-    return value;
+    return static_cast<double>(*value);
+}
+
+// The operands of a GEMM or an elementwise op must fit in some GPU's memory.
+void require_fits(const Workload& work, const std::string& flag, const std::string& typed) {
+    if (work.bytes <= kMaxOperandBytes) return;
+    throw InputError(fmt::format("{}: {} needs {} of operands, more than any GPU holds (at most {}); use a smaller size",
+                                 flag, typed, si(work.bytes, "B"), si(kMaxOperandBytes, "B")));
 }
 
 struct Described {
     Workload work;
     std::string label;  // "GEMM 4096 x 4096 x 4096"
     std::optional<std::array<double, 3>> gemm_mnk;
+    std::string bytes_note;  // how the bytes were counted, when calc counted them
 };
 
 Described describe_workload(const CalcOptions& o, Dtype dtype) {
@@ -56,29 +74,36 @@ Described describe_workload(const CalcOptions& o, Dtype dtype) {
         std::vector<double> dims;
         std::stringstream in(o.gemm);
         std::string part;
-        while (std::getline(in, part, ',')) dims.push_back(positive_number(part, "--gemm"));
+        while (std::getline(in, part, ',')) dims.push_back(gemm_dimension(part, o.gemm));
         if (dims.size() == 1) dims = {dims[0], dims[0], dims[0]};
-        if (dims.size() != 3) throw InputError(fmt::format("--gemm: '{}' must be N or M,N,K", o.gemm));
-        return {gemm_workload(dims[0], dims[1], dims[2], dtype),
-                fmt::format("GEMM {:g} x {:g} x {:g} (M x N x K), {}", dims[0], dims[1], dims[2], dtype_name(dtype)),
-                std::array<double, 3>{dims[0], dims[1], dims[2]}};
+        if (dims.size() != 3 || o.gemm.back() == ',') {
+            throw InputError(fmt::format("--gemm: '{}' must be N or M,N,K", o.gemm));
+        }
+        auto work = gemm_workload(dims[0], dims[1], dims[2], dtype);
+        require_fits(work, "--gemm", o.gemm);
+        return {work,
+                fmt::format("GEMM {:.0f} x {:.0f} x {:.0f} (M x N x K), {}", dims[0], dims[1], dims[2], dtype_name(dtype)),
+                std::array<double, 3>{dims[0], dims[1], dims[2]}, "each input read once, the output written once"};
     }
     if (o.elementwise_n) {
-        if (o.reads < 0 || o.writes < 0 || o.reads + o.writes <= 0 || o.flops_per_element < 0) {
-            throw InputError("--reads/--writes must be >= 0 with at least one access, --flops-per-element >= 0");
+        if (o.reads + o.writes <= 0) {
+            throw InputError("--reads/--writes: an elementwise op reads or writes something; give one of them >= 1");
         }
-        return {elementwise_workload(*o.elementwise_n, o.reads, o.writes, o.flops_per_element, dtype),
-                fmt::format("elementwise, {:g} elements, {:g} reads + {:g} writes each, {:g} FLOP each, {}",
+        auto work = elementwise_workload(*o.elementwise_n, o.reads, o.writes, o.flops_per_element, dtype);
+        require_fits(work, "--elementwise", fmt::format("{:.0f}", *o.elementwise_n));
+        return {work,
+                fmt::format("elementwise, {:.0f} elements, {:.0f} reads + {:.0f} writes each, {:g} FLOP each, {}",
                             *o.elementwise_n, o.reads, o.writes, o.flops_per_element, dtype_name(dtype)),
-                std::nullopt};
+                std::nullopt, "each value read or written once"};
     }
     if (!o.flops || !o.bytes) throw InputError("calc: --flops and --bytes go together");
-    return {{*o.flops, *o.bytes}, fmt::format("{:g} FLOP over {:g} bytes", *o.flops, *o.bytes), std::nullopt};
+    return {{*o.flops, *o.bytes}, fmt::format("{:g} FLOP over {:g} bytes", *o.flops, *o.bytes), std::nullopt, ""};
 }
 
 struct Target {
     std::string id, name;
     std::optional<Ceiling> ceiling;  // none: the part has no unit for this dtype
+    std::string overridden;          // "--peak-tflops 2000": the figures are not the profile's own
 };
 
 std::vector<Target> choose_targets(const Context& context, const CalcOptions& o, Dtype dtype) {
@@ -99,8 +124,11 @@ std::vector<Target> choose_targets(const Context& context, const CalcOptions& o,
             chosen.push_back(&find_profile(profiles, name));
         }
     }
+    std::vector<std::string> overrides;
+    if (o.peak_tflops) overrides.push_back(fmt::format("--peak-tflops {:g}", *o.peak_tflops));
+    if (o.bandwidth_tbs) overrides.push_back(fmt::format("--bandwidth-tbs {:g}", *o.bandwidth_tbs));
     for (const auto* p : chosen) {
-        Target t{p->id, p->name, std::nullopt};
+        Target t{p->id, p->name, std::nullopt, fmt::format("{}", fmt::join(overrides, ", "))};
         if (p->supports(dtype)) {
             Ceiling c = p->datasheet_ceiling(dtype);
             if (o.peak_tflops) c.peak_tflops = *o.peak_tflops;
@@ -109,12 +137,26 @@ std::vector<Target> choose_targets(const Context& context, const CalcOptions& o,
         }
         targets.push_back(t);
     }
+    // A dtype no chosen GPU can do is an error (hardware/README.md); in a table of
+    // several GPUs, the ones without the unit say so on their row.
+    bool any_unit = std::any_of(targets.begin(), targets.end(), [](const Target& t) { return t.ceiling.has_value(); });
+    if (!any_unit) {
+        std::vector<std::string> names;
+        for (const auto* p : chosen) names.push_back(fmt::format("{} ({})", p->name, p->id));
+        std::vector<std::string> have;
+        for (auto d : all_dtypes) {
+            if (chosen.front()->supports(d)) have.push_back(std::string(dtype_name(d)));
+        }
+        throw InputError(fmt::format("--dtype {}: no {} unit on {}; {} does {}", dtype_name(dtype), dtype_name(dtype),
+                                     fmt::join(names, ", "), chosen.front()->id, fmt::join(have, ", ")));
+    }
     return targets;
 }
 
 nlohmann::json point_json(const Target& t, const RooflinePoint& p, const Described& d, Dtype dtype) {
     nlohmann::json j = {{"hardware", t.id},
                         {"name", t.name},
+                        {"overridden", t.overridden.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.overridden)},
                         {"supported", true},
                         {"peak_tflops", t.ceiling->peak_tflops},
                         {"bandwidth_tbs", t.ceiling->bandwidth_tbs},
@@ -130,13 +172,19 @@ nlohmann::json point_json(const Target& t, const RooflinePoint& p, const Describ
 
 void print_detail(const Target& t, const RooflinePoint& p, const Described& d, Dtype dtype) {
     const Ceiling& c = *t.ceiling;
-    fmt::print("\n{} ({}): peak {:g} TFLOP/s {} dense, {:g} TB/s\n", t.name, t.id, c.peak_tflops, dtype_name(dtype),
-               c.bandwidth_tbs);
+    std::string whose = t.overridden.empty() ? fmt::format("{} ({})", t.name, t.id)
+                                             : fmt::format("{} ({}) with {}", t.name, t.id, t.overridden);
+    fmt::print("\n{}: peak {:g} TFLOP/s {} dense, {:g} TB/s\n", whose, c.peak_tflops, dtype_name(dtype), c.bandwidth_tbs);
     fmt::print("  ridge point      {:.1f} FLOP/byte\n", p.ridge);
     fmt::print("  compute floor    {}   (FLOPs / peak)\n", seconds(p.compute_floor_s));
     fmt::print("  memory floor     {}   (bytes / bandwidth)\n", seconds(p.memory_floor_s));
-    fmt::print("  attainable       {:.4g} TFLOP/s   ({:.1f}% of peak)\n", p.attainable_tflops,
-               100 * p.attainable_tflops / c.peak_tflops);
+    if (p.regime == Regime::overhead) {
+        // The launch, not a roof, sets the time: a rate from the roofs would mislead.
+        fmt::print("  attainable       -   (overhead-bound: the launch sets the time, not a roof)\n");
+    } else {
+        fmt::print("  attainable       {:.4g} TFLOP/s   ({:.1f}% of peak)\n", p.attainable_tflops,
+                   100 * p.attainable_tflops / c.peak_tflops);
+    }
     std::string why = p.regime == Regime::overhead
                           ? fmt::format("both floors under the ~{:g} us cost of one launch", kLaunchOverheadS * 1e6)
                       : p.regime == Regime::compute ? fmt::format("intensity {:.2g}x the ridge", p.intensity / p.ridge)
@@ -161,11 +209,17 @@ void print_table(const std::vector<std::pair<Target, std::optional<RooflinePoint
             continue;
         }
         std::string crossover = d.gemm_mnk ? fmt::format("{}", gemm_crossover_n(*t.ceiling, dtype)) : "";
-        fmt::print("{:<16} {:>9.4g} {:>7.3g} {:>8.1f} {:>11} {:>11} {:>10.4g}  {:<9} {}\n", t.id, t.ceiling->peak_tflops,
-                   t.ceiling->bandwidth_tbs, p->ridge, seconds(p->compute_floor_s), seconds(p->memory_floor_s),
-                   p->attainable_tflops, regime_name(p->regime), crossover);
+        std::string attainable = p->regime == Regime::overhead ? "-" : fmt::format("{:.4g}", p->attainable_tflops);
+        fmt::print("{:<16} {:>9.4g} {:>7.3g} {:>8.1f} {:>11} {:>11} {:>10}  {:<9} {}\n",
+                   t.id + (t.overridden.empty() ? "" : "*"), t.ceiling->peak_tflops, t.ceiling->bandwidth_tbs, p->ridge,
+                   seconds(p->compute_floor_s), seconds(p->memory_floor_s), attainable, regime_name(p->regime),
+                   crossover);
     }
-    fmt::print("\nridge in FLOP/byte; compute and memory are the two time floors; attainable in TFLOP/s.\n");
+    fmt::print("\nridge in FLOP/byte; compute and memory are the two time floors; attainable in TFLOP/s"
+               " (- where overhead-bound).\n");
+    if (!rows.empty() && !rows.front().first.overridden.empty()) {
+        fmt::print("* figures overridden by {}, not the profile's\n", rows.front().first.overridden);
+    }
 }
 
 void run_calc(const Context& context, const CalcOptions& o) {
@@ -200,7 +254,8 @@ void run_calc(const Context& context, const CalcOptions& o) {
     }
     fmt::print("{}\n", described.label);
     fmt::print("  FLOPs            {}\n", si(w.flops, "FLOP"));
-    fmt::print("  bytes            {}   (each input read once, each output written once)\n", si(w.bytes, "B"));
+    if (described.bytes_note.empty()) fmt::print("  bytes            {}\n", si(w.bytes, "B"));
+    else fmt::print("  bytes            {}   ({})\n", si(w.bytes, "B"), described.bytes_note);
     fmt::print("  intensity        {:.1f} FLOP/byte\n", intensity);
     if (rows.size() == 1 && rows[0].second) print_detail(rows[0].first, *rows[0].second, described, dtype);
     else print_table(rows, described, dtype);
@@ -211,25 +266,26 @@ void run_calc(const Context& context, const CalcOptions& o) {
 void add_calc_command(CLI::App& app, Context& context) {
     static CalcOptions o;
     auto* calc = app.add_subcommand("calc", "the roofline calculator: FLOPs, bytes, floors and regime of a workload");
-    calc->add_option("--gemm", o.gemm, "a GEMM: N (square) or M,N,K");
-    calc->add_option("--elementwise", o.elementwise_n, "an elementwise op over N elements");
-    calc->add_option("--reads", o.reads, "values read per element (elementwise; default 1)");
-    calc->add_option("--writes", o.writes, "values written per element (elementwise; default 1)");
-    calc->add_option("--flops-per-element", o.flops_per_element, "FLOPs per element (elementwise; default 0)");
-    calc->add_option("--flops", o.flops, "raw FLOP count")->check(CLI::PositiveNumber);
-    calc->add_option("--bytes", o.bytes, "raw byte count")->check(CLI::PositiveNumber);
+    calc->add_option("--gemm", o.gemm, "a GEMM: N (square) or M,N,K")
+        ->check(CLI::Validator([](std::string& text) { return text.empty() ? std::string("must be N or M,N,K (got '')") : ""; },
+                               "N or M,N,K"));
+    calc->add_option("--elementwise", o.elementwise_n, "an elementwise op over N elements")
+        ->check(whole_in(1, 1'000'000'000'000ULL));
+    calc->add_option("--reads", o.reads, "values read per element (elementwise; default 1)")->check(whole_in(0, 64));
+    calc->add_option("--writes", o.writes, "values written per element (elementwise; default 1)")->check(whole_in(0, 64));
+    calc->add_option("--flops-per-element", o.flops_per_element, "FLOPs per element (elementwise; default 0)")
+        ->check(number_in(0, 1e6));
+    calc->add_option("--flops", o.flops, "raw FLOP count")->check(number_in(1, kMaxRawFlops));
+    calc->add_option("--bytes", o.bytes, "raw byte count")->check(number_in(1, kMaxRawBytes));
     calc->add_option("--dtype", o.dtype, "fp64, fp32, tf32, fp16, bf16, fp8 or fp4 (default bf16)");
     calc->add_option("--hardware", o.hardware, "profile id(s) from `roofline hardware list`, or all")->delimiter(',');
-    calc->add_option("--peak-tflops", o.peak_tflops, "override the peak (TFLOP/s)")->check(CLI::PositiveNumber);
-    calc->add_option("--bandwidth-tbs", o.bandwidth_tbs, "override the bandwidth (TB/s)")->check(CLI::PositiveNumber);
+    calc->add_option("--peak-tflops", o.peak_tflops, "override the peak (TFLOP/s)")->check(number_in(0.001, 1e5));
+    calc->add_option("--bandwidth-tbs", o.bandwidth_tbs, "override the bandwidth (TB/s)")->check(number_in(0.001, 1e3));
     calc->add_flag("--json", o.json, "the same figures as JSON");
     calc->footer("Examples:\n  roofline calc --gemm 4096 --dtype fp16 --peak-tflops 2000 --bandwidth-tbs 8\n"
                  "  roofline calc --gemm 1,8192,8192 --dtype bf16 --hardware h200-sxm,l4\n"
                  "  roofline calc --elementwise 268435456 --reads 2 --writes 1 --flops-per-element 1 --dtype fp32 --hardware all");
-    calc->callback([&context] {
-        if (o.elementwise_n && !(*o.elementwise_n > 0)) throw InputError("--elementwise: N must be a positive count");
-        run_calc(context, o);
-    });
+    calc->callback([&context] { run_calc(context, o); });
 }
 
 }  // namespace roofline::cli

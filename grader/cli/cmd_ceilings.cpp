@@ -19,11 +19,11 @@ namespace roofline::cli {
 namespace {
 
 void run_ceilings(Context& context, const std::string& hardware, bool json_output) {
-    auto ws = context.workspace();
+    auto ws = context.build_workspace();
     std::string why;
     auto device = first_device(&why);
     if (!device) {
-        fmt::print(stderr, "ceilings: no CUDA device here ({}); run this on the GPU you will grade on.\n", why);
+        fmt::print(stderr, "ceilings: nothing to measure here: {}. Run this on the GPU you will grade on.\n", why);
         context.exit_code = kNoDevice;
         return;
     }

@@ -9,6 +9,7 @@
 #include "command.hpp"
 #include "hardware.hpp"
 #include "input_error.hpp"
+#include "number_flags.hpp"
 #include "units.hpp"
 
 #include <fmt/format.h>
@@ -16,6 +17,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <limits>
 #include <optional>
 
 namespace roofline::cli {
@@ -253,8 +255,9 @@ void add_classify_command(CLI::App& app, Context& context) {
     cmd->add_option("--bank", o.bank, "the question bank (default: lessons/practice/bank.yaml)");
     cmd->add_option("--write-template", o.write_template, "write an answers file with every id, to fill in");
     cmd->add_flag("--force", o.force, "let --write-template overwrite an existing file");
-    cmd->add_option("--generate", o.generate, "N generated questions instead of the bank")->check(CLI::Range(1, 1000));
-    cmd->add_option("--seed", o.seed, "the seed for --generate (the same seed gives the same questions)");
+    cmd->add_option("--generate", o.generate, "N generated questions instead of the bank")->check(whole_in(1, 1000));
+    cmd->add_option("--seed", o.seed, "the seed for --generate (the same seed gives the same questions)")
+        ->check(whole_in(0, std::numeric_limits<std::uint64_t>::max()));
     cmd->add_flag("--json", o.json, "print the questions or the check as JSON");
     cmd->add_flag("--reveal", o.reveal, "print the answer key with the working (try the questions first)");
     cmd->footer(

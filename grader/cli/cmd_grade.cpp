@@ -2,6 +2,7 @@
 #include "command.hpp"
 #include "grade.hpp"
 #include "input_error.hpp"
+#include "number_flags.hpp"
 #include "lab_session.hpp"
 #include "report.hpp"
 #include "units.hpp"
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <limits>
 
 namespace roofline::cli {
 
@@ -63,7 +65,7 @@ void print_ladder(const std::vector<std::pair<std::string, GradeOutcome>>& rows)
 int worst(int a, int b) { return a == 0 ? b : (b == 0 ? a : std::max(a, b)); }
 
 void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
-    auto ws = context.workspace();
+    auto ws = context.build_workspace();
     std::vector<std::pair<std::string, std::string>> targets;
     if (f.all) {
         if (f.target.find('/') != std::string::npos) throw InputError("--all takes a lab (e.g. 02-gemm), not LAB/VARIANT");
@@ -117,7 +119,8 @@ void add_common(CLI::App* cmd, GradeFlags& f) {
     cmd->add_flag("--solutions", f.solutions, "use the reference solutions/ instead of labs/");
     cmd->add_flag("--no-build", f.no_build, "do not rebuild the lab program first");
     cmd->add_flag("--json", f.json, "print the result as JSON");
-    cmd->add_option("--seed", f.seed, "the first random seed (default: fresh each run)");
+    cmd->add_option("--seed", f.seed, "the first random seed (default: fresh each run)")
+        ->check(whole_in(0, std::numeric_limits<std::uint64_t>::max()));
 }
 
 }  // namespace
@@ -135,7 +138,8 @@ void add_grade_commands(CLI::App& app, Context& context) {
                     "grade a variant that has no prediction, with no prediction points (what `roofline batch` does)");
     grade->footer("Needs a prediction for the variant's current source first (roofline predict); --solutions needs none.\n"
                   "Exit codes: 0 correct, 1 incorrect, 2 bad input, 3 no prediction, 4 no CUDA device,\n"
-                  "5 build failed, 6 crashed or timed out, 7 needs another GPU (e.g. a Blackwell-only lab on a Hopper GPU).");
+                  "5 build failed, 6 crashed or timed out, 7 needs another GPU (e.g. a Blackwell-only lab on a Hopper GPU),\n"
+                  "8 refused: the timed work was not the kernel file's own (forbidden_call, forbidden_symbol, timing_refused).");
     grade->callback([&context] { run_grade(context, grade_flags, false); });
 
     auto* run = app.add_subcommand("run", "check a variant's correctness only: no timing, no prediction needed");

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 
 namespace roofline::cli {
@@ -28,13 +29,22 @@ std::string last_result(const Workspace& ws, const LabSpec& lab, const VariantSp
 void run_list(Context& context, const std::string& log_flag) {
     auto ws = context.workspace();
     auto log = load_log(log_flag.empty() ? ws.default_log() : std::filesystem::path(log_flag));
-    for (const auto& lab : load_labs(ws.labs_dir())) {
+    auto labs = load_labs(ws.labs_dir());
+    // Columns as wide as the longest name and file, so long ones do not push a row out of line.
+    std::size_t name_width = 24, file_width = 32;
+    for (const auto& lab : labs) {
+        for (const auto& v : lab.variants) {
+            name_width = std::max(name_width, v.name.size());
+            file_width = std::max(file_width, v.file.string().size());
+        }
+    }
+    for (const auto& lab : labs) {
         fmt::print("{}  {}  (lesson: {})\n", lab.id, lab.title, lab.lesson);
         for (const auto& v : lab.variants) {
             auto hash = hash_file(ws.kernels_root(lab.id, false) / v.file);
             bool predicted = log.find_current(lab.id, v.name, shape_text(v.timed), hash) != nullptr;
-            fmt::print("  {:<24} {:<5} {:<32} {:<14} {}\n", v.name, dtype_name(v.dtype), v.file.string(),
-                       predicted ? "predicted" : "no prediction", last_result(ws, lab, v));
+            fmt::print("  {:<{}} {:<5} {:<{}} {:<14} {}\n", v.name, name_width, dtype_name(v.dtype), v.file.string(),
+                       file_width, predicted ? "predicted" : "no prediction", last_result(ws, lab, v));
         }
         fmt::print("\n");
     }

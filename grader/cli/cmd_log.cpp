@@ -23,13 +23,19 @@ struct LogFlags {
     std::string svg;
 };
 
+// No measurements: null figures, since a 0 median error would read as perfect.
 nlohmann::json calibration_json(const Calibration& c) {
+    if (c.count == 0) return {{"count", 0}, {"median_abs_log2_ratio", nullptr}, {"share_within_1_5x", nullptr}};
     return {{"count", c.count}, {"median_abs_log2_ratio", c.median_abs_log2}, {"share_within_1_5x", c.share_within_1_5x}};
 }
 
 void run_log(Context& context, const LogFlags& f) {
     auto path = f.log.empty() ? context.workspace().default_log() : std::filesystem::path(f.log);
-    auto log = load_log(path);
+    auto log = load_log(path);  // a missing folder, a folder or a binary file: an error naming it
+    if (!std::filesystem::exists(path)) {
+        fmt::print(stderr, "note: {} does not exist yet; `roofline predict` starts it (check the path if it should)\n",
+                   path.string());
+    }
     nlohmann::json rows = nlohmann::json::array();
     auto graded = graded_predictions(log);
     for (const auto& m : log.measurements) {
@@ -52,7 +58,14 @@ void run_log(Context& context, const LogFlags& f) {
         for (const auto* again : g.regradings) point.regraded_s.push_back(again->measured_time_s);
         points.push_back(point);
     }
-    auto calibration = calibration_over_time(graded);
+    // A prediction changed after its measurement says nothing about calibration: left out.
+    std::vector<GradedPrediction> counted_graded;
+    for (const auto& g : graded) {
+        if (g.first->prediction_digest == g.prediction->digest()) counted_graded.push_back(g);
+    }
+    int edited_count = static_cast<int>(graded.size() - counted_graded.size());
+    auto calibration = calibration_over_time(counted_graded);
+    bool halves = counted_graded.size() >= 2;  // a trend needs a measurement on each side
     const auto& overall = calibration.all;
     const auto& first = calibration.first_half;
     const auto& second = calibration.second_half;
@@ -69,8 +82,9 @@ void run_log(Context& context, const LogFlags& f) {
         nlohmann::json out = {{"log", path.string()},
                               {"entries", rows},
                               {"calibration", {{"all", calibration_json(overall)},
-                                               {"first_half", calibration_json(first)},
-                                               {"second_half", calibration_json(second)},
+                                               {"first_half", halves ? calibration_json(first) : nullptr},
+                                               {"second_half", halves ? calibration_json(second) : nullptr},
+                                               {"edited_left_out", edited_count},
                                                {"trend", calibration.trend ? std::string(trend_name(*calibration.trend))
                                                                            : std::string("none")}}},
                               {"not_yet_measured", pending}};
@@ -96,7 +110,12 @@ void run_log(Context& context, const LogFlags& f) {
     };
     fmt::print("\ncalibration (median error is 2^median|log2(measured/predicted)|; 1.00x is perfect;\n"
                "each prediction counts once, at its first measurement)\n");
-    fmt::print("{}{}{}", line("all", overall), line("first half", first), line("second half", second));
+    fmt::print("{}", line("all", overall));
+    if (halves) fmt::print("{}{}", line("first half", first), line("second half", second));
+    else if (overall.count == 1) fmt::print("  a trend over time needs a second measurement\n");
+    if (edited_count > 0) {
+        fmt::print("  left out: {} prediction(s) edited after they were measured\n", edited_count);
+    }
     if (calibration.trend == Trend::closing) fmt::print("  the gap is closing\n");
     if (calibration.trend == Trend::widening) fmt::print("  the gap is widening\n");
     if (calibration.trend == Trend::unchanged) {

@@ -26,15 +26,20 @@ struct Context {
     std::string root_flag;   // --root
     std::string build_flag;  // --build-dir
     int exit_code = 0;
+    mutable bool noted_fallback = false;  // root() said once that it fell back to the build's tree
 
     // The course checkout (hardware/, labs/, solutions/): --root, else $ROOFLINE_ROOT,
     // else the nearest folder up from here holding hardware/ and labs/, else the
-    // source tree this binary was built from.
+    // source tree this binary was built from (with a note on stderr).
     std::filesystem::path root() const;
     // Where CMake built the labs: --build-dir, else the build this binary came from.
     std::filesystem::path build_dir() const;
     std::filesystem::path hardware_dir() const { return root() / "hardware"; }
     Workspace workspace() const { return {root(), build_dir()}; }
+    // The workspace of a command that builds or runs lab programs: without --build-dir,
+    // refuses (InputError) a default build configured from another tree than root(),
+    // which would time one checkout's kernels against another's prediction.
+    Workspace build_workspace() const;
 };
 
 void add_hardware_command(CLI::App& app, Context& context);

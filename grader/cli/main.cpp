@@ -4,26 +4,42 @@
 
 #include <fmt/format.h>
 
-#include <cstdlib>
+#include <optional>
+#include <string_view>
 
-namespace roofline::cli {
+namespace {
 
-std::filesystem::path Context::root() const {
-    if (!root_flag.empty()) return root_flag;
-    if (const char* env = std::getenv("ROOFLINE_ROOT")) return env;
-    for (auto dir = std::filesystem::current_path(); !dir.empty(); dir = dir.parent_path()) {
-        if (std::filesystem::is_directory(dir / "hardware") && std::filesystem::is_directory(dir / "labs")) return dir;
-        if (dir == dir.parent_path()) break;
+// Errors are one line: control bytes (a newline in --why, a binary file's content)
+// are shown escaped rather than sent to the terminal.
+std::string printable(std::string_view text) {
+    std::string out;
+    for (unsigned char c : text) {
+        if (c == '\n') out += "\\n";
+        else if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", static_cast<unsigned>(c));
+        else out += static_cast<char>(c);
     }
-    return ROOFLINE_SOURCE_DIR;
+    return out;
 }
 
-std::filesystem::path Context::build_dir() const {
-    if (!build_flag.empty()) return build_flag;
-    return ROOFLINE_BINARY_DIR;
+// CLI11 reports `roofline bogus` as "A subcommand is required"; name the word instead.
+// Returns the first word that is neither an option, an option's value nor a subcommand.
+std::optional<std::string> unknown_command(const CLI::App& app, int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        std::string_view arg = argv[i];
+        if (arg == "--root" || arg == "--build-dir") {
+            ++i;  // its value
+            continue;
+        }
+        if (!arg.empty() && arg.front() == '-') continue;
+        for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+            if (sub->check_name(std::string(arg))) return std::nullopt;
+        }
+        return std::string(arg);
+    }
+    return std::nullopt;
 }
 
-}  // namespace roofline::cli
+}  // namespace
 
 int main(int argc, char** argv) {
     CLI::App app{
@@ -31,10 +47,6 @@ int main(int argc, char** argv) {
         "overhead-bound and how fast it runs, then let the grader check and measure it.\n\n"
         "Start with:  roofline calc --gemm 4096 --dtype bf16 --hardware h200-sxm\n"
         "Student loop: roofline predict LAB/VARIANT ...; roofline grade LAB/VARIANT; roofline log\n"};
-    app.footer(
-        "Exit codes: 0 graded and correct, 1 graded and incorrect, 2 bad usage or input,\n"
-        "3 no prediction for this kernel source, 4 no CUDA device, 5 build failed,\n"
-        "6 the lab program crashed or timed out, 7 the variant needs another GPU (lab.yaml `requires`).");
     app.require_subcommand(1);
     roofline::cli::Context context;
     app.add_option("--root", context.root_flag, "the course checkout (default: found from the current folder)");
@@ -49,6 +61,27 @@ int main(int argc, char** argv) {
     roofline::cli::add_classify_command(app, context);
     roofline::cli::add_batch_command(app, context);
     roofline::cli::add_report_command(app, context);
+    // After the subcommands: CLI11 copies the footer into those added later, and the
+    // grading exit codes do not belong under `calc --help`.
+    app.footer(
+        "Exit codes: 0 graded and correct, 1 graded and incorrect, 2 bad usage or input,\n"
+        "3 no prediction for this kernel source, 4 no CUDA device, 5 build failed,\n"
+        "6 the lab program crashed or timed out, 7 the variant needs another GPU (lab.yaml `requires`),\n"
+        "8 refused: the timed work was not the kernel file's own (a library, a redefined function, clocks disagree).\n"
+        "The course folder: --root, else $ROOFLINE_ROOT, else the nearest folder up from here holding\n"
+        "hardware/ and labs/, else the tree this roofline was built from.");
+    app.failure_message([](const CLI::App* failed, const CLI::Error& e) {
+        std::string where = "roofline";
+        for (const auto* sub : failed->get_subcommands()) where += " " + sub->get_name();
+        return fmt::format("error: {}; see `{} --help`\n", printable(e.what()), where);
+    });
+    if (auto word = unknown_command(app, argc, argv)) {
+        std::vector<std::string> names;
+        for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+        fmt::print(stderr, "error: unknown command '{}'; the commands are {}; see `roofline --help`\n", printable(*word),
+                   fmt::join(names, ", "));
+        return roofline::cli::kBadInput;
+    }
 
     try {
         app.parse(argc, argv);
@@ -56,10 +89,10 @@ int main(int argc, char** argv) {
         int code = app.exit(e);
         return code == 0 ? 0 : roofline::cli::kBadInput;
     } catch (const roofline::InputError& e) {
-        fmt::print(stderr, "error: {}\n", e.what());
+        fmt::print(stderr, "error: {}\n", printable(e.what()));
         return roofline::cli::kBadInput;
     } catch (const std::exception& e) {
-        fmt::print(stderr, "error: {}\n", e.what());
+        fmt::print(stderr, "error: {}\n", printable(e.what()));
         return roofline::cli::kBadInput;
     }
     return context.exit_code;

@@ -1,14 +1,34 @@
 #include "device_query.hpp"
 
 #include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <string>
 
 namespace roofline {
+
+namespace {
+
+// On a machine without a GPU there is usually no driver either, and CUDA then says
+// "driver version is insufficient": true, but it reads as if a driver update would help.
+std::string no_device_reason(cudaError_t status) {
+    switch (status) {
+        case cudaSuccess:
+        case cudaErrorNoDevice: return "no NVIDIA GPU found";
+        case cudaErrorInsufficientDriver:
+            return "no NVIDIA GPU driver found, or one older than this CUDA build needs; `nvidia-smi` lists the GPU "
+                   "and driver if there is one";
+        default: return fmt::format("CUDA could not list the GPUs: {}", cudaGetErrorString(status));
+    }
+}
+
+}  // namespace
 
 std::optional<DeviceInfo> first_device(std::string* why_not) {
     int count = 0;
     cudaError_t status = cudaGetDeviceCount(&count);
     if (status != cudaSuccess || count == 0) {
-        if (why_not) *why_not = status != cudaSuccess ? cudaGetErrorString(status) : "no CUDA device found";
+        if (why_not) *why_not = no_device_reason(status);
         return std::nullopt;
     }
     cudaDeviceProp prop{};

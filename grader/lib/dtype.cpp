@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+
 namespace roofline {
 
 std::string_view dtype_name(Dtype dtype) {
@@ -19,9 +22,15 @@ std::string_view dtype_name(Dtype dtype) {
     return "?";
 }
 
+// Case-insensitive, as hardware ids are: BF16 and bf16 are the same format.
 std::optional<Dtype> parse_dtype(std::string_view name) {
     for (auto dtype : all_dtypes) {
-        if (dtype_name(dtype) == name) return dtype;
+        auto known = dtype_name(dtype);
+        bool same = known.size() == name.size() &&
+                    std::equal(known.begin(), known.end(), name.begin(), [](char a, char b) {
+                        return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+                    });
+        if (same) return dtype;
     }
     return std::nullopt;
 }

@@ -246,7 +246,9 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
         auto build = build_target(ws.build_dir, ws.lab_target(lab.id, request.solutions));
         if (!build.ok) {
             out.exit_code = kBuildFailed;
-            out.text = fmt::format("{}: the build failed; the compiler said:\n{}\n", target, build.output);
+            out.text = build.compiler_ran
+                           ? fmt::format("{}: the build failed; the compiler said:\n{}\n", target, build.output)
+                           : fmt::format("{}: the build failed before compiling: {}\n", target, build.output);
             out.json = {{"target", target}, {"outcome", "build_failed"}, {"compiler_output", build.output}};
             return out;
         }

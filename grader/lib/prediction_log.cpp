@@ -1,5 +1,6 @@
 #include "prediction_log.hpp"
 
+#include "file_text.hpp"
 #include "input_error.hpp"
 #include "source_hash.hpp"
 #include "yaml_fields.hpp"
@@ -13,8 +14,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <chrono>
-#include <fstream>
-#include <sstream>
 
 namespace roofline {
 
@@ -73,11 +72,22 @@ Measurement read_measurement(const YamlView& e) {
     return m;
 }
 
-PredictionLog parse_log(const std::filesystem::path& file) {
+// The log must be a file in an existing folder; a missing file there is an empty log.
+// A mistyped folder, or a folder given as the log, is reported rather than read as empty.
+void check_log_path(const std::filesystem::path& file) {
+    auto folder = file.parent_path();
+    if (!folder.empty() && !std::filesystem::is_directory(folder)) {
+        throw InputError(file, 0, fmt::format("the folder {} does not exist; check the path", folder.string()));
+    }
+    if (std::filesystem::is_directory(file)) {
+        throw InputError(file, 0, "is a folder; give the log file's path, e.g. predictions.yaml inside it");
+    }
+}
+
+PredictionLog parse_log_text(const std::string& text, const std::filesystem::path& file) {
     PredictionLog log;
     log.file = file;
-    if (!std::filesystem::exists(file)) return log;
-    auto root = YamlView::load_file(file);
+    auto root = YamlView::load_text(text, file);
     if (root.node().IsNull()) return log;  // only the header comment
     for (const auto& entry : root.items()) {
         auto kind = entry.string("kind");
@@ -88,13 +98,21 @@ PredictionLog parse_log(const std::filesystem::path& file) {
     return log;
 }
 
+PredictionLog parse_log(const std::filesystem::path& file) {
+    check_log_path(file);
+    if (!std::filesystem::exists(file)) {
+        PredictionLog log;
+        log.file = file;
+        return log;
+    }
+    return parse_log_text(read_file_text(file), file);
+}
+
+// The log's bytes, to append to: a missing or empty file starts with the header.
 std::string read_bytes(const std::filesystem::path& file) {
-    if (!std::filesystem::exists(file)) return kHeader;
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream content;
-    content << in.rdbuf();
-    std::string text = content.str();
-    if (!text.empty() && text.back() != '\n') text += '\n';
+    std::string text = std::filesystem::exists(file) ? read_file_text(file) : "";
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) return kHeader;
+    if (text.back() != '\n') text += '\n';
     return text;
 }
 
@@ -142,15 +160,25 @@ void write_atomically(const std::filesystem::path& file, const std::string& text
 
 // Appends one entry: re-reads the log under the lock (it must parse), then
 // writes the old bytes followed by the new entry.
+// The new text is read back with the loader before it replaces the log: an entry
+// the loader would refuse (a 'nan' time, say) would lock every later command out.
 template <class Emit>
 void append_entry(const std::filesystem::path& file, Emit emit_entry) {
+    check_log_path(file);
     LogLock lock(file);
     auto log = parse_log(file);
     YAML::Emitter out;
     out << YAML::BeginSeq << YAML::BeginMap;
     emit_entry(out, log);
     out << YAML::EndMap << YAML::EndSeq;
-    write_atomically(file, read_bytes(file) + out.c_str() + "\n");
+    auto text = read_bytes(file) + out.c_str() + "\n";
+    try {
+        parse_log_text(text, file);
+    } catch (const InputError& e) {
+        throw InputError(fmt::format("{}: the new entry would not read back ({}); nothing was written", file.string(),
+                                     e.what()));
+    }
+    write_atomically(file, text);
 }
 
 }  // namespace

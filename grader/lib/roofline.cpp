@@ -1,6 +1,7 @@
 #include "roofline.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 namespace roofline {
@@ -22,9 +23,15 @@ std::string_view regime_name(Regime regime) {
     return "?";
 }
 
+// Case-insensitive, like dtypes and hardware ids.
 std::optional<Regime> parse_regime(std::string_view name) {
     for (auto regime : {Regime::compute, Regime::memory, Regime::overhead}) {
-        if (regime_name(regime) == name) return regime;
+        auto known = regime_name(regime);
+        bool same = known.size() == name.size() &&
+                    std::equal(known.begin(), known.end(), name.begin(), [](char a, char b) {
+                        return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+                    });
+        if (same) return regime;
     }
     return std::nullopt;
 }

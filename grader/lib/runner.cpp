@@ -119,6 +119,7 @@ BuildResult build_target(const std::filesystem::path& build_dir, const std::stri
     auto log = std::filesystem::temp_directory_path() / fmt::format("roofline-build-{}.txt", ::getpid());
     auto command = fmt::format("cmake --build '{}' --target '{}' > '{}' 2>&1", build_dir.string(), target, log.string());
     int status = std::system(command.c_str());
+    result.compiler_ran = true;
     result.output = read_file_text(log);
     std::filesystem::remove(log);
     result.ok = status == 0;

@@ -50,6 +50,7 @@ LabRun interpret(const ChildRun& child, const std::filesystem::path& result_file
 // `cmake --build` of one target; returns the compiler's output on failure.
 struct BuildResult {
     bool ok = false;
+    bool compiler_ran = false;  // false: the build folder is not a CMake build; `output` says why
     std::string output;
 };
 BuildResult build_target(const std::filesystem::path& build_dir, const std::string& target);

@@ -1,18 +1,42 @@
 #include "yaml_fields.hpp"
 
+#include "number_text.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <charconv>
 #include <fstream>
+#include <sstream>
 
 namespace roofline {
 
 YamlView YamlView::load_file(const std::filesystem::path& file) {
-    std::ifstream in(file);
+    if (std::filesystem::is_directory(file)) throw InputError(file, 0, "is a folder, not a file; give the file's path");
+    std::ifstream in(file, std::ios::binary);
     if (!in) throw InputError(file, 0, "cannot open the file; check the path");
+    std::stringstream content;
+    content << in.rdbuf();
+    return load_text(content.str(), file);
+}
+
+// YAML allows no control characters but tab and line breaks; a file with them is
+// binary (or the wrong file), and echoing its bytes in an error would garble the terminal.
+static void require_text(const std::string& text, const std::filesystem::path& file) {
+    int line = 1;
+    for (unsigned char c : text) {
+        if (c == '\n') ++line;
+        else if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f) {
+            throw InputError(file, line, fmt::format("holds a control byte (0x{:02x}): not a text file; check the path",
+                                                     static_cast<unsigned>(c)));
+        }
+    }
+}
+
+YamlView YamlView::load_text(const std::string& text, const std::filesystem::path& file) {
+    require_text(text, file);
     try {
-        return YamlView(YAML::Load(in), file);
+        return YamlView(YAML::Load(text), file);
     } catch (const YAML::Exception& e) {
         throw InputError(file, e.mark.line + 1,
                          fmt::format("malformed YAML: {}; fix the syntax at that line", e.msg));
@@ -72,12 +96,8 @@ std::string YamlView::as_string() const {
     return node_.Scalar();
 }
 
-static std::optional<double> parse_number(const std::string& text) {
-    double value = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-    return value;
-}
+// Finite decimal numbers only: a 'nan' or 'inf' in a file is a mistake to report, not a value.
+static std::optional<double> parse_number(const std::string& text) { return parse_decimal(text); }
 
 double YamlView::as_nonnegative_double() const {
     auto text = as_string();

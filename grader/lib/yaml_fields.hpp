@@ -19,6 +19,8 @@ public:
         : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
 
     static YamlView load_file(const std::filesystem::path& file);
+    // `text` as if it were the content of `file` (errors name `file`).
+    static YamlView load_text(const std::string& text, const std::filesystem::path& file);
 
     const YAML::Node& node() const { return node_; }
     const std::filesystem::path& file() const { return file_; }

@@ -71,6 +71,7 @@ TEST_CASE("cli: --help lists the exit codes", "[cli]") {
     CHECK(contains(r.out, "4 no CUDA device"));
     CHECK(contains(r.out, "5 build failed"));
     CHECK(contains(r.out, "6 the lab program crashed"));
+    CHECK(contains(r.out, "8 refused"));
     for (const char* command : {"calc", "hardware", "predict", "grade", "run", "log", "list"}) CHECK(contains(r.out, command));
 }
 
@@ -319,7 +320,9 @@ TEST_CASE("cli grade: a kernel edited since its prediction is refused (3)", "[cl
         std::ofstream kernel(root / "labs/01-memory-roof/kernels/01_copy_naive.cu", std::ios::app);
         kernel << "\n// an edit after the prediction\n";
     }
-    auto r = run_cli(root_flag + " grade 01-memory-roof/copy_naive_fp32 --no-build" + log_flag);
+    // --build-dir: this binary's own build compiles the course checkout's kernels, not the copy's (refused, exit 2)
+    auto build_flag = " --build-dir " + shell_quote((root / "build").string());
+    auto r = run_cli(root_flag + build_flag + " grade 01-memory-roof/copy_naive_fp32 --no-build" + log_flag);
     INFO(r.all());
     CHECK(r.exit_code == 3);
     CHECK(contains(r.out, "kernel changed"));

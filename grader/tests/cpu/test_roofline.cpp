@@ -118,8 +118,10 @@ TEST_CASE("regime names round trip and reject unknown names", "[roofline]") {
     CHECK(regime_name(Regime::compute) == "compute");
     CHECK(regime_name(Regime::memory) == "memory");
     CHECK(regime_name(Regime::overhead) == "overhead");
-    CHECK_FALSE(parse_regime("Compute").has_value());
+    CHECK(parse_regime("Compute") == Regime::compute);  // case-insensitive, like dtypes and hardware ids
+    CHECK(parse_regime("MEMORY") == Regime::memory);
     CHECK_FALSE(parse_regime("latency").has_value());
+    CHECK_FALSE(parse_regime("computer").has_value());
 }
 
 TEST_CASE("dtype sizes and names", "[roofline]") {
@@ -132,6 +134,9 @@ TEST_CASE("dtype sizes and names", "[roofline]") {
     CHECK(dtype_bytes(Dtype::fp4) == 0.5);  // two per byte
     for (auto d : all_dtypes) CHECK(parse_dtype(dtype_name(d)) == d);
     CHECK_FALSE(parse_dtype("fp17").has_value());
+    CHECK(parse_dtype("BF16") == Dtype::bf16);  // case-insensitive, like hardware ids
+    CHECK(parse_dtype("Fp8") == Dtype::fp8);
+    CHECK_FALSE(parse_dtype("bf1").has_value());
     auto message = input_error_of([] { require_dtype("int8", "--dtype"); });
     CHECK(contains(message, "--dtype"));
     CHECK(contains(message, "int8"));

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Issue 13 on one GPU: the class of scripts/make_test_submissions.sh (22 ordinary, one named
+# with markup, and 8 hostile submissions of lab 01) graded by `roofline batch` with the instructor's hidden
+# file, first inside the bubblewrap sandbox, then without it, and checks every outcome of
+# the sandboxed run against expected.csv. Prints both wall times (the sandbox's cost).
+#
+#   ROOFLINE_BWRAP=/path/to/bwrap scripts/device_trust.sh BUILD_DIR
+#
+# BUILD_DIR must hold a built roofline and lab-01-memory-roof. Writes to $OUT if set.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:?usage: device_trust.sh BUILD_DIR}" && pwd)
+out_dir=${OUT:-/tmp/roofline-device-trust-out}
+mkdir -p "$out_dir"
+work=$(mktemp -d /tmp/roofline-device-trust-XXXXXX)
+report=$out_dir/trust-report.txt
+: > "$report"
+say() { echo "$*" | tee -a "$report"; }
+now() { date +%s.%N; }
+roofline=$build/roofline
+hidden=$root/instructor/hidden/01-memory-roof.yaml
+fail=0
+
+say "== device_trust.sh $(date -u +%FT%TZ): bwrap ${ROOFLINE_BWRAP:-from PATH}"
+"$root/scripts/make_test_submissions.sh" "$work/subs" "$roofline" 2>&1 | tail -1 | tee -a "$report"
+
+run_batch() {  # run_batch NAME EXTRA... -> $elapsed
+  local name=$1; shift
+  local began; began=$(now)
+  "$roofline" --root "$root" --build-dir "$build" batch 01-memory-roof --submissions "$work/subs" --out "$work/$name" \
+    --hidden "$hidden" --gpus 0 --jobs "$(nproc)" "$@" > "$work/$name.log" 2>&1
+  local rc=$?
+  elapsed=$(awk -v a="$began" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+  say "== batch $name: exit $rc, $elapsed s"
+  grep -i "warning\|sandbox" "$work/$name.log" | head -3 | tee -a "$report"
+}
+run_batch sandboxed --require-sandbox; t_sandbox=$elapsed
+saved_bwrap=${ROOFLINE_BWRAP:-}; unset ROOFLINE_BWRAP  # and no bwrap on PATH there: a run without the sandbox
+run_batch unsandboxed; t_plain=$elapsed
+[[ -n $saved_bwrap ]] && export ROOFLINE_BWRAP=$saved_bwrap
+
+say "== outcomes in the sandboxed run (expected against got)"
+while IFS=, read -r name expected; do
+  [[ $name == name ]] && continue
+  got=$(awk -F, -v n="$name" 'NR > 1 && $1 == n { print $2; exit }' "$work/sandboxed/gradebook.csv")
+  reason=$(awk -F, -v n="$name" 'NR > 1 && $1 == n { print $NF; exit }' "$work/sandboxed/gradebook.csv" | cut -c1-150)
+  check=ok; [[ "$got" == "$expected" ]] || { check=WRONG; fail=1; }
+  printf '%-24s %-20s %-20s %-6s %s\n' "$name" "$expected" "${got:--}" "$check" "$reason" | tee -a "$report"
+done < "$work/subs/expected.csv"
+say "== snooping in the sandbox: $(grep -rh "SNOOP" "$work/sandboxed/submissions/hostile_snoop/" 2>/dev/null | sort -u | tr '\n' ';') (none expected)"
+say "== wall time: sandboxed $t_sandbox s, unsandboxed $t_plain s"
+cp "$work/sandboxed/gradebook.csv" "$out_dir/gradebook-sandboxed.csv"
+cp "$work/unsandboxed/gradebook.csv" "$out_dir/gradebook-unsandboxed.csv"
+tar -czf "$out_dir/trust.tar.gz" -C "$work" --exclude=objects sandboxed unsandboxed sandboxed.log unsandboxed.log subs/expected.csv 2>/dev/null
+[[ $fail -eq 0 ]] && say "PASS: every outcome as expected" || say "FAIL: see above"
+exit $fail
