@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Issue #8 on a two-GPU machine: builds the grader, generates a class of 21
-# submissions of lab 01 (correct, slow, wrong, crashing, hanging, not compiling,
-# without or with broken predictions), grades it with `roofline batch` on one
+# Issue #8 on a two-GPU machine: builds the grader, generates the class of
+# scripts/make_test_submissions.sh for lab 01 (correct, slow, wrong, crashing, hanging, not compiling,
+# without or with broken predictions, one named with markup), grades it with `roofline batch` on one
 # GPU and then on two (fresh output folders, the same build jobs), and checks:
 #   1. every submission's outcome is the expected one, in both runs;
 #   2. each submission's correctness points are equal in both runs and its total
 #      within 5% of the maximum (timing noise only; same seed, scored against the
 #      peer measured in the same run);
-#   3. the two-GPU run takes at most 0.6x the one-GPU time.
+#   3. the two-GPU run takes at most 0.6x the one-GPU time;
+#   4. each run's report.html shows the markup-named submission as text.
 # Prints a table (expected against got) and a verdict; copies the gradebooks,
 # summaries, the report and a tarball of everything to $OUT (if set).
 #
@@ -119,6 +120,16 @@ say "== wall time: one GPU $t1 s, two GPUs $t2 s, ratio $ratio (must be <= 0.6);
 if ! awk -v r="$ratio" 'BEGIN { exit !(r <= 0.6) }'; then say "FAIL: two GPUs took more than 0.6x"; fail=1; fi
 say "== GPUs used in the two-GPU run: $(awk -F, 'NR > 1 { print $10 }' "$work/two-gpus/gradebook.csv" | sort | uniq -c | tr '\n' ' ')"
 
+say "== report.html: the submission named with markup shown as text"
+for run in one-gpu two-gpus; do
+  page=$work/$run/report.html
+  if [[ ! -f $page ]]; then say "FAIL: $run/report.html missing"; fail=1
+  elif grep -qF '<img src=x' "$page"; then say "FAIL: $run/report.html holds the name as markup"; fail=1
+  elif ! grep -qF '&lt;img src=x onerror=document.body.dataset.pwned=1&gt;' "$page"; then
+    say "FAIL: $run/report.html does not show the name"; fail=1
+  else say "$run/report.html: ok"; fi
+done
+cp "$work/one-gpu/report.html" "$out_dir/report-one-gpu.html" 2>/dev/null
 cp "$work/one-gpu/gradebook.csv" "$out_dir/gradebook-one-gpu.csv" 2>/dev/null
 cp "$work/two-gpus/gradebook.csv" "$out_dir/gradebook-two-gpus.csv" 2>/dev/null
 cp "$work/one-gpu/summary.md" "$out_dir/summary-one-gpu.md" 2>/dev/null

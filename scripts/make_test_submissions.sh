@@ -11,7 +11,8 @@
 # and stale predictions (made before the last edit: graded, no prediction points),
 # and hostile ones: an input zeroed, cuBLAS called directly, through dlopen and
 # through a pointer found by hand, a redefined timer, a launch on the legacy stream,
-# and host code that reaches for the hidden shapes, HOME and the network.
+# and host code that reaches for the hidden shapes, HOME and the network;
+# and a correct one whose name is markup (report.html must show it as text).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: make_test_submissions.sh OUTDIR [ROOFLINE]}
@@ -254,5 +255,11 @@ const bool snooped = [] {
 }  // namespace
 CU
 predict hostile_snoop 3600
+
+# A hostile name: an element with a handler, were it written into report.html unescaped.
+# (No comma or quote in it: it stays one plain field of expected.csv and gradebook.csv.)
+hostile='<img src=x onerror=document.body.dataset.pwned=1>'
+new "$hostile" graded
+predict "$hostile" 3600
 
 echo "wrote $(($(wc -l < "$out/expected.csv") - 1)) submissions to $out (expected outcomes: $out/expected.csv)"

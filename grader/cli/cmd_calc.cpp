@@ -22,7 +22,7 @@ namespace {
 // The fixed cost of one kernel launch, back to back (an empty launch took 3.5-5.3 us
 // on the H200: results/README.md, "Ceilings"): below it both floors are hidden and the
 // regime is overhead.
-constexpr double kLaunchOverheadS = 5e-6;
+constexpr double kLaunchOverheadS = kTypicalLaunchOverheadS;
 
 // Sizes are whole numbers whose operands fit in a GPU: at most 1 TB, above every
 // GPU's memory (the largest profile in hardware/, the B200, holds 180 GB). Past

@@ -51,5 +51,6 @@ void add_log_command(CLI::App& app, Context& context);
 void add_ceilings_command(CLI::App& app, Context& context);
 void add_classify_command(CLI::App& app, Context& context);
 void add_batch_command(CLI::App& app, Context& context);
+void add_report_command(CLI::App& app, Context& context);  // cmd_report.cpp
 
 }  // namespace roofline::cli

@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
     roofline::cli::add_ceilings_command(app, context);
     roofline::cli::add_classify_command(app, context);
     roofline::cli::add_batch_command(app, context);
+    roofline::cli::add_report_command(app, context);
     // After the subcommands: CLI11 copies the footer into those added later, and the
     // grading exit codes do not belong under `calc --help`.
     app.footer(

@@ -19,6 +19,11 @@ Workload gemm_workload(double m, double n, double k, Dtype dtype);
 // N elements, each reading `reads` and writing `writes` values of `dtype`.
 Workload elementwise_workload(double n, double reads, double writes, double flops_per_element, Dtype dtype);
 
+// The fixed cost of one kernel launch, back to back (about 5 us on the H200 we
+// measured; `roofline ceilings` measures it per GPU). Below it both floors are
+// hidden and the calculator calls the regime overhead.
+inline constexpr double kTypicalLaunchOverheadS = 5e-6;
+
 struct Ceiling {
     double peak_tflops = 0;    // the unit that does this dtype's arithmetic
     double bandwidth_tbs = 0;  // device memory, TB/s (1e12 bytes per second)

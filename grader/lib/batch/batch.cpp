@@ -2,6 +2,7 @@
 #include "file_text.hpp"
 
 #include "batch/build_kit.hpp"
+#include "batch/class_report.hpp"
 #include "batch/gpus.hpp"
 #include "batch/gradebook.hpp"
 #include "batch/grading.hpp"
@@ -350,6 +351,7 @@ int merge_batch(const fs::path& out) {
     }
     write_text(out / "gradebook.csv", gradebook_csv(results));
     write_text(out / "summary.md", summary_markdown(facts, results));
+    write_class_report(out, facts, results);
     fmt::print(stderr, "gradebook: {}\nsummary:   {}\n", (out / "gradebook.csv").string(), (out / "summary.md").string());
     if (!facts.not_graded.empty()) {
         fmt::print(stderr, "error: {} submissions have no result yet: {}; run the batch (or its missing slices) again\n",

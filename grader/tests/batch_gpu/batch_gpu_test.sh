@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# roofline batch on a GPU (label gpu): six generated submissions of lab 01 (correct,
-# without predictions, wrong, crashing, hanging, not compiling) graded with small
-# hidden shapes and a short hang limit on every GPU here; each must be named right.
+# roofline batch on a GPU (label gpu): seven generated submissions of lab 01 (correct,
+# without predictions, wrong, crashing, hanging, not compiling, one named with markup)
+# graded with small hidden shapes and a short hang limit on every GPU here; each must
+# be named right, and report.html must show the markup name as text.
 # Skips (77) without an NVIDIA GPU, or in the student edition (no solutions/ to
 # generate submissions from). scripts/device_batch.sh is the full two-GPU check.
 #
@@ -18,7 +19,8 @@ fail() { echo "FAIL: $*" >&2; cat "$work/batch.log" >&2 2>/dev/null; exit 1; }
 
 "$course/scripts/make_test_submissions.sh" "$work/all" "$roofline" > /dev/null || fail "make_test_submissions.sh"
 mkdir -p "$work/subs"
-for name in correct_1 no_predictions_1 wrong_tail crash_address hang_spin compile_syntax; do
+hostile='<img src=x onerror=document.body.dataset.pwned=1>'
+for name in correct_1 no_predictions_1 wrong_tail crash_address hang_spin compile_syntax "$hostile"; do
   mv "$work/all/$name" "$work/subs/"
 done
 cat > "$work/hidden.yaml" <<'YAML'
@@ -46,4 +48,8 @@ while IFS=, read -r name expected; do
 done < "$work/all/expected.csv"
 score=$(awk -F, '$1 == "correct_1" { print $3 }' "$csv")
 awk -v s="$score" 'BEGIN { exit !(s > 400) }' || fail "correct_1 scored only $score of 900"
-echo "PASS: six submissions named correctly on the GPU"
+page=$work/out/report.html
+[[ -f $page ]] || fail "no report.html beside summary.md"
+grep -qF '<img src=x' "$page" && fail "report.html holds the submission's name as markup"
+grep -qF '&lt;img src=x onerror=document.body.dataset.pwned=1&gt;' "$page" || fail "report.html does not show the name as text"
+echo "PASS: seven submissions named correctly on the GPU, report.html escapes the hostile name"

@@ -1,0 +1,421 @@
+#include "html_calculator.hpp"
+
+#include "hardware.hpp"
+#include "html_text.hpp"
+
+#include <fmt/format.h>
+
+namespace roofline {
+
+namespace {
+
+nlohmann::json ceiling_set(const HardwareProfile& profile, const MeasuredCeilings* measured) {
+    nlohmann::json peaks = nlohmann::json::object(), origins = nlohmann::json::object();
+    double bandwidth = profile.memory.bandwidth_tbs;
+    double launch_overhead_s = kTypicalLaunchOverheadS;
+    std::string bandwidth_origin = "datasheet";
+    for (auto dtype : all_dtypes) {
+        if (!profile.supports(dtype)) continue;
+        auto choice = choose_ceiling(profile, measured, dtype);
+        peaks[std::string(dtype_name(dtype))] = choice.ceiling.peak_tflops;
+        origins[std::string(dtype_name(dtype))] = choice.peak_origin;
+        bandwidth = choice.ceiling.bandwidth_tbs;
+        bandwidth_origin = choice.bandwidth_origin;
+        if (measured) launch_overhead_s = choice.launch_overhead_s;
+    }
+    return {{"bandwidth_tbs", bandwidth}, {"bandwidth_origin", bandwidth_origin},
+            {"launch_overhead_s", launch_overhead_s}, {"peak_tflops", peaks}, {"peak_origin", origins}};
+}
+
+// The script: the model once, then the page around it. Kept in step with
+// roofline.cpp (gemm_workload, elementwise_workload, analyze, gemm_crossover_n)
+// operation by operation, so both give the same doubles.
+constexpr const char* kScript = R"js(
+(function () {
+  "use strict";
+  var data = JSON.parse(document.getElementById("calc-data").textContent);
+  function $(id) { return document.getElementById(id); }
+
+  // ---- the model (roofline.cpp) ----
+  function gemmWorkload(m, n, k, bytesPer) {
+    return { flops: 2.0 * m * n * k, bytes: (m * k + k * n + m * n) * bytesPer };
+  }
+  function elementwiseWorkload(n, reads, writes, flopsPer, bytesPer) {
+    return { flops: n * flopsPer, bytes: n * (reads + writes) * bytesPer };
+  }
+  function analyze(work, ceiling, launchOverheadS) {
+    var peak = ceiling.peak_tflops * 1e12, bandwidth = ceiling.bandwidth_tbs * 1e12, p = {};
+    p.intensity = work.bytes > 0 ? work.flops / work.bytes : Infinity;
+    p.ridge = peak / bandwidth;
+    p.compute_floor_s = work.flops / peak;
+    p.memory_floor_s = work.bytes / bandwidth;
+    p.floor_s = Math.max(p.compute_floor_s, p.memory_floor_s);
+    p.attainable_tflops = Math.min(peak, bandwidth * p.intensity) / 1e12;
+    p.regime = p.intensity >= p.ridge ? "compute" : "memory";
+    if (launchOverheadS > 0 && p.floor_s < launchOverheadS) p.regime = "overhead";
+    return p;
+  }
+  function gemmCrossoverN(ceiling, bytesPer) {
+    var ridge = ceiling.peak_tflops / ceiling.bandwidth_tbs;
+    return Math.ceil(1.5 * bytesPer * ridge);
+  }
+
+  // ---- formatting (units.cpp) ----
+  function g(v, digits) { return Number(v.toPrecision(digits)).toString(); }
+  function seconds(s) {
+    if (s < 1e-6) return g(s * 1e9, 3) + " ns";
+    if (s < 1e-3) return g(s * 1e6, 4) + " us";
+    if (s < 1) return g(s * 1e3, 4) + " ms";
+    return g(s, 4) + " s";
+  }
+  function si(v, unit) {
+    var prefixes = [[1e15, "P"], [1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]];
+    for (var i = 0; i < prefixes.length; i++) if (Math.abs(v) >= prefixes[i][0]) return g(v / prefixes[i][0], 4) + " " + prefixes[i][1] + unit;
+    return g(v, 4) + " " + unit;
+  }
+
+  // ---- inputs: the URL fragment and the controls ----
+  var state = { hw: data.default_profile, ceilings: "datasheet", dtype: "bf16", mode: "square",
+                n: 4096, gemm: "4096,4096,4096", elementwise: 268435456, reads: 1, writes: 1, flops: 0 };
+  function profile(id) {
+    for (var i = 0; i < data.profiles.length; i++) if (data.profiles[i].id === id) return data.profiles[i];
+    return null;
+  }
+  function bytesOf(dtype) {
+    for (var i = 0; i < data.dtypes.length; i++) if (data.dtypes[i].name === dtype) return data.dtypes[i].bytes;
+    return null;
+  }
+  function readFragment() {
+    var params = new URLSearchParams(location.hash.replace(/^#/, ""));
+    ["hw", "ceilings", "dtype"].forEach(function (key) { if (params.has(key)) state[key] = params.get(key); });
+    ["reads", "writes", "flops"].forEach(function (key) { if (params.has(key)) state[key] = Number(params.get(key)); });
+    if (params.has("n")) { state.mode = "square"; state.n = Number(params.get("n")); }
+    if (params.has("gemm")) { state.mode = "gemm"; state.gemm = params.get("gemm"); }
+    if (params.has("elementwise")) { state.mode = "elementwise"; state.elementwise = Number(params.get("elementwise")); }
+  }
+  function writeFragment() {
+    var params = new URLSearchParams();
+    params.set("hw", state.hw);
+    params.set("dtype", state.dtype);
+    if (state.ceilings !== "datasheet") params.set("ceilings", state.ceilings);
+    if (state.mode === "square") params.set("n", state.n);
+    if (state.mode === "gemm") params.set("gemm", state.gemm);
+    if (state.mode === "elementwise") {
+      params.set("elementwise", state.elementwise);
+      params.set("reads", state.reads); params.set("writes", state.writes); params.set("flops", state.flops);
+    }
+    try { history.replaceState(null, "", "#" + params.toString()); } catch (e) { /* file:// in some browsers */ }
+  }
+  function showControls() {
+    $("calc-hw").value = state.hw;
+    var p = profile(state.hw), select = $("calc-ceilings");
+    select.textContent = "";
+    var sets = p ? Object.keys(p.ceilings) : ["datasheet"];
+    sets.forEach(function (name) {
+      var option = document.createElement("option");
+      option.value = name;
+      option.textContent = name === "datasheet" ? "datasheet" : "measured on this machine (" + p.ceilings[name].when + ")";
+      select.appendChild(option);
+    });
+    select.value = sets.indexOf(state.ceilings) >= 0 ? state.ceilings : "datasheet";
+    $("calc-dtype").value = state.dtype;
+    ["square", "gemm", "elementwise"].forEach(function (mode) {
+      $("calc-mode-" + mode).checked = state.mode === mode;
+      $("calc-inputs-" + mode).hidden = state.mode !== mode;
+    });
+    $("calc-n").value = state.n;
+    if (state.n > 0) $("calc-n-slider").value = Math.round(100 * Math.log2(state.n));
+    $("calc-gemm").value = state.gemm;
+    $("calc-elements").value = state.elementwise;
+    $("calc-reads").value = state.reads;
+    $("calc-writes").value = state.writes;
+    $("calc-flops-per").value = state.flops;
+  }
+  function readControls() {
+    state.hw = $("calc-hw").value;
+    state.ceilings = $("calc-ceilings").value || "datasheet";
+    state.dtype = $("calc-dtype").value;
+    ["square", "gemm", "elementwise"].forEach(function (mode) { if ($("calc-mode-" + mode).checked) state.mode = mode; });
+    state.n = Number($("calc-n").value);
+    state.gemm = $("calc-gemm").value;
+    state.elementwise = Number($("calc-elements").value);
+    state.reads = Number($("calc-reads").value);
+    state.writes = Number($("calc-writes").value);
+    state.flops = Number($("calc-flops-per").value);
+  }
+
+  // ---- outputs ----
+  var figures = ["flops", "bytes", "intensity", "ridge", "compute-floor", "memory-floor", "floor", "attainable",
+                 "peak", "bandwidth", "regime", "crossover"];
+  function put(name, value, text) {
+    var cell = $("calc-" + name);
+    cell.setAttribute("data-value", value === null ? "" : String(value));
+    cell.textContent = text;
+  }
+  function clear(message) {
+    figures.forEach(function (name) { put(name, null, "-"); });
+    $("calc-error").textContent = message;
+    $("calc-summary").textContent = message;
+    $("calc-bar-compute").style.width = "0";
+    $("calc-bar-memory").style.width = "0";
+    $("calc-bar-compute-text").textContent = "-";
+    $("calc-bar-memory-text").textContent = "-";
+    $("calc-chart").textContent = "";
+  }
+  function positive(v) { return typeof v === "number" && isFinite(v) && v > 0; }
+
+  function workload(bytesPer) {
+    if (state.mode === "square") {
+      if (!positive(state.n)) return { error: "N must be a positive number" };
+      return { work: gemmWorkload(state.n, state.n, state.n, bytesPer), gemm: true,
+               label: "GEMM " + state.n + " x " + state.n + " x " + state.n };
+    }
+    if (state.mode === "gemm") {
+      var dims = String(state.gemm).split(",").map(Number);
+      if (dims.length === 1) dims = [dims[0], dims[0], dims[0]];
+      if (dims.length !== 3 || !dims.every(positive)) return { error: "M,N,K must be three positive numbers, e.g. 1,8192,8192" };
+      return { work: gemmWorkload(dims[0], dims[1], dims[2], bytesPer), gemm: true,
+               label: "GEMM " + dims.join(" x ") + " (M x N x K)" };
+    }
+    if (!positive(state.elementwise)) return { error: "the element count must be a positive number" };
+    if (!(state.reads >= 0 && state.writes >= 0 && state.reads + state.writes > 0 && state.flops >= 0))
+      return { error: "reads and writes must be >= 0 with at least one access; FLOPs per element >= 0" };
+    return { work: elementwiseWorkload(state.elementwise, state.reads, state.writes, state.flops, bytesPer), gemm: false,
+             label: "elementwise, " + state.elementwise + " elements, " + state.reads + " reads + " + state.writes + " writes each" };
+  }
+
+  function update() {
+    $("calc-error").textContent = "";
+    var p = profile(state.hw);
+    if (!p) return clear("no GPU profile '" + state.hw + "'; pick one from the list");
+    var set = p.ceilings[state.ceilings] || p.ceilings.datasheet;
+    var bytesPer = bytesOf(state.dtype);
+    if (bytesPer === null) return clear("unknown dtype '" + state.dtype + "'");
+    $("calc-status").setAttribute("data-supported", String(state.dtype in set.peak_tflops));
+    if (!(state.dtype in set.peak_tflops)) {
+      clear("no " + state.dtype + " unit on " + p.name + ": pick another dtype or GPU");
+      return;
+    }
+    var w = workload(bytesPer);
+    if (w.error) return clear(w.error);
+    var ceiling = { peak_tflops: set.peak_tflops[state.dtype], bandwidth_tbs: set.bandwidth_tbs };
+    var r = analyze(w.work, ceiling, set.launch_overhead_s);
+    put("flops", w.work.flops, si(w.work.flops, "FLOP"));
+    put("bytes", w.work.bytes, si(w.work.bytes, "B"));
+    put("intensity", r.intensity, g(r.intensity, 4) + " FLOP/byte");
+    put("ridge", r.ridge, g(r.ridge, 4) + " FLOP/byte");
+    put("compute-floor", r.compute_floor_s, seconds(r.compute_floor_s));
+    put("memory-floor", r.memory_floor_s, seconds(r.memory_floor_s));
+    put("floor", r.floor_s, seconds(r.floor_s));
+    put("attainable", r.attainable_tflops, g(r.attainable_tflops, 4) + " TFLOP/s (" +
+        g(100 * r.attainable_tflops / ceiling.peak_tflops, 3) + "% of peak)");
+    put("peak", ceiling.peak_tflops, g(ceiling.peak_tflops, 5) + " TFLOP/s " + state.dtype + " dense (" + set.peak_origin[state.dtype] + ")");
+    put("bandwidth", ceiling.bandwidth_tbs, g(ceiling.bandwidth_tbs, 4) + " TB/s (" + set.bandwidth_origin + ")");
+    var why = r.regime === "overhead" ? "both floors under the ~" + g(set.launch_overhead_s * 1e6, 3) + " us cost of one launch"
+                                      : "intensity " + g(r.intensity / r.ridge, 2) + "x the ridge";
+    put("regime", r.regime, r.regime + "-bound (" + why + ")");
+    if (w.gemm) {
+      var crossover = gemmCrossoverN(ceiling, bytesPer);
+      put("crossover", crossover, "square " + state.dtype + " GEMMs with N below " + crossover + " are memory-bound here");
+    } else {
+      put("crossover", null, "- (GEMMs only)");
+    }
+    $("calc-summary").textContent = w.label + ", " + state.dtype + " on " + p.name + ": " + r.regime + "-bound, at least " + seconds(r.floor_s);
+    var longest = Math.max(r.compute_floor_s, r.memory_floor_s);
+    $("calc-bar-compute").style.width = (longest > 0 ? 100 * r.compute_floor_s / longest : 0) + "%";
+    $("calc-bar-memory").style.width = (longest > 0 ? 100 * r.memory_floor_s / longest : 0) + "%";
+    $("calc-bar-compute-text").textContent = seconds(r.compute_floor_s);
+    $("calc-bar-memory-text").textContent = seconds(r.memory_floor_s);
+    drawChart(ceiling, r);
+  }
+
+  // ---- the roofline chart: attainable TFLOP/s against intensity, log-log ----
+  var SVG = $("calc-chart").namespaceURI;  // the inline <svg>'s own namespace
+  function el(name, attributes, text) {
+    var node = document.createElementNS(SVG, name);
+    for (var key in attributes) node.setAttribute(key, attributes[key]);
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+  function drawChart(ceiling, r) {
+    var svg = $("calc-chart");
+    svg.textContent = "";
+    var W = 640, H = 380, left = 70, right = 610, top = 20, bottom = 320;
+    var ridge = r.ridge, zeroIntensity = !(r.intensity > 0);
+    var xs = zeroIntensity ? [ridge] : [r.intensity, ridge];
+    var xlo = Math.pow(10, Math.floor(Math.log10(Math.min.apply(null, xs) / 3)));
+    var xhi = Math.pow(10, Math.ceil(Math.log10(Math.max.apply(null, xs) * 3)));
+    var yhi = Math.pow(10, Math.ceil(Math.log10(ceiling.peak_tflops * 1.5)));
+    var ylo = Math.pow(10, Math.floor(Math.log10(ceiling.bandwidth_tbs * xlo)));
+    function X(v) { return left + (Math.log10(v) - Math.log10(xlo)) / (Math.log10(xhi) - Math.log10(xlo)) * (right - left); }
+    function Y(v) { return bottom - (Math.log10(v) - Math.log10(ylo)) / (Math.log10(yhi) - Math.log10(ylo)) * (bottom - top); }
+    svg.appendChild(el("rect", { x: left, y: top, width: right - left, height: bottom - top, fill: "none", stroke: "#444" }));
+    for (var d = xlo; d <= xhi * 1.0001; d *= 10) {
+      svg.appendChild(el("line", { x1: X(d), y1: top, x2: X(d), y2: bottom, stroke: "#ddd" }));
+      svg.appendChild(el("text", { x: X(d), y: bottom + 16, "text-anchor": "middle", "font-size": 12 }, g(d, 3)));
+    }
+    for (var t = ylo; t <= yhi * 1.0001; t *= 10) {
+      svg.appendChild(el("line", { x1: left, y1: Y(t), x2: right, y2: Y(t), stroke: "#ddd" }));
+      svg.appendChild(el("text", { x: left - 6, y: Y(t) + 4, "text-anchor": "end", "font-size": 12 }, g(t, 3)));
+    }
+    svg.appendChild(el("text", { x: (left + right) / 2, y: bottom + 36, "text-anchor": "middle", "font-size": 12 },
+                       "arithmetic intensity (FLOP/byte)"));
+    svg.appendChild(el("text", { x: 16, y: (top + bottom) / 2, "text-anchor": "middle", "font-size": 12,
+                                 transform: "rotate(-90 16 " + (top + bottom) / 2 + ")" }, "attainable TFLOP/s"));
+    var roof = [[xlo, ceiling.bandwidth_tbs * xlo], [ridge, ceiling.peak_tflops], [xhi, ceiling.peak_tflops]];
+    svg.appendChild(el("polyline", { points: roof.map(function (q) { return X(q[0]) + "," + Y(q[1]); }).join(" "),
+                                     fill: "none", stroke: "black", "stroke-width": 2, "class": "roof" }));
+    svg.appendChild(el("line", { x1: X(ridge), y1: top, x2: X(ridge), y2: bottom, stroke: "#666", "stroke-dasharray": "5,4" }));
+    svg.appendChild(el("text", { x: X(ridge) + 4, y: top + 14, "font-size": 11 }, "ridge " + g(ridge, 3) + " FLOP/B"));
+    svg.appendChild(el("text", { x: left + 6, y: Y(ceiling.bandwidth_tbs * xlo) - 8, "font-size": 11 },
+                       "memory roof " + g(ceiling.bandwidth_tbs, 3) + " TB/s"));
+    svg.appendChild(el("text", { x: X(ridge) - 6, y: Y(ceiling.peak_tflops) - 8, "text-anchor": "end", "font-size": 11 },
+                       "compute roof " + g(ceiling.peak_tflops, 4) + " TFLOP/s"));
+    var px = zeroIntensity ? left : X(Math.min(Math.max(r.intensity, xlo), xhi));
+    var py = zeroIntensity ? bottom : Y(Math.max(r.attainable_tflops, ylo));
+    var point = el("circle", { cx: px, cy: py, r: 7, fill: "white", stroke: "black", "stroke-width": 3, "class": "point" });
+    point.appendChild(el("title", {}, (zeroIntensity ? "0 FLOP/byte" : g(r.intensity, 4) + " FLOP/byte") + ", " +
+                         g(r.attainable_tflops, 4) + " TFLOP/s attainable, " + r.regime + "-bound"));
+    svg.appendChild(point);
+    var labelLeft = px > (left + right) / 2;  // keep the label inside the plot
+    svg.appendChild(el("text", { x: labelLeft ? px - 10 : px + 10, y: py + 24, "font-size": 12, "font-weight": "bold",
+                                 "text-anchor": labelLeft ? "end" : "start" },
+                       zeroIntensity ? "this workload (0 FLOP/byte: the memory floor alone)" : "this workload (" + r.regime + ")"));
+  }
+
+  // ---- wiring ----
+  function changed() { readControls(); writeFragment(); update(); }
+  ["calc-hw", "calc-ceilings", "calc-dtype", "calc-n", "calc-gemm", "calc-elements", "calc-reads", "calc-writes",
+   "calc-flops-per", "calc-mode-square", "calc-mode-gemm", "calc-mode-elementwise"].forEach(function (id) {
+    $(id).addEventListener("input", function () { changed(); showControls(); });
+  });
+  $("calc-n-slider").addEventListener("input", function () {
+    $("calc-n").value = Math.round(Math.pow(2, Number($("calc-n-slider").value) / 100));
+    changed();
+  });
+  window.addEventListener("hashchange", function () { readFragment(); showControls(); update(); });
+  readFragment();
+  showControls();
+  update();
+  document.body.setAttribute("data-calculator-ready", "1");
+})();
+)js";
+
+}  // namespace
+
+nlohmann::json calculator_data(const Workspace& ws) {
+    nlohmann::json dtypes = nlohmann::json::array();
+    for (auto dtype : all_dtypes) dtypes.push_back({{"name", dtype_name(dtype)}, {"bytes", dtype_bytes(dtype)}});
+    nlohmann::json profiles = nlohmann::json::array();
+    for (const auto& p : load_profiles(ws.root / "hardware")) {
+        nlohmann::json sources = nlohmann::json::object();
+        sources["memory"] = p.memory.source;
+        for (const auto& [dtype, figure] : p.peak) sources[std::string(dtype_name(dtype))] = figure.source;
+        nlohmann::json ceilings = {{"datasheet", ceiling_set(p, nullptr)}};
+        auto measured_file = ws.measured_ceilings(p.id);
+        if (std::filesystem::exists(measured_file)) {
+            auto measured = load_measured(measured_file);
+            ceilings["measured"] = ceiling_set(p, &measured);
+            ceilings["measured"]["when"] = measured.measured_at;
+            ceilings["measured"]["device"] = measured.device_name;
+        }
+        profiles.push_back({{"id", p.id}, {"name", p.name}, {"architecture", p.architecture},
+                            {"memory", fmt::format("{} {:g} GB", p.memory.kind, p.memory.capacity_gb)},
+                            {"ceilings", ceilings}, {"sources", sources}});
+    }
+    // The course's reference GPU first, where the course ships its profile.
+    std::string first = profiles.empty() ? "" : profiles[0]["id"].get<std::string>();
+    for (const auto& p : profiles) {
+        if (p["id"] == "h200-sxm") first = "h200-sxm";
+    }
+    return {{"launch_overhead_s", kTypicalLaunchOverheadS}, {"dtypes", dtypes}, {"profiles", profiles},
+            {"default_profile", first}};
+}
+
+std::string calculator_section(const nlohmann::json& data) {
+    std::string hw_options, dtype_options, sources;
+    for (const auto& p : data["profiles"]) {
+        auto id = p["id"].get<std::string>();
+        hw_options += fmt::format("<option value=\"{}\">{} ({})</option>", html_escape(id),
+                                  html_escape(p["name"].get<std::string>()), html_escape(id));
+        std::string rows;
+        for (const auto& [what, source] : p["sources"].items()) {
+            rows += fmt::format("<li>{}: {}</li>", html_escape(what), html_escape(source.get<std::string>()));
+        }
+        sources += fmt::format("<li><b>{}</b><ul>{}</ul></li>", html_escape(p["name"].get<std::string>()), rows);
+    }
+    for (const auto& d : data["dtypes"]) {
+        auto name = html_escape(d["name"].get<std::string>());
+        dtype_options += fmt::format("<option value=\"{0}\">{0} ({1:g} bytes)</option>", name, d["bytes"].get<double>());
+    }
+    std::string figures;
+    auto row = [&](const char* id, const char* what) {
+        figures += fmt::format("<tr><th scope=\"row\">{}</th><td id=\"calc-{}\" data-value=\"\">-</td></tr>\n", what, id);
+    };
+    row("flops", "FLOPs");
+    row("bytes", "bytes (each input read once, each output written once)");
+    row("intensity", "arithmetic intensity");
+    row("ridge", "ridge point (peak / bandwidth)");
+    row("peak", "compute roof");
+    row("bandwidth", "memory roof");
+    row("compute-floor", "compute floor (FLOPs / peak)");
+    row("memory-floor", "memory floor (bytes / bandwidth)");
+    row("floor", "time floor (the larger)");
+    row("attainable", "attainable rate");
+    row("regime", "regime");
+    row("crossover", "crossover N (square GEMM)");
+    return fmt::format(R"html(
+<section id="calculator" aria-labelledby="calculator-title">
+<h2 id="calculator-title">The roofline calculator</h2>
+<p>Pick a GPU, a number format and a workload. The two bars are the two time floors: the arithmetic at the
+peak rate, and the bytes at the memory bandwidth. The larger one is the fastest the kernel can run; which one
+it is names the regime. Slide N down and watch a compute-bound GEMM tip over into memory-bound. The same
+figures as <code>roofline calc</code> (add <code>--json</code> for all of them).</p>
+<form class="controls" onsubmit="return false">
+<label>GPU <select id="calc-hw">{hw}</select></label>
+<label>ceilings <select id="calc-ceilings"><option value="datasheet">datasheet</option></select></label>
+<label>dtype <select id="calc-dtype">{dtypes}</select></label>
+</form>
+<fieldset><legend>workload</legend>
+<div class="controls">
+<label><input type="radio" name="calc-mode" id="calc-mode-square" value="square"> square GEMM</label>
+<label><input type="radio" name="calc-mode" id="calc-mode-gemm" value="gemm"> GEMM M,N,K</label>
+<label><input type="radio" name="calc-mode" id="calc-mode-elementwise" value="elementwise"> elementwise</label>
+</div>
+<div id="calc-inputs-square" class="controls">
+<label for="calc-n-slider">N (log scale, 16 to 65536)</label>
+<input type="range" id="calc-n-slider" min="400" max="1600" step="1" aria-label="N, log scale">
+<label>N <input type="number" id="calc-n" min="1" step="1"></label>
+</div>
+<div id="calc-inputs-gemm" class="controls" hidden>
+<label>M,N,K <input type="text" id="calc-gemm" inputmode="numeric" size="22"></label>
+</div>
+<div id="calc-inputs-elementwise" class="controls" hidden>
+<label>elements <input type="number" id="calc-elements" min="1"></label>
+<label>reads each <input type="number" id="calc-reads" min="0"></label>
+<label>writes each <input type="number" id="calc-writes" min="0"></label>
+<label>FLOPs each <input type="number" id="calc-flops-per" min="0"></label>
+</div>
+</fieldset>
+<p id="calc-error" class="error" role="alert"></p>
+<p id="calc-status" data-supported=""><output id="calc-summary" aria-live="polite"></output></p>
+<div class="bar-row"><span>compute</span><div class="bar-track"><div id="calc-bar-compute" class="bar compute"></div></div><span id="calc-bar-compute-text">-</span></div>
+<div class="bar-row"><span>memory</span><div class="bar-track"><div id="calc-bar-memory" class="bar memory"></div></div><span id="calc-bar-memory-text">-</span></div>
+<p class="note">Solid bar: the compute floor. Hatched bar: the memory floor. Under about 5 us both are hidden
+behind the cost of a launch: the regime is then overhead.</p>
+<figure><svg id="calc-chart" viewBox="0 0 640 380" role="img" aria-label="the roofline with this workload's point"></svg>
+<figcaption>The roofline of the chosen GPU and dtype: the memory roof rises with intensity until the ridge,
+then the compute roof is flat. The ring is this workload.</figcaption></figure>
+<div class="table-wrap"><table id="calc-table"><caption>The figures</caption>
+<tbody>
+{figures}</tbody></table></div>
+<details><summary>Where the ceilings come from</summary><ul>{sources}</ul></details>
+<script type="application/json" id="calc-data">{data}</script>
+<script>{script}</script>
+</section>
+)html",
+                       fmt::arg("hw", hw_options), fmt::arg("dtypes", dtype_options), fmt::arg("figures", figures),
+                       fmt::arg("sources", sources), fmt::arg("data", script_json(data)), fmt::arg("script", kScript));
+}
+
+}  // namespace roofline

@@ -1,0 +1,247 @@
+// The HTML pages without a browser: escaping, the calculator's data against
+// hardware/*.yaml and the measured ceilings, the student's report from saved
+// grades and a prediction log, the batch's report.html, and `roofline report`.
+// What the pages do in a browser is test_html_browser.cpp.
+#include "html_support.hpp"
+
+#include "batch/batch.hpp"
+#include "batch/class_report.hpp"
+#include "html_calculator.hpp"
+#include "html_report.hpp"
+#include "html_text.hpp"
+
+#include <fmt/format.h>
+
+#include <regex>
+
+using namespace roofline;
+using namespace roofline_test;
+using nlohmann::json;
+
+namespace {
+
+// Nothing in the page may load from outside it: no tag carries a URL, the
+// styles import nothing, the scripts fetch nothing. (Text may cite a URL.)
+void check_self_contained(const std::string& html) {
+    static const std::regex tag("<[a-zA-Z][^>]*>");
+    for (auto it = std::sregex_iterator(html.begin(), html.end(), tag); it != std::sregex_iterator(); ++it) {
+        INFO("tag: " << it->str());
+        CHECK_FALSE(contains(it->str(), "://"));
+        CHECK_FALSE(std::regex_search(it->str(), std::regex("\\s(src|href|action|srcset|data)\\s*=\\s*['\"]?[a-z]+:", std::regex::icase)));
+    }
+    for (const char* forbidden : {"<link", "@import", "url(", "fetch(", "XMLHttpRequest", "import(", "<iframe", "<object", "<embed"}) {
+        INFO("forbidden: " << forbidden);
+        CHECK_FALSE(contains(html, forbidden));
+    }
+    CHECK(contains(html, "default-src 'none'"));
+}
+
+fs::path course_copy(const fs::path& dir) {
+    fs::copy(repo_root() / "hardware", dir / "hardware", fs::copy_options::recursive);
+    fs::create_directories(dir / "labs");
+    fs::copy(repo_root() / "labs" / "01-memory-roof", dir / "labs" / "01-memory-roof", fs::copy_options::recursive);
+    return dir;
+}
+
+}  // namespace
+
+TEST_CASE("html_escape: markup becomes text, bad UTF-8 becomes U+FFFD", "[html]") {
+    CHECK(html_escape(kHostileImg) == "&lt;img src=x onerror=document.body.setAttribute(&#39;data-pwned&#39;,&#39;img&#39;)&gt;");
+    CHECK(html_escape("a & \"b\"") == "a &amp; &quot;b&quot;");
+    CHECK(html_escape("caf\xC3\xA9 \xE2\x9C\x93") == "caf\xC3\xA9 \xE2\x9C\x93");   // valid UTF-8 kept
+    CHECK(html_escape("x\xFFy\xC3") == "x\xEF\xBF\xBDy\xEF\xBF\xBD");              // stray and cut-off bytes
+    CHECK(html_escape("a\x01\x7F" "b\n\tc") == "ab\n\tc");                           // control characters dropped
+}
+
+TEST_CASE("script_json: a string cannot close its script element, and reads back the same", "[html]") {
+    json value = {{"name", kHostileScript}, {"bad", std::string("x\xFFy")}};
+    auto text = script_json(value);
+    CHECK_FALSE(contains(text, "<"));
+    CHECK_FALSE(contains(text, ">"));
+    auto back = json::parse(text);
+    CHECK(back["name"] == kHostileScript);
+    CHECK(back["bad"] == "x\xEF\xBF\xBDy");
+    CHECK(exact_number(0.1) == "0.1");
+    CHECK(std::stod(exact_number(1.0 / 3)) == 1.0 / 3);
+}
+
+TEST_CASE("calculator data: every profile with its datasheet ceilings, and measured ones where saved", "[html]") {
+    TempDir dir;
+    auto root = course_copy(dir.path());
+    Workspace ws{root, root / "build"};
+    MeasuredCeilings measured;
+    measured.profile_id = "h200-sxm";
+    measured.device_name = "NVIDIA H200";
+    measured.measured_at = "2026-11-29T10:00:00Z";
+    measured.memcpy_tbs = 4.24;
+    measured.copy_kernel_tbs = 3.95;
+    measured.read_only_tbs = 4.55;
+    measured.graph_launch_us = 0.5;
+    measured.sm_clock_mhz = 1515;
+    measured.fp32_fma_tflops = 60.1;
+    measured.gemm_tflops[Dtype::bf16] = 690;
+    measured.launch_us = 4.8;
+    save_measured(measured, ws.measured_ceilings("h200-sxm"));
+
+    auto data = calculator_data(ws);
+    CHECK(data["launch_overhead_s"].get<double>() == kTypicalLaunchOverheadS);
+    CHECK(data["default_profile"] == "h200-sxm");  // the course's reference GPU opens the calculator
+    REQUIRE(data["dtypes"].size() == all_dtypes.size());
+    for (const auto& d : data["dtypes"]) {
+        CHECK(d["bytes"].get<double>() == dtype_bytes(*parse_dtype(d["name"].get<std::string>())));
+    }
+    auto profiles = load_profiles(root / "hardware");
+    REQUIRE(data["profiles"].size() == profiles.size());
+    for (std::size_t i = 0; i < profiles.size(); ++i) {
+        const auto& p = profiles[i];
+        const auto& entry = data["profiles"][i];
+        INFO(p.id);
+        CHECK(entry["id"] == p.id);
+        const auto& sheet = entry["ceilings"]["datasheet"];
+        CHECK(sheet["bandwidth_tbs"].get<double>() == p.memory.bandwidth_tbs);
+        CHECK(sheet["launch_overhead_s"].get<double>() == kTypicalLaunchOverheadS);
+        for (auto dtype : all_dtypes) {
+            auto name = std::string(dtype_name(dtype));
+            CHECK(sheet["peak_tflops"].contains(name) == p.supports(dtype));
+            if (p.supports(dtype)) CHECK(sheet["peak_tflops"][name].get<double>() == p.datasheet_ceiling(dtype).peak_tflops);
+        }
+        CHECK(entry["ceilings"].contains("measured") == (p.id == "h200-sxm"));
+    }
+    const auto& h200 = *std::find_if(data["profiles"].begin(), data["profiles"].end(), [](const json& p) { return p["id"] == "h200-sxm"; });
+    const auto& m = h200["ceilings"]["measured"];
+    CHECK(m["bandwidth_tbs"].get<double>() == 4.24);
+    CHECK(m["peak_tflops"]["bf16"].get<double>() == 690);
+    CHECK(m["peak_tflops"]["fp32"].get<double>() == 60.1);
+    CHECK(m["peak_tflops"]["fp16"].get<double>() == 989.4);  // not measured: the datasheet's
+    CHECK(m["launch_overhead_s"].get<double>() == Approx(4.8e-6));
+    CHECK(m["when"] == "2026-11-29T10:00:00Z");
+}
+
+TEST_CASE("calculator data: a broken measured-ceilings file is named, not skipped", "[html]") {
+    TempDir dir;
+    auto root = course_copy(dir.path());
+    Workspace ws{root, root / "build"};
+    write_file(ws.measured_ceilings("l4"), "profile: l4\nmemcpy_tbs: [oops\n");
+    auto message = input_error_of([&] { calculator_data(ws); });
+    CHECK(contains(message, "l4.yaml"));
+}
+
+TEST_CASE("the student's report: kernels on their GPU's roofline, predictions, calibration, labs", "[html]") {
+    TempDir dir;
+    auto root = dir.path();
+    Workspace ws{root, root / "build"};
+    auto log_file = write_graded_course(root);
+
+    auto html = student_report_html(ws, log_file);
+    check_self_contained(html);
+    // the calculator, with its data and script
+    CHECK(contains(html, "id=\"calc-data\""));
+    CHECK(contains(html, "function analyze(work, ceiling, launchOverheadS)"));
+    // one chart per GPU the grades ran on; the mark's hover text and the table row
+    CHECK(contains(html, "graded on NVIDIA H200"));
+    CHECK(contains(html, "graded on NVIDIA B200"));
+    CHECK(contains(html, "01-memory-roof copy_naive_fp32: 0 FLOP/byte, 3.9 TB/s, 92.0% of the memory roof"));
+    CHECK(contains(html, "predicted 115.0%"));  // 3.9 / 4.24 x 1.25 = 1.1498: it ran 1.25x slower than predicted
+    CHECK(contains(html, "<td>fma_compute_fp32</td><td class='num'>128</td><td class='num'>40 TFLOP/s</td>"));
+    CHECK_FALSE(contains(html, "<td>add_fp32</td>"));  // incorrect: not on the roofline
+    // the prediction log: every graded prediction, calibration, the student's why as text
+    CHECK(contains(html, "<td class='num'>1.25x</td>"));
+    CHECK(contains(html, "data-trend='closing'"));
+    CHECK(contains(html, html_escape(kHostileScript)));
+    CHECK_FALSE(contains(html, kHostileScript));
+    CHECK(contains(html, "Not graded yet: p3 01-memory-roof/add_fp32"));
+    // the lab's state
+    auto lab = load_lab(ws.lab_yaml("01-memory-roof"));
+    CHECK(contains(html, fmt::format("<td class='num'>2 of {}</td><td class='num'>180.0 / {:g}</td>", lab.variants.size(),
+                                     lab.variants.size() * lab.scoring.total())));
+    CHECK(contains(html, "add_fp32 (incorrect)"));
+    CHECK(contains(html, "scale_fp32 (not graded)"));
+}
+
+TEST_CASE("the student's report with nothing graded says what to run", "[html]") {
+    TempDir dir;
+    auto root = course_copy(dir.path());
+    auto html = student_report_html({root, root / "build"}, dir / "none.yaml");
+    check_self_contained(html);
+    CHECK(contains(html, "Nothing graded yet"));
+    CHECK(contains(html, "Nothing measured yet"));
+}
+
+TEST_CASE("the class report: outcomes, distribution, leaderboard, one roofline, failures, all escaped", "[html][batch]") {
+    using batch::Outcome;
+    auto fast = submission_result("fast", Outcome::graded, 0.9);
+    auto hostile = submission_result(kHostileImg, Outcome::graded, 0.5);
+    auto broken = submission_result(kHostileScript, Outcome::compile_error, 0,
+                                    "kernels/01_copy_naive.cu(3): error: </pre><script>alert(1)</script>");
+    json fast_grades = json::array({saved_grade("01-memory-roof/copy_naive_fp32", 0, 14, "TB/s", 3.9, 4.24, 1.1),
+                                    saved_grade("01-memory-roof/add_fp32", 0.083, 14, "TB/s", 3.8, 4.24, 0)});
+    json hostile_grades = json::array({saved_grade("01-memory-roof/copy_naive_fp32", 0, 14, "TB/s", 2.1, 4.24, 0)});
+    auto points = batch::class_points("fast", fast_grades.dump());
+    auto more = batch::class_points(kHostileImg, hostile_grades.dump());
+    points.insert(points.end(), more.begin(), more.end());
+    REQUIRE(points.size() == 3);
+    CHECK(batch::class_points("x", "not json").empty());
+    CHECK(batch::class_points("x", R"([{"correct": true, "intensity": "a string"}])").empty());
+
+    auto html = batch::class_report_html({"01-memory-roof", 7, "", {}}, {hostile, broken, fast}, points);
+    check_self_contained(html);
+    CHECK_FALSE(contains(html, "<script"));
+    CHECK_FALSE(contains(html, "<img"));
+    CHECK(contains(html, html_escape(kHostileImg)));
+    CHECK(contains(html, html_escape(kHostileScript)));
+    CHECK(contains(html, "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;"));
+    // leaderboard order: by mean fraction
+    auto first = html.find("<td class='num'>1</td><td class='submission'>fast</td>");
+    auto second = html.find("<td class='num'>2</td><td class='submission'>" + html_escape(kHostileImg) + "</td>");
+    CHECK(first != std::string::npos);
+    CHECK(second != std::string::npos);
+    CHECK(contains(html, "<tr><td>compile_error</td><td class='num'>1</td></tr>"));
+    CHECK(contains(html, "<tr><td>80-89%</td><td class='num'>2</td></tr>"));
+    CHECK(contains(html, "<tr><td>0-9%</td><td class='num'>1</td></tr>"));
+    CHECK(contains(html, "<td>fast</td><td>add_fp32</td>"));
+}
+
+TEST_CASE("roofline batch --merge writes report.html beside summary.md", "[html][batch]") {
+    using batch::Outcome;
+    TempDir dir;
+    auto out = dir / "grades";
+    write_batch_folder(out,
+                       {submission_result("alice", Outcome::graded, 0.8), submission_result(kHostileImg, Outcome::graded, 0.4)},
+                       {json::array({saved_grade("01-memory-roof/copy_naive_fp32", 0, 14, "TB/s", 3.4, 4.24, 0)}),
+                        json::array({saved_grade("01-memory-roof/copy_naive_fp32", 0, 14, "TB/s", 1.7, 4.24, 0)})});
+    CHECK(batch::merge_batch(out) == 0);
+    REQUIRE(fs::exists(out / "summary.md"));
+    REQUIRE(fs::exists(out / "report.html"));
+    auto html = read_file(out / "report.html");
+    check_self_contained(html);
+    CHECK(contains(html, "alice copy_naive_fp32: 0 FLOP/byte, 3.4 TB/s, 80.2% of the memory roof"));
+    CHECK(contains(html, html_escape(kHostileImg)));
+    CHECK_FALSE(contains(html, "<img"));
+}
+
+TEST_CASE("roofline report writes the page and prints its path", "[html][cli]") {
+    TempDir dir;
+    auto root = course_copy(dir.path());
+    auto page = dir / "out" / "course.html";
+    auto r = run_cli("--root " + shell_quote(root.string()) + " report --log " + shell_quote((dir / "p.yaml").string()) +
+                     " --out " + shell_quote(page.string()));
+    INFO(r.all());
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == fs::absolute(page).string() + "\n");
+    REQUIRE(fs::exists(page));
+    check_self_contained(read_file(page));
+
+    // the default place, under the course's .roofline/
+    auto d = run_cli("--root " + shell_quote(root.string()) + " report --log " + shell_quote((dir / "p.yaml").string()));
+    CHECK(d.exit_code == 0);
+    CHECK(fs::exists(root / ".roofline" / "report.html"));
+
+    // a malformed log: exit 2, the file and line named, the old page untouched
+    write_file(dir / "bad.yaml", "- kind: prediction\n  lab: [oops\n");
+    auto before = read_file(page);
+    auto bad = run_cli("--root " + shell_quote(root.string()) + " report --log " + shell_quote((dir / "bad.yaml").string()) +
+                       " --out " + shell_quote(page.string()));
+    CHECK(bad.exit_code == 2);
+    CHECK(contains(bad.err, "bad.yaml:"));
+    CHECK(read_file(page) == before);
+}
