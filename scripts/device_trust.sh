@@ -38,7 +38,7 @@ run_batch() {  # run_batch NAME EXTRA... -> $elapsed
 run_batch sandboxed --require-sandbox; t_sandbox=$elapsed
 # The 21 ordinary submissions alone, as graded before the hostile ones existed (19.5-21.5 s on one H200).
 mkdir -p "$work/ordinary"
-for dir in "$work/subs"/*/; do [[ $(basename "$dir") == hostile_* ]] || cp -r "$dir" "$work/ordinary/"; done
+for dir in "$work/subs"/*/; do name=$(basename "$dir"); [[ $name == hostile_* || $name == "<"* ]] || cp -r "$dir" "$work/ordinary/"; done
 "$roofline" --root "$root" --build-dir "$build" batch 01-memory-roof --submissions "$work/ordinary" --out "$work/ordinary-out" \
   --hidden "$hidden" --gpus 0 --jobs "$(nproc)" --require-sandbox > "$work/ordinary.log" 2>&1 &
 ordinary_began=$(now); wait $!; t_ordinary=$(awk -v a="$ordinary_began" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
