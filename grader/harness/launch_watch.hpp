@@ -6,7 +6,9 @@
 // hide a kernel from this: it sees what the GPU ran, not what the code called.
 //
 // The watch is on only around launches that are not timed (the verification runs
-// and one run of the peer), since recording activity costs time per kernel.
+// and one run of the peer), since recording activity costs time per kernel, and
+// CUPTI is detached (cuptiFinalize) after each window: merely attached, it slows
+// every launch.
 #pragma once
 #include <cuda_runtime.h>
 
