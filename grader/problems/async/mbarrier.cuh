@@ -18,7 +18,7 @@ __device__ inline void init(std::uint64_t* barrier, std::uint32_t expected_arriv
                  : "memory");
 }
 
-// Makes the initialisation visible to the copy engine (the async proxy) too.
+// Makes the initialisation visible to the TMA unit (the async proxy) too.
 __device__ inline void fence_init() { asm volatile("fence.mbarrier_init.release.cluster;" : : : "memory"); }
 
 __device__ inline void arrive(std::uint64_t* barrier) {

@@ -15,9 +15,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string course_flags() {
-    return "--root " + shell_quote(repo_root().string()) + " --build-dir " + shell_quote(ROOFLINE_BINARY_DIR);
-}
 
 // A finished submission as a batch leaves it.
 void fake_finished(const std::filesystem::path& out, const std::string& name, Outcome outcome, double score) {

@@ -28,9 +28,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string course_flags() {
-    return "--root " + shell_quote(repo_root().string()) + " --build-dir " + shell_quote(ROOFLINE_BINARY_DIR);
-}
 
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
     for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {

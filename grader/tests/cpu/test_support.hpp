@@ -114,6 +114,11 @@ inline CliResult run_cli(const std::string& args) {
     return r;
 }
 
+// The real course and this build, for tests that run `roofline` on them.
+inline std::string course_flags() {
+    return "--root " + shell_quote(repo_root().string()) + " --build-dir " + shell_quote(ROOFLINE_BINARY_DIR);
+}
+
 inline int count_lines(const std::string& text) {
     int lines = 0;
     for (char c : text) lines += c == '\n';

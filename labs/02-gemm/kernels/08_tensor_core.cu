@@ -1,6 +1,6 @@
 // Rung 8: tensor cores. bf16 inputs, fp32 accumulation, bf16 output.
 // mma.sync.m16n8k16 multiplies a 16x16 tile of A by a 16x8 tile of B and adds
-// into a 16x8 fp32 accumulator held across the warp: 4096 multiply-adds in
+// into a 16x8 fp32 accumulator held across the warp: 2048 multiply-adds (4096 FLOPs) in
 // one instruction. ldmatrix loads 8x8 bf16 matrices from shared memory straight
 // into the register layout mma wants.
 //

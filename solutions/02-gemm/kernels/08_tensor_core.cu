@@ -1,7 +1,7 @@
 // Rung 8: tensor cores. bf16 inputs, fp32 accumulation, bf16 output. The work
 // of a warp is no longer 32 lanes x FMAs but warp-wide matrix instructions:
 // mma.sync.m16n8k16 multiplies a 16x16 tile of A by a 16x8 tile of B and adds
-// to a 16x8 fp32 accumulator: 4096 multiply-adds in one instruction.
+// to a 16x8 fp32 accumulator: 2048 multiply-adds (4096 FLOPs) in one instruction.
 //
 //   block tile 128 x 128, K step 32, 256 threads = 2 x 4 warps;
 //   warp tile 64 x 32 = 4 x 4 mma tiles of 16 x 8, two k16 steps per K step;

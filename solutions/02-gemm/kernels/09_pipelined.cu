@@ -53,7 +53,7 @@
 // near 2/3 of the tensor cores' wgmma rate (~700 TFLOP/s at 1980 MHz); the
 // barrier per K step, the 3.9-wave tail (512 blocks on 132 SMs) and the
 // direct 32-bit epilogue stores take the rest. The remaining way needs
-// Hopper's own instructions (TMA loads and warpgroup wgmma, lab 03).
+// Hopper's own instructions (TMA loads and warpgroup wgmma, lab 04).
 //
 // Shapes: M and N multiples of 128 and K of 32 (lab.yaml: divisible_by). N
 // need not be a multiple of 256: in the last block column the upper 128

@@ -3,13 +3,13 @@
 // The grid is persistent (one block per SM) and walks a sequence of 32 x 256 tiles:
 // all column tiles of one group of 32 rows, then the next group the block owns. Thread 0
 // keeps kStages tiles in flight: it arms a stage's "full" barrier with the bytes to
-// expect and asks the copy engine for the tile; every thread waits on that barrier,
+// expect and asks the TMA unit for the tile; every thread waits on that barrier,
 // adds its rows' elements, and after a __syncthreads (nobody reads the stage any more)
 // thread 0 refills the stage with the tile kStages further on.
 //
 // Bytes in flight: Little's law wants bandwidth x latency ~ 4.8 TB/s x ~1 us ~ 4.8 MB
 // over 132 SMs ~ 36 KiB per SM; 6 stages of 16 KiB keep ~96 KiB asked for per SM.
-// Expected: ~90-95% of cudaMemcpy (the copy engine reads at the read-only rate, and the
+// Expected: ~90-95% of cudaMemcpy (the TMA unit reads at the read-only rate, and the
 // only stall is the block-wide barrier before each refill).
 #include "async/mbarrier.cuh"
 #include "async/tma.cuh"

@@ -1,7 +1,7 @@
 // Lab 04, part 2 (solution): the same row sums with warp specialization.
 //
 // Warp 8 is the producer: one of its lanes walks the block's tile sequence, waits until
-// a stage is empty, arms its "full" barrier and asks the copy engine for the tile. Warps
+// a stage is empty, arms its "full" barrier and asks the TMA unit for the tile. Warps
 // 0-7 are consumers: each waits for a full stage, adds its four rows' elements and
 // arrives on the stage's "empty" barrier (one arrival per consumer warp). Nobody waits
 // at a block-wide __syncthreads any more: the producer refills a stage as soon as the
