@@ -92,6 +92,7 @@ nlohmann::json score_json(const GradeContext& c, const Score& s, const nlohmann:
         {"target", c.target},
         {"source", c.source},
         {"gpu", c.gpu},
+        {"outcome", s.correct ? "correct" : "incorrect"},  // every grade JSON names its outcome
         {"correct", s.correct},
         {"verdict", s.verdict},
         {"impossible", s.impossible},

@@ -66,6 +66,7 @@ TEST_CASE("score_json carries the figures of a scored run", "[report]") {
     CHECK(j["gpu"] == "NVIDIA H200");
     CHECK(j["source"] == "labs");
     CHECK(j["correct"] == true);
+    CHECK(j["outcome"] == "correct");  // success names its outcome too
     CHECK(j["impossible"] == false);
     CHECK(j["verdict"] == "correct");
     CHECK(j["unit"] == "TB/s");
