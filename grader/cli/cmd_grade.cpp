@@ -98,6 +98,10 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
         auto outcome = grade_variant(ws, request);
         built = built || (outcome.exit_code != 5 && outcome.exit_code != 7);  // 7: refused before the build
         if (!f.json) fmt::print("{}", outcome.text);
+        if (!f.json && !f.all && !outcome.debrief.empty()) {
+            fmt::print("\n--- debrief ({}/debrief/{}.md; again with `roofline debrief {}/{}`) ---\n\n{}", lab, variant,
+                       lab, variant, outcome.debrief);
+        }
         if (!f.gradescope.empty() && !outcome.gradescope.is_null()) {
             auto path = std::filesystem::path(f.gradescope);
             if (f.all) path = path.parent_path() / fmt::format("{}-{}", variant, path.filename().string());
@@ -110,6 +114,15 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
     }
     if (f.json) fmt::print("{}\n", (f.all ? all_json : all_json[0]).dump(2));
     else if (f.all && !verify_only) print_ladder(rows);
+    if (!f.json && f.all) {
+        std::vector<std::string> opened;
+        for (const auto& [variant, o] : rows) {
+            if (!o.debrief.empty()) opened.push_back(variant);
+        }
+        if (!opened.empty()) {
+            fmt::print("\ndebriefs open now (roofline debrief {}/VARIANT): {}\n", lab_id, fmt::join(opened, ", "));
+        }
+    }
     context.exit_code = exit_code;
 }
 

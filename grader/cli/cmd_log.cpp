@@ -1,5 +1,6 @@
-// roofline log: predicted against measured, entry by entry, and whether the
-// predictions are getting better (calibration over time).
+// roofline log: predicted against measured, entry by entry, with the gap notes
+// written after each measurement, and whether the predictions are getting better
+// (calibration over time).
 #include "calibration.hpp"
 #include "command.hpp"
 #include "prediction_log.hpp"
@@ -45,11 +46,13 @@ void run_log(Context& context, const LogFlags& f) {
         bool edited = m.prediction_digest != p->digest();
         // only a prediction's first measurement counts for calibration (calibration.hpp)
         bool counted = std::any_of(graded.begin(), graded.end(), [&](const auto& g) { return g.first == &m; });
-        rows.push_back({{"when", m.measured_at}, {"lab", m.lab}, {"variant", m.variant}, {"prediction", p->id},
+        nlohmann::json notes = nlohmann::json::array();
+        for (const auto* n : log.notes_for(m.id)) notes.push_back({{"why", n->why}, {"written_at", n->written_at}});
+        rows.push_back({{"measurement", m.id}, {"when", m.measured_at}, {"lab", m.lab}, {"variant", m.variant}, {"prediction", p->id},
                         {"predicted_s", p->predicted_time_s}, {"measured_s", m.measured_time_s}, {"ratio", ratio},
                         {"predicted_regime", regime_name(p->regime)}, {"measured_regime", regime_name(m.measured_regime)},
                         {"correct", m.correct}, {"edited_after_measurement", edited}, {"counted", counted},
-                        {"gpu", m.gpu}});
+                        {"gpu", m.gpu}, {"gap_notes", notes}});
     }
     std::vector<ScatterPoint> points;
     for (const auto& g : graded) {
@@ -102,6 +105,9 @@ void run_log(Context& context, const LogFlags& f) {
                    r["ratio"].get<double>(), regime, r["correct"].get<bool>() ? "" : "incorrect ",
                    r["counted"].get<bool>() ? "" : fmt::format("{} graded again, not counted ", r["prediction"].get<std::string>()),
                    r["edited_after_measurement"].get<bool>() ? "PREDICTION EDITED AFTER MEASUREMENT" : "");
+        for (const auto& n : r["gap_notes"]) {
+            fmt::print("{:<20} gap note on {}: {}\n", "", r["measurement"].get<std::string>(), n["why"].get<std::string>());
+        }
     }
     auto line = [](const char* name, const Calibration& c) {
         if (c.count == 0) return fmt::format("  {:<12} no measurements\n", name);
@@ -122,6 +128,14 @@ void run_log(Context& context, const LogFlags& f) {
         fmt::print("  the gap is unchanged within noise (the halves' median errors are less than 1.1x apart)\n");
     }
     if (!pending.empty()) fmt::print("\nnot graded yet: {}\n", fmt::join(pending, ", "));
+    std::vector<std::string> unexplained;
+    for (const auto& m : log.measurements) {
+        bool newest = log.latest_graded(m.lab, m.variant) == &m;
+        if (newest && log.notes_for(m.id).empty()) unexplained.push_back(fmt::format("{} {}/{}", m.id, m.lab, m.variant));
+    }
+    if (!unexplained.empty()) {
+        fmt::print("\nno gap note yet (roofline explain LAB/VARIANT --why \"...\"): {}\n", fmt::join(unexplained, ", "));
+    }
     if (!f.svg.empty()) fmt::print("\nscatter written to {}\n", f.svg);
 }
 

@@ -20,6 +20,8 @@ enum ExitCode : int {
     kBuildFailed = 5,
     kCrashedOrTimedOut = 6,
     kNeedsOtherHardware = 7,  // the variant's machine code is for another GPU (lab.yaml `requires`)
+    kForbidden = 8,           // the timed work was not the kernel file's own
+    kNotGradedYet = 9,        // debrief, explain: no graded measurement of the variant in the log
 };
 
 struct Context {
@@ -52,5 +54,7 @@ void add_ceilings_command(CLI::App& app, Context& context);
 void add_classify_command(CLI::App& app, Context& context);
 void add_batch_command(CLI::App& app, Context& context);
 void add_report_command(CLI::App& app, Context& context);  // cmd_report.cpp
+void add_debrief_command(CLI::App& app, Context& context);
+void add_explain_command(CLI::App& app, Context& context);
 
 }  // namespace roofline::cli

@@ -46,7 +46,8 @@ int main(int argc, char** argv) {
         "roofline: a GPU-performance course. Predict whether a kernel is compute-, memory- or\n"
         "overhead-bound and how fast it runs, then let the grader check and measure it.\n\n"
         "Start with:  roofline calc --gemm 4096 --dtype bf16 --hardware h200-sxm\n"
-        "Student loop: roofline predict LAB/VARIANT ...; roofline grade LAB/VARIANT; roofline log\n"};
+        "Student loop: roofline predict LAB/VARIANT ...; roofline grade LAB/VARIANT; roofline debrief LAB/VARIANT;\n"
+        "              roofline explain LAB/VARIANT --why \"...\"; roofline log\n"};
     app.require_subcommand(1);
     roofline::cli::Context context;
     app.add_option("--root", context.root_flag, "the course checkout (default: found from the current folder)");
@@ -61,13 +62,16 @@ int main(int argc, char** argv) {
     roofline::cli::add_classify_command(app, context);
     roofline::cli::add_batch_command(app, context);
     roofline::cli::add_report_command(app, context);
+    roofline::cli::add_debrief_command(app, context);
+    roofline::cli::add_explain_command(app, context);
     // After the subcommands: CLI11 copies the footer into those added later, and the
     // grading exit codes do not belong under `calc --help`.
     app.footer(
         "Exit codes: 0 graded and correct, 1 graded and incorrect, 2 bad usage or input,\n"
         "3 no prediction for this kernel source, 4 no CUDA device, 5 build failed,\n"
         "6 the lab program crashed or timed out, 7 the variant needs another GPU (lab.yaml `requires`),\n"
-        "8 refused: the timed work was not the kernel file's own (a library, a redefined function, clocks disagree).\n"
+        "8 refused: the timed work was not the kernel file's own (a library, a redefined function, clocks disagree),\n"
+        "9 not graded yet: debrief and explain need a graded measurement of the variant in the log.\n"
         "The course folder: --root, else $ROOFLINE_ROOT, else the nearest folder up from here holding\n"
         "hardware/ and labs/, else the tree this roofline was built from.");
     app.failure_message([](const CLI::App* failed, const CLI::Error& e) {

@@ -1,5 +1,6 @@
 #include "grade.hpp"
 
+#include "debrief.hpp"
 #include "device_query.hpp"
 #include "hardware.hpp"
 #include "input_error.hpp"
@@ -420,6 +421,20 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     auto results = ws.results_dir(lab.id, request.solutions);
     write_json_file(results / (variant.name + ".json"), out.json);
     write_lab_svg(ws, lab, request.solutions, ceiling, *profile, device->name);
+
+    // The debrief, now that the log holds this measurement (a debrief file missing is no
+    // reason to fail a grading that succeeded: the report says where it should be).
+    if (score.correct && (prediction || request.solutions)) {
+        try {
+            auto gate = open_debrief(ws, load_log(request.log), lab.id, variant.name, request.solutions, "");
+            if (gate.text) {
+                out.debrief = *gate.text;
+                out.json["debrief"] = debrief_file(ws, lab.id, variant.name).string();
+            }
+        } catch (const InputError& e) {
+            out.text += fmt::format("  note      {}\n", e.what());
+        }
+    }
     return out;
 }
 

@@ -39,6 +39,9 @@ struct GradeOutcome {
     nlohmann::json json;   // the same, for --json
     nlohmann::json gradescope;
     std::optional<Score> score;
+    // The variant's debrief (debrief.hpp), once this grading put a correct measurement in
+    // the log (or graded --solutions); printed after the report. Empty: still closed.
+    std::string debrief;
 };
 
 // The prediction gate alone: the prediction for this variant's current source

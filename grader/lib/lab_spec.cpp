@@ -236,10 +236,12 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
     }
 
     auto scoring = root.at("scoring");
-    scoring.only_keys({"correctness", "performance", "prediction", "against", "floor_fraction", "target_fraction"});
+    scoring.only_keys({"correctness", "performance", "prediction", "against", "floor_fraction", "target_fraction",
+                       "gap_note"});
     lab.scoring.correctness = scoring.at("correctness").as_nonnegative_double();
     lab.scoring.performance = scoring.at("performance").as_nonnegative_double();
     lab.scoring.prediction = scoring.at("prediction").as_nonnegative_double();
+    if (auto gap_note = scoring.maybe("gap_note")) lab.scoring.gap_note = gap_note->as_nonnegative_double();
     lab.scoring.against = scoring.string("against");
     if (lab.scoring.against != "peer" && lab.scoring.against != "roofline") {
         scoring.at("against").fail("must be 'peer' (the library measured in the same run) or 'roofline'");

@@ -27,6 +27,9 @@ struct Scoring {
     std::string against = "peer";  // peer: the library measured in the same run; roofline: the ceiling
     double floor_fraction = 0;
     double target_fraction = 1;
+    // Points per variant for the gap note (`roofline explain`), awarded by the
+    // instructor by hand; not in total(), which the grader awards. 0: not graded.
+    double gap_note = 0;
     double total() const { return correctness + performance + prediction; }
 };
 

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <chrono>
 
 namespace roofline {
@@ -21,7 +22,8 @@ namespace {
 
 constexpr const char* kHeader =
     "# Roofline prediction log: append-only. `roofline predict` and `roofline grade` add\n"
-    "# entries at the end. Do not edit earlier entries: an edited prediction is detected.\n";
+    "# entries at the end, and `roofline explain` a gap note after a measurement. Do not\n"
+    "# edit earlier entries: an edited prediction is detected.\n";
 
 std::string number(double value) { return fmt::format("{:.6g}", value); }
 
@@ -45,12 +47,19 @@ Prediction read_prediction(const YamlView& e) {
     return p;
 }
 
-Measurement read_measurement(const YamlView& e) {
-    e.only_keys({"kind", "prediction", "prediction_digest", "lab", "variant", "shape", "measured_time_us",
+// `number`: its place among the measurements (1, 2, ...), which is its id; logs written
+// before ids were written have none, and are numbered the same way.
+Measurement read_measurement(const YamlView& e, std::size_t number) {
+    e.only_keys({"kind", "id", "prediction", "prediction_digest", "lab", "variant", "shape", "measured_time_us",
                  "measured_regime", "correct", "fraction", "points", "max_points", "gpu", "sm_clock_mhz",
                  "measured_at"});
     Measurement m;
     m.line = e.line();
+    m.id = fmt::format("m{}", number);
+    if (e.has("id") && e.string("id") != m.id) {
+        e.at("id").fail(fmt::format("must be {}: measurements are numbered in the order they were written (was an "
+                                    "entry removed or moved? restore the log from your copy)", m.id));
+    }
     m.prediction_id = e.string("prediction");
     m.prediction_digest = e.string("prediction_digest");
     m.lab = e.string("lab");
@@ -70,6 +79,30 @@ Measurement read_measurement(const YamlView& e) {
     m.sm_clock_mhz = e.at("sm_clock_mhz").as_nonnegative_double();
     m.measured_at = e.string("measured_at");
     return m;
+}
+
+GapNote read_gap_note(const YamlView& e, const std::vector<Measurement>& earlier) {
+    e.only_keys({"kind", "measurement", "lab", "variant", "why", "written_at"});
+    GapNote n;
+    n.line = e.line();
+    n.measurement_id = e.string("measurement");
+    n.lab = e.string("lab");
+    n.variant = e.string("variant");
+    n.why = e.string("why");
+    n.written_at = e.string("written_at");
+    auto m = std::find_if(earlier.begin(), earlier.end(), [&](const Measurement& x) { return x.id == n.measurement_id; });
+    if (m == earlier.end()) {
+        e.at("measurement").fail(fmt::format("{} names no measurement above it (the log holds {} before this line); "
+                                             "a gap note explains a measurement already in the log",
+                                             n.measurement_id, earlier.empty() ? std::string("none")
+                                                               : fmt::format("m1 to m{}", earlier.size())));
+    }
+    if (m->lab != n.lab || m->variant != n.variant) {
+        e.at("measurement").fail(fmt::format("{} measured {}/{}, not {}/{}; name that measurement's lab and variant",
+                                             n.measurement_id, m->lab, m->variant, n.lab, n.variant));
+    }
+    if (n.why.find_first_not_of(" \t") == std::string::npos) e.at("why").fail("is empty; write the explanation");
+    return n;
 }
 
 // The log must be a file in an existing folder; a missing file there is an empty log.
@@ -92,8 +125,9 @@ PredictionLog parse_log_text(const std::string& text, const std::filesystem::pat
     for (const auto& entry : root.items()) {
         auto kind = entry.string("kind");
         if (kind == "prediction") log.predictions.push_back(read_prediction(entry));
-        else if (kind == "measurement") log.measurements.push_back(read_measurement(entry));
-        else entry.at("kind").fail("must be prediction or measurement");
+        else if (kind == "measurement") log.measurements.push_back(read_measurement(entry, log.measurements.size() + 1));
+        else if (kind == "gap_note") log.gap_notes.push_back(read_gap_note(entry, log.measurements));
+        else entry.at("kind").fail("must be prediction, measurement or gap_note");
     }
     return log;
 }
@@ -211,6 +245,21 @@ bool PredictionLog::edited_after_measurement(const Prediction& prediction) const
     return false;
 }
 
+const Measurement* PredictionLog::latest_graded(const std::string& lab, const std::string& variant) const {
+    for (auto it = measurements.rbegin(); it != measurements.rend(); ++it) {
+        if (it->lab == lab && it->variant == variant && it->correct) return &*it;
+    }
+    return nullptr;
+}
+
+std::vector<const GapNote*> PredictionLog::notes_for(const std::string& measurement_id) const {
+    std::vector<const GapNote*> notes;
+    for (const auto& n : gap_notes) {
+        if (n.measurement_id == measurement_id) notes.push_back(&n);
+    }
+    return notes;
+}
+
 PredictionLog load_log(const std::filesystem::path& file) { return parse_log(file); }
 
 Prediction append_prediction(const std::filesystem::path& file, Prediction p) {
@@ -232,8 +281,10 @@ Prediction append_prediction(const std::filesystem::path& file, Prediction p) {
 }
 
 Measurement append_measurement(const std::filesystem::path& file, Measurement m) {
-    append_entry(file, [&](YAML::Emitter& out, const PredictionLog&) {
+    append_entry(file, [&](YAML::Emitter& out, const PredictionLog& log) {
+        m.id = fmt::format("m{}", log.measurements.size() + 1);
         out << YAML::Key << "kind" << YAML::Value << "measurement";
+        out << YAML::Key << "id" << YAML::Value << m.id;
         out << YAML::Key << "prediction" << YAML::Value << m.prediction_id;
         out << YAML::Key << "prediction_digest" << YAML::Value << m.prediction_digest;
         out << YAML::Key << "lab" << YAML::Value << m.lab;
@@ -250,6 +301,18 @@ Measurement append_measurement(const std::filesystem::path& file, Measurement m)
         out << YAML::Key << "measured_at" << YAML::Value << m.measured_at;
     });
     return m;
+}
+
+GapNote append_gap_note(const std::filesystem::path& file, GapNote n) {
+    append_entry(file, [&](YAML::Emitter& out, const PredictionLog&) {
+        out << YAML::Key << "kind" << YAML::Value << "gap_note";
+        out << YAML::Key << "measurement" << YAML::Value << n.measurement_id;
+        out << YAML::Key << "lab" << YAML::Value << n.lab;
+        out << YAML::Key << "variant" << YAML::Value << n.variant;
+        out << YAML::Key << "why" << YAML::Value << YAML::DoubleQuoted << n.why;
+        out << YAML::Key << "written_at" << YAML::Value << n.written_at;
+    });
+    return n;
 }
 
 std::string utc_now_iso8601() {

@@ -5,6 +5,10 @@
 // takes a lock, appends the new entry's text to the old bytes unchanged, and
 // renames a temporary file into place: a crash leaves the old or the new log,
 // never half of one. A malformed log is reported (file:line) and left untouched.
+// After a graded measurement, `roofline explain` appends a gap note: the student's
+// explanation of the gap between prediction and measurement, bound to that
+// measurement's id (m1, m2, ...: measurements are numbered in the order they were
+// written; logs from before the ids were written are numbered the same way).
 #pragma once
 #include "roofline.hpp"
 
@@ -29,6 +33,7 @@ struct Prediction {
 };
 
 struct Measurement {
+    std::string id;  // m1, m2, ...: its place among the log's measurements
     std::string prediction_id;
     std::string prediction_digest;  // the prediction's digest when it was measured
     std::string lab, variant, shape;
@@ -43,10 +48,20 @@ struct Measurement {
     int line = 0;
 };
 
+// The explanation of a measurement's gap, written after it (`roofline explain`).
+struct GapNote {
+    std::string measurement_id;  // the measurement it explains: m3
+    std::string lab, variant;    // the measurement's
+    std::string why;
+    std::string written_at;  // UTC, ISO 8601
+    int line = 0;
+};
+
 struct PredictionLog {
     std::filesystem::path file;
     std::vector<Prediction> predictions;
     std::vector<Measurement> measurements;
+    std::vector<GapNote> gap_notes;
 
     // The newest prediction for this variant and shape made against `source_hash`.
     const Prediction* find_current(const std::string& lab, const std::string& variant, const std::string& shape,
@@ -54,12 +69,17 @@ struct PredictionLog {
     const Prediction* find_by_id(const std::string& id) const;
     // True if some measurement recorded a different digest for this prediction.
     bool edited_after_measurement(const Prediction& prediction) const;
+    // The newest correct measurement of this variant (any shape): a graded one.
+    const Measurement* latest_graded(const std::string& lab, const std::string& variant) const;
+    std::vector<const GapNote*> notes_for(const std::string& measurement_id) const;
 };
 
 PredictionLog load_log(const std::filesystem::path& file);  // a missing file is an empty log
 // Both return the entry as written (the prediction with its new id).
 Prediction append_prediction(const std::filesystem::path& file, Prediction prediction);
 Measurement append_measurement(const std::filesystem::path& file, Measurement measurement);
+// The note must name a measurement already in the log, of the same lab and variant.
+GapNote append_gap_note(const std::filesystem::path& file, GapNote note);
 
 std::string utc_now_iso8601();
 

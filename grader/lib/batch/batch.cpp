@@ -216,7 +216,8 @@ private:
                 auto run = run_grading(grade);
                 if (run.process.interrupted) return;  // no result, no marker: a re-run grades it
                 auto result = classify_grading(job.submission.name, lab_,
-                                               {job.staged.log, job.staged.log_message, job.staged.notes}, run);
+                                               {job.staged.log, job.staged.log_message, job.staged.notes,
+                                                job.staged.gap_noted}, run);
                 result.gpu = gpu.empty() ? "-" : gpu;
                 finish(job.submission, result, job.build_s + seconds_since(began), &job.staged);
             } catch (const std::exception& e) {

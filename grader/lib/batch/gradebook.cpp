@@ -34,10 +34,10 @@ std::string csv_field(const std::string& text) {
 }
 
 std::string gradebook_row(const SubmissionResult& r) {
-    return fmt::format("{},{},{:.2f},{:.2f},{:.2f},{:.2f},{:.2f},{:.4f},{:.4f},{},{:.1f},{}", csv_field(r.submission),
+    return fmt::format("{},{},{:.2f},{:.2f},{:.2f},{:.2f},{:.2f},{:.4f},{:.4f},{},{:.1f},{},{}", csv_field(r.submission),
                        outcome_name(r.outcome), r.score, r.max_score, r.correctness, r.performance, r.prediction,
                        r.mean_fraction_of_roofline, r.best_fraction_of_roofline, csv_field(r.gpu), r.seconds,
-                       csv_field(one_line(r.reason)));
+                       csv_field(one_line(r.reason)), r.gap_notes);
 }
 
 std::string gradebook_csv(std::vector<SubmissionResult> results) {

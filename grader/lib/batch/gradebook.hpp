@@ -1,7 +1,8 @@
 // The gradebook: OUT/gradebook.csv, one row per submission, sorted by name.
 // RFC 4180 CSV (comma separated, fields with a comma, quote or line break
 // quoted, quotes doubled); the reason is flattened to one line. The header is
-// stable: tools may rely on the column names and their order.
+// stable: tools may rely on the column names and their order; new columns are
+// added at the end (gap_notes came after reason).
 #pragma once
 #include "batch/result.hpp"
 
@@ -12,7 +13,7 @@ namespace roofline::batch {
 
 inline const char* kGradebookHeader =
     "submission,outcome,score,max_score,correctness,performance,prediction,"
-    "mean_fraction_of_roofline,best_fraction_of_roofline,gpu,seconds,reason";
+    "mean_fraction_of_roofline,best_fraction_of_roofline,gpu,seconds,reason,gap_notes";
 
 std::string csv_field(const std::string& text);
 std::string gradebook_row(const SubmissionResult& result);

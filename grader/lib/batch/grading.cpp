@@ -132,6 +132,7 @@ SubmissionResult classify_grading(const std::string& submission, const LabSpec& 
         r.variants.push_back(vr);
     }
     add_up(r);
+    r.gap_notes = static_cast<int>(log.gap_noted.size());
 
     std::vector<std::string> reason = failures;
     r.outcome = kernels;

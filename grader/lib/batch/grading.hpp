@@ -46,6 +46,7 @@ struct LogFacts {
     LogState state = LogState::present;
     std::string message;
     std::vector<std::string> notes;
+    std::vector<std::string> gap_noted;  // variants with a gap note (`roofline explain`) in the log
 };
 SubmissionResult classify_grading(const std::string& submission, const LabSpec& lab, const LogFacts& log,
                                   const GradingRun& run);

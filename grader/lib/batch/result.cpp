@@ -23,6 +23,7 @@ nlohmann::json to_json(const SubmissionResult& r) {
             {"gpu", r.gpu},
             {"seconds", r.seconds},
             {"reason", r.reason},
+            {"gap_notes", r.gap_notes},
             {"variants", variants}};
 }
 
@@ -40,6 +41,7 @@ SubmissionResult result_from_json(const nlohmann::json& j) {
     r.gpu = j.at("gpu").get<std::string>();
     r.seconds = j.at("seconds").get<double>();
     r.reason = j.at("reason").get<std::string>();
+    r.gap_notes = j.value("gap_notes", 0);  // result.json files from before gap notes have none
     for (const auto& v : j.at("variants")) {
         r.variants.push_back({v.at("name").get<std::string>(),
                               parse_outcome(v.at("outcome").get<std::string>()).value_or(Outcome::error),

@@ -29,6 +29,7 @@ struct SubmissionResult {
     std::string gpu = "-";  // the CUDA device index it was graded on, "-" for none
     double seconds = 0;     // build and grade, wall clock
     std::string reason;     // why the outcome is not "graded"; notes otherwise
+    int gap_notes = 0;      // variants with a gap note in the student's log (`roofline explain`)
     std::vector<VariantResult> variants;
 };
 

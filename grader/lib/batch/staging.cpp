@@ -167,6 +167,12 @@ StagedSubmission stage_submission(const Workspace& course, const LabSpec& public
         return staged;
     }
     staged.log = LogState::present;
+    for (const auto& v : public_lab.variants) {
+        bool noted = std::any_of(log.gap_notes.begin(), log.gap_notes.end(), [&](const GapNote& n) {
+            return n.lab == public_lab.id && n.variant == v.name;
+        });
+        if (noted) staged.gap_noted.push_back(v.name);
+    }
     auto staged_lab = load_lab(staged.workspace.lab_yaml(public_lab.id));
     rebase_predictions(log, public_lab, staged_lab, kernels, staged.workspace.default_log(), staged.notes);
     return staged;

@@ -50,6 +50,7 @@ struct StagedSubmission {
     LogState log = LogState::missing;
     std::string log_message;  // why malformed (file:line and the parser's words)
     std::vector<std::string> notes;  // missing files, predictions not matching the source
+    std::vector<std::string> gap_noted;  // the lab's variants with a gap note in the student's log
 };
 
 // Builds the staging tree in `stage_dir` (emptied first). `staged_lab_yaml` is the

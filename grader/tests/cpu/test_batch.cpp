@@ -172,7 +172,7 @@ TEST_CASE("the gradebook CSV: a stable header, one quoted row per submission", "
     auto first_newline = csv.find('\n');
     CHECK(csv.substr(0, first_newline) ==
           "submission,outcome,score,max_score,correctness,performance,prediction,"
-          "mean_fraction_of_roofline,best_fraction_of_roofline,gpu,seconds,reason");
+          "mean_fraction_of_roofline,best_fraction_of_roofline,gpu,seconds,reason,gap_notes");
     CHECK(count_lines(csv) == 3);  // the header and two rows: the reason's line break is flattened
     CHECK(csv.find("amy,graded,812.50,900.00") < csv.find("zed,compile_error"));  // sorted by name
     CHECK(contains(csv, "\"01_copy_naive.cu(12): error: expected a \"\";\"\" | more, lines\""));
@@ -182,7 +182,9 @@ TEST_CASE("the gradebook CSV: a stable header, one quoted row per submission", "
 
 TEST_CASE("a result file round-trips", "[batch]") {
     auto lab = memory_lab();
-    auto r = classify_grading("kim", lab, {LogState::missing, "no predictions.yaml", {"a note"}}, run_with(lab));
+    auto r = classify_grading("kim", lab, {LogState::missing, "no predictions.yaml", {"a note"}, {"copy_naive_fp32"}},
+                              run_with(lab));
+    CHECK(r.gap_notes == 1);
     r.gpu = "0";
     r.seconds = 12.5;
     auto back = result_from_json(json::parse(to_json(r).dump()));
@@ -190,7 +192,12 @@ TEST_CASE("a result file round-trips", "[batch]") {
     CHECK(back.outcome == Outcome::no_predictions);
     CHECK(back.score == Approx(r.score));
     CHECK(back.variants.size() == r.variants.size());
+    CHECK(back.gap_notes == 1);
     CHECK(gradebook_row(back) == gradebook_row(r));
+    CHECK(gradebook_row(back).ends_with(",1"));  // the gap_notes column, last
+    auto old = to_json(r);
+    old.erase("gap_notes");  // a result.json written before gap notes
+    CHECK(result_from_json(old).gap_notes == 0);
 }
 
 TEST_CASE("the summary: outcomes, distribution, leaderboard and failures", "[batch]") {

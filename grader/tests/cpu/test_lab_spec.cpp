@@ -313,3 +313,23 @@ TEST_CASE("a variant naming an unknown problem is refused at its line", "[lab]")
     CHECK(contains(message, "stencil"));
     CHECK(contains(message, "reduction"));
 }
+
+TEST_CASE("scoring.gap_note: hand-graded points per variant, outside the grader's total", "[lab][gap_note]") {
+    TempDir dir;
+    auto text = read_file(fixture_lab("scoring"));
+    auto at = text.find("  prediction:");
+    REQUIRE(at != std::string::npos);
+    std::filesystem::copy(fixture_lab("scoring").parent_path(), dir / "scoring", std::filesystem::copy_options::recursive);
+    auto lab_yaml = dir / "scoring" / "lab.yaml";
+    write_file(lab_yaml, text.substr(0, at) + "  gap_note: 5\n" + text.substr(at));
+    auto lab = load_lab(lab_yaml);
+    CHECK(lab.scoring.gap_note == 5);
+    CHECK(lab.scoring.total() == 100);  // the grader does not award it
+    CHECK(load_lab(fixture_lab("scoring")).scoring.gap_note == 0);  // absent: not graded
+
+    write_file(lab_yaml, text.substr(0, at) + "  gap_note: -1\n" + text.substr(at));
+    auto message = input_error_of([&] { load_lab(lab_yaml); });
+    INFO(message);
+    CHECK(contains(message, "lab.yaml:"));
+    CHECK(contains(message, "gap_note"));
+}

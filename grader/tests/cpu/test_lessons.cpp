@@ -1,5 +1,5 @@
 // The course's prose may point only at what exists: every relative Markdown link
-// (and its #anchor) in the lessons, the lab READMEs, README.md and results/README.md,
+// (and its #anchor) in the lessons, the lab READMEs and debriefs, README.md and results/README.md,
 // and every repository path they name, in backticks or not (e.g.
 // `labs/02-gemm/kernels/03_smem_tiled.cu`). The classifier bank is read too, since
 // students see its explanations through `roofline classify --check`. A lesson may
@@ -209,14 +209,18 @@ struct Checker {
 };
 
 // What students and instructors read: the lessons and the classifier bank, the lab
-// READMEs, the course README and the results index.
+// READMEs and their debriefs, the course README and the results index.
 std::vector<fs::path> course_documents(const fs::path& root) {
     std::vector<fs::path> documents = {root / "README.md", root / "results" / "README.md", root / "grader" / "README.md",
                                        root / "lessons" / "practice" / "bank.yaml"};
     for (const auto& entry : fs::directory_iterator(root / "lessons"))
         if (entry.path().extension() == ".md") documents.push_back(entry.path());
-    for (const auto& entry : fs::directory_iterator(root / "labs"))
+    for (const auto& entry : fs::directory_iterator(root / "labs")) {
         if (fs::exists(entry.path() / "README.md")) documents.push_back(entry.path() / "README.md");
+        if (!fs::is_directory(entry.path() / "debrief")) continue;
+        for (const auto& debrief : fs::directory_iterator(entry.path() / "debrief"))  // labs/NN/debrief/VARIANT.md
+            if (debrief.path().extension() == ".md") documents.push_back(debrief.path());
+    }
     std::sort(documents.begin(), documents.end());
     return documents;
 }
