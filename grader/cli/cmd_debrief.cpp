@@ -20,12 +20,9 @@ struct DebriefFlags {
 
 void run_debrief(Context& context, const DebriefFlags& f) {
     auto ws = context.workspace();
-    auto [lab_id, variant_name] = split_target(f.target);
-    if (!std::filesystem::exists(ws.lab_yaml(lab_id))) {
-        throw InputError(fmt::format("no lab '{}'; see `roofline list`", lab_id));
-    }
-    auto lab = load_lab(ws.lab_yaml(lab_id));
-    const auto& variant = lab.variant(variant_name);
+    auto target = load_target(ws, f.target);
+    const auto& lab = target.lab;
+    const auto& variant = target.variant();
     auto log_path = f.log.empty() ? ws.default_log() : std::filesystem::path(f.log);
     auto log = load_log(log_path);
     auto gate = open_debrief(ws, log, lab.id, variant.name, f.solutions, f.log.empty() ? "" : " --log " + f.log);

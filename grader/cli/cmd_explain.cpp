@@ -21,12 +21,9 @@ struct ExplainFlags {
 
 void run_explain(Context& context, const ExplainFlags& f) {
     auto ws = context.workspace();
-    auto [lab_id, variant_name] = split_target(f.target);
-    if (!std::filesystem::exists(ws.lab_yaml(lab_id))) {
-        throw InputError(fmt::format("no lab '{}'; see `roofline list`", lab_id));
-    }
-    auto lab = load_lab(ws.lab_yaml(lab_id));
-    const auto& variant = lab.variant(variant_name);
+    auto target = load_target(ws, f.target);
+    const auto& lab = target.lab;
+    const auto& variant = target.variant();
     if (f.why.find_first_of("\r\n") != std::string::npos) {
         throw InputError("--why: it holds a line break; write the explanation on one line (it is kept in the log)");
     }

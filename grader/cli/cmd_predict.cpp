@@ -52,12 +52,9 @@ void require_above_floor(const Context& context, const std::string& lab, const V
 
 void run_predict(Context& context, const PredictFlags& f) {
     auto ws = context.workspace();
-    auto [lab_id, variant_name] = split_target(f.target);
-    if (!std::filesystem::exists(ws.lab_yaml(lab_id))) {
-        throw InputError(fmt::format("no lab '{}'; see `roofline list`", lab_id));
-    }
-    auto lab = load_lab(ws.lab_yaml(lab_id));
-    const auto& variant = lab.variant(variant_name);
+    auto target = load_target(ws, f.target);
+    const auto& lab = target.lab;
+    const auto& variant = target.variant();
     auto work = lab.work(variant, variant.timed);
 
     int given = f.time_us.has_value() + f.tflops.has_value() + f.gbps.has_value();

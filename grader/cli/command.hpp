@@ -2,6 +2,7 @@
 // app here. A callback reports its outcome by setting `exit_code`; bad input
 // throws roofline::InputError, which main() prints as one line and exits 2.
 #pragma once
+#include "lab_spec.hpp"
 #include "workspace.hpp"
 
 #include <CLI/CLI.hpp>
@@ -23,6 +24,15 @@ enum ExitCode : int {
     kForbidden = 8,           // the timed work was not the kernel file's own
     kNotGradedYet = 9,        // debrief, explain: no graded measurement of the variant in the log
 };
+
+// LAB/VARIANT as typed on the command line: the lab loaded (InputError naming what is
+// wrong: the form, an unknown lab, an unknown variant) and the variant's name in it.
+struct LabTarget {
+    LabSpec lab;
+    std::string variant_name;
+    const VariantSpec& variant() const { return lab.variant(variant_name); }
+};
+LabTarget load_target(const Workspace& ws, const std::string& target);  // lab_target.cpp
 
 struct Context {
     std::string root_flag;   // --root
