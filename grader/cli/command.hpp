@@ -2,6 +2,7 @@
 // app here. A callback reports its outcome by setting `exit_code`; bad input
 // throws roofline::InputError, which main() prints as one line and exits 2.
 #pragma once
+#include "exit_code.hpp"
 #include "lab_spec.hpp"
 #include "workspace.hpp"
 
@@ -10,20 +11,6 @@
 #include <filesystem>
 
 namespace roofline::cli {
-
-// Exit codes, also listed in `roofline --help`.
-enum ExitCode : int {
-    kGradedCorrect = 0,
-    kGradedIncorrect = 1,
-    kBadInput = 2,
-    kNoPrediction = 3,
-    kNoDevice = 4,
-    kBuildFailed = 5,
-    kCrashedOrTimedOut = 6,
-    kNeedsOtherHardware = 7,  // the variant's machine code is for another GPU (lab.yaml `requires`)
-    kForbidden = 8,           // the timed work was not the kernel file's own
-    kNotGradedYet = 9,        // debrief, explain: no graded measurement of the variant in the log
-};
 
 // LAB/VARIANT as typed on the command line: the lab loaded (InputError naming what is
 // wrong: the form, an unknown lab, an unknown variant) and the variant's name in it.

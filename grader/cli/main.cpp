@@ -84,20 +84,20 @@ int main(int argc, char** argv) {
         for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
         fmt::print(stderr, "error: unknown command '{}'; the commands are {}; see `roofline --help`\n", printable(*word),
                    fmt::join(names, ", "));
-        return roofline::cli::kBadInput;
+        return roofline::kBadInput;
     }
 
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         int code = app.exit(e);
-        return code == 0 ? 0 : roofline::cli::kBadInput;
+        return code == 0 ? 0 : roofline::kBadInput;
     } catch (const roofline::InputError& e) {
         fmt::print(stderr, "error: {}\n", printable(e.what()));
-        return roofline::cli::kBadInput;
+        return roofline::kBadInput;
     } catch (const std::exception& e) {
         fmt::print(stderr, "error: {}\n", printable(e.what()));
-        return roofline::cli::kBadInput;
+        return roofline::kBadInput;
     }
     return context.exit_code;
 }

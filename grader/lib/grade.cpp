@@ -2,6 +2,7 @@
 
 #include "debrief.hpp"
 #include "device_query.hpp"
+#include "exit_code.hpp"
 #include "hardware.hpp"
 #include "input_error.hpp"
 #include "lab_session.hpp"
@@ -26,11 +27,6 @@
 namespace roofline {
 
 namespace {
-
-enum Exit {
-    kCorrect = 0, kIncorrect = 1, kBadInput = 2, kNoPrediction = 3, kNoDevice = 4, kBuildFailed = 5, kCrashed = 6,
-    kOtherHardware = 7, kForbidden = 8,
-};
 
 // The lab program's arguments for one job, up to the shapes.
 std::vector<std::string> lab_command(const LabSpec& lab, const VariantSpec& variant, const std::string& mode,
@@ -106,11 +102,11 @@ std::uint64_t fresh_seed() {
 
 int exit_for(Outcome outcome) {
     switch (outcome) {
-        case Outcome::ok: return kCorrect;
-        case Outcome::incorrect: return kIncorrect;
+        case Outcome::ok: return kGradedCorrect;
+        case Outcome::incorrect: return kGradedIncorrect;
         case Outcome::crashed:
         case Outcome::timed_out:
-        case Outcome::cuda_error: return kCrashed;
+        case Outcome::cuda_error: return kCrashedOrTimedOut;
         case Outcome::harness_error: return kBadInput;
         case Outcome::forbidden_call:
         case Outcome::forbidden_symbol:
@@ -211,7 +207,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
         if (auto device = first_device(nullptr)) {
             if (auto refusal = hardware_refusal(target, *variant.requires_cc, device->name,
                                                 {device->cc_major, device->cc_minor})) {
-                out.exit_code = kOtherHardware;
+                out.exit_code = kNeedsOtherHardware;
                 out.text = *refusal + "\n";
                 out.json = {{"target", target}, {"outcome", "other_hardware"}, {"message", *refusal}};
                 return out;
@@ -281,7 +277,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     auto device = session->device(&why_no_device, &program_failed);
     if (!device && program_failed) {
         // It ended before it could say: the submission's own code (a static initializer) failed.
-        out.exit_code = kCrashed;
+        out.exit_code = kCrashedOrTimedOut;
         out.text = fmt::format("{}: the lab program failed as it started, before any kernel ran: {}\n", target,
                                why_no_device);
         out.json = {{"target", target}, {"outcome", "crashed"}, {"message", "failed at start-up: " + why_no_device}};
@@ -331,7 +327,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
         return out;
     }
     if (request.verify_only) {
-        out.exit_code = kCorrect;
+        out.exit_code = kGradedCorrect;
         long long checks = run.result["checks"].size();
         out.text = skipped + fmt::format("{}  CORRECT on {}: {} checks on fresh random inputs (seed {}), every element "
                                          "compared, guards intact. Not timed: use `roofline grade` for that.\n",
@@ -397,7 +393,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
         append_measurement(request.log, m);
     }
     out.score = score;
-    out.exit_code = score.correct ? kCorrect : kIncorrect;
+    out.exit_code = score.correct ? kGradedCorrect : kGradedIncorrect;
     out.text = skipped + ceiling_note + terminal_report(context, score, run.result);
     if (!own_work_note.empty()) out.text += "  note      " + own_work_note + "\n";
     out.json = score_json(context, score, run.result);
