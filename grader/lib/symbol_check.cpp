@@ -98,6 +98,8 @@ bool read_symbols(const std::string& file, bool dynamic, std::vector<Symbol>& sy
         std::string type;
         if (fields >> s.name >> type && type.size() == 1) {
             s.type = type[0];
+            // A shared library's symbols carry their version: malloc@@GLIBC_2.2.5.
+            if (auto at = s.name.find('@'); at != std::string::npos) s.name.resize(at);
             symbols.push_back(s);
         }
     }

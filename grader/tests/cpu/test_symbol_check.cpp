@@ -154,3 +154,27 @@ TEST_CASE("timing cross-check: events inside the global timer's bracket agree; s
     // No stamps (a timer that does not tick): nothing to compare, nothing refused.
     CHECK_FALSE(timing_disagreement({{3.0e-3, 0}}, {"variant"}));
 }
+
+// Shared libraries list their symbols with a version (malloc@@GLIBC_2.2.5): a kernel file's
+// malloc or operator new must still be found among the C and C++ runtimes' own.
+TEST_CASE("symbol check: redefining a C or C++ runtime function is refused", "[symbols]") {
+    TempDir dir;
+    write_file(dir / "runtime.cpp",
+               "#include <cstddef>\n"
+               "extern \"C\" void* malloc(std::size_t) { return nullptr; }\n"
+               "void* operator new(std::size_t) { return nullptr; }\n"
+               "namespace { int helper() { return 1; } }\n"
+               "int kernel_file_entry() { return helper(); }\n");
+    auto object = dir / "runtime.cpp.o";
+    auto command = "c++ -c -O0 " + shell_quote((dir / "runtime.cpp").string()) + " -o " + shell_quote(object.string());
+    REQUIRE(std::system(command.c_str()) == 0);
+    roofline::LinkManifest manifest;
+    manifest.objects = {object};
+    auto check = roofline::check_symbols(manifest, {});
+    INFO(roofline::describe(check));
+    REQUIRE(check.error.empty());
+    auto refused = findings_for(check.forbidden_symbols, "runtime.cpp.o");
+    CHECK(has(refused, "malloc"));
+    CHECK(has(refused, "_Znwm"));
+    CHECK_FALSE(has(refused, "_Z17kernel_file_entryv"));  // its own function, defined nowhere else
+}
