@@ -2,6 +2,7 @@
 // (the calculator, your kernels on the roofline, your predictions, the labs'
 // state; html_report.hpp) and prints its path; --open also opens it.
 #include "command.hpp"
+#include "process.hpp"
 #include "html_page.hpp"
 #include "html_report.hpp"
 
@@ -19,17 +20,13 @@ struct ReportFlags {
     bool open = false;
 };
 
-std::string shell_quoted(const std::string& text) {
-    std::string out = "'";
-    for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
 // Hands the page to the desktop's browser where there is one; says so where there is not.
 void open_in_browser(const std::filesystem::path& page) {
     for (const char* opener : {"xdg-open", "open"}) {
-        if (std::system(fmt::format("command -v {} >/dev/null 2>&1", opener).c_str()) != 0) continue;
-        std::string command = fmt::format("{} {} >/dev/null 2>&1 &", opener, shell_quoted(page.string()));
+        auto program = find_on_path(opener);
+        if (program.empty()) continue;
+        std::string command = fmt::format("{} {} >/dev/null 2>&1 &", quoted_for_shell(program.string()),
+                                          quoted_for_shell(page.string()));
         if (std::system(command.c_str()) == 0) return;
     }
     fmt::print(stderr, "no browser opener here (xdg-open, open): open the file above in a browser\n");

@@ -90,7 +90,8 @@ MeasureResult measure_interleaved(const std::vector<TimedTarget>& targets, const
     const std::size_t stamp_slots = targets.size() * std::size_t(config.max_samples) * 2;
     DeviceBytes stamps(stamp_slots * sizeof(unsigned long long));
     auto* stamp = static_cast<unsigned long long*>(stamps.data());
-    auto slot = [&](std::size_t t, std::size_t sample, int end) { return stamp + (t * config.max_samples + sample) * 2 + end; };
+    auto stamp_index = [&](std::size_t t, std::size_t sample) { return (t * config.max_samples + sample) * 2; };
+    auto slot = [&](std::size_t t, std::size_t sample, int end) { return stamp + stamp_index(t, sample) + end; };
 
     cudaEvent_t start, stop;
     CUDA_CHECK(cudaEventCreate(&start));
@@ -137,6 +138,7 @@ MeasureResult measure_interleaved(const std::vector<TimedTarget>& targets, const
     CUDA_CHECK(cudaEventDestroy(start));
     CUDA_CHECK(cudaEventDestroy(stop));
 
+    for (auto& s : samples) result.stats.push_back(summarize(s));
     std::vector<unsigned long long> host_stamps(stamp_slots);
     CUDA_CHECK(cudaMemcpyAsync(host_stamps.data(), stamp, stamp_slots * sizeof(unsigned long long),
                                cudaMemcpyDeviceToHost, stream));
@@ -144,12 +146,11 @@ MeasureResult measure_interleaved(const std::vector<TimedTarget>& targets, const
     for (std::size_t t = 0; t < targets.size(); ++t) {
         std::vector<double> brackets;
         for (std::size_t i = 0; i < samples[t].size(); ++i) {
-            const auto* pair = &host_stamps[(t * config.max_samples + i) * 2];
+            const auto* pair = &host_stamps[stamp_index(t, i)];
             brackets.push_back(pair[1] > pair[0] ? double(pair[1] - pair[0]) * 1e-9 : 0.0);
         }
-        result.cross_checks.push_back({summarize(samples[t]).median_s, summarize(brackets).median_s});
+        result.cross_checks.push_back({result.stats[t].median_s, summarize(brackets).median_s});
     }
-    for (auto& s : samples) result.stats.push_back(summarize(s));
     std::sort(clocks.begin(), clocks.end());
     result.sm_clock_mhz_median = percentile(clocks, 0.5);
     result.sm_clock_mhz_min = clocks.empty() ? 0 : clocks.front();

@@ -249,9 +249,8 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
 
     // 3a. Link-time gate: the kernel files replace none of the grader's functions and call
     //     no library to do the work (symbol_check.hpp). Also where there is no GPU.
-    auto manifest_file = ws.lab_executable(lab.id, request.solutions);
-    manifest_file += ".objects";
-    const auto& symbols = checked_symbols(manifest_file, lab.allow_calls);
+    const auto& symbols = checked_symbols(link_manifest_file(ws.lab_executable(lab.id, request.solutions)),
+                                          lab.allow_calls);
     if (auto refusal = link_refusal(symbols, variant)) {
         out.exit_code = kForbidden;
         out.text = fmt::format("{}  {}: {}\n  (0 points: the timed work must be this kernel file's own; README.md, "

@@ -17,13 +17,6 @@ std::string readable(const std::string& name) {
     return out.size() > 120 ? out.substr(0, 117) + "..." : out;
 }
 
-bool allows(const std::vector<std::string>& allow_calls, const std::string& call) {
-    for (const auto& a : allow_calls) {
-        if (a == call) return true;
-    }
-    return false;
-}
-
 std::string list(const std::vector<std::string>& names) {
     std::string out;
     for (std::size_t i = 0; i < names.size() && i < 3; ++i) out += (i ? ", " : "") + readable(names[i]);
@@ -71,19 +64,19 @@ OwnWorkVerdict judge_own_work(const nlohmann::json& result, const SymbolCheck& k
             foreign.size(), list(foreign));
         return verdict;
     }
-    if (copies > 0 && !allows(allow_calls, "cudaMemcpy")) {
-        verdict.outcome = Outcome::forbidden_call;
-        verdict.message = fmt::format("the launch function made {} cudaMemcpy copies; this lab does not allow them "
-                                      "(lab.yaml allow_calls): the copy must be a kernel of yours",
-                                      copies);
-        return verdict;
-    }
-    if (memsets > 0 && !allows(allow_calls, "cudaMemset")) {
-        verdict.outcome = Outcome::forbidden_call;
-        verdict.message = fmt::format("the launch function made {} cudaMemset calls; this lab does not allow them "
-                                      "(lab.yaml allow_calls)",
-                                      memsets);
-        return verdict;
+    const struct {
+        long long count;
+        const char* family;
+        const char* what;
+    } library_work[] = {{copies, "cudaMemcpy", "cudaMemcpy copies"}, {memsets, "cudaMemset", "cudaMemset calls"}};
+    for (const auto& work : library_work) {
+        if (work.count > 0 && !call_allowed(allow_calls, work.family)) {
+            verdict.outcome = Outcome::forbidden_call;
+            verdict.message = fmt::format("the launch function made {} {}; this lab does not allow them (lab.yaml "
+                                          "allow_calls): the work must be a kernel of yours",
+                                          work.count, work.what);
+            return verdict;
+        }
     }
     if (result.contains("peer_launched") && result["peer_launched"].value("watched", false)) {
         std::vector<std::string> inside;

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -182,6 +183,31 @@ ProcessResult run_process(const ProcessSpec& spec) {
 
 void request_stop() { stopping = true; }
 bool stop_requested() { return stopping; }
+
+std::filesystem::path find_on_path(const std::string& name) {
+    const char* search = std::getenv("PATH");
+    std::istringstream folders(search ? search : "/usr/bin:/bin");
+    std::string folder;
+    while (std::getline(folders, folder, ':')) {
+        if (folder.empty()) continue;
+        auto candidate = std::filesystem::path(folder) / name;
+        std::error_code unreadable;  // a PATH folder this user may not look into is skipped
+        if (std::filesystem::is_regular_file(candidate, unreadable) && ::access(candidate.c_str(), X_OK) == 0) {
+            return std::filesystem::absolute(candidate);
+        }
+    }
+    return {};
+}
+
+std::string quoted_for_shell(const std::string& text) {
+    if (!text.empty() && text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@") ==
+                             std::string::npos) {
+        return text;
+    }
+    std::string out = "'";
+    for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
 
 std::string file_tail(const std::filesystem::path& file, std::size_t max_bytes) {
     std::ifstream in(file, std::ios::binary);

@@ -76,6 +76,12 @@ void request_stop();
 bool stop_requested();
 
 // The file's last `max_bytes` bytes (the end of a compiler's or program's output).
+// `name` where a shell would find it on PATH (an executable file); empty when it is not there.
+std::filesystem::path find_on_path(const std::string& name);
+
+// `text` as one word for /bin/sh (quoted unless it is plainly safe).
+std::string quoted_for_shell(const std::string& text);
+
 std::string file_tail(const std::filesystem::path& file, std::size_t max_bytes = 8000);
 
 }  // namespace roofline

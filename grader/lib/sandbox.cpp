@@ -181,18 +181,7 @@ fs::path find_bwrap() {
         }
         return path;
     }
-    const char* search = std::getenv("PATH");
-    std::istringstream folders(search ? search : "/usr/bin:/bin");
-    std::string folder;
-    while (std::getline(folders, folder, ':')) {
-        if (folder.empty()) continue;
-        auto candidate = fs::path(folder) / "bwrap";
-        std::error_code unreadable;  // a PATH folder this user may not look into is skipped
-        if (fs::is_regular_file(candidate, unreadable) && ::access(candidate.c_str(), X_OK) == 0) {
-            return fs::absolute(candidate);
-        }
-    }
-    return {};
+    return find_on_path("bwrap");
 }
 
 std::string sandbox_problem(const Sandbox& sandbox) {

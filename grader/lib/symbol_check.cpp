@@ -2,11 +2,15 @@
 
 #include "file_text.hpp"
 #include "input_error.hpp"
+#include "process.hpp"
 
 #include <cxxabi.h>
 #include <fmt/format.h>
 
-#include <cstdio>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -65,27 +69,26 @@ bool is_undefined(char type) { return type == 'U' || type == 'w' || type == 'v';
 bool is_global_definition(char type) {
     return !is_undefined(type) && ((type >= 'A' && type <= 'Z') || type == 'u' || type == 'i');
 }
-bool is_shared_library(const std::string& file) { return file.find(".so") != std::string::npos; }
-
-std::string shell_quote(const std::string& text) {
-    std::string out = "'";
-    for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
 // nm in POSIX format: "name type [value size]" per line; archive member headers end in ':'.
+// Run without a shell: the paths are a submission's.
 bool read_symbols(const std::string& file, bool dynamic, std::vector<Symbol>& symbols, std::string& error) {
-    auto command = fmt::format("nm -P {}{} 2>&1", dynamic ? "-D --defined-only " : "", shell_quote(file));
-    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-    if (!pipe) {
-        error = "could not run nm (binutils)";
+    static const auto nm = find_on_path("nm");
+    if (nm.empty()) {
+        error = "nm (binutils) is not on PATH";
         return false;
     }
-    std::string output;
-    char buffer[65536];
-    while (std::size_t got = std::fread(buffer, 1, sizeof buffer, pipe.get())) output.append(buffer, got);
-    int status = pclose(pipe.release());
-    if (status != 0) {
+    static std::atomic<unsigned> calls{0};
+    auto listing = fs::temp_directory_path() / fmt::format("roofline-nm-{}-{}.txt", ::getpid(), calls++);
+    ProcessSpec spec;
+    spec.argv = {nm.string(), "-P"};
+    if (dynamic) spec.argv.insert(spec.argv.end(), {"-D", "--defined-only"});
+    spec.argv.push_back(file);
+    spec.output_file = listing;
+    spec.limits.timeout_s = 60;
+    auto run = run_process(spec);
+    auto output = read_file_text(listing);
+    fs::remove(listing);
+    if (!run.ok()) {
         error = fmt::format("nm could not read {}: {}", file, output.substr(0, 300));
         return false;
     }
@@ -184,13 +187,6 @@ bool is_cuda_name(const std::string& name) {
     return name.size() > 2 && name[0] == 'c' && name[1] == 'u' && name[2] >= 'A' && name[2] <= 'Z';  // cuLaunchKernel
 }
 
-bool allowed(const std::vector<std::string>& allowed_calls, const std::string& family) {
-    for (const auto& a : allowed_calls) {
-        if (a == family) return true;
-    }
-    return false;
-}
-
 bool in_anonymous_namespace(const std::string& name) { return name.find("_GLOBAL__N_") != std::string::npos; }
 
 }  // namespace
@@ -205,6 +201,21 @@ std::string demangle(const std::string& name) {
 bool SymbolCheck::defines_kernel(const std::string& device_name) const {
     if (defined.count(device_name)) return true;
     return in_anonymous_namespace(device_name) && defined_anonymous.count(demangle(device_name)) > 0;
+}
+
+bool is_shared_library(const std::string& file) {
+    auto name = fs::path(file).filename().string();
+    return name.size() > 3 && (name.ends_with(".so") || name.find(".so.") != std::string::npos);
+}
+
+bool call_allowed(const std::vector<std::string>& allow_calls, const std::string& family) {
+    return std::find(allow_calls.begin(), allow_calls.end(), family) != allow_calls.end();
+}
+
+fs::path link_manifest_file(const fs::path& executable) {
+    auto file = executable;
+    file += ".objects";
+    return file;
 }
 
 std::string forbidden_call_reason(const std::string& symbol, const std::vector<std::string>& allowed_calls) {
@@ -222,12 +233,12 @@ std::string forbidden_call_reason(const std::string& symbol, const std::vector<s
     if (s.starts_with("cudaLibraryLoad") || s.starts_with("cudaLibraryGetKernel"))
         return "it loads kernels the grader cannot see";
     if (s.starts_with("cudaMemcpy") || s.starts_with("cudaGraphAddMemcpy")) {
-        return allowed(allowed_calls, "cudaMemcpy")
+        return call_allowed(allowed_calls, "cudaMemcpy")
                    ? ""
                    : "cudaMemcpy would do the lab's work (lab.yaml does not list it in allow_calls)";
     }
     if (s.starts_with("cudaMemset") || s.starts_with("cudaGraphAddMemset")) {
-        return allowed(allowed_calls, "cudaMemset")
+        return call_allowed(allowed_calls, "cudaMemset")
                    ? ""
                    : "cudaMemset would do the lab's work (lab.yaml does not list it in allow_calls)";
     }

@@ -25,6 +25,8 @@ struct LinkManifest {
     std::vector<std::filesystem::path> objects;
     std::vector<std::string> libraries;  // files, or -l/-L flags (ignored here)
 };
+// The manifest beside a lab program: <program>.objects (CMake and `roofline batch` write it).
+std::filesystem::path link_manifest_file(const std::filesystem::path& executable);
 LinkManifest load_link_manifest(const std::filesystem::path& file);  // InputError when unreadable
 void write_link_manifest(const LinkManifest& manifest);
 
@@ -49,6 +51,11 @@ struct SymbolCheck {
 
 // `allowed_calls`: families lab.yaml allows, from {"cudaMemcpy", "cudaMemset"}.
 SymbolCheck check_symbols(const LinkManifest& manifest, const std::vector<std::string>& allowed_calls);
+
+// Whether lab.yaml's `allow_calls` lists this family ("cudaMemcpy", "cudaMemset").
+bool call_allowed(const std::vector<std::string>& allow_calls, const std::string& family);
+// libfoo.so, libfoo.so.13.0: a shared library (its exported symbols are read with nm -D).
+bool is_shared_library(const std::string& file);
 
 // Why a referenced (undefined) function may not be called, or "" when it may.
 std::string forbidden_call_reason(const std::string& symbol, const std::vector<std::string>& allowed_calls);

@@ -20,15 +20,6 @@
 
 namespace roofline::batch {
 
-namespace {
-
-bool is_shared_library(const std::string& path) {
-    auto name = std::filesystem::path(path).filename().string();
-    return name.size() > 3 && (name.ends_with(".so") || name.find(".so.") != std::string::npos);
-}
-
-}  // namespace
-
 BuildKit parse_build_kit(const std::string& text, const std::filesystem::path& file) {
     BuildKit kit;
     kit.file = file;
@@ -282,8 +273,7 @@ SubmissionBuild build_submission(const BuildKit& kit, const std::vector<std::fil
     }
     // The grader's symbol check reads this before the program runs (symbol_check.hpp).
     LinkManifest manifest;
-    manifest.file = executable;
-    manifest.file += ".objects";
+    manifest.file = link_manifest_file(executable);
     manifest.objects.assign(objects.begin(), objects.end());
     manifest.libraries = kit.link;
     write_link_manifest(manifest);

@@ -12,16 +12,6 @@ namespace roofline::batch {
 
 namespace fs = std::filesystem;
 
-std::string shell_quote(const std::string& text) {
-    if (!text.empty() && text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@") ==
-                             std::string::npos) {
-        return text;
-    }
-    std::string out = "'";
-    for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
 std::string sbatch_script(const SlurmPlan& plan) {
     auto logs = fs::absolute(plan.out / "slurm");
     std::string script = "#!/bin/bash\n";
@@ -32,7 +22,7 @@ std::string sbatch_script(const SlurmPlan& plan) {
     for (const auto& option : plan.options) script += fmt::format("#SBATCH {}\n", option);
     script += "set -euo pipefail\n";
     std::string command;
-    for (const auto& word : plan.task_command) command += shell_quote(word) + " ";
+    for (const auto& word : plan.task_command) command += quoted_for_shell(word) + " ";
     script += fmt::format("exec {}--slice \"${{SLURM_ARRAY_TASK_ID}}/{}\"\n", command, plan.tasks);
     return script;
 }

@@ -21,6 +21,4 @@ std::string sbatch_script(const SlurmPlan& plan);
 // Throws InputError with sbatch's message when it fails.
 std::string submit_slurm(const SlurmPlan& plan);
 
-std::string shell_quote(const std::string& text);
-
 }  // namespace roofline::batch

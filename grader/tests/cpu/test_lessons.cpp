@@ -3,7 +3,7 @@
 // and every repository path they name, in backticks or not (e.g.
 // `labs/02-gemm/kernels/03_smem_tiled.cu`). The classifier bank is read too, since
 // students see its explanations through `roofline classify --check`. A lesson may
-// also not cite a Markdown file by bare name (`DESIGN.md`) that the repository
+// also not cite a Markdown file by bare name (`PLANNING.md`) that the repository
 // lacks, and neither may a comment in the source tree (grader/, labs/, solutions/,
 // scripts/, cmake/). Each failure names file:line, the missing target and what to do.
 #include "test_support.hpp"
@@ -279,7 +279,7 @@ TEST_CASE("the document check names file:line for a broken link, anchor, path an
                "`labs/x/kernels/01_real.cu` and labs/x/kernels/02_gone.cu.\n"                 // 2: missing path
                "[ok](target.md#measured-on-the-h200-2026-11-29), [bad](target.md#measured)\n"  // 3: missing anchor
                "`labs/NN-name/kernels/*.cu`, [web](https://example.com), [self](#title-here)\n"  // 4: all fine
-               "as DESIGN.md says, and target.md\n"                                           // 5: bare citation
+               "as PLANNING.md says, and target.md\n"                                           // 5: bare citation
                "```sh\n"
                "nvcc -c grader/problems/none.cu [not](a-link.md)\n"                           // 7: path in code
                "```\n"
@@ -291,7 +291,7 @@ TEST_CASE("the document check names file:line for a broken link, anchor, path an
     CHECK(roofline_test::contains(problems[0], "lessons/a.md:1: links to missing.md"));
     CHECK(roofline_test::contains(problems[1], "lessons/a.md:2: names labs/x/kernels/02_gone.cu,"));
     CHECK(roofline_test::contains(problems[2], "lessons/a.md:3: links to target.md#measured,"));
-    CHECK(roofline_test::contains(problems[3], "lessons/a.md:5: cites DESIGN.md"));
+    CHECK(roofline_test::contains(problems[3], "lessons/a.md:5: cites PLANNING.md"));
     CHECK(roofline_test::contains(problems[4], "lessons/a.md:7: names grader/problems/none.cu"));
 }
 
@@ -315,7 +315,7 @@ TEST_CASE("the source check names file:line for a citation of a missing Markdown
     write_file(root / "grader" / "README.md", "# The grader\n");
     write_file(root / "grader" / "lib" / "score.hpp",
                "// Points (grader/README.md, step 8).\n"                  // 1: a file that exists
-               "// As DESIGN.md says.\n"                                // 2: one that does not
+               "// As PLANNING.md says.\n"                                // 2: one that does not
                "write(out / \"summary.md\");  // writes its summary\n"  // 3: code, not a citation
                "x = 1;  // see NOTES.md\n");                             // 4: a comment after code
     Checker checker(root);
@@ -324,13 +324,13 @@ TEST_CASE("the source check names file:line for a citation of a missing Markdown
     auto problems = checker.check_source(root / "grader" / "lib" / "score.hpp");
     INFO(joined(problems));
     REQUIRE(problems.size() == 2);
-    CHECK(roofline_test::contains(problems[0], "grader/lib/score.hpp:2: cites DESIGN.md"));
+    CHECK(roofline_test::contains(problems[0], "grader/lib/score.hpp:2: cites PLANNING.md"));
     CHECK(roofline_test::contains(problems[0], "grader/README.md"));
     CHECK(roofline_test::contains(problems[1], "grader/lib/score.hpp:4: cites NOTES.md"));
-    write_file(root / "cmake" / "x.cmake", "set(a \"b#DESIGN.md\")  # per DESIGN.md\n");
+    write_file(root / "cmake" / "x.cmake", "set(a \"b#PLANNING.md\")  # per PLANNING.md\n");
     auto in_cmake = checker.check_source(root / "cmake" / "x.cmake");
     REQUIRE(in_cmake.size() == 1);
-    CHECK(roofline_test::contains(in_cmake[0], "cmake/x.cmake:1: cites DESIGN.md"));
+    CHECK(roofline_test::contains(in_cmake[0], "cmake/x.cmake:1: cites PLANNING.md"));
 }
 
 TEST_CASE("the document check lets a student edition name the solutions it leaves out", "[lessons]") {
