@@ -78,3 +78,29 @@ TEST_CASE("own work: where CUPTI could not watch, the grade says so and goes on"
     CHECK(contains(verdict.note, "did not run"));
     CHECK(contains(verdict.note, "MULTIPLE_SUBSCRIBERS"));
 }
+
+TEST_CASE("own work: timed launches far faster than the same launches watched are refused", "[own_work]") {
+    auto graded = [](double median_s) { return json{{"timing", {{"variant", {{"median_s", median_s}}}}}}; };
+    auto watched = [](double median_s) {
+        return json{{"checks", json::array({{{"when", "before timing"}},
+                                            {{"when", "replaying the timed launches"},
+                                             {"launches", 40},
+                                             {"median_s", median_s}}})}};
+    };
+    SECTION("a kernel that is slower watched (CUPTI's cost per launch) passes") {
+        auto comparison = roofline::compare_replay(graded(100e-6), watched(250e-6));
+        REQUIRE(comparison.has_value());
+        CHECK_FALSE(comparison->refused);
+        CHECK(comparison->launches == 40);
+    }
+    SECTION("one that ran 10x faster when timed is refused, with both times named") {
+        auto comparison = roofline::compare_replay(graded(10e-6), watched(100e-6));
+        REQUIRE(comparison.has_value());
+        CHECK(comparison->refused);
+        CHECK(contains(comparison->message, "took 10 us"));
+        CHECK(contains(comparison->message, "took 100 us"));
+    }
+    SECTION("no replay in the watched result: nothing to compare") {
+        CHECK_FALSE(roofline::compare_replay(graded(10e-6), json{{"checks", json::array()}}).has_value());
+    }
+}
