@@ -104,8 +104,10 @@ OwnWorkVerdict judge_own_work(const nlohmann::json& result, const SymbolCheck& k
 
 std::optional<ReplayComparison> compare_replay(const nlohmann::json& graded, const nlohmann::json& watched) {
     const nlohmann::json* replay = nullptr;
-    for (const auto& check : watched.value("checks", nlohmann::json::array())) {
-        if (check.contains("median_s")) replay = &check;
+    if (watched.contains("checks") && watched["checks"].is_array()) {
+        for (const auto& check : watched["checks"]) {
+            if (check.contains("median_s")) replay = &check;
+        }
     }
     auto timed = graded.contains("timing") ? graded["timing"]["variant"].value("median_s", 0.0) : 0.0;
     if (!replay || timed <= 0 || (*replay)["median_s"].get<double>() <= 0) return std::nullopt;

@@ -80,12 +80,23 @@ TEST_CASE("own work: where CUPTI could not watch, the grade says so and goes on"
 }
 
 TEST_CASE("own work: timed launches far faster than the same launches watched are refused", "[own_work]") {
-    auto graded = [](double median_s) { return json{{"timing", {{"variant", {{"median_s", median_s}}}}}}; };
+    auto graded = [](double median_s) {
+        json result;
+        result["timing"]["variant"]["median_s"] = median_s;
+        return result;
+    };
     auto watched = [](double median_s) {
-        return json{{"checks", json::array({{{"when", "before timing"}},
-                                            {{"when", "replaying the timed launches"},
-                                             {"launches", 40},
-                                             {"median_s", median_s}}})}};
+        json replay;
+        replay["when"] = "replaying the timed launches";
+        replay["launches"] = 40;
+        replay["median_s"] = median_s;
+        json before;
+        before["when"] = "before timing";
+        json result;
+        result["checks"] = json::array();
+        result["checks"].push_back(before);
+        result["checks"].push_back(replay);
+        return result;
     };
     SECTION("a kernel that is slower watched (CUPTI's cost per launch) passes") {
         auto comparison = roofline::compare_replay(graded(100e-6), watched(250e-6));
