@@ -6,14 +6,6 @@
 
 namespace roofline {
 
-Workload gemm_workload(double m, double n, double k, Dtype dtype) {
-    return {2.0 * m * n * k, (m * k + k * n + m * n) * dtype_bytes(dtype)};
-}
-
-Workload elementwise_workload(double n, double reads, double writes, double flops_per_element, Dtype dtype) {
-    return {n * flops_per_element, n * (reads + writes) * dtype_bytes(dtype)};
-}
-
 std::string_view regime_name(Regime regime) {
     switch (regime) {
         case Regime::compute: return "compute";
