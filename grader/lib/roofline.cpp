@@ -1,7 +1,8 @@
 #include "roofline.hpp"
 
+#include "name_match.hpp"
+
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 
 namespace roofline {
@@ -18,12 +19,7 @@ std::string_view regime_name(Regime regime) {
 // Case-insensitive, like dtypes and hardware ids.
 std::optional<Regime> parse_regime(std::string_view name) {
     for (auto regime : {Regime::compute, Regime::memory, Regime::overhead}) {
-        auto known = regime_name(regime);
-        bool same = known.size() == name.size() &&
-                    std::equal(known.begin(), known.end(), name.begin(), [](char a, char b) {
-                        return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-                    });
-        if (same) return regime;
+        if (same_name_ignoring_case(regime_name(regime), name)) return regime;
     }
     return std::nullopt;
 }

@@ -141,37 +141,34 @@ TEST_CASE("the scorer's work of every op, worked by hand", "[family]") {
 }
 
 TEST_CASE("roofline calc counts with the families' models, worked by hand", "[family][cli]") {
+    auto check_calc = [](const std::string& args, double flops, double bytes) {
+        INFO("calc " << args);
+        auto workload = calc_workload(args);
+        CHECK(workload["flops"].get<double>() == flops);
+        CHECK(workload["bytes"].get<double>() == bytes);
+    };
     // GEMM 64 x 32 x 16 in bf16: the scorer's gemm and gemm_abt numbers above.
-    auto gemm = calc_workload("--gemm 64,32,16 --dtype bf16");
-    CHECK(gemm["flops"].get<double>() == 65536);
-    CHECK(gemm["bytes"].get<double>() == 7168);
+    check_calc("--gemm 64,32,16 --dtype bf16", 65536, 7168);
     // A square fp32 GEMM, 100^3: 2e6 FLOP; 3 x 10,000 elements of 4 bytes.
-    auto square = calc_workload("--gemm 100 --dtype fp32");
-    CHECK(square["flops"].get<double>() == 2e6);
-    CHECK(square["bytes"].get<double>() == 120000);
+    check_calc("--gemm 100 --dtype fp32", 2e6, 120000);
     // Elementwise, 1000 elements reading 2 and writing 1 fp32, 1 FLOP each: the scorer's add.
-    auto add = calc_workload("--elementwise 1000 --reads 2 --writes 1 --flops-per-element 1 --dtype fp32");
-    CHECK(add["flops"].get<double>() == 1000);
-    CHECK(add["bytes"].get<double>() == 12000);
+    check_calc("--elementwise 1000 --reads 2 --writes 1 --flops-per-element 1 --dtype fp32", 1000, 12000);
     // fma_chain as a student asks for it: 1024 FLOP per element, one read and one write.
-    auto fma = calc_workload("--elementwise 1000 --flops-per-element 1024 --dtype fp32");
-    CHECK(fma["flops"].get<double>() == 1024000);
-    CHECK(fma["bytes"].get<double>() == 8000);
-    // And the two agree with the scorer at a shape of the shipped labs (2^28 fp32 adds, a bf16 GEMM 4096^3).
+    check_calc("--elementwise 1000 --flops-per-element 1024 --dtype fp32", 1024000, 8000);
+    // And calc agrees with the scorer at the shipped labs' shapes (2^28 fp32 adds, a bf16 GEMM 4096^3).
     const LabSpec lab;
-    VariantSpec v;
-    v.problem = "elementwise";
-    v.op = "add";
-    v.dtype = Dtype::fp32;
-    auto big_add = calc_workload("--elementwise 268435456 --reads 2 --writes 1 --flops-per-element 1 --dtype fp32");
-    CHECK(big_add["bytes"].get<double>() == lab.work(v, {{"n", 268435456}}).bytes);
-    v.problem = "gemm";
-    v.op = "gemm";
-    v.dtype = Dtype::bf16;
-    auto big_gemm = calc_workload("--gemm 4096 --dtype bf16");
-    auto scored = lab.work(v, {{"m", 4096}, {"n", 4096}, {"k", 4096}});
-    CHECK(big_gemm["flops"].get<double>() == scored.flops);
-    CHECK(big_gemm["bytes"].get<double>() == scored.bytes);
+    VariantSpec add;
+    add.problem = "elementwise";
+    add.op = "add";
+    auto scored_add = lab.work(add, {{"n", 268435456}});
+    check_calc("--elementwise 268435456 --reads 2 --writes 1 --flops-per-element 1 --dtype fp32", scored_add.flops,
+               scored_add.bytes);
+    VariantSpec gemm;
+    gemm.problem = "gemm";
+    gemm.op = "gemm";
+    gemm.dtype = Dtype::bf16;
+    auto scored_gemm = lab.work(gemm, {{"m", 4096}, {"n", 4096}, {"k", 4096}});
+    check_calc("--gemm 4096 --dtype bf16", scored_gemm.flops, scored_gemm.bytes);
 }
 
 TEST_CASE("lab.yaml: a variant's dtype must be one its op comes in", "[family][lab]") {
