@@ -1,5 +1,6 @@
 #include "lab_spec.hpp"
 
+#include "attention/model.hpp"
 #include "elementwise/model.hpp"
 #include "fusion/model.hpp"
 #include "gemm/model.hpp"
@@ -15,7 +16,7 @@ namespace roofline {
 
 namespace {
 
-const std::vector<std::string> kProblems{"elementwise", "fusion", "gemm", "reduction"};
+const std::vector<std::string> kProblems{"attention", "elementwise", "fusion", "gemm", "reduction"};
 
 Shape read_shape(const YamlView& view) {
     Shape shape;
@@ -27,6 +28,7 @@ Shape read_shape(const YamlView& view) {
 // The sizes each operation's shape must give, sorted.
 std::vector<std::string> op_shape_keys(const std::string& problem, const std::string& op) {
     if (problem == "gemm") return {"k", "m", "n"};
+    if (problem == "attention") return {"batch", "head_dim", "heads", "seq"};
     if (op == "rmsnorm" || op == "row_sum") return {"cols", "rows"};
     if (op == "gemm_bias_gelu" || op == "gemm_bare") return {"k", "m", "n"};
     return {"n"};
@@ -35,6 +37,7 @@ std::vector<std::string> op_shape_keys(const std::string& problem, const std::st
 std::vector<std::string> ops_of(const std::string& problem) {
     if (problem == "gemm") return {"gemm", "gemm_abt"};
     if (problem == "reduction") return {"row_sum"};
+    if (problem == "attention") return {"attention", "attention_causal"};
     if (problem == "fusion") return {"chain", "rmsnorm", "gemm_bare", "gemm_bias_gelu"};
     return {"copy", "scale", "add", "fma_chain"};
 }
@@ -129,6 +132,11 @@ std::vector<Shape> LabSpec::verify_shapes_for(const VariantSpec& v) const {
 }
 
 std::optional<Workload> LabSpec::unfused_work(const VariantSpec& v, const Shape& shape) const {
+    if (v.problem == "attention") {  // the same attention with the seq x seq scores through memory
+        auto w = attention::unfused_work_of(shape.at("batch"), shape.at("heads"), shape.at("seq"),
+                                            shape.at("head_dim"), v.op == "attention_causal", dtype_bytes(v.dtype));
+        return Workload{w.flops, w.bytes};
+    }
     if (v.problem != "fusion" || v.op == "gemm_bare") return std::nullopt;
     if (v.op == "gemm_bias_gelu") {  // GEMM, then a bias kernel, then a GELU kernel
         auto w = fusion::gemm_bias_gelu_unfused_work(shape.at("m"), shape.at("n"), shape.at("k"));
@@ -155,6 +163,11 @@ Workload LabSpec::work(const VariantSpec& v, const Shape& shape) const {
         auto w = reduction::row_sum_work(shape.at("rows"), shape.at("cols"));
         return {w.flops, w.bytes};
     }
+    if (problem == "attention") {
+        auto w = attention::work_of(shape.at("batch"), shape.at("heads"), shape.at("seq"), shape.at("head_dim"),
+                                    v.op == "attention_causal", bytes);
+        return {w.flops, w.bytes};
+    }
     if (problem == "gemm") {
         auto w = gemm::work_of(shape.at("m"), shape.at("n"), shape.at("k"), bytes, bytes);
         return {w.flops, w.bytes};
@@ -165,7 +178,7 @@ Workload LabSpec::work(const VariantSpec& v, const Shape& shape) const {
 
 Workload LabSpec::peer_work(const VariantSpec& v, const Shape& shape) const {
     const std::string& problem = v.problem;
-    if (problem == "gemm") return work(v, shape);
+    if (problem == "gemm" || problem == "attention") return work(v, shape);  // cuBLAS, cuDNN: the same job
     if (problem == "fusion" && (v.op == "gemm_bias_gelu" || v.op == "gemm_bare")) return work(v, shape);  // cuBLASLt
     if (problem == "reduction") {
         auto w = reduction::row_sum_peer_work(shape.at("rows"), shape.at("cols"));

@@ -37,7 +37,7 @@ struct VariantSpec {
     std::string name;
     std::string problem;  // the lab's unless the variant names another (lab 04 mixes row sums and a GEMM)
     std::string op;  // copy, scale, add, fma_chain (elementwise); chain, rmsnorm, gemm_bare,
-                     // gemm_bias_gelu (fusion); gemm, gemm_abt; row_sum
+                     // gemm_bias_gelu (fusion); gemm, gemm_abt; row_sum; attention, attention_causal
     Dtype dtype = Dtype::fp32;
     std::filesystem::path file;  // relative to the lab folder: kernels/01_copy_naive.cu
     std::string summary;
@@ -57,7 +57,7 @@ struct LabSpec {
     std::string id;  // folder name: 01-memory-roof
     std::string title;
     std::string lesson;
-    std::string problem;  // elementwise, fusion, gemm, reduction: the variants' unless one names another
+    std::string problem;  // attention, elementwise, fusion, gemm, reduction: the variants' unless one names another
     double timeout_s = 60;         // one variant's whole run in the lab program
     double launch_timeout_s = 10;  // one kernel launch: still running after this, it is a hang (hang_watch.hpp)
     // What a kernel file may call besides its own kernels (symbol_check.hpp); empty by default.
@@ -78,7 +78,8 @@ struct LabSpec {
     std::optional<std::string> shape_refusal(const VariantSpec& v, const Shape& shape) const;
     // The lab's verify shapes that suit `v`'s operation (a lab may mix operations).
     std::vector<Shape> verify_shapes_for(const VariantSpec& v) const;
-    // For fusion labs: the work of the unfused chain the variant replaces, to show the bytes saved.
+    // For fusion labs: the work of the unfused chain the variant replaces, to show the bytes saved;
+    // for attention: the same attention with its score matrix written to memory and read back.
     std::optional<Workload> unfused_work(const VariantSpec& v, const Shape& shape) const;
     // FLOPs and fewest bytes of `v` at `shape`, from the problem family's model.
     Workload work(const VariantSpec& v, const Shape& shape) const;
