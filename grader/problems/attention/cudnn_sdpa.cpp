@@ -11,6 +11,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace roofline::attention {
@@ -72,6 +73,8 @@ struct CudnnSdpa::Impl {
     cudnnHandle_t handle = nullptr;
     std::vector<std::unique_ptr<Descriptor>> kept;  // every descriptor the plan was built from
     std::unique_ptr<Descriptor> plan;
+    std::unique_ptr<Descriptor> pack;     // the variant pack, kept while the pointers stay the same
+    std::vector<void*> pack_pointers;
     std::int64_t workspace_bytes = 0;
     void* workspace = nullptr;
     float scale = 1, mask_value = std::numeric_limits<float>::lowest();
@@ -145,10 +148,11 @@ struct CudnnSdpa::Impl {
         return op;
     }
 
-    // The operations of the attention graph, in order. `index_type` is the data type of
-    // the causal mask's row and column indices (cuDNN versions differ in what they take).
+    // The operations of the attention graph, in order. `index_type` is the data type of the
+    // causal mask's row and column indices and `compare_type` the comparison's precision
+    // (cuDNN versions and their fused engines differ in what they match).
     std::vector<const Descriptor*> build_graph(int64_t b, int64_t h, int64_t n, int64_t d, bool causal,
-                                               cudnnDataType_t index_type) {
+                                               cudnnDataType_t index_type, cudnnDataType_t compare_type) {
         std::vector<const Descriptor*> ops;
         const std::vector<int64_t> bhnd_stride{h * n * d, n * d, d, 1};
         const std::vector<int64_t> scores_dims{b, h, n, n}, scores_stride{h * n * n, n * n, n, 1};
@@ -174,7 +178,7 @@ struct CudnnSdpa::Impl {
             auto& masked = virtual_tensor(CUDNN_DATA_FLOAT, scores_dims, scores_stride);
             ops.push_back(&pointwise(CUDNN_POINTWISE_GEN_INDEX, index_type, *last, nullptr, nullptr, row, 2));
             ops.push_back(&pointwise(CUDNN_POINTWISE_GEN_INDEX, index_type, *last, nullptr, nullptr, column, 3));
-            ops.push_back(&pointwise(CUDNN_POINTWISE_CMP_GE, index_type, row, &column, nullptr, keep));
+            ops.push_back(&pointwise(CUDNN_POINTWISE_CMP_GE, compare_type, row, &column, nullptr, keep));
             // BINARY_SELECT: y = t ? x : b, so keep ? score : lowest.
             ops.push_back(&pointwise(CUDNN_POINTWISE_BINARY_SELECT, CUDNN_DATA_FLOAT, *last, &mask_value_t, &keep, masked));
             last = &masked;
@@ -201,11 +205,13 @@ struct CudnnSdpa::Impl {
     }
 
     // The graph for this shape, then the first engine configuration that finalizes.
-    std::string try_plan(int64_t b, int64_t h, int64_t n, int64_t d, bool causal, cudnnDataType_t index_type) {
+    std::string try_plan(int64_t b, int64_t h, int64_t n, int64_t d, bool causal, cudnnDataType_t index_type,
+                         cudnnDataType_t compare_type) {
         kept.clear();
         plan.reset();
+        pack.reset();
         next_virtual = kVirtual;
-        auto ops = build_graph(b, h, n, d, causal, index_type);
+        auto ops = build_graph(b, h, n, d, causal, index_type, compare_type);
         std::vector<cudnnBackendDescriptor_t> raw_ops;
         for (const auto* op : ops) raw_ops.push_back(op->get());
         auto& graph = make(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
@@ -260,6 +266,7 @@ struct CudnnSdpa::Impl {
 CudnnSdpa::CudnnSdpa() : impl_(std::make_unique<Impl>()) { check(cudnnCreate(&impl_->handle), "cudnnCreate"); }
 
 CudnnSdpa::~CudnnSdpa() {  // no throwing from a destructor
+    impl_->pack.reset();
     impl_->plan.reset();
     impl_->kept.clear();
     if (impl_->workspace != nullptr) cudaFree(impl_->workspace);
@@ -270,17 +277,23 @@ std::string CudnnSdpa::plan(int batch, int heads, int seq, int head_dim, bool ca
     impl_->scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
     impl_->causal = causal;
     std::string why;
-    // The causal mask's indices: int32 where the engines take them, else fp32 (older matching).
-    for (auto index_type : {CUDNN_DATA_INT32, CUDNN_DATA_FLOAT}) {
+    // The causal mask's (index type, comparison precision): the first pair whose graph
+    // finalizes. fp32 indices compared as booleans is how cuDNN 8.9's flash engines were
+    // first driven; int32 indices are what later graphs use. The answer is checked against
+    // the reference before the plan is trusted (attention_problem.cu).
+    const std::pair<cudnnDataType_t, cudnnDataType_t> mask_types[] = {
+        {CUDNN_DATA_FLOAT, CUDNN_DATA_BOOLEAN}, {CUDNN_DATA_INT32, CUDNN_DATA_BOOLEAN},
+        {CUDNN_DATA_INT32, CUDNN_DATA_INT32}, {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT}};
+    for (const auto& [index_type, compare_type] : mask_types) {
         std::string refusal;
         try {
-            refusal = impl_->try_plan(batch, heads, seq, head_dim, causal, index_type);
+            refusal = impl_->try_plan(batch, heads, seq, head_dim, causal, index_type, compare_type);
         } catch (const std::exception& e) {
             refusal = e.what();
         }
         if (refusal.empty()) break;
         why += (why.empty() ? "" : " | ") + refusal;
-        if (!causal) break;  // the index type only matters to the mask
+        if (!causal) break;  // the types only matter to the mask
     }
     if (!impl_->plan) {
         impl_->kept.clear();
@@ -303,19 +316,24 @@ void CudnnSdpa::run(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_b
                     cudaStream_t stream) {
     if (!impl_->plan) throw std::runtime_error("cuDNN attention was run without a plan");
     check(cudnnSetStream(impl_->handle, stream), "cudnnSetStream");
-    std::vector<int64_t> uids{kQ, kK, kV, kO, kScale};
     std::vector<void*> pointers{const_cast<__nv_bfloat16*>(q), const_cast<__nv_bfloat16*>(k),
                                 const_cast<__nv_bfloat16*>(v), o, &impl_->scale};
+    std::vector<int64_t> uids{kQ, kK, kV, kO, kScale};
     if (impl_->causal) {  // the by-value scalars are read from host memory at execution
         uids.push_back(kMaskValue);
         pointers.push_back(&impl_->mask_value);
     }
-    Descriptor pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-    pack.set_array(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids)
-        .set_array(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, pointers)
-        .set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, impl_->workspace);
-    pack.finalize();
-    check(cudnnBackendExecute(impl_->handle, impl_->plan->get(), pack.get()), "execute");
+    // Built once per set of pointers, so that a timed launch pays only for the execution.
+    if (!impl_->pack || pointers != impl_->pack_pointers) {
+        auto pack = std::make_unique<Descriptor>(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+        pack->set_array(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids)
+            .set_array(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, pointers)
+            .set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, impl_->workspace);
+        pack->finalize();
+        impl_->pack = std::move(pack);
+        impl_->pack_pointers = pointers;
+    }
+    check(cudnnBackendExecute(impl_->handle, impl_->plan->get(), impl_->pack->get()), "execute");
 }
 
 std::string CudnnSdpa::describe() const {
