@@ -1,4 +1,5 @@
-// Rung 3: rung 2's fused attention with its two stalls removed. YOUR TURN: the TODOs.
+// Rung 3: rung 2's fused attention with its two stalls removed, and twice the queries.
+// YOUR TURN: the TODOs (the softmax and the loop structure are given).
 //
 //   - K and V are double-buffered: the cp.async copies of tile j+1 are issued before the
 //     math on tile j, so the copy hides behind the tensor cores instead of in front of them
@@ -11,9 +12,15 @@
 //     ldmatrix reads one chunk from each of 8 consecutive rows; with D = 64 or 128 those rows
 //     are 128 or 256 bytes apart, all in the same banks, an 8-way conflict. Swizzled, the 8
 //     chunks land in 8 different bank groups. The cp.async writes use the same mapping.
+//   - Each warp takes 32 queries (two 16-row tiles), the block 128: every K and V fragment
+//     it loads feeds two MMAs instead of one, which halves the shared-memory bytes per MMA
+//     (rung 2 moved 256 bytes of B fragment per 16 x 8 x 16 MMA, twice what shared memory
+//     delivers per tensor-core MMA cycle). The registers this costs (two rows of output
+//     accumulators) are paid by reading Q's fragments from shared memory each tile instead
+//     of holding them.
 //
-// Shared memory: Q (64 x D) plus two stages of K and V (64 x D each): 80 KiB at D = 128,
-// over the 48 KiB default, so the launch opts in (cudaFuncSetAttribute).
+// Shared memory: Q (128 x D) plus two stages of K and V (64 x D each): 96 KiB at D = 128,
+// over the 48 KiB default, so the launch opts in (cudaFuncSetAttribute); two blocks fit an SM.
 #include "attention/attention.cuh"
 #include "attention/cp_async.cuh"
 #include "gemm/mma_sync.cuh"
@@ -26,7 +33,8 @@ using namespace roofline::attention;
 using namespace roofline::gemm::mma;
 
 constexpr int kWarps = 4;
-constexpr int kQueries = 16 * kWarps;  // per block
+constexpr int kRowTiles = 2;                        // 16-row query tiles per warp
+constexpr int kQueries = 16 * kRowTiles * kWarps;   // per block
 constexpr int kKeys = 64;              // per K/V tile
 constexpr int kStages = 2;
 constexpr float kLog2e = 1.4426950408889634f;
@@ -74,11 +82,14 @@ __global__ void __launch_bounds__(kWarps * 32)
     load_tile<kKeys, D>(sV, v + head, seq);
     cp_async_commit();
 
-    std::uint32_t qf[D / 16][4];
-    float acc[D / 8][4] = {};
-    float row_max[2] = {-INFINITY, -INFINITY};
-    float row_sum[2] = {0, 0};
-    const int row0 = q0 + warp * 16 + g;
+    float acc[kRowTiles][D / 8][4] = {};               // O rows g and g+8 of each row tile
+    float row_max[kRowTiles][2], row_sum[kRowTiles][2];
+#pragma unroll
+    for (int mt = 0; mt < kRowTiles; ++mt) {
+        row_max[mt][0] = row_max[mt][1] = -INFINITY;
+        row_sum[mt][0] = row_sum[mt][1] = 0;
+    }
+    const int row0 = q0 + warp * 16 * kRowTiles + g;  // row tile mt's rows: row0 + 16 mt, + 8
     // The row and 16-byte chunk this lane addresses for ldmatrix.x4 (matrix lane / 8, row lane % 8).
     const int matrix = lane / 8, matrix_row = lane % 8;
 
@@ -89,68 +100,74 @@ __global__ void __launch_bounds__(kWarps * 32)
         //   (cp_async_wait<1>); on the last tile wait for everything (cp_async_wait<0>).
         cp_async_wait<0>();
         __syncthreads();
-
-        if (tile == 0) {  // Q's fragments, once: matrices (rows 0-7 | 8-15) x (columns 0-7 | 8-15)
-#pragma unroll
-            for (int kk = 0; kk < D / 16; ++kk) {
-                // TODO(3): the row and chunk this lane addresses so that the 4 matrices are
-                //   a0..a3 of mma_sync.cuh's table: (rows 0-7 | 8-15 of the warp's 16) x (chunk 2kk | 2kk+1).
-                const int row = warp * 16, chunk = 2 * kk;
-                ldmatrix_x4(qf[kk], smem_addr(sQ + swizzled<D>(row, chunk)));
-            }
-        }
         const __nv_bfloat16* tK = sK + stage * kKeys * D;
         const __nv_bfloat16* tV = sV + stage * kKeys * D;
 
-        // 1. S = Q K^T. One ldmatrix.x4 gives the B fragments of two n-tiles (keys 16m .. 16m+15)
-        //    for 16 columns of head_dim: matrices (keys 0-7, d 0-7), (0-7, 8-15), (8-15, 0-7), (8-15, 8-15).
-        float s[kKeys / 8][4] = {};
+        // 1. S = Q K^T, 16 columns of head_dim at a time. Q's A fragments: matrices (rows 0-7 |
+        //    8-15 of the row tile) x (columns 0-7 | 8-15). One ldmatrix.x4 on K gives the B
+        //    fragments of two n-tiles (keys 16m .. 16m+15): matrices (keys 0-7, d 0-7), (0-7, 8-15),
+        //    (8-15, 0-7), (8-15, 8-15); each feeds both row tiles.
+        float s[kRowTiles][kKeys / 8][4] = {};
 #pragma unroll
-        for (int m = 0; m < kKeys / 16; ++m) {
+        for (int kk = 0; kk < D / 16; ++kk) {
+            std::uint32_t qa[kRowTiles][4];
 #pragma unroll
-            for (int kk = 0; kk < D / 16; ++kk) {
+            for (int mt = 0; mt < kRowTiles; ++mt) {
+                // TODO(3): this lane's row and chunk, so that the 4 matrices are a0..a3 of
+                //   mma_sync.cuh's table for row tile mt of this warp.
+                const int row = warp * 16 * kRowTiles + mt * 16, chunk = 2 * kk;
+                ldmatrix_x4(qa[mt], smem_addr(sQ + swizzled<D>(row, chunk)));
+            }
+#pragma unroll
+            for (int m = 0; m < kKeys / 16; ++m) {
                 std::uint32_t b[4];
                 // TODO(4): this lane's key row and chunk for the four matrices named above.
                 const int key = 16 * m, chunk = 2 * kk;
                 ldmatrix_x4(b, smem_addr(tK + swizzled<D>(key, chunk)));
-                mma_bf16_16816(s[2 * m], qf[kk], b[0], b[1]);
-                mma_bf16_16816(s[2 * m + 1], qf[kk], b[2], b[3]);
+#pragma unroll
+                for (int mt = 0; mt < kRowTiles; ++mt) {
+                    mma_bf16_16816(s[mt][2 * m], qa[mt], b[0], b[1]);
+                    mma_bf16_16816(s[mt][2 * m + 1], qa[mt], b[2], b[3]);
+                }
             }
         }
 
-        // 2. Online softmax in log2 units, as in rung 2.
+        // 2. Online softmax in log2 units, as in rung 2, for each row tile.
 #pragma unroll
-        for (int r = 0; r < 2; ++r) {
-            const int row = row0 + 8 * r;
-            float tile_max = -INFINITY;
+        for (int mt = 0; mt < kRowTiles; ++mt) {
 #pragma unroll
-            for (int n = 0; n < kKeys / 8; ++n) {
+            for (int r = 0; r < 2; ++r) {
+                const int row = row0 + 16 * mt + 8 * r;
+                float tile_max = -INFINITY;
 #pragma unroll
-                for (int e = 0; e < 2; ++e) {
-                    const int col = kv0 + n * 8 + 2 * t + e;
-                    float x = s[n][2 * r + e] * scale_log2;
-                    if (col >= seq || (causal && col > row)) x = -INFINITY;
-                    s[n][2 * r + e] = x;
-                    tile_max = fmaxf(tile_max, x);
+                for (int n = 0; n < kKeys / 8; ++n) {
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        const int col = kv0 + n * 8 + 2 * t + e;
+                        float x = s[mt][n][2 * r + e] * scale_log2;
+                        if (col >= seq || (causal && col > row)) x = -INFINITY;
+                        s[mt][n][2 * r + e] = x;
+                        tile_max = fmaxf(tile_max, x);
+                    }
                 }
-            }
-            tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
-            tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
-            const float new_max = fmaxf(row_max[r], tile_max);
-            const float base = new_max == -INFINITY ? 0.0f : new_max;
-            const float correction = exp2f(row_max[r] - base);
-            row_max[r] = new_max;
-            row_sum[r] *= correction;
+                tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
+                tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
+                const float new_max = fmaxf(row_max[mt][r], tile_max);
+                const float base = new_max == -INFINITY ? 0.0f : new_max;
+                const float correction = exp2f(row_max[mt][r] - base);
+                row_max[mt][r] = new_max;
+                row_sum[mt][r] *= correction;
 #pragma unroll
-            for (int n = 0; n < D / 8; ++n) {
-                acc[n][2 * r] *= correction;
-                acc[n][2 * r + 1] *= correction;
-            }
+                for (int n = 0; n < D / 8; ++n) {
+                    acc[mt][n][2 * r] *= correction;
+                    acc[mt][n][2 * r + 1] *= correction;
+                }
 #pragma unroll
-            for (int n = 0; n < kKeys / 8; ++n) {
-                s[n][2 * r] = exp2f(s[n][2 * r] - base);
-                s[n][2 * r + 1] = exp2f(s[n][2 * r + 1] - base);
-                row_sum[r] += s[n][2 * r] + s[n][2 * r + 1];
+                for (int n = 0; n < kKeys / 8; ++n) {
+                    s[mt][n][2 * r] = exp2f(s[mt][n][2 * r] - base);
+                    s[mt][n][2 * r + 1] = exp2f(s[mt][n][2 * r + 1] - base);
+                    row_sum[mt][r] += s[mt][n][2 * r] + s[mt][n][2 * r + 1];
+                }
             }
         }
 
@@ -158,34 +175,46 @@ __global__ void __launch_bounds__(kWarps * 32)
         //    8n .. 8n+15) for 16 keys: matrices (keys 0-7, d 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15).
 #pragma unroll
         for (int kk = 0; kk < kKeys / 16; ++kk) {
-            const std::uint32_t a[4] = {pack_bf16x2(s[2 * kk][0], s[2 * kk][1]), pack_bf16x2(s[2 * kk][2], s[2 * kk][3]),
-                                        pack_bf16x2(s[2 * kk + 1][0], s[2 * kk + 1][1]),
-                                        pack_bf16x2(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+            std::uint32_t a[kRowTiles][4];
+#pragma unroll
+            for (int mt = 0; mt < kRowTiles; ++mt) {
+                a[mt][0] = pack_bf16x2(s[mt][2 * kk][0], s[mt][2 * kk][1]);
+                a[mt][1] = pack_bf16x2(s[mt][2 * kk][2], s[mt][2 * kk][3]);
+                a[mt][2] = pack_bf16x2(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
+                a[mt][3] = pack_bf16x2(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
+            }
 #pragma unroll
             for (int n = 0; n < D / 8; n += 2) {
                 std::uint32_t b[4];
                 // TODO(5): this lane's key row and chunk for the four matrices named above.
                 const int key = 16 * kk, chunk = n;
                 ldmatrix_x4_trans(b, smem_addr(tV + swizzled<D>(key, chunk)));
-                mma_bf16_16816(acc[n], a, b[0], b[1]);
-                mma_bf16_16816(acc[n + 1], a, b[2], b[3]);
+#pragma unroll
+                for (int mt = 0; mt < kRowTiles; ++mt) {
+                    mma_bf16_16816(acc[mt][n], a[mt], b[0], b[1]);
+                    mma_bf16_16816(acc[mt][n + 1], a[mt], b[2], b[3]);
+                }
             }
         }
         __syncthreads();  // this stage is refilled by the next iteration's copies
     }
 
 #pragma unroll
-    for (int r = 0; r < 2; ++r) {
-        row_sum[r] += __shfl_xor_sync(0xffffffffu, row_sum[r], 1);
-        row_sum[r] += __shfl_xor_sync(0xffffffffu, row_sum[r], 2);
-        const int row = row0 + 8 * r;
-        if (row >= seq) continue;
-        const float inverse = 1.0f / row_sum[r];
-        __nv_bfloat16* out = o + head + std::size_t(row) * D + 2 * t;
+    for (int mt = 0; mt < kRowTiles; ++mt) {
 #pragma unroll
-        for (int n = 0; n < D / 8; ++n) {
-            *reinterpret_cast<__nv_bfloat162*>(out + n * 8) =
-                __floats2bfloat162_rn(acc[n][2 * r] * inverse, acc[n][2 * r + 1] * inverse);
+        for (int r = 0; r < 2; ++r) {
+            float sum = row_sum[mt][r];
+            sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+            sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+            const int row = row0 + 16 * mt + 8 * r;
+            if (row >= seq) continue;
+            const float inverse = 1.0f / sum;
+            __nv_bfloat16* out = o + head + std::size_t(row) * D + 2 * t;
+#pragma unroll
+            for (int n = 0; n < D / 8; ++n) {
+                *reinterpret_cast<__nv_bfloat162*>(out + n * 8) =
+                    __floats2bfloat162_rn(acc[mt][n][2 * r] * inverse, acc[mt][n][2 * r + 1] * inverse);
+            }
         }
     }
 }
