@@ -228,6 +228,12 @@ void print_detail(const Target& t, const RooflinePoint& p, const Described& d, D
                       : p.regime == Regime::compute ? fmt::format("intensity {:.2g}x the ridge", p.intensity / p.ridge)
                                                     : fmt::format("intensity {:.2g}x the ridge", p.intensity / p.ridge);
     fmt::print("  regime           {}-bound ({})\n", regime_name(p.regime), why);
+    if (d.unfused) {  // attention: the floor of the same work with the scores through memory
+        double unfused_floor = d.unfused->bytes / (c.bandwidth_tbs * 1e12);
+        bool memory_bound = d.unfused->flops / d.unfused->bytes < p.ridge;
+        fmt::print("  scores in memory memory floor {}, {:.1f}x the compute floor: {}-bound\n", seconds(unfused_floor),
+                   unfused_floor / p.compute_floor_s, memory_bound ? "memory" : "compute");
+    }
     if (d.gemm_mnk) {
         fmt::print("  crossover        square {} GEMMs with N below {} are memory-bound here\n", dtype_name(dtype),
                    gemm_crossover_n(c, dtype));

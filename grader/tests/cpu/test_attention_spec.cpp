@@ -4,6 +4,7 @@
 #include "test_support.hpp"
 
 #include "attention/model.hpp"
+#include "batch/hidden.hpp"
 #include "lab_spec.hpp"
 
 #include <nlohmann/json.hpp>
@@ -81,9 +82,20 @@ TEST_CASE("lab 07 loads: attention shapes for every variant, work from the model
     CHECK(lab.work(lab.variant("fused"), lab.timed).bytes == 4.0 * 64 * 4096 * 128 * 2);
 }
 
+TEST_CASE("lab 07's hidden shapes load against its lab.yaml: odd lengths, the 16k variants their own", "[attention][batch]") {
+    auto lab = load_lab(attention_lab_yaml());
+    auto hidden = batch::load_hidden(repo_root() / "instructor" / "hidden" / "07-attention.yaml", lab);
+    REQUIRE(hidden.timed.has_value());
+    CHECK(hidden.timed->at("seq") % 64 != 0);  // not a tile multiple: the padding mask is exercised
+    CHECK(hidden.verify.size() >= 3);
+    for (const auto& shape : hidden.verify) CHECK(shape.size() == 4);
+    CHECK(hidden.variant_timed.at("pipelined_16k").at("seq") == 16001);
+    CHECK(hidden.variant_timed.count("pipelined_causal_16k") == 1);
+}
+
 TEST_CASE("lab 07's lab.yaml: an attention shape without head_dim is refused at its line", "[attention][lab]") {
     TempDir dir;
-    auto lab_yaml = edited_lab(dir, "{batch: 1, heads: 1, seq: 1, head_dim: 64}", "{batch: 1, heads: 1, seq: 1}");
+    auto lab_yaml = edited_lab(dir.path(), "{batch: 1, heads: 1, seq: 1, head_dim: 64}", "{batch: 1, heads: 1, seq: 1}");
     auto message = input_error_of([&] { load_lab(lab_yaml); });
     INFO(message);
     CHECK(contains(message, "lab.yaml:"));
@@ -92,7 +104,7 @@ TEST_CASE("lab 07's lab.yaml: an attention shape without head_dim is refused at 
 
 TEST_CASE("lab 07's lab.yaml: an unknown attention op names the two there are", "[attention][lab]") {
     TempDir dir;
-    auto lab_yaml = edited_lab(dir, "{name: fused_causal,     op: attention_causal,", "{name: fused_causal,     op: attention_masked,");
+    auto lab_yaml = edited_lab(dir.path(), "{name: fused_causal,     op: attention_causal,", "{name: fused_causal,     op: attention_masked,");
     auto message = input_error_of([&] { load_lab(lab_yaml); });
     INFO(message);
     CHECK(contains(message, "lab.yaml:"));
