@@ -278,11 +278,11 @@ std::string CudnnSdpa::plan(int batch, int heads, int seq, int head_dim, bool ca
     impl_->causal = causal;
     std::string why;
     // The causal mask's (index type, comparison precision): the first pair whose graph
-    // finalizes. fp32 indices compared as booleans is how cuDNN 8.9's flash engines were
-    // first driven; int32 indices are what later graphs use. The answer is checked against
-    // the reference before the plan is trusted (attention_problem.cu).
+    // finalizes. int32 indices compared into booleans first (the form cuDNN 9's graphs use),
+    // then fp32 indices (how cuDNN 8.9's flash engines were first driven). The answer is
+    // checked against the reference before the plan is trusted (attention_problem.cu).
     const std::pair<cudnnDataType_t, cudnnDataType_t> mask_types[] = {
-        {CUDNN_DATA_FLOAT, CUDNN_DATA_BOOLEAN}, {CUDNN_DATA_INT32, CUDNN_DATA_BOOLEAN},
+        {CUDNN_DATA_INT32, CUDNN_DATA_BOOLEAN}, {CUDNN_DATA_FLOAT, CUDNN_DATA_BOOLEAN},
         {CUDNN_DATA_INT32, CUDNN_DATA_INT32}, {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT}};
     for (const auto& [index_type, compare_type] : mask_types) {
         std::string refusal;
