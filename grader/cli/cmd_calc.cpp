@@ -1,6 +1,7 @@
 // roofline calc: the roofline calculator. Counts a workload's FLOPs and bytes,
 // then for each chosen GPU prints the two time floors, the attainable rate and
 // the regime, as text with bars or as JSON.
+#include "attention/model.hpp"
 #include "command.hpp"
 #include "elementwise/model.hpp"
 #include "gemm/model.hpp"
@@ -35,6 +36,8 @@ constexpr double kMaxRawFlops = 1e21, kMaxRawBytes = 1e18;
 
 struct CalcOptions {
     std::string gemm;
+    std::string attention;  // B,H,N,D
+    bool causal = false;
     std::optional<double> elementwise_n;
     double reads = 1, writes = 1, flops_per_element = 0;  // whole reads and writes (whole_in)
     std::optional<double> flops, bytes;
@@ -66,12 +69,46 @@ struct Described {
     std::string label;  // "GEMM 4096 x 4096 x 4096"
     std::optional<std::array<double, 3>> gemm_mnk;
     std::string bytes_note;  // how the bytes were counted, when calc counted them
+    std::optional<Workload> unfused;  // attention: the same work with the score matrix through memory
 };
 
+// --attention B,H,N,D: four whole numbers from 1 up, head_dim any (the lab takes 64 and 128).
+std::array<double, 4> attention_sizes(const std::string& text) {
+    auto refuse = [&text] {
+        return InputError(fmt::format(
+            "--attention: '{}' must be BATCH,HEADS,SEQ,HEAD_DIM, each a whole number from 1 up (e.g. 4,16,4096,128)", text));
+    };
+    std::vector<double> sizes;
+    std::stringstream in(text);
+    std::string part;
+    while (std::getline(in, part, ',')) {
+        auto value = parse_whole(part);
+        if (!value || *value == 0) throw refuse();
+        sizes.push_back(static_cast<double>(*value));
+    }
+    if (sizes.size() != 4 || text.back() == ',') throw refuse();
+    return {sizes[0], sizes[1], sizes[2], sizes[3]};
+}
+
 Described describe_workload(const CalcOptions& o, Dtype dtype) {
-    int kinds = !o.gemm.empty() + o.elementwise_n.has_value() + (o.flops.has_value() || o.bytes.has_value());
+    int kinds = !o.gemm.empty() + !o.attention.empty() + o.elementwise_n.has_value() +
+                (o.flops.has_value() || o.bytes.has_value());
     if (kinds != 1) {
-        throw InputError("calc: give exactly one workload: --gemm N (or M,N,K), --elementwise N, or --flops F --bytes B");
+        throw InputError("calc: give exactly one workload: --gemm N (or M,N,K), --attention B,H,N,D, --elementwise N, "
+                         "or --flops F --bytes B");
+    }
+    if (o.causal && o.attention.empty()) throw InputError("--causal goes with --attention B,H,N,D");
+    if (!o.attention.empty()) {
+        auto [b, h, n, d] = attention_sizes(o.attention);
+        auto w = attention::work_of(b, h, n, d, o.causal, dtype_bytes(dtype));
+        auto unfused = attention::unfused_work_of(b, h, n, d, o.causal, dtype_bytes(dtype));
+        Workload work{w.flops, w.bytes};
+        require_fits(Workload{unfused.flops, unfused.bytes}, "--attention", o.attention);
+        return {work,
+                fmt::format("attention{}, batch {:.0f} x heads {:.0f}, seq {:.0f}, head_dim {:.0f}, {}",
+                            o.causal ? " (causal)" : "", b, h, n, d, dtype_name(dtype)),
+                std::nullopt, "Q, K, V read once, O written once: the scores stay on chip",
+                Workload{unfused.flops, unfused.bytes}};
     }
     if (!o.gemm.empty()) {
         std::vector<double> dims;
@@ -194,6 +231,12 @@ void print_detail(const Target& t, const RooflinePoint& p, const Described& d, D
                       : p.regime == Regime::compute ? fmt::format("intensity {:.2g}x the ridge", p.intensity / p.ridge)
                                                     : fmt::format("intensity {:.2g}x the ridge", p.intensity / p.ridge);
     fmt::print("  regime           {}-bound ({})\n", regime_name(p.regime), why);
+    if (d.unfused) {  // attention: the floor of the same work with the scores through memory
+        double unfused_floor = d.unfused->bytes / (c.bandwidth_tbs * 1e12);
+        bool memory_bound = d.unfused->flops / d.unfused->bytes < p.ridge;
+        fmt::print("  scores in memory memory floor {}, {:.1f}x the compute floor: {}-bound\n", seconds(unfused_floor),
+                   unfused_floor / p.compute_floor_s, memory_bound ? "memory" : "compute");
+    }
     if (d.gemm_mnk) {
         fmt::print("  crossover        square {} GEMMs with N below {} are memory-bound here\n", dtype_name(dtype),
                    gemm_crossover_n(c, dtype));
@@ -251,6 +294,11 @@ void run_calc(const Context& context, const CalcOptions& o) {
                                              {"flops", w.flops},
                                              {"bytes", w.bytes},
                                              {"intensity_flop_per_byte", intensity}}},
+                              {"scores_in_memory", described.unfused
+                                                       ? nlohmann::json{{"bytes", described.unfused->bytes},
+                                                                        {"intensity_flop_per_byte",
+                                                                         w.flops / described.unfused->bytes}}
+                                                       : nlohmann::json(nullptr)},
                               {"launch_overhead_s", kLaunchOverheadS},
                               {"results", results}};
         fmt::print("{}\n", out.dump(2));
@@ -261,6 +309,12 @@ void run_calc(const Context& context, const CalcOptions& o) {
     if (described.bytes_note.empty()) fmt::print("  bytes            {}\n", si(w.bytes, "B"));
     else fmt::print("  bytes            {}   ({})\n", si(w.bytes, "B"), described.bytes_note);
     fmt::print("  intensity        {:.1f} FLOP/byte\n", intensity);
+    if (described.unfused) {
+        const auto& u = *described.unfused;
+        fmt::print("  scores in memory {}   (the seq x seq fp32 scores written, read, written, read: {:.0f}x the bytes)\n",
+                   si(u.bytes, "B"), u.bytes / w.bytes);
+        fmt::print("                   intensity {:.1f} FLOP/byte: that kernel's own roofline\n", u.flops / u.bytes);
+    }
     if (rows.size() == 1 && rows[0].second) print_detail(rows[0].first, *rows[0].second, described, dtype);
     else print_table(rows, described, dtype);
 }
@@ -273,6 +327,10 @@ void add_calc_command(CLI::App& app, Context& context) {
     calc->add_option("--gemm", o.gemm, "a GEMM: N (square) or M,N,K")
         ->check(CLI::Validator([](std::string& text) { return text.empty() ? std::string("must be N or M,N,K (got '')") : ""; },
                                "N or M,N,K"));
+    calc->add_option("--attention", o.attention, "attention's forward pass: BATCH,HEADS,SEQ,HEAD_DIM")
+        ->check(CLI::Validator(
+            [](std::string& text) { return text.empty() ? std::string("must be B,H,N,D (got '')") : ""; }, "B,H,N,D"));
+    calc->add_flag("--causal", o.causal, "with --attention: causal masking (half the FLOPs)");
     calc->add_option("--elementwise", o.elementwise_n, "an elementwise op over N elements")
         ->check(whole_in(1, 1'000'000'000'000ULL));
     calc->add_option("--reads", o.reads, "values read per element (elementwise; default 1)")->check(whole_in(0, 64));
@@ -288,6 +346,7 @@ void add_calc_command(CLI::App& app, Context& context) {
     calc->add_flag("--json", o.json, "the same figures as JSON");
     calc->footer("Examples:\n  roofline calc --gemm 4096 --dtype fp16 --peak-tflops 2000 --bandwidth-tbs 8\n"
                  "  roofline calc --gemm 1,8192,8192 --dtype bf16 --hardware h200-sxm,l4\n"
+                 "  roofline calc --attention 4,16,4096,128 --causal --hardware h200-sxm\n"
                  "  roofline calc --elementwise 268435456 --reads 2 --writes 1 --flops-per-element 1 --dtype fp32 --hardware all");
     calc->callback([&context] { run_calc(context, o); });
 }

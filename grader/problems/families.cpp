@@ -4,6 +4,7 @@
 
 namespace roofline {
 
+namespace attention { ProblemFamily family(); }    // attention/family.cpp
 namespace elementwise { ProblemFamily family(); }  // elementwise/family.cpp
 namespace fusion { ProblemFamily family(); }       // fusion/family.cpp
 namespace gemm { ProblemFamily family(); }         // gemm/family.cpp
@@ -11,6 +12,7 @@ namespace reduction { ProblemFamily family(); }    // reduction/family.cpp
 
 const std::vector<ProblemFamily>& problem_families() {
     static const std::vector<ProblemFamily> table{
+        attention::family(),
         elementwise::family(),
         fusion::family(),
         gemm::family(),

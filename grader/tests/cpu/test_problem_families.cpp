@@ -53,6 +53,13 @@ const std::vector<PinnedWork>& pinned() {
          Workload{88064, 23616}},
         // row sums, 8 x 100 bf16: one add per element; x read (1,600 bytes), 8 fp32 sums written
         {"reduction", "row_sum", Dtype::bf16, {{"rows", 8}, {"cols", 100}}, {800, 1632}, {0, 1600}, std::nullopt},
+        // attention, 1 x 2 heads, seq 10, head_dim 4, bf16: 4 n^2 d = 1,600 FLOP per head; Q, K, V, O
+        // (80 values each per head) once: 640 bytes; cuDNN the same; unfused adds four passes of the
+        // 10 x 10 fp32 scores per head: 4 x 4 x 200 = 3,200 bytes. Causal: half the FLOPs, the same bytes.
+        {"attention", "attention", Dtype::bf16, {{"batch", 1}, {"heads", 2}, {"seq", 10}, {"head_dim", 4}},
+         {3200, 640}, {3200, 640}, Workload{3200, 3840}},
+        {"attention", "attention_causal", Dtype::bf16, {{"batch", 1}, {"heads", 2}, {"seq", 10}, {"head_dim", 4}},
+         {1600, 640}, {1600, 640}, Workload{1600, 3840}},
     };
     return cases;
 }
@@ -107,7 +114,7 @@ TEST_CASE("every family's descriptor is complete", "[family]") {
         return std::string("nothing thrown");
     };
     CHECK(contains(message([] { family_op("gemm", "gemv"); }), "its ops: gemm, gemm_abt"));
-    CHECK(contains(message([] { family_op("gemv", "gemv"); }), "the families: elementwise, fusion, gemm, reduction"));
+    CHECK(contains(message([] { family_op("gemv", "gemv"); }), "the families: attention, elementwise, fusion, gemm, reduction"));
 }
 
 TEST_CASE("the scorer's work of every op, worked by hand", "[family]") {

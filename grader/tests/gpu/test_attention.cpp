@@ -1,0 +1,85 @@
+// Lab 07 on a GPU: every reference solution, plain and causal, passes `roofline run` on
+// the lab's verify shapes (seq 1, 17, 64, 1000 and 2113, head_dim 64 and 128) and on the
+// timed shape; the check also holds cuDNN's answer against the fp32 reference once.
+#include "catch.hpp"
+#include "lab_spec.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+#include <vector>
+#include <string>
+
+namespace {
+
+struct Run {
+    int exit_code;
+    std::string output;
+};
+
+Run run_roofline(const std::string& args) {
+    std::string command = std::string(ROOFLINE_CLI) + " " + args + " 2>&1";
+    Run result{-1, {}};
+    FILE* pipe = popen(command.c_str(), "r");
+    std::array<char, 4096> buffer{};
+    while (auto n = fread(buffer.data(), 1, buffer.size(), pipe)) result.output.append(buffer.data(), n);
+    int status = pclose(pipe);
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return result;
+}
+
+// Every verification in `run --json`'s output, wherever the report nests them.
+void collect_checks(const nlohmann::json& j, std::vector<nlohmann::json>& out) {
+    if (j.is_object()) {
+        for (const auto& [key, value] : j.items()) {
+            if (key == "checks" && value.is_array()) {
+                for (const auto& check : value) out.push_back(check);
+            } else {
+                collect_checks(value, out);
+            }
+        }
+    } else if (j.is_array()) {
+        for (const auto& item : j) collect_checks(item, out);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("lab 07: every solution is correct on odd sequence lengths, plain and causal", "[gpu][attention]") {
+    const std::filesystem::path source(ROOFLINE_SOURCE_DIR);
+    if (!std::filesystem::is_directory(source / "solutions" / "07-attention")) {
+        WARN("no solutions/07-attention (the student edition): skipped");
+        return;
+    }
+    if (!std::filesystem::exists(std::filesystem::path(ROOFLINE_TEST_BUILD_DIR) / "labs" / "solution-07-attention")) {
+        WARN("solution-07-attention is not built (cuDNN missing at configure time): skipped");
+        return;
+    }
+    auto lab = roofline::load_lab(source / "labs" / "07-attention" / "lab.yaml");
+    bool saw_causal = false;
+    for (const auto& variant : lab.variants) {
+        saw_causal = saw_causal || variant.op == "attention_causal";
+        DYNAMIC_SECTION(variant.name) {
+            auto r = run_roofline(std::string("--build-dir ") + ROOFLINE_TEST_BUILD_DIR + " run 07-attention/" +
+                                  variant.name + " --solutions --no-build --json");
+            INFO(r.output);
+            CHECK(r.exit_code == 0);
+            auto j = nlohmann::json::parse(r.output, nullptr, /*allow_exceptions=*/false);
+            REQUIRE_FALSE(j.is_discarded());
+            std::vector<nlohmann::json> checks;
+            collect_checks(j, checks);
+            std::set<long long> lengths;
+            for (const auto& check : checks) {
+                CHECK(check["report"]["passed"].get<bool>());
+                lengths.insert(check["shape"]["seq"].get<long long>());
+            }
+            for (long long odd : {1LL, 17LL, 1000LL, 2113LL}) CHECK(lengths.count(odd) == 1);
+        }
+    }
+    CHECK(saw_causal);
+}

@@ -1,0 +1,245 @@
+// Rung 3: rung 2's fused attention with its two stalls removed, and twice the queries.
+// YOUR TURN: the TODOs (the softmax and the loop structure are given).
+//
+//   - K and V are double-buffered: the cp.async copies of tile j+1 are issued before the
+//     math on tile j, so the copy hides behind the tensor cores instead of in front of them
+//     (cp.async.wait_group 1: all but the newest group have landed).
+//   - Fragments come from shared memory by ldmatrix: one instruction gives a warp four 8x8
+//     matrices (Q's A fragments and K's B fragments as they are; V's through .trans, which
+//     turns V's rows into the columns the B operand wants), where rung 2 needed one 32-bit
+//     or two 16-bit loads per register.
+//   - The tiles are stored XOR-swizzled: 16-byte chunk c of row r sits at chunk c ^ (r % 8).
+//     ldmatrix reads one chunk from each of 8 consecutive rows; with D = 64 or 128 those rows
+//     are 128 or 256 bytes apart, all in the same banks, an 8-way conflict. Swizzled, the 8
+//     chunks land in 8 different bank groups. The cp.async writes use the same mapping.
+//   - Each warp takes 32 queries (two 16-row tiles), the block 128: every K and V fragment
+//     it loads feeds two MMAs instead of one, which halves the shared-memory bytes per MMA
+//     (rung 2 moved 256 bytes of B fragment per 16 x 8 x 16 MMA, twice what shared memory
+//     delivers per tensor-core MMA cycle). The registers this costs (two rows of output
+//     accumulators) are paid by reading Q's fragments from shared memory each tile instead
+//     of holding them.
+//
+// Shared memory: Q (128 x D) plus two stages of K and V (64 x D each): 96 KiB at D = 128,
+// over the 48 KiB default, so the launch opts in (cudaFuncSetAttribute); two blocks fit an SM.
+#include "roofline/attention.cuh"
+#include "roofline/cp_async.cuh"
+#include "roofline/mma_sync.cuh"
+
+#include <cstdint>
+
+namespace {
+
+using namespace roofline::attention;
+using namespace roofline::gemm::mma;
+
+constexpr int kWarps = 4;
+constexpr int kRowTiles = 2;                        // 16-row query tiles per warp
+constexpr int kQueries = 16 * kRowTiles * kWarps;   // per block
+constexpr int kKeys = 64;              // per K/V tile
+constexpr int kStages = 2;
+constexpr float kLog2e = 1.4426950408889634f;
+
+// Element offset of (row, 16-byte chunk) in a swizzled [rows][D] bf16 tile.
+template <int D>
+__device__ inline int swizzled(int row, int chunk) {
+    // TODO(1): chunk c of row r is stored at chunk c ^ (r % 8) (a plain row * D + chunk * 8
+    //   is correct too, but every ldmatrix then waits on an 8-way bank conflict).
+    return row * D + chunk * 8;
+}
+
+// rows x D bf16 from global into a swizzled shared tile, rows past `valid` zero-filled.
+template <int kRows, int D>
+__device__ void load_tile(__nv_bfloat16* shared, const __nv_bfloat16* global, int valid) {
+    constexpr int kChunks = D / 8;
+    for (int c = threadIdx.x; c < kRows * kChunks; c += kWarps * 32) {
+        const int row = c / kChunks, chunk = c % kChunks;
+        const bool inside = row < valid;
+        cp_async_16(shared + swizzled<D>(row, chunk), inside ? global + std::size_t(row) * D + chunk * 8 : global,
+                    inside);
+    }
+}
+
+template <int D>
+__global__ void __launch_bounds__(kWarps * 32)
+    pipelined_attention(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v, __nv_bfloat16* o,
+                        int seq, float scale_log2, bool causal) {
+    extern __shared__ __align__(128) unsigned char shared_bytes[];
+    auto* sQ = reinterpret_cast<__nv_bfloat16*>(shared_bytes);  // [kQueries][D]
+    __nv_bfloat16* sK = sQ + kQueries * D;                       // [kStages][kKeys][D]
+    __nv_bfloat16* sV = sK + kStages * kKeys * D;                // [kStages][kKeys][D]
+
+    const int q_block = causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+    const int q0 = q_block * kQueries;
+    const std::size_t head = blockIdx.y * std::size_t(seq) * D;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int g = lane / 4, t = lane % 4;
+    const int kv_end = causal ? min(seq, q0 + kQueries) : seq;
+    const int tiles = (kv_end + kKeys - 1) / kKeys;
+
+    // Group 0: Q and the first K/V tile.
+    load_tile<kQueries, D>(sQ, q + head + std::size_t(q0) * D, seq - q0);
+    load_tile<kKeys, D>(sK, k + head, seq);
+    load_tile<kKeys, D>(sV, v + head, seq);
+    cp_async_commit();
+
+    float acc[kRowTiles][D / 8][4] = {};               // O rows g and g+8 of each row tile
+    float row_max[kRowTiles][2], row_sum[kRowTiles][2];
+#pragma unroll
+    for (int mt = 0; mt < kRowTiles; ++mt) {
+        row_max[mt][0] = row_max[mt][1] = -INFINITY;
+        row_sum[mt][0] = row_sum[mt][1] = 0;
+    }
+    const int row0 = q0 + warp * 16 * kRowTiles + g;  // row tile mt's rows: row0 + 16 mt, + 8
+    // The row and 16-byte chunk this lane addresses for ldmatrix.x4 (matrix lane / 8, row lane % 8).
+    const int matrix = lane / 8, matrix_row = lane % 8;
+
+    for (int tile = 0; tile < tiles; ++tile) {
+        const int stage = tile % kStages, kv0 = tile * kKeys;
+        // TODO(2): if there is a next tile, issue its K and V copies into the other stage
+        //   (load_tile, then cp_async_commit) and wait for all but that newest group
+        //   (cp_async_wait<1>); on the last tile wait for everything (cp_async_wait<0>).
+        cp_async_wait<0>();
+        __syncthreads();
+        const __nv_bfloat16* tK = sK + stage * kKeys * D;
+        const __nv_bfloat16* tV = sV + stage * kKeys * D;
+
+        // 1. S = Q K^T, 16 columns of head_dim at a time. Q's A fragments: matrices (rows 0-7 |
+        //    8-15 of the row tile) x (columns 0-7 | 8-15). One ldmatrix.x4 on K gives the B
+        //    fragments of two n-tiles (keys 16m .. 16m+15): matrices (keys 0-7, d 0-7), (0-7, 8-15),
+        //    (8-15, 0-7), (8-15, 8-15); each feeds both row tiles.
+        float s[kRowTiles][kKeys / 8][4] = {};
+#pragma unroll
+        for (int kk = 0; kk < D / 16; ++kk) {
+            std::uint32_t qa[kRowTiles][4];
+#pragma unroll
+            for (int mt = 0; mt < kRowTiles; ++mt) {
+                // TODO(3): this lane's row and chunk, so that the 4 matrices are a0..a3 of
+                //   mma_sync.cuh's table for row tile mt of this warp.
+                const int row = warp * 16 * kRowTiles + mt * 16, chunk = 2 * kk;
+                ldmatrix_x4(qa[mt], smem_addr(sQ + swizzled<D>(row, chunk)));
+            }
+#pragma unroll
+            for (int m = 0; m < kKeys / 16; ++m) {
+                std::uint32_t b[4];
+                // TODO(4): this lane's key row and chunk for the four matrices named above.
+                const int key = 16 * m, chunk = 2 * kk;
+                ldmatrix_x4(b, smem_addr(tK + swizzled<D>(key, chunk)));
+#pragma unroll
+                for (int mt = 0; mt < kRowTiles; ++mt) {
+                    mma_bf16_16816(s[mt][2 * m], qa[mt], b[0], b[1]);
+                    mma_bf16_16816(s[mt][2 * m + 1], qa[mt], b[2], b[3]);
+                }
+            }
+        }
+
+        // 2. Online softmax in log2 units, as in rung 2, for each row tile.
+#pragma unroll
+        for (int mt = 0; mt < kRowTiles; ++mt) {
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const int row = row0 + 16 * mt + 8 * r;
+                float tile_max = -INFINITY;
+#pragma unroll
+                for (int n = 0; n < kKeys / 8; ++n) {
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        const int col = kv0 + n * 8 + 2 * t + e;
+                        float x = s[mt][n][2 * r + e] * scale_log2;
+                        if (col >= seq || (causal && col > row)) x = -INFINITY;
+                        s[mt][n][2 * r + e] = x;
+                        tile_max = fmaxf(tile_max, x);
+                    }
+                }
+                tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
+                tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
+                const float new_max = fmaxf(row_max[mt][r], tile_max);
+                const float base = new_max == -INFINITY ? 0.0f : new_max;
+                const float correction = exp2f(row_max[mt][r] - base);
+                row_max[mt][r] = new_max;
+                row_sum[mt][r] *= correction;
+#pragma unroll
+                for (int n = 0; n < D / 8; ++n) {
+                    acc[mt][n][2 * r] *= correction;
+                    acc[mt][n][2 * r + 1] *= correction;
+                }
+#pragma unroll
+                for (int n = 0; n < kKeys / 8; ++n) {
+                    s[mt][n][2 * r] = exp2f(s[mt][n][2 * r] - base);
+                    s[mt][n][2 * r + 1] = exp2f(s[mt][n][2 * r + 1] - base);
+                    row_sum[mt][r] += s[mt][n][2 * r] + s[mt][n][2 * r + 1];
+                }
+            }
+        }
+
+        // 3. O += P V. ldmatrix.trans on V gives the B fragments of two n-tiles (head_dim columns
+        //    8n .. 8n+15) for 16 keys: matrices (keys 0-7, d 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15).
+#pragma unroll
+        for (int kk = 0; kk < kKeys / 16; ++kk) {
+            std::uint32_t a[kRowTiles][4];
+#pragma unroll
+            for (int mt = 0; mt < kRowTiles; ++mt) {
+                a[mt][0] = pack_bf16x2(s[mt][2 * kk][0], s[mt][2 * kk][1]);
+                a[mt][1] = pack_bf16x2(s[mt][2 * kk][2], s[mt][2 * kk][3]);
+                a[mt][2] = pack_bf16x2(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
+                a[mt][3] = pack_bf16x2(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
+            }
+#pragma unroll
+            for (int n = 0; n < D / 8; n += 2) {
+                std::uint32_t b[4];
+                // TODO(5): this lane's key row and chunk for the four matrices named above.
+                const int key = 16 * kk, chunk = n;
+                ldmatrix_x4_trans(b, smem_addr(tV + swizzled<D>(key, chunk)));
+#pragma unroll
+                for (int mt = 0; mt < kRowTiles; ++mt) {
+                    mma_bf16_16816(acc[mt][n], a[mt], b[0], b[1]);
+                    mma_bf16_16816(acc[mt][n + 1], a[mt], b[2], b[3]);
+                }
+            }
+        }
+        __syncthreads();  // this stage is refilled by the next iteration's copies
+    }
+
+#pragma unroll
+    for (int mt = 0; mt < kRowTiles; ++mt) {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            float sum = row_sum[mt][r];
+            sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+            sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+            const int row = row0 + 16 * mt + 8 * r;
+            if (row >= seq) continue;
+            const float inverse = 1.0f / sum;
+            __nv_bfloat16* out = o + head + std::size_t(row) * D + 2 * t;
+#pragma unroll
+            for (int n = 0; n < D / 8; ++n) {
+                *reinterpret_cast<__nv_bfloat162*>(out + n * 8) =
+                    __floats2bfloat162_rn(acc[mt][n][2 * r] * inverse, acc[mt][n][2 * r + 1] * inverse);
+            }
+        }
+    }
+}
+
+template <int D>
+void launch_for(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v, __nv_bfloat16* o, int batch,
+                int heads, int seq, bool causal, cudaStream_t stream) {
+    constexpr int kSharedBytes = (kQueries + 2 * kStages * kKeys) * D * 2;
+    cudaFuncSetAttribute(pipelined_attention<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes);
+    const dim3 grid((seq + kQueries - 1) / kQueries, batch * heads);
+    pipelined_attention<D>
+        <<<grid, kWarps * 32, kSharedBytes, stream>>>(q, k, v, o, seq, softmax_scale(D) * kLog2e, causal);
+}
+
+void pipelined_attention_launch(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
+                                __nv_bfloat16* o, int batch, int heads, int seq, int head_dim, bool causal,
+                                cudaStream_t stream) {
+    if (head_dim == 64) launch_for<64>(q, k, v, o, batch, heads, seq, causal, stream);
+    else launch_for<128>(q, k, v, o, batch, heads, seq, causal, stream);
+}
+
+}  // namespace
+
+ROOFLINE_ATTENTION_VARIANT(pipelined, pipelined_attention_launch);
+ROOFLINE_ATTENTION_CAUSAL_VARIANT(pipelined_causal, pipelined_attention_launch);
+// The same kernel timed at seq 16384 (lab.yaml), where a causal block's work ranges over 256 tiles.
+ROOFLINE_ATTENTION_VARIANT(pipelined_16k, pipelined_attention_launch);
+ROOFLINE_ATTENTION_CAUSAL_VARIANT(pipelined_causal_16k, pipelined_attention_launch);
