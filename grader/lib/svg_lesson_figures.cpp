@@ -63,7 +63,7 @@ std::string mbarrier_ring_svg(int stages) {
                  "#eef5fb");
 
     // The stages, each with its two barriers under it.
-    const double stage_w = 96, stage_h = 54, stage_gap = 14;
+    const double stage_w = 112, stage_h = 54, stage_gap = 14;
     const double stages_left = 12 + producer_width + 60;
     for (int s = 0; s < stages; ++s) {
         double x = stages_left + s * (stage_w + stage_gap);
@@ -83,9 +83,9 @@ std::string mbarrier_ring_svg(int stages) {
 
     // TMA writes into the stages; full completes toward the consumers; empty returns to the producer.
     arrow(c, 12 + producer_width + 4, top + 27, stages_left - 4, top + 27);
-    c.text(12 + producer_width + 30, top - 6, "TMA", kSmallFont, "middle");
+    c.text(12 + producer_width + 30, top + 20, "TMA", kSmallFont, "middle");
     arrow(c, stages_right + 4, top + 27, consumers_left - 4, top + 27);
-    c.text(stages_right + 30, top - 6, "full", kSmallFont, "middle");
+    c.text(stages_right + 30, top + 20, "full", kSmallFont, "middle");
     double loop_y = top + stage_h + 58;
     c.element(fmt::format("<path d='M{:.1f},{:.1f} V{:.1f} H{:.1f} V{:.1f}' fill='none' stroke='{}' "
                           "stroke-width='1.5' marker-end='url(#arrow)'/>\n",
@@ -127,7 +127,7 @@ std::string warp_specialized_pipeline_svg(int stages, int slices, double latency
     // previous slice's MMAs are done; a stage is freed when its slice's MMAs end.
     std::vector<double> issue(slices), land(slices), start(slices), end(slices);
     for (int k = 0; k < slices; ++k) {
-        issue[k] = k < stages ? 0.12 * k : end[k - stages];
+        issue[k] = k < stages ? 0.25 * k : end[k - stages];  // the first copies one after another
         land[k] = issue[k] + latency_slots;
         start[k] = std::max(land[k], k > 0 ? end[k - 1] : 0.0);
         end[k] = start[k] + 1;
