@@ -723,7 +723,7 @@ std::vector<Question> generate_questions(int count, std::uint64_t seed, const st
         const auto& profile = profiles[uniform_below(rng, profiles.size())];
         q.gpu = profile.id;
         auto& op = q.op;
-        switch (uniform_below(rng, 4)) {
+        switch (uniform_below(rng, 7)) {
             case 0:
                 op.kind = OpKind::gemm;
                 op.dtype = pick_dtype(rng, profile, {Dtype::bf16, Dtype::fp16, Dtype::fp8, Dtype::fp32});
@@ -747,6 +747,33 @@ std::vector<Question> generate_questions(int count, std::uint64_t seed, const st
                 op.bytes = pick(rng, mantissa) * std::pow(10.0, double(5 + uniform_below(rng, 6)));  // 1e5 .. 5e10
                 // Intensities from far below every ridge to far above it.
                 op.flops = op.bytes * pick(rng, std::array<double, 8>{0.25, 1, 4, 16, 64, 256, 1024, 4096});
+                break;
+            }
+            case 4:
+                q.type = QuestionType::littles_law;
+                q.lesson = 4;
+                q.latency_ns = pick(rng, std::array<double, 4>{400, 600, 800, 1000});
+                q.stage_kib = pick(rng, std::array<double, 5>{4, 8, 16, 32, 48});
+                if (uniform_below(rng, 2) == 1) {  // a measured rate, about 85-90% of the datasheet's
+                    q.bandwidth_tbs = std::round(profile.memory.bandwidth_tbs * 0.875 * 10) / 10;
+                }
+                break;
+            case 5:
+                q.type = QuestionType::tile_intensity;
+                q.lesson = 2;
+                q.dtype = pick_dtype(rng, profile, {Dtype::fp32, Dtype::bf16, Dtype::fp16, Dtype::fp8});
+                q.tile_m = pick(rng, std::array<double, 5>{16, 32, 64, 128, 256});
+                q.tile_n = pick(rng, std::array<double, 5>{16, 32, 64, 128, 256});
+                break;
+            case 6: {
+                q.type = QuestionType::read_roofline;
+                q.dtype = pick_dtype(rng, profile, {Dtype::fp32, Dtype::bf16, Dtype::fp8});
+                q.point_flop_per_byte = pick(rng, std::array<double, 8>{0.5, 2, 8, 32, 100, 300, 1000, 3000});
+                auto ceiling = profile.datasheet_ceiling(q.dtype);
+                double roof = std::min(ceiling.peak_tflops, ceiling.bandwidth_tbs * q.point_flop_per_byte);
+                double share = 0.2 + 0.05 * double(uniform_below(rng, 16));  // 20% .. 95% of the roof
+                q.point_tflops = std::round(roof * share * 100) / 100;
+                if (!(q.point_tflops > 0)) q.point_tflops = roof * share;
                 break;
             }
             default:

@@ -7,6 +7,8 @@
 #include "hardware.hpp"
 #include "input_error.hpp"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <cmath>
 #include <filesystem>
@@ -516,16 +518,48 @@ TEST_CASE("generated questions are deterministic for a seed and differ between s
     CHECK(a.back().id == "s42-10");
     REQUIRE_NOTHROW(validate_questions(a, profiles()));
 
-    // Over many draws every kind and every regime turns up.
+    // Over many draws every kind, every regime and every generated type turns up.
     auto many = generate_questions(300, 7, profiles());
+    REQUIRE_NOTHROW(validate_questions(many, profiles()));  // every one has an answer
     std::set<OpKind> kinds;
     std::set<Regime> regimes;
+    std::set<QuestionType> types;
     for (const auto& q : many) {
+        types.insert(q.type);
+        if (q.type != QuestionType::regime) continue;
         kinds.insert(q.op.kind);
         regimes.insert(answer_for(q).regime);
     }
     CHECK(kinds.size() == 4);
     CHECK(regimes.size() == 3);
+    CHECK(types == std::set<QuestionType>{QuestionType::regime, QuestionType::littles_law,
+                                         QuestionType::tile_intensity, QuestionType::read_roofline});
+
+    // The expected answers, written into an answers file, score full marks through the same checker.
+    std::string text;
+    for (const auto& q : many) {
+        auto e = answer_for(q);
+        text += fmt::format("- id: {}\n", q.id);
+        switch (q.type) {
+            case QuestionType::regime:
+                text += fmt::format("  regime: {}\n  time_us: {:.17g}\n", regime_name(e.regime), e.time_us);
+                break;
+            case QuestionType::littles_law:
+                text += fmt::format("  kib_per_sm: {:.17g}\n  stages: {}\n", e.kib_per_sm, e.stages);
+                break;
+            case QuestionType::tile_intensity:
+                text += fmt::format("  flop_per_byte: {:.17g}\n  regime: {}\n", e.flop_per_byte, regime_name(e.regime));
+                break;
+            case QuestionType::read_roofline:
+                text += fmt::format("  regime: {}\n  fraction: {:.17g}\n", regime_name(e.regime), e.fraction);
+                break;
+            default: FAIL("generated a " << question_type_name(q.type) << " question");
+        }
+    }
+    TempFile perfect("answers_generated.yaml", text);
+    auto report = check_answers(many, profiles(), load_answers(perfect.path, many));
+    CHECK(report.answered == 300);
+    CHECK(report.points == report.max_points);
 }
 
 TEST_CASE("uniform_below stays in range and reaches every value", "[classify]") {
