@@ -52,8 +52,6 @@ std::map<std::string, double> launch_overheads(const Context& context, const std
     return out;
 }
 
-std::string fmt_us(double us) { return us >= 100 ? fmt::format("{:.0f}", us) : fmt::format("{:.3g}", us); }
-
 void print_questions(const std::vector<classify::Question>& questions, const std::vector<HardwareProfile>& profiles,
                      const std::map<std::string, double>& overheads, const std::string& source, bool json) {
     if (json) {
@@ -62,6 +60,9 @@ void print_questions(const std::vector<classify::Question>& questions, const std
             const auto& p = find_profile(profiles, q.gpu);
             list.push_back({{"id", q.id},
                             {"gpu", q.gpu},
+                            {"type", classify::question_type_name(q.type)},
+                            {"difficulty", q.difficulty},
+                            {"lesson", q.lesson},
                             {"kind", classify::op_kind_name(q.op.kind)},
                             {"launches", q.launches},
                             {"prompt", classify::prompt_text(q, p, overheads.at(p.id))}});
@@ -69,8 +70,8 @@ void print_questions(const std::vector<classify::Question>& questions, const std
         fmt::print("{}\n", nlohmann::json{{"source", source}, {"questions", list}}.dump(2));
         return;
     }
-    fmt::print("Regime practice: {} question(s) from {}.\n", questions.size(), source);
-    fmt::print("For each: is it compute-, memory- or overhead-bound, and what is its time floor in us?\n\n");
+    fmt::print("Practice: {} question(s) from {}, easiest first.\n", questions.size(), source);
+    fmt::print("Each question says what to answer with; most ask for a regime and a number.\n\n");
     fmt::print("{}\n", classify::counting_rules());
     for (const auto& q : questions) {
         const auto& p = find_profile(profiles, q.gpu);
@@ -80,41 +81,80 @@ void print_questions(const std::vector<classify::Question>& questions, const std
                "roofline classify --check answers.yaml (add the same --bank/--generate/--seed you used here).\n");
 }
 
-std::string answer_regime(const classify::Grade& g) {
-    return g.answer && g.answer->regime ? std::string(regime_name(*g.answer->regime)) : "-";
-}
-std::string answer_time(const classify::Grade& g) {
-    return g.answer && g.answer->time_us ? fmt_us(*g.answer->time_us) : "-";
-}
-
 void print_report(const classify::Report& report, const std::string& answers_file, bool json) {
     if (json) {
         nlohmann::json list = nlohmann::json::array();
         for (const auto& g : report.grades) {
-            nlohmann::json entry = {
-                {"id", g.question->id},
-                {"gpu", g.question->gpu},
-                {"expected", {{"regime", regime_name(g.expected.regime)}, {"time_us", g.expected.time_us}}},
-                {"answer", nullptr},
-                {"regime_correct", g.regime_correct},
-                {"time_ratio", nullptr},
-                {"points", g.points},
-                {"max_points", g.max_points},
-                {"working", g.working}};
+            const auto& q = *g.question;
+            bool attempted = g.answer && g.answer->attempted();
+            nlohmann::json entry = {{"id", q.id},
+                                    {"gpu", q.gpu},
+                                    {"type", classify::question_type_name(q.type)},
+                                    {"expected", nullptr},
+                                    {"answer", nullptr},
+                                    {"regime_correct", g.regime_correct},
+                                    {"time_ratio", nullptr},
+                                    {"points", g.points},
+                                    {"max_points", g.max_points},
+                                    {"working", nullptr}};
             if (g.answer) {
-                entry["answer"] = {{"regime", g.answer->regime ? nlohmann::json(regime_name(*g.answer->regime))
-                                                               : nlohmann::json(nullptr)},
-                                   {"time_us", g.answer->time_us ? nlohmann::json(*g.answer->time_us)
-                                                                 : nlohmann::json(nullptr)}};
+                const auto& a = *g.answer;
+                nlohmann::json answer = nlohmann::json::object();
+                auto put = [&](const char* key, const auto& value) {
+                    answer[key] = value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+                };
+                for (const auto& field : classify::answer_fields(q.type)) {
+                    if (field == "regime") {
+                        answer["regime"] = a.regime ? nlohmann::json(regime_name(*a.regime)) : nlohmann::json(nullptr);
+                    } else if (field == "helps") {
+                        if (a.helps) {
+                            nlohmann::json names = nlohmann::json::array();
+                            for (auto l : *a.helps) names.push_back(classify::lever_name(l));
+                            answer["helps"] = names;
+                        } else {
+                            answer["helps"] = nullptr;
+                        }
+                    } else if (field == "time_us") put("time_us", a.time_us);
+                    else if (field == "fraction") put("fraction", a.fraction);
+                    else if (field == "kib_per_sm") put("kib_per_sm", a.kib_per_sm);
+                    else if (field == "stages") put("stages", a.stages);
+                    else if (field == "flop_per_byte") put("flop_per_byte", a.flop_per_byte);
+                }
+                entry["answer"] = answer;
             }
             if (g.time_ratio) entry["time_ratio"] = *g.time_ratio;
-            bool attempted = g.answer && (g.answer->regime || g.answer->time_us);
-            if (!attempted) {
-                // As in the table: no spoilers for questions not yet tried (--reveal shows them).
-                entry["expected"] = nullptr;
-                entry["working"] = nullptr;
-            } else if (g.points < g.max_points) {
-                entry["explanation"] = g.question->explanation;
+            // As in the table: no spoilers for questions not yet tried (--reveal shows them).
+            if (attempted) {
+                const auto& e = g.expected;
+                nlohmann::json expected = {{"text", classify::expected_text(q, e)}};
+                switch (q.type) {
+                    case classify::QuestionType::regime:
+                    case classify::QuestionType::predict:
+                        expected["regime"] = regime_name(e.regime);
+                        expected["time_us"] = e.time_us;
+                        break;
+                    case classify::QuestionType::lever: {
+                        nlohmann::json names = nlohmann::json::array();
+                        for (auto l : e.helps) names.push_back(classify::lever_name(l));
+                        expected["helps"] = names;
+                        break;
+                    }
+                    case classify::QuestionType::read_roofline:
+                        expected["regime"] = regime_name(e.regime);
+                        expected["fraction"] = e.fraction;
+                        break;
+                    case classify::QuestionType::littles_law:
+                        expected["kib_per_sm"] = e.kib_per_sm;
+                        expected["stages"] = e.stages;
+                        break;
+                    case classify::QuestionType::tile_intensity:
+                        expected["flop_per_byte"] = e.flop_per_byte;
+                        expected["regime"] = regime_name(e.regime);
+                        break;
+                }
+                entry["expected"] = expected;
+                entry["working"] = g.working;
+                if (g.points < g.max_points) entry["explanation"] = q.explanation;
             }
             list.push_back(entry);
         }
@@ -126,41 +166,33 @@ void print_report(const classify::Report& report, const std::string& answers_fil
         fmt::print("{}\n", out.dump(2));
         return;
     }
-    std::size_t id_width = 8;
-    for (const auto& g : report.grades) id_width = std::max(id_width, g.question->id.size());
-    fmt::print("{:<{}}  {:<13}  {:<9} {:<9} {:<3}  {:>9} {:>9} {:>6}  {:>7}\n", "question", id_width, "gpu",
-               "regime", "floor is", "", "time us", "floor us", "ratio", "points");
+    std::size_t id_width = 8, answer_width = 11, expected_width = 8;
+    for (const auto& g : report.grades) {
+        id_width = std::max(id_width, g.question->id.size());
+        if (g.answer && g.answer->attempted()) {
+            answer_width = std::max(answer_width, classify::answer_text(*g.question, *g.answer).size());
+            expected_width = std::max(expected_width, classify::expected_text(*g.question, g.expected).size());
+        }
+    }
+    fmt::print("{:<{}}  {:<14}  {:<{}}  {:<{}}  {:>7}\n", "question", id_width, "type", "your answer", answer_width,
+               "expected", expected_width, "points");
     std::vector<std::string> unanswered;
     for (const auto& g : report.grades) {
-        bool attempted = g.answer && (g.answer->regime || g.answer->time_us);
-        if (!attempted) {
-            // Keep the answer hidden until it is attempted: a partial check should not spoil the rest.
-            unanswered.push_back(g.question->id);
-            fmt::print("{:<{}}  {:<13}  {:<9} {:<9} {:<3}  {:>9} {:>9} {:>6}  {:>3g}/{:g}\n", g.question->id,
-                       id_width, g.question->gpu, "-", "?", "", "-", "?", "-", g.points, g.max_points);
-            continue;
-        }
-        std::string ratio = g.time_ratio ? fmt::format("{:.2f}x", *g.time_ratio) : "-";
-        std::string ok = g.answer->regime ? (g.regime_correct ? "ok" : "no") : "";
-        fmt::print("{:<{}}  {:<13}  {:<9} {:<9} {:<3}  {:>9} {:>9} {:>6}  {:>3g}/{:g}\n", g.question->id, id_width,
-                   g.question->gpu, answer_regime(g), regime_name(g.expected.regime), ok, answer_time(g),
-                   fmt_us(g.expected.time_us), ratio, g.points, g.max_points);
+        const auto& q = *g.question;
+        bool attempted = g.answer && g.answer->attempted();
+        // Keep the answer hidden until it is attempted: a partial check should not spoil the rest.
+        if (!attempted) unanswered.push_back(q.id);
+        fmt::print("{:<{}}  {:<14}  {:<{}}  {:<{}}  {:>3g}/{:g}\n", q.id, id_width, classify::question_type_name(q.type),
+                   attempted ? classify::answer_text(q, *g.answer) : "-", answer_width,
+                   attempted ? classify::expected_text(q, g.expected) : "?", expected_width, g.points, g.max_points);
     }
     bool any_missed = false;
     for (const auto& g : report.grades) {
-        bool attempted = g.answer && (g.answer->regime || g.answer->time_us);
+        bool attempted = g.answer && g.answer->attempted();
         if (!attempted || g.points >= g.max_points) continue;
         if (!any_missed) fmt::print("\nWhere points were lost:\n");
         any_missed = true;
-        std::vector<std::string> parts;
-        if (!g.answer->regime) parts.push_back("no regime");
-        else if (!g.regime_correct)
-            parts.push_back(fmt::format("regime {} (it is {})", answer_regime(g), regime_name(g.expected.regime)));
-        if (!g.answer->time_us) parts.push_back("no time");
-        else if (classify::time_credit(*g.answer->time_us, g.expected.time_us) < 1)
-            parts.push_back(fmt::format("time {:.2f}x the floor (full marks within 1.5x, half within 3x)",
-                                        *g.time_ratio));
-        fmt::print("\n[{}] {}\n  working: {}\n  {}\n", g.question->id, fmt::join(parts, "; "), g.working,
+        fmt::print("\n[{}] {}\n  working: {}\n  {}\n", g.question->id, fmt::join(g.misses, "; "), g.working,
                    g.question->explanation);
     }
     if (!unanswered.empty()) {
@@ -169,7 +201,8 @@ void print_report(const classify::Report& report, const std::string& answers_fil
     fmt::print("\nTotal: {:g} / {:g} points ({:.0f}%), {} of {} questions answered.\n", report.points,
                report.max_points, report.max_points > 0 ? 100 * report.points / report.max_points : 0.0,
                report.answered, report.grades.size());
-    fmt::print("Each question: 1 point for the regime, 1 for the time floor (0.5 if within 3x).\n");
+    fmt::print("Each question is worth 2 points: 1 for each of its two answer fields (regime and time floor: 0.5 if\n"
+               "the time is within 3x), or 2 for a single one (a predicted time; the levers, shared among them).\n");
 }
 
 // The answer key, for instructors and for after an attempt.
@@ -181,10 +214,16 @@ void print_key(const std::vector<classify::Question>& questions, const std::vect
         auto e = classify::expected_answer(q, p, overheads.at(p.id));
         auto work = classify::working(q, e);
         if (json) {
-            list.push_back({{"id", q.id}, {"gpu", q.gpu}, {"regime", regime_name(e.regime)}, {"time_us", e.time_us},
-                            {"working", work}, {"explanation", q.explanation}});
+            list.push_back({{"id", q.id},
+                            {"gpu", q.gpu},
+                            {"type", classify::question_type_name(q.type)},
+                            {"answer", classify::expected_text(q, e)},
+                            {"regime", regime_name(e.regime)},
+                            {"time_us", e.time_us},
+                            {"working", work},
+                            {"explanation", q.explanation}});
         } else {
-            fmt::print("[{}] {}-bound, floor {} us\n  {}\n", q.id, regime_name(e.regime), fmt_us(e.time_us), work);
+            fmt::print("[{}] {}\n  {}\n", q.id, classify::expected_text(q, e), work);
         }
     }
     if (json) fmt::print("{}\n", nlohmann::json{{"answers", list}}.dump(2));

@@ -7,6 +7,8 @@
 #include "hardware.hpp"
 #include "input_error.hpp"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <cmath>
 #include <filesystem>
@@ -95,6 +97,12 @@ std::string error_of(F&& f) {
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::string fmt_misses(const Grade& g) {
+    std::string out;
+    for (const auto& m : g.misses) out += m + "; ";
+    return out;
+}
 
 }  // namespace
 
@@ -192,20 +200,55 @@ TEST_CASE("a sparse-quoted question is still answered with the dense peak", "[cl
     CHECK(contains(prompt_text(q, find_profile(profiles(), "l4")), "121 TFLOP/s"));
 }
 
+// What an explanation must say for the answer the roofline gives: the regime, the roof,
+// the levers that help, the stage count.
+std::vector<std::string> explanation_must_name(const Question& q, const Expected& e) {
+    switch (q.type) {
+        case QuestionType::regime:
+        case QuestionType::predict:
+        case QuestionType::tile_intensity: return {std::string(regime_name(e.regime)) + "-bound"};
+        case QuestionType::read_roofline: return {std::string(regime_name(e.regime)) + " roof"};
+        case QuestionType::littles_law: return {std::to_string(e.stages) + " stages"};
+        case QuestionType::lever: {
+            std::vector<std::string> names;
+            for (auto lever : e.helps) names.emplace_back(lever_name(lever));
+            return names;
+        }
+    }
+    return {};
+}
+
 TEST_CASE("the shipped bank loads, covers what the lessons promise, and agrees with its explanations", "[classify]") {
     auto bank = load_bank(kRoot / "lessons" / "practice" / "bank.yaml");
     REQUIRE_NOTHROW(validate_questions(bank, profiles()));
-    CHECK(bank.size() >= 20);
+    CHECK(bank.size() >= 40);
     std::set<Regime> regimes;
+    std::set<QuestionType> types;
+    std::set<int> lessons, difficulties;
     bool sparse = false, decode = false, fused = false, unfused = false, multi_launch = false;
+    bool lever_helps = false, lever_nothing = false;
+    int previous_difficulty = 1;
     for (const auto& q : bank) {
         auto e = answer_for(q);
-        regimes.insert(e.regime);
-        // An explanation that argues for another regime than the roofline gives has gone stale.
-        INFO(q.id << " computes as " << regime_name(e.regime) << "-bound");
+        types.insert(q.type);
+        lessons.insert(q.lesson);
+        difficulties.insert(q.difficulty);
+        CHECK(q.difficulty >= previous_difficulty);  // easiest first
+        previous_difficulty = q.difficulty;
+        // An explanation that argues for another answer than the roofline gives has gone stale.
         std::string lower = q.explanation;
         for (auto& ch : lower) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-        CHECK(contains(lower, std::string(regime_name(e.regime)) + "-bound"));
+        for (const auto& word : explanation_must_name(q, e)) {
+            INFO(q.id << " (" << question_type_name(q.type) << ") computes as " << expected_text(q, e)
+                      << "; its explanation should say '" << word << "'");
+            CHECK(contains(lower, word));
+        }
+        if (q.type == QuestionType::lever) {
+            lever_helps |= !e.helps.empty();
+            lever_nothing |= e.helps.size() < q.levers.size();
+        }
+        if (q.type != QuestionType::regime) continue;
+        regimes.insert(e.regime);
         sparse |= q.quote_sparse;
         decode |= q.op.kind == OpKind::gemm && q.op.m == 1 && e.regime == Regime::memory;
         fused |= q.op.kind == OpKind::attention && !q.op.materialized;
@@ -213,6 +256,11 @@ TEST_CASE("the shipped bank loads, covers what the lessons promise, and agrees w
         multi_launch |= q.launches > 1 && e.regime == Regime::overhead;
     }
     CHECK(regimes.size() == 3);
+    CHECK(types.size() == 6);                              // every question type
+    CHECK(lessons == std::set<int>{0, 1, 2, 3, 4, 5});     // every lesson
+    CHECK(difficulties == std::set<int>{1, 2, 3});
+    CHECK(lever_helps);
+    CHECK(lever_nothing);  // some lever in the bank does nothing
     CHECK(sparse);
     CHECK(decode);
     CHECK(fused);
@@ -222,6 +270,7 @@ TEST_CASE("the shipped bank loads, covers what the lessons promise, and agrees w
     bool flips = false;
     for (const auto& a : bank) {
         for (const auto& b : bank) {
+            if (a.type != QuestionType::regime || b.type != QuestionType::regime) continue;
             bool same_op = a.op.kind == b.op.kind && a.op.dtype == b.op.dtype && a.op.m == b.op.m &&
                            a.op.n == b.op.n && a.op.k == b.op.k && a.op.count == b.op.count &&
                            a.op.flops_per_element == b.op.flops_per_element && a.launches == b.launches;
@@ -235,16 +284,20 @@ TEST_CASE("bank errors name the file and line", "[classify]") {
     TempFile bank("bank_bad_kind.yaml",
                   "questions:\n"
                   "  - id: a\n"
+                  "    difficulty: 1\n"
+                  "    lesson: 1\n"
                   "    gpu: h100-sxm\n"
                   "    op: {kind: convolution, dtype: fp16}\n"
                   "    explanation: x\n");
     auto message = error_of([&] { load_bank(bank.path); });
-    CHECK(contains(message, bank.path.string() + ":4"));
+    CHECK(contains(message, bank.path.string() + ":6"));
     CHECK(contains(message, "gemm, elementwise, raw or attention"));
 
     TempFile unknown_gpu("bank_bad_gpu.yaml",
                          "questions:\n"
                          "  - id: a\n"
+                         "    difficulty: 1\n"
+                         "    lesson: 1\n"
                          "    gpu: h300\n"
                          "    op: {kind: gemm, dtype: fp16, m: 1, n: 2, k: 3}\n"
                          "    explanation: x\n");
@@ -252,6 +305,199 @@ TEST_CASE("bank errors name the file and line", "[classify]") {
     message = error_of([&] { validate_questions(questions, profiles()); });
     CHECK(contains(message, unknown_gpu.path.string() + ":2"));
     CHECK(contains(message, "h300"));
+}
+
+TEST_CASE("a bank out of difficulty order is refused at the question that breaks it", "[classify]") {
+    TempFile bank("bank_order.yaml",
+                  "questions:\n"
+                  "  - {id: a, difficulty: 1, lesson: 1, gpu: h100-sxm, explanation: x,\n"
+                  "     op: {kind: gemm, dtype: fp16, m: 4096, n: 4096, k: 4096}}\n"
+                  "  - {id: b, difficulty: 3, lesson: 1, gpu: h100-sxm, explanation: x,\n"
+                  "     op: {kind: gemm, dtype: fp16, m: 4096, n: 4096, k: 4096}}\n"
+                  "  - {id: c, difficulty: 2, lesson: 1, gpu: h100-sxm, explanation: x,\n"
+                  "     op: {kind: gemm, dtype: fp16, m: 4096, n: 4096, k: 4096}}\n");
+    auto message = error_of([&] { load_bank(bank.path); });
+    CHECK(contains(message, bank.path.string() + ":6"));
+    CHECK(contains(message, "after question 'b'"));
+    CHECK(contains(message, "move 'c' up"));
+
+    // The same questions in order load.
+    TempFile ordered("bank_ordered.yaml",
+                     "questions:\n"
+                     "  - {id: a, difficulty: 1, lesson: 1, gpu: h100-sxm, explanation: x,\n"
+                     "     op: {kind: gemm, dtype: fp16, m: 4096, n: 4096, k: 4096}}\n"
+                     "  - {id: c, difficulty: 2, lesson: 1, gpu: h100-sxm, explanation: x,\n"
+                     "     op: {kind: gemm, dtype: fp16, m: 4096, n: 4096, k: 4096}}\n");
+    CHECK(load_bank(ordered.path).size() == 2);
+}
+
+TEST_CASE("a question without an answer is refused, naming its line", "[classify]") {
+    struct Case {
+        std::string name, question, says;
+        bool at_load;  // refused by load_bank; else by validate_questions
+    };
+    std::vector<Case> cases{
+        {"no_difficulty", "  - {id: a, lesson: 1, gpu: h100-sxm, explanation: x, "
+                          "op: {kind: gemm, dtype: fp16, m: 64, n: 64, k: 64}}\n",
+         "difficulty", true},
+        {"no_explanation", "  - {id: a, difficulty: 1, lesson: 1, gpu: h100-sxm, "
+                           "op: {kind: gemm, dtype: fp16, m: 64, n: 64, k: 64}}\n",
+         "explanation", true},
+        {"no_levers", "  - {id: a, type: lever, difficulty: 1, lesson: 0, gpu: h100-sxm, explanation: x, levers: [],\n"
+                      "     op: {kind: gemm, dtype: fp16, m: 4096, n: 4096, k: 4096}}\n",
+         "offers no levers", false},
+        {"fuse_without_fused", "  - {id: a, type: lever, difficulty: 1, lesson: 3, gpu: h100-sxm, explanation: x,\n"
+                               "     levers: [fuse], launches: 3,\n"
+                               "     op: {kind: elementwise, dtype: fp32, n: 67108864, reads: 4, writes: 2, "
+                               "flops_per_element: 1}}\n",
+         "fused: {reads", false},
+        // A 9 us memory floor behind 2 launches (10 us): a graph leaves max(9, 2 x 1) = 9 us, 90% of the
+        // time, between "helps" (80%) and "nothing" (95%).
+        {"too_close", "  - {id: a, type: lever, difficulty: 1, lesson: 0, gpu: h100-sxm, explanation: x,\n"
+                      "     levers: [graph], launches: 2,\n"
+                      "     op: {kind: raw, dtype: fp32, flops: 0, bytes: 3.015e7}}\n",
+         "too close to call", false},
+        {"above_the_roof", "  - {id: a, type: read_roofline, difficulty: 1, lesson: 1, gpu: h100-sxm, explanation: x,\n"
+                           "     dtype: bf16, point: {flop_per_byte: 10, tflops: 50}}\n",
+         "above the roof", false},
+        {"unknown_type", "  - {id: a, type: essay, difficulty: 1, lesson: 1, gpu: h100-sxm, explanation: x}\n",
+         "regime, predict, lever", true},
+    };
+    for (const auto& c : cases) {
+        TempFile bank("bank_" + c.name + ".yaml", "questions:\n" + c.question);
+        std::string message;
+        if (c.at_load) {
+            message = error_of([&] { load_bank(bank.path); });
+        } else {
+            auto questions = load_bank(bank.path);
+            message = error_of([&] { validate_questions(questions, profiles()); });
+        }
+        INFO(c.name << ": " << message);
+        CHECK(contains(message, bank.path.string() + ":2"));
+        CHECK(contains(message, c.says));
+    }
+}
+
+TEST_CASE("the new question types, worked by hand", "[classify]") {
+    auto question = [](QuestionType type, const std::string& gpu) {
+        Question q;
+        q.id = "t";
+        q.type = type;
+        q.gpu = gpu;
+        return q;
+    };
+    SECTION("Little's law: 4.8 TB/s x 600 ns over 132 SMs, 16 KiB stages") {
+        auto q = question(QuestionType::littles_law, "h200-sxm");
+        q.latency_ns = 600;
+        q.stage_kib = 16;
+        auto e = answer_for(q);
+        CHECK(near(e.kib_per_sm, 4.8e12 * 600e-9 / 132 / 1024));  // 21.3 KiB
+        CHECK(e.stages == 3);                                       // 2 in flight + 1 being read
+        q.bandwidth_tbs = 2.4;                                      // half the rate: one tile in flight is enough
+        CHECK(answer_for(q).stages == 2);
+        q.stage_kib = 4;                                            // 10.65 KiB in 4 KiB stages: 3 in flight
+        CHECK(answer_for(q).stages == 4);
+    }
+    SECTION("read a roofline: 40 FLOP/B and 100 TFLOP/s on the H100 SXM") {
+        auto q = question(QuestionType::read_roofline, "h100-sxm");
+        q.dtype = Dtype::bf16;
+        q.point_flop_per_byte = 40;
+        q.point_tflops = 100;
+        auto e = answer_for(q);
+        CHECK(e.regime == Regime::memory);
+        CHECK(near(e.fraction, 100 / (3.35 * 40)));
+        q.point_flop_per_byte = 400;  // right of the ridge (295): the compute roof
+        e = answer_for(q);
+        CHECK(e.regime == Regime::compute);
+        CHECK(near(e.fraction, 100 / 989.4));
+    }
+    SECTION("tile intensity: 128 x 256 bf16 is 85.3 FLOP/B, under the H200's ridge of 206") {
+        auto q = question(QuestionType::tile_intensity, "h200-sxm");
+        q.dtype = Dtype::bf16;
+        q.tile_m = 128;
+        q.tile_n = 256;
+        auto e = answer_for(q);
+        CHECK(near(e.flop_per_byte, 2.0 * 128 * 256 / (384 * 2)));
+        CHECK(e.regime == Regime::memory);
+        q.dtype = Dtype::fp32;  // the fp32 ridge is 14: 42.7 FLOP/B is past it
+        CHECK(answer_for(q).regime == Regime::compute);
+    }
+    SECTION("predict: the floor at the measured rates") {
+        auto q = elementwise(1e8, 3, 1, 3, Dtype::fp32, "h200-sxm");
+        q.type = QuestionType::predict;
+        q.measured_tbs = 4.2;
+        q.measured_tflops = 63.6;
+        auto e = answer_for(q);
+        CHECK(near(e.time_us, 1.6e9 / 4.2e12 * 1e6));  // 381 us, not the datasheet's 333
+        CHECK(e.regime == Regime::memory);
+    }
+    SECTION("levers: a memory-bound layer norm gains from fusion and fp8, not from a graph or tensor cores") {
+        auto q = elementwise(67108864, 6, 4, 8, Dtype::fp32, "h100-sxm", 5);
+        q.type = QuestionType::lever;
+        q.levers = {Lever::fuse, Lever::graph, Lever::fp8, Lever::tensor_cores};
+        q.fused_reads = 1;
+        q.fused_writes = 1;
+        auto e = answer_for(q);
+        CHECK(e.regime == Regime::memory);
+        CHECK(e.helps == std::vector<Lever>{Lever::fuse, Lever::fp8});
+        REQUIRE(e.lever_time_us.size() == 4);
+        CHECK(near(e.lever_time_us[0].second, 67108864.0 * 2 * 4 / 3.35e12 * 1e6));  // fused: 2 values per element
+        // The small one is overhead-bound: launches matter, bytes do not.
+        q.op.count = 65536;
+        e = answer_for(q);
+        CHECK(e.regime == Regime::overhead);
+        CHECK(e.helps == std::vector<Lever>{Lever::fuse, Lever::graph});
+    }
+    SECTION("levers: batching a decode GEMV divides the weight's bytes among the requests") {
+        auto q = gemm(1, 8192, 8192, Dtype::bf16, "h200-sxm");
+        q.type = QuestionType::lever;
+        q.levers = {Lever::batch, Lever::tensor_cores};
+        q.batch = 32;
+        auto e = answer_for(q);
+        CHECK(e.helps == std::vector<Lever>{Lever::batch});
+        CHECK(e.lever_time_us[0].second < e.time_us / 20);
+    }
+}
+
+TEST_CASE("check_answers scores the new types, and an answer field of another type is refused", "[classify]") {
+    auto bank = load_bank(kRoot / "lessons" / "practice" / "bank.yaml");
+    auto find = [&](const std::string& id) {
+        for (const auto& q : bank) {
+            if (q.id == id) return q;
+        }
+        FAIL("no question " << id);
+        return Question{};
+    };
+    std::vector<Question> qs{find("little-h200-datasheet"), find("roofline-read-h100-memory"),
+                             find("lever-layernorm-large"), find("tile-128x256-bf16-h200"), find("predict-axpby-h200")};
+    TempFile file("answers_types.yaml",
+                  "- {id: little-h200-datasheet, kib_per_sm: 21, stages: 2}\n"         // 1 + 0.5
+                  "- {id: roofline-read-h100-memory, regime: memory, fraction: 0.6}\n"  // 1 + 0.5 (0.15 off)
+                  "- {id: lever-layernorm-large, helps: [fuse]}\n"                       // 3 of 4 right: 1.5
+                  "- {id: tile-128x256-bf16-h200, flop_per_byte: 85, regime: compute}\n"  // 1 + 0
+                  "- {id: predict-axpby-h200, time_us: 381}\n");                         // 2
+    auto answers = load_answers(file.path, qs);
+    auto report = check_answers(qs, profiles(), answers);
+    REQUIRE(report.grades.size() == 5);
+    CHECK(report.grades[0].points == 1.5);
+    CHECK(report.grades[1].points == 1.5);
+    CHECK(report.grades[2].points == 1.5);
+    CHECK(contains(fmt_misses(report.grades[2]), "fp8 helps"));
+    CHECK(report.grades[3].points == 1.0);
+    CHECK(report.grades[4].points == 2.0);
+    CHECK(report.max_points == 10.0);
+
+    TempFile wrong_field("answers_wrong_field.yaml", "- id: little-h200-datasheet\n  regime: memory\n");
+    auto message = error_of([&] { load_answers(wrong_field.path, qs); });
+    CHECK(contains(message, wrong_field.path.string() + ":2"));
+    CHECK(contains(message, "answer it with kib_per_sm and stages"));
+    TempFile not_offered("answers_not_offered.yaml", "- {id: lever-layernorm-large, helps: [batch]}\n");
+    message = error_of([&] { load_answers(not_offered.path, qs); });
+    CHECK(contains(message, not_offered.path.string() + ":1"));
+    CHECK(contains(message, "does not offer"));
+    TempFile percent("answers_percent.yaml", "- {id: roofline-read-h100-memory, regime: memory, fraction: 62}\n");
+    message = error_of([&] { load_answers(percent.path, qs); });
+    CHECK(contains(message, "0.62, not 62"));
 }
 
 TEST_CASE("generated questions are deterministic for a seed and differ between seeds", "[classify]") {
@@ -272,16 +518,48 @@ TEST_CASE("generated questions are deterministic for a seed and differ between s
     CHECK(a.back().id == "s42-10");
     REQUIRE_NOTHROW(validate_questions(a, profiles()));
 
-    // Over many draws every kind and every regime turns up.
+    // Over many draws every kind, every regime and every generated type turns up.
     auto many = generate_questions(300, 7, profiles());
+    REQUIRE_NOTHROW(validate_questions(many, profiles()));  // every one has an answer
     std::set<OpKind> kinds;
     std::set<Regime> regimes;
+    std::set<QuestionType> types;
     for (const auto& q : many) {
+        types.insert(q.type);
+        if (q.type != QuestionType::regime) continue;
         kinds.insert(q.op.kind);
         regimes.insert(answer_for(q).regime);
     }
     CHECK(kinds.size() == 4);
     CHECK(regimes.size() == 3);
+    CHECK(types == std::set<QuestionType>{QuestionType::regime, QuestionType::littles_law,
+                                         QuestionType::tile_intensity, QuestionType::read_roofline});
+
+    // The expected answers, written into an answers file, score full marks through the same checker.
+    std::string text;
+    for (const auto& q : many) {
+        auto e = answer_for(q);
+        text += fmt::format("- id: {}\n", q.id);
+        switch (q.type) {
+            case QuestionType::regime:
+                text += fmt::format("  regime: {}\n  time_us: {:.17g}\n", regime_name(e.regime), e.time_us);
+                break;
+            case QuestionType::littles_law:
+                text += fmt::format("  kib_per_sm: {:.17g}\n  stages: {}\n", e.kib_per_sm, e.stages);
+                break;
+            case QuestionType::tile_intensity:
+                text += fmt::format("  flop_per_byte: {:.17g}\n  regime: {}\n", e.flop_per_byte, regime_name(e.regime));
+                break;
+            case QuestionType::read_roofline:
+                text += fmt::format("  regime: {}\n  fraction: {:.17g}\n", regime_name(e.regime), e.fraction);
+                break;
+            default: FAIL("generated a " << question_type_name(q.type) << " question");
+        }
+    }
+    TempFile perfect("answers_generated.yaml", text);
+    auto report = check_answers(many, profiles(), load_answers(perfect.path, many));
+    CHECK(report.answered == 300);
+    CHECK(report.points == report.max_points);
 }
 
 TEST_CASE("uniform_below stays in range and reaches every value", "[classify]") {

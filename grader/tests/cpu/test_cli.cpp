@@ -455,3 +455,36 @@ TEST_CASE("cli list: labs, variants and prediction state", "[cli]") {
     }
     CHECK(predicted == 1);
 }
+
+TEST_CASE("classify --check shows an answer only for a question the student tried", "[cli][classify]") {
+    TempDir dir;
+    auto answers = dir / "answers.yaml";
+    write_file(answers, "- {id: little-h200-datasheet, kib_per_sm: 21, stages: 2}\n"
+                        "- {id: lever-layernorm-large, helps:}\n");  // left blank: not tried
+    auto r = run_cli(repo_flag() + " classify --check " + shell_quote(answers.string()) + " --json");
+    INFO(r.all());
+    REQUIRE(r.exit_code == 0);
+    auto j = json::parse(r.out);
+    bool tried_seen = false, blank_seen = false;
+    for (const auto& q : j["questions"]) {
+        if (q["id"] == "little-h200-datasheet") {
+            tried_seen = true;
+            CHECK(q["expected"]["stages"] == 3);
+            CHECK(q["points"] == 1.5);
+            CHECK(q.contains("explanation"));  // not full marks: the explanation comes with the answer
+        } else {
+            blank_seen |= q["id"] == "lever-layernorm-large";
+            CHECK(q["expected"].is_null());
+            CHECK(q["working"].is_null());
+            CHECK_FALSE(q.contains("explanation"));
+        }
+    }
+    CHECK(tried_seen);
+    CHECK(blank_seen);
+    CHECK(j["answered"] == 1);
+
+    // The table hides the same way: the lever question's expected answer is a '?'.
+    auto table = run_cli(repo_flag() + " classify --check " + shell_quote(answers.string()));
+    CHECK(contains(table.out, "21.3 KiB per SM, 3 stages"));
+    CHECK_FALSE(contains(table.out, "helps: fuse, fp8"));
+}

@@ -8,6 +8,8 @@
 // scripts/, cmake/). Each failure names file:line, the missing target and what to do.
 #include "test_support.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -340,4 +342,74 @@ TEST_CASE("the document check lets a student edition name the solutions it leave
     CHECK(Checker(root).check(root / "lessons" / "a.md").size() == 1);  // a full checkout must hold it
     write_file(root / "EDITION.md", "# Student edition\n");
     CHECK(Checker(root).check(root / "lessons" / "a.md").empty());
+}
+
+// ------------------------------------------------------------ development-log language
+
+namespace {
+
+// Phrases that belong in a log of how the course was built, not in what a student reads:
+// "runs 14 and 15", "device run 4", "run 33", "(planned)". A command (`roofline run 02-gemm/...`)
+// and plain English ("runs 400 small kernels") are not.
+std::vector<std::string> development_log_phrases(const std::string& line) {
+    static const std::regex patterns[] = {
+        std::regex(R"(device runs? \d+)", std::regex::icase),
+        std::regex(R"(\bruns \d+\s*(?:and|-|–|to)\s*\d+)", std::regex::icase),
+        std::regex(R"(\brun \d+\b)", std::regex::icase),
+        std::regex(R"(\(planned\))", std::regex::icase),
+    };
+    std::vector<std::string> found;
+    for (const auto& pattern : patterns) {
+        for (auto it = std::sregex_iterator(line.begin(), line.end(), pattern); it != std::sregex_iterator(); ++it) {
+            auto at = std::size_t(it->position());
+            auto after = at + std::size_t(it->length());
+            bool command = at >= 9 && line.compare(at - 9, 9, "roofline ") == 0;
+            bool device = at >= 7 && line.compare(at - 7, 7, "device ") == 0;  // found whole by the first pattern
+            bool path = after < line.size() && (line[after] == '-' || line[after] == '/');
+            if (it->str().rfind("run ", 0) == 0 || it->str().rfind("Run ", 0) == 0) {
+                if (command || path || device) continue;
+            }
+            found.push_back(it->str());
+        }
+    }
+    return found;
+}
+
+}  // namespace
+
+TEST_CASE("the development-log check finds run numbers and plans, not commands or plain English", "[lessons]") {
+    CHECK(development_log_phrases("as runs 14 and 15 showed") == std::vector<std::string>{"runs 14 and 15"});
+    CHECK(development_log_phrases("measured in device run 4") == std::vector<std::string>{"device run 4"});
+    CHECK(development_log_phrases("(runs 33-35)").size() == 1);
+    CHECK(development_log_phrases("what run 33 showed").size() == 1);
+    CHECK(development_log_phrases("a second rung (planned)").size() == 1);
+    CHECK(development_log_phrases("`roofline run 02-gemm/r1_naive`, then grade").empty());
+    CHECK(development_log_phrases("build/roofline run 04-async/row_sum_tma_ring").empty());
+    CHECK(development_log_phrases("A model runs 400 small kernels per step").empty());
+    CHECK(development_log_phrases("results/2026-11-29-h200-run14-lab04.txt").empty());
+}
+
+TEST_CASE("no lesson or lab README carries development-log language", "[lessons]") {
+    const fs::path root = roofline_test::repo_root();
+    std::vector<fs::path> documents;
+    for (const auto& entry : fs::directory_iterator(root / "lessons")) {
+        if (entry.path().extension() == ".md") documents.push_back(entry.path());
+    }
+    for (const auto& entry : fs::directory_iterator(root / "labs")) {
+        if (fs::exists(entry.path() / "README.md")) documents.push_back(entry.path() / "README.md");
+    }
+    REQUIRE(documents.size() >= 12);
+    std::vector<std::string> problems;
+    for (const auto& document : documents) {
+        auto lines = lines_of(document);
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+            for (const auto& phrase : development_log_phrases(lines[i])) {
+                problems.push_back(fmt::format("{}:{}: '{}' reads like a development log; say what was measured and "
+                                               "cite the results/ file instead",
+                                               fs::relative(document, root).string(), i + 1, phrase));
+            }
+        }
+    }
+    INFO(joined(problems));
+    CHECK(problems.empty());
 }

@@ -14,9 +14,12 @@
 #include "score.hpp"
 #include "svg.hpp"
 #include "svg_canvas.hpp"
+#include "svg_lesson_figures.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <regex>
 
 using namespace roofline;
@@ -312,4 +315,79 @@ TEST_CASE("scatter: one prediction graded twice is one colour, one legend entry;
     crowded.check_labels_fit();
     CHECK(crowded.tags("circle", "mark").size() == 45);
     CHECK(contains(crowded.svg, "and 15 more"));
+}
+
+// ------------------------------------------------------------ the lessons' diagrams
+
+namespace {
+
+// The diagrams lessons/figures/ holds, each with the code that draws it.
+std::vector<std::pair<std::string, std::string>> lesson_figures() {
+    return {{"mbarrier-ring.svg", mbarrier_ring_svg(4)},
+            {"warp-specialized-pipeline.svg", warp_specialized_pipeline_svg(4, 8, 2.5)}};
+}
+
+// The MMA bars of consumer warpgroup 1, left to right: {x, width}.
+std::vector<std::pair<double, double>> mma_bars(const Picture& picture) {
+    std::vector<std::pair<double, double>> bars;
+    for (const auto& tag : picture.tags("rect", "mma1")) {
+        bars.emplace_back(number_attribute(tag, "x"), number_attribute(tag, "width"));
+    }
+    std::sort(bars.begin(), bars.end());
+    return bars;
+}
+
+}  // namespace
+
+TEST_CASE("lesson figures: every label fits, and the ring's parity table is the lesson's rule", "[pictures]") {
+    for (const auto& [name, svg] : lesson_figures()) {
+        INFO(name);
+        Picture picture(svg);
+        keep_artifact(name.substr(0, name.size() - 4), svg);
+        picture.check_labels_fit();
+    }
+    // Tile 13 of a 6-stage ring: stage 1, parity 0 (lesson 04's checkpoint 2); the table runs to tile 13.
+    Picture six(mbarrier_ring_svg(6));
+    six.check_labels_fit();
+    CHECK(contains(six.svg, "stage i % 6"));
+    int tile13 = -1;
+    for (std::size_t i = 0; i + 2 < six.labels.size(); ++i) {
+        if (six.labels[i].text == "13") tile13 = int(i);
+    }
+    REQUIRE(tile13 >= 0);
+    CHECK(six.labels[tile13 + 1].text == "1");
+    CHECK(six.labels[tile13 + 2].text == "0");
+}
+
+TEST_CASE("lesson figures: a deep enough ring keeps the MMAs back to back; a shallow one makes them wait", "[pictures]") {
+    // 4 stages and a copy of 2.5 slices: 3 copies in flight cover it, so after the first slice the MMAs never wait.
+    Picture deep(warp_specialized_pipeline_svg(4, 8, 2.5));
+    auto bars = mma_bars(deep);
+    REQUIRE(bars.size() == 8);
+    for (std::size_t k = 1; k < bars.size(); ++k) {
+        INFO("slice " << k);
+        CHECK(bars[k].first == Approx(bars[k - 1].first + bars[k - 1].second).margin(0.2));
+    }
+    // 2 stages: one copy in flight while a slice is read, so the MMAs stall 1.5 slices in every two
+    // (slices 2, 4 and 6 wait for their copies).
+    Picture shallow(warp_specialized_pipeline_svg(2, 8, 2.5));
+    auto gaps = mma_bars(shallow);
+    REQUIRE(gaps.size() == 8);
+    int waits = 0;
+    for (std::size_t k = 1; k < gaps.size(); ++k) waits += gaps[k].first > gaps[k - 1].first + gaps[k - 1].second + 1;
+    CHECK(waits == 3);
+}
+
+TEST_CASE("lesson figures: the files in lessons/figures are the ones the code draws", "[pictures]") {
+    // To redraw them after changing svg_lesson_figures.cpp:
+    //   ROOFLINE_WRITE_FIGURES=1 build/grader/tests/roofline_cpu_tests "lesson figures*"
+    auto dir = fs::path(ROOFLINE_SOURCE_DIR) / "lessons" / "figures";
+    bool write = std::getenv("ROOFLINE_WRITE_FIGURES") != nullptr;
+    for (const auto& [name, svg] : lesson_figures()) {
+        if (write) write_file(dir / name, svg);
+        INFO(name << " differs from what grader/lib/svg_lesson_figures.cpp draws; redraw it with "
+                     "ROOFLINE_WRITE_FIGURES=1 build/grader/tests/roofline_cpu_tests \"lesson figures*\"");
+        REQUIRE(fs::exists(dir / name));
+        CHECK(read_file(dir / name) == svg);
+    }
 }

@@ -1,0 +1,213 @@
+#include "svg_lesson_figures.hpp"
+
+#include "svg_canvas.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace roofline {
+
+namespace {
+
+constexpr double kFont = 12, kSmallFont = 10, kTitleFont = 15, kLine = 17;
+constexpr const char *kCopy = "#9ecae1", *kWait = "#e0e0e0", *kRead = "#fdae6b", *kMma = "#f16913", *kInk = "#333";
+
+std::string arrow_defs() {
+    return "<defs><marker id='arrow' viewBox='0 0 10 10' refX='9' refY='5' markerWidth='7' markerHeight='7' "
+           "orient='auto-start-reverse'><path d='M0,0 L10,5 L0,10 z' fill='#333'/></marker></defs>\n";
+}
+
+void rect(SvgCanvas& c, double x, double y, double w, double h, const std::string& fill, const std::string& extra = "") {
+    // `extra` first, so that a class is the first attribute as the pictures' tests read it.
+    c.element(fmt::format("<rect{} x='{:.1f}' y='{:.1f}' width='{:.1f}' height='{:.1f}' fill='{}' stroke='{}'/>\n",
+                          extra, x, y, w, h, fill, kInk),
+              x + w, y + h);
+}
+
+void arrow(SvgCanvas& c, double x1, double y1, double x2, double y2) {
+    c.element(fmt::format("<line x1='{:.1f}' y1='{:.1f}' x2='{:.1f}' y2='{:.1f}' stroke='{}' stroke-width='1.5' "
+                          "marker-end='url(#arrow)'/>\n",
+                          x1, y1, x2, y2, kInk),
+              std::max(x1, x2), std::max(y1, y2));
+}
+
+// A box sized to its lines, the first one bold; returns its width.
+double text_box(SvgCanvas& c, double x, double y, const std::vector<std::string>& lines, const std::string& fill) {
+    double width = 0;
+    for (const auto& line : lines) width = std::max(width, text_width(line, kFont));
+    width += 16;
+    double height = 10 + kLine * double(lines.size());
+    rect(c, x, y, width, height, fill, " rx='6'");
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        c.text(x + 8, y + 4 + kLine * double(i + 1) - 3, lines[i], kFont, "start",
+               i == 0 ? "font-weight='bold'" : "");
+    }
+    return width;
+}
+
+}  // namespace
+
+std::string mbarrier_ring_svg(int stages) {
+    SvgCanvas c;
+    c.element(arrow_defs(), 0, 0);
+    c.text(12, 24, fmt::format("A ring of {} stages: TMA fills them, the consumers drain them", stages), kTitleFont,
+           "start", "font-weight='bold'");
+
+    const double top = 50;
+    double producer_width =
+        text_box(c, 12, top,
+                 {"producer (one thread)", "1. wait empty[s], parity ph ^ 1", "2. arrive_expect_tx(full[s], bytes)",
+                  "3. TMA copy of tile i -> stage s"},
+                 "#eef5fb");
+
+    // The stages, each with its two barriers under it.
+    const double stage_w = 112, stage_h = 54, stage_gap = 14;
+    const double stages_left = 12 + producer_width + 60;
+    for (int s = 0; s < stages; ++s) {
+        double x = stages_left + s * (stage_w + stage_gap);
+        rect(c, x, top, stage_w, stage_h, kCopy);
+        c.text(x + stage_w / 2, top + 22, fmt::format("stage {}", s), kFont, "middle", "font-weight='bold'");
+        c.text(x + stage_w / 2, top + 40, "one tile", kSmallFont, "middle");
+        rect(c, x + 4, top + stage_h + 8, stage_w / 2 - 6, 20, "#c7e9c0");
+        c.text(x + 4 + (stage_w / 2 - 6) / 2, top + stage_h + 22, fmt::format("full[{}]", s), kSmallFont, "middle");
+        rect(c, x + stage_w / 2 + 2, top + stage_h + 8, stage_w / 2 - 6, 20, "#fdd0a2");
+        c.text(x + stage_w / 2 + 2 + (stage_w / 2 - 6) / 2, top + stage_h + 22, fmt::format("empty[{}]", s),
+               kSmallFont, "middle");
+    }
+    double stages_right = stages_left + stages * stage_w + (stages - 1) * stage_gap;
+    double consumers_left = stages_right + 60;
+    text_box(c, consumers_left, top,
+             {"consumers", "1. wait full[s], parity ph", "2. read the tile", "3. arrive on empty[s]"}, "#fff2e6");
+
+    // TMA writes into the stages; full completes toward the consumers; empty returns to the producer.
+    arrow(c, 12 + producer_width + 4, top + 27, stages_left - 4, top + 27);
+    c.text(12 + producer_width + 30, top + 20, "TMA", kSmallFont, "middle");
+    arrow(c, stages_right + 4, top + 27, consumers_left - 4, top + 27);
+    c.text(stages_right + 30, top + 20, "full", kSmallFont, "middle");
+    double loop_y = top + stage_h + 58;
+    c.element(fmt::format("<path d='M{:.1f},{:.1f} V{:.1f} H{:.1f} V{:.1f}' fill='none' stroke='{}' "
+                          "stroke-width='1.5' marker-end='url(#arrow)'/>\n",
+                          consumers_left + 40, top + 78, loop_y, 12 + 40.0, top + 78, kInk),
+              consumers_left + 40, loop_y);
+    c.text((12 + consumers_left) / 2 + 20, loop_y + 16,
+           "empty[s] completes when every consumer has arrived: the producer may refill stage s", kFont, "middle");
+    c.text((12 + consumers_left) / 2 + 20, top + stage_h + 46,
+           "full[s] completes when its arrival and every byte of the tile have landed", kFont, "middle");
+
+    // Which stage and which parity tile i uses.
+    double table_top = loop_y + 40;
+    c.text(12, table_top, fmt::format("tile i goes to stage i % {} and waits for parity (i / {}) & 1:", stages, stages),
+           kFont);
+    const double cell = 44;
+    c.text(12, table_top + 26, "tile", kFont);
+    c.text(12, table_top + 26 + 22, "stage", kFont);
+    c.text(12, table_top + 26 + 44, "parity", kFont);
+    for (int i = 0; i < 2 * stages + 2; ++i) {
+        double x = 70 + i * cell;
+        bool second_lap = (i / stages) % 2 == 1;
+        rect(c, x, table_top + 10, cell, 66, second_lap ? "#f2f2f2" : "#ffffff");
+        c.text(x + cell / 2, table_top + 26, fmt::format("{}", i), kFont, "middle");
+        c.text(x + cell / 2, table_top + 48, fmt::format("{}", i % stages), kFont, "middle");
+        c.text(x + cell / 2, table_top + 70, fmt::format("{}", (i / stages) & 1), kFont, "middle");
+    }
+    c.text(12, table_top + 100,
+           "The parity flips each time the ring wraps. A fresh barrier counts its phase before the first as done,",
+           kFont);
+    c.text(12, table_top + 100 + kLine,
+           "so the producer's first wait on each empty barrier (parity 1) passes at once: every stage starts empty.",
+           kFont);
+    return c.finish(0, 0);
+}
+
+std::string warp_specialized_pipeline_svg(int stages, int slices, double latency_slots) {
+    // The schedule: copy k is issued when its stage was last freed (at once for the first
+    // `stages`), lands latency_slots later, and its MMAs start when it has landed and the
+    // previous slice's MMAs are done; a stage is freed when its slice's MMAs end.
+    std::vector<double> issue(slices), land(slices), start(slices), end(slices);
+    for (int k = 0; k < slices; ++k) {
+        issue[k] = k < stages ? 0.25 * k : end[k - stages];  // the first copies one after another
+        land[k] = issue[k] + latency_slots;
+        start[k] = std::max(land[k], k > 0 ? end[k - 1] : 0.0);
+        end[k] = start[k] + 1;
+    }
+    double t_end = end[slices - 1] + 0.3;
+
+    SvgCanvas c;
+    c.element(arrow_defs(), 0, 0);
+    c.text(12, 24,
+           fmt::format("A warp-specialized pipeline: {} K slices through {} stages (schematic, not measured)", slices,
+                       stages),
+           kTitleFont, "start", "font-weight='bold'");
+    const double label_w = 190, slot = 62, lane_h = 24, lane_gap = 10;
+    const double left = 12 + label_w, top = 50;
+    auto x = [&](double t) { return left + t * slot; };
+
+    double y = top;
+    auto lane_label = [&](const std::string& text) { c.text(12, y + lane_h / 2 + 4, text, kFont); };
+
+    lane_label("producer thread (TMA)");
+    for (int k = 0; k < slices; ++k) {
+        c.element(fmt::format("<line x1='{0:.1f}' y1='{1:.1f}' x2='{0:.1f}' y2='{2:.1f}' stroke='{3}' "
+                              "stroke-width='2'/>\n",
+                              x(issue[k]), y + 2, y + lane_h - 2, kInk),
+                  x(issue[k]), y + lane_h);
+        c.text(x(issue[k]) + 3, y + 11, fmt::format("{}", k), kSmallFont);
+    }
+    y += lane_h + lane_gap;
+
+    for (int s = 0; s < stages; ++s) {
+        lane_label(fmt::format("stage {}", s));
+        for (int k = s; k < slices; k += stages) {
+            rect(c, x(issue[k]), y, x(land[k]) - x(issue[k]), lane_h, kCopy);
+            c.text((x(issue[k]) + x(land[k])) / 2, y + 16, fmt::format("copy {}", k), kSmallFont, "middle");
+            if (start[k] > land[k] + 1e-9) {
+                rect(c, x(land[k]), y, x(start[k]) - x(land[k]), lane_h, kWait, " class='wait'");
+            }
+            rect(c, x(start[k]), y, x(end[k]) - x(start[k]), lane_h, kRead);
+            c.text((x(start[k]) + x(end[k])) / 2, y + 16, fmt::format("read {}", k), kSmallFont, "middle");
+        }
+        y += lane_h + 4;
+    }
+    y += lane_gap - 4;
+
+    for (int wg = 1; wg <= 2; ++wg) {
+        lane_label(fmt::format("consumer warpgroup {} (MMA)", wg));
+        for (int k = 0; k < slices; ++k) {
+            rect(c, x(start[k]), y, x(end[k]) - x(start[k]), lane_h, kMma, fmt::format(" class='mma{}'", wg));
+            c.text((x(start[k]) + x(end[k])) / 2, y + 16, fmt::format("{}", k), kSmallFont, "middle");
+        }
+        y += lane_h + 4;
+    }
+
+    // The time axis, in slices of MMA work.
+    y += 8;
+    arrow(c, x(0), y, x(t_end), y);
+    for (int t = 0; t <= int(t_end); ++t) {
+        c.element(fmt::format("<line x1='{0:.1f}' y1='{1:.1f}' x2='{0:.1f}' y2='{2:.1f}' stroke='{3}'/>\n", x(t), y - 4,
+                              y + 4, kInk),
+                  x(t), y + 4);
+    }
+    c.text(x(0), y + 20, "time, in units of one K slice's MMAs", kFont);
+
+    double legend_y = y + 48;
+    double lx = 12;
+    for (auto [fill, text] : {std::pair{kCopy, "copy in flight (TMA, full[s] pending)"},
+                              std::pair{kWait, "landed, waiting its turn"},
+                              std::pair{kRead, "read by the MMAs (empty[s] pending)"}}) {
+        rect(c, lx, legend_y - 11, 14, 14, fill);
+        c.text(lx + 20, legend_y, text, kFont);
+        lx += 20 + text_width(text, kFont) + 24;
+    }
+    c.text(12, legend_y + 26,
+           fmt::format("A copy takes {:g} slices of MMA time. {} stages keep {} copies in flight while one is read, so "
+                       "after the first copy",
+                       latency_slots, stages, stages - 1),
+           kFont);
+    c.text(12, legend_y + 26 + kLine,
+           "lands the tensor cores never wait: each stage is refilled the moment its slice's MMAs release it.", kFont);
+    return c.finish(0, 0);
+}
+
+}  // namespace roofline
