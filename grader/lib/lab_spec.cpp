@@ -4,6 +4,7 @@
 #include "fusion/model.hpp"
 #include "gemm/model.hpp"
 #include "reduction/model.hpp"
+#include "transpose/model.hpp"
 #include "input_error.hpp"
 #include "yaml_fields.hpp"
 
@@ -15,7 +16,7 @@ namespace roofline {
 
 namespace {
 
-const std::vector<std::string> kProblems{"elementwise", "fusion", "gemm", "reduction"};
+const std::vector<std::string> kProblems{"elementwise", "fusion", "gemm", "reduction", "transpose", "layout"};
 
 Shape read_shape(const YamlView& view) {
     Shape shape;
@@ -27,7 +28,8 @@ Shape read_shape(const YamlView& view) {
 // The sizes each operation's shape must give, sorted.
 std::vector<std::string> op_shape_keys(const std::string& problem, const std::string& op) {
     if (problem == "gemm") return {"k", "m", "n"};
-    if (op == "rmsnorm" || op == "row_sum") return {"cols", "rows"};
+    if (graded_on_cpu(problem)) return {};  // no shape: the CPU program chooses its cases
+    if (op == "rmsnorm" || op == "row_sum" || op == "transpose") return {"cols", "rows"};
     if (op == "gemm_bias_gelu" || op == "gemm_bare") return {"k", "m", "n"};
     return {"n"};
 }
@@ -35,6 +37,10 @@ std::vector<std::string> op_shape_keys(const std::string& problem, const std::st
 std::vector<std::string> ops_of(const std::string& problem) {
     if (problem == "gemm") return {"gemm", "gemm_abt"};
     if (problem == "reduction") return {"row_sum"};
+    if (problem == "transpose") return {"transpose"};
+    // Lab 09's layout library, one part per variant (problems/layout/layout_check.hpp).
+    if (problem == "layout") return {"evaluate", "coalesce", "compose", "complement", "logical_divide", "swizzle",
+                                     "wavefronts"};
     if (problem == "fusion") return {"chain", "rmsnorm", "gemm_bare", "gemm_bias_gelu"};
     return {"copy", "scale", "add", "fma_chain"};
 }
@@ -50,6 +56,7 @@ std::vector<std::string> keys_of(const Shape& shape) {
 void check_shape_keys(const YamlView& view, const Shape& shape, const std::vector<std::string>& problems) {
     std::vector<std::string> accepted;
     for (const auto& problem : problems) {
+        if (graded_on_cpu(problem)) continue;  // takes no shape
         for (const auto& op : ops_of(problem)) {
             auto wanted = op_shape_keys(problem, op);
             if (keys_of(shape) == wanted) return;
@@ -83,6 +90,8 @@ double read_fraction(const YamlView& view) {
 }
 
 }  // namespace
+
+bool graded_on_cpu(const std::string& problem) { return problem == "layout"; }
 
 std::string shape_text(const Shape& shape) {
     std::string out;
@@ -155,6 +164,11 @@ Workload LabSpec::work(const VariantSpec& v, const Shape& shape) const {
         auto w = reduction::row_sum_work(shape.at("rows"), shape.at("cols"));
         return {w.flops, w.bytes};
     }
+    if (problem == "transpose") {
+        auto w = transpose::transpose_work(shape.at("rows"), shape.at("cols"), bytes);
+        return {w.flops, w.bytes};
+    }
+    if (graded_on_cpu(problem)) return {0, 0};  // not timed
     if (problem == "gemm") {
         auto w = gemm::work_of(shape.at("m"), shape.at("n"), shape.at("k"), bytes, bytes);
         return {w.flops, w.bytes};
@@ -171,6 +185,11 @@ Workload LabSpec::peer_work(const VariantSpec& v, const Shape& shape) const {
         auto w = reduction::row_sum_peer_work(shape.at("rows"), shape.at("cols"));
         return {w.flops, w.bytes};
     }
+    if (problem == "transpose") {
+        auto w = transpose::transpose_peer_work(shape.at("rows"), shape.at("cols"), dtype_bytes(v.dtype));
+        return {w.flops, w.bytes};
+    }
+    if (graded_on_cpu(problem)) return {0, 0};
     if (problem == "fusion") {  // cudaMemcpy of x
         double elements = v.op == "chain" ? shape.at("n") : double(shape.at("rows")) * shape.at("cols");
         return {0, 2.0 * elements * dtype_bytes(v.dtype)};
@@ -264,6 +283,19 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
         if (std::find(ops.begin(), ops.end(), v.op) == ops.end()) {
             item.at("op").fail(fmt::format("must be one of {} for problem '{}'", fmt::join(ops, ", "), v.problem));
         }
+        for (const auto& other : lab.variants) {
+            if (other.name == v.name) item.at("name").fail(fmt::format("repeats the variant name '{}'", v.name));
+        }
+        if (graded_on_cpu(v.problem)) {  // checked on the CPU: no dtype, shape, tolerance or time
+            item.only_keys({"name", "problem", "op", "file", "summary"});
+            v.cpu_graded = true;
+            v.file = item.string("file");
+            if (!std::filesystem::exists(lab_yaml.parent_path() / v.file))
+                item.at("file").fail(fmt::format("names {}, which does not exist", (lab_yaml.parent_path() / v.file).string()));
+            v.summary = item.string("summary");
+            lab.variants.push_back(v);
+            continue;
+        }
         v.dtype = require_dtype(item.string("dtype"), fmt::format("{}:{}", lab_yaml.string(), item.at("dtype").line()));
         v.file = item.string("file");
         if (!std::filesystem::exists(lab_yaml.parent_path() / v.file)) {
@@ -290,9 +322,6 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
         if (auto against = item.maybe("against")) {
             v.against = against->as_string();
             if (v.against != "peer" && v.against != "roofline") against->fail("must be 'peer' or 'roofline'");
-        }
-        for (const auto& other : lab.variants) {
-            if (other.name == v.name) item.at("name").fail(fmt::format("repeats the variant name '{}'", v.name));
         }
         if (auto tolerance = item.maybe("tolerance")) v.tolerance = read_tolerance(*tolerance);
         if (auto requirement = root.maybe("requires")) v.requires_cc = read_requirement(*requirement);
