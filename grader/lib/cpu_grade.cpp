@@ -1,6 +1,8 @@
 #include "cpu_grade.hpp"
 
+#include "debrief.hpp"
 #include "exit_code.hpp"
+#include "file_text.hpp"
 #include "report.hpp"
 #include "runner.hpp"
 
@@ -131,6 +133,9 @@ GradeOutcome grade_cpu_variant(const Workspace& ws, const GradeRequest& request,
                                                         {"visibility", "visible"}}})}};
     if (verdict.exit_code == kGradedCorrect) {
         write_json_file(ws.results_dir(lab.id, request.solutions) / (variant.name + ".json"), out.json);
+        // The debrief (how the reference solves it, the usual mistakes) opens with a correct grade.
+        auto debrief = debrief_file(ws, lab.id, variant.name);
+        if (std::filesystem::is_regular_file(debrief)) out.debrief = read_file_text(debrief);
     }
     return out;
 }
