@@ -64,6 +64,7 @@ CpuVerdict interpret_cpu_check(const ProcessResult& ended, const std::optional<n
     if (status == "correct") return {kGradedCorrect, "correct", message};
     std::string text = message + "\n";
     if (result->contains("first_wrong")) text += first_wrong_text(result->at("first_wrong"));
+    if (!text.empty() && text.back() == '\n') text.pop_back();
     return {kGradedIncorrect, status == "threw" ? "threw" : "incorrect", text};
 }
 
@@ -83,13 +84,21 @@ GradeOutcome grade_cpu_variant(const Workspace& ws, const GradeRequest& request,
             return out;
         }
     }
+    auto program = std::filesystem::absolute(ws.cpu_executable(lab.id, request.solutions));  // it runs in work_dir
+    if (!std::filesystem::exists(program)) {
+        out.exit_code = kBuildFailed;
+        out.text = fmt::format("{}: {} is not built; build it with `cmake --build {} --target {}` (or grade without "
+                               "--no-build)\n", target, program.string(), ws.build_dir.string(),
+                               ws.cpu_target(lab.id, request.solutions));
+        out.json = {{"target", target}, {"outcome", "build_failed"}, {"message", out.text}};
+        return out;
+    }
+    ProcessSpec spec;
     auto work_dir = std::filesystem::temp_directory_path() / fmt::format("roofline-{}-{}-cpu", ::getpid(), variant.name);
     std::filesystem::remove_all(work_dir);
     std::filesystem::create_directories(work_dir);
     auto result_file = work_dir / "result.json";
-    ProcessSpec spec;
-    spec.argv = {ws.cpu_executable(lab.id, request.solutions).string(), "--part", variant.op, "--result",
-                 result_file.string()};
+    spec.argv = {program.string(), "--part", variant.op, "--result", result_file.string()};
     spec.work_dir = work_dir;
     spec.output_file = work_dir / "stdout.txt";
     spec.error_file = work_dir / "stderr.txt";

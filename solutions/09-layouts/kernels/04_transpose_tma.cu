@@ -37,6 +37,7 @@ __global__ void __launch_bounds__(kThreads) transpose_tma(const __grid_constant_
     const int r0 = blockIdx.y * kTileRows, c0 = blockIdx.x * kTileCols;
 
     if (threadIdx.x == 0) {
+        if (roofline::tma::smem_address(tile) % 1024 != 0) __trap();  // the swizzle would not start at row 0
         roofline::mbarrier::init(&full, 1);
         roofline::mbarrier::fence_init();
         roofline::mbarrier::arrive_expect_tx(&full, sizeof(tile));
