@@ -281,3 +281,14 @@ TEST_CASE("roofline grade of a CPU-graded variant: no GPU, no prediction", "[lay
         CHECK(json["points"]["total"] == 40);
     }
 }
+
+TEST_CASE("roofline batch refuses a lab with CPU-graded parts, naming the line", "[layouts][cli]") {
+    TempDir dir;
+    fs::create_directories(dir / "subs/alice/kernels");
+    auto r = run_cli(course_flags() + " batch 09-layouts --submissions " + shell_quote((dir / "subs").string()) +
+                     " --out " + shell_quote((dir / "grades").string()) + " --gpus none");
+    INFO(r.all());
+    CHECK(r.exit_code == roofline::kBadInput);
+    CHECK(contains(r.err, "lab.yaml:"));
+    CHECK(contains(r.err, "variant evaluate is graded on the CPU"));
+}
