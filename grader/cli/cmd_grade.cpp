@@ -56,6 +56,9 @@ void print_ladder(const std::vector<std::pair<std::string, GradeOutcome>>& rows)
             fmt::print("{:<24} {:>12} {:>8.4g} {:<4}{:>8.1f}% {:>9.1f}% {:>8.1f}  {}\n", name, seconds(s.variant.median_s),
                        s.achieved, s.unit == "TB/s" ? "TB/s" : "TF/s", 100 * s.fraction_of_peer,
                        100 * s.fraction_of_roofline, s.total(), s.verdict);
+        } else if (o.json.is_object() && o.json.value("graded_on", "") == "cpu") {
+            fmt::print("{:<24} {:>12} {:>12} {:>9} {:>10} {:>8g}  {} (on the CPU)\n", name, "-", "-", "-", "-",
+                       o.json["points"].value("total", 0.0), o.json.value("outcome", ""));
         } else {
             fmt::print("{:<24} {:>12} {:>12} {:>9} {:>10} {:>8}  exit {}\n", name, "-", "-", "-", "-", "-", o.exit_code);
         }
@@ -101,7 +104,9 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
         if (log_read) request.log_read = &*log_read;
         request.build = request.build && !built;  // one build serves every variant of the lab
         auto outcome = grade_variant(ws, request);
-        built = built || (outcome.exit_code != 5 && outcome.exit_code != 7);  // 7: refused before the build
+        // A CPU-graded variant (lab 09) builds its own program, not the lab program.
+        bool on_cpu = outcome.json.is_object() && outcome.json.value("graded_on", "") == "cpu";
+        if (!on_cpu) built = built || (outcome.exit_code != 5 && outcome.exit_code != 7);  // 7: refused before the build
         if (!f.json) fmt::print("{}", outcome.text);
         if (!f.json && !f.all && !outcome.debrief.empty()) {
             fmt::print("\n--- debrief ({}/debrief/{}.md; again with `roofline debrief {}/{}`) ---\n\n{}", lab, variant,
@@ -115,7 +120,7 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
         all_json.push_back(outcome.json);
         exit_code = worst(exit_code, outcome.exit_code);
         rows.emplace_back(variant, std::move(outcome));
-        if (exit_code == 4 || exit_code == 5) break;  // no device or no build: the rest would fail alike
+        if (!on_cpu && (outcome.exit_code == 4 || outcome.exit_code == 5)) break;  // no device or no build: the rest would fail alike
     }
     if (f.json) fmt::print("{}\n", (f.all ? all_json : all_json[0]).dump(2));
     else if (f.all && !verify_only) print_ladder(rows);

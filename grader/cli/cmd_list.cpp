@@ -21,6 +21,8 @@ std::string last_result(const Workspace& ws, const LabSpec& lab, const VariantSp
     auto j = nlohmann::json::parse(in, nullptr, false);
     if (j.is_discarded()) return "not graded";
     if (!j.value("correct", false)) return "last grade: incorrect";
+    if (v.cpu_graded) return fmt::format("last grade: correct, {:g}/{:g} points", j["points"].value("total", 0.0),
+                                         j["points"].value("max", 0.0));
     return fmt::format("last grade: {:.0f}% of {}, {:.1f}/{:g} points", 100 * j["fraction_scored"].get<double>(),
                        j["scored_against"].get<std::string>().rfind("roofline", 0) == 0 ? "roofline" : "peer",
                        j["points"]["total"].get<double>(), j["points"]["max"].get<double>());
@@ -43,8 +45,10 @@ void run_list(Context& context, const std::string& log_flag) {
         for (const auto& v : lab.variants) {
             auto hash = hash_file(ws.kernels_root(lab.id, false) / v.file);
             bool predicted = log.find_current(lab.id, v.name, shape_text(v.timed), hash) != nullptr;
-            fmt::print("  {:<{}} {:<5} {:<{}} {:<14} {}\n", v.name, name_width, dtype_name(v.dtype), v.file.string(),
-                       file_width, predicted ? "predicted" : "no prediction", last_result(ws, lab, v));
+            fmt::print("  {:<{}} {:<5} {:<{}} {:<14} {}\n", v.name, name_width, v.cpu_graded ? "cpu" : dtype_name(v.dtype),
+                       v.file.string(), file_width,
+                       v.cpu_graded ? "no prediction needed" : predicted ? "predicted" : "no prediction",
+                       last_result(ws, lab, v));
         }
         fmt::print("\n");
     }

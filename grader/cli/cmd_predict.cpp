@@ -55,6 +55,10 @@ void run_predict(Context& context, const PredictFlags& f) {
     auto target = load_target(ws, f.target);
     const auto& lab = target.lab;
     const auto& variant = target.variant();
+    if (variant.cpu_graded) {
+        throw InputError(fmt::format("{}/{} is graded on the CPU for correctness only: there is no time to predict. "
+                                     "Grade it with: roofline grade {}/{}", lab.id, variant.name, lab.id, variant.name));
+    }
     auto work = lab.work(variant, variant.timed);
 
     int given = f.time_us.has_value() + f.tflops.has_value() + f.gbps.has_value();

@@ -4,12 +4,27 @@
 #include "input_error.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
 
 namespace roofline {
 
 std::filesystem::path debrief_file(const Workspace& ws, const std::string& lab, const std::string& variant) {
     return ws.labs_dir() / lab / "debrief" / (variant + ".md");
 }
+
+namespace {
+
+// A CPU-graded variant (cpu_grade.hpp) has no measurement in the log; its saved grade says.
+bool graded_correct_on_cpu(const Workspace& ws, const std::string& lab, const std::string& variant) {
+    std::ifstream in(ws.results_dir(lab, false) / (variant + ".json"));
+    if (!in) return false;
+    auto grade = nlohmann::json::parse(in, nullptr, false);
+    return grade.is_object() && grade.value("graded_on", "") == "cpu" && grade.value("correct", false);
+}
+
+}  // namespace
 
 DebriefGate open_debrief(const Workspace& ws, const PredictionLog& log, const std::string& lab,
                          const std::string& variant, bool solutions, const std::string& log_flag) {
@@ -20,6 +35,10 @@ DebriefGate open_debrief(const Workspace& ws, const PredictionLog& log, const st
                                               "debrief/VARIANT.md (restore it with git checkout)", lab, variant));
     }
     gate.measurement = log.latest_graded(lab, variant);
+    if (!gate.measurement && !solutions && graded_correct_on_cpu(ws, lab, variant)) {
+        gate.text = read_file_text(file);  // a CPU-graded part (lab 09): no prediction, opened by a correct grade
+        return gate;
+    }
     if (!gate.measurement && !solutions) {
         gate.refusal = fmt::format(
             "the debrief of {}/{} opens after your own graded measurement: it holds the measured answer, and a "

@@ -1,5 +1,6 @@
 #include "grade.hpp"
 
+#include "cpu_grade.hpp"
 #include "debrief.hpp"
 #include "device_query.hpp"
 #include "exit_code.hpp"
@@ -203,6 +204,8 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     if (!std::filesystem::exists(kernel_file)) {
         throw InputError(kernel_file, 0, "kernel file missing; restore it (git checkout) or fix `file:` in lab.yaml");
     }
+    // A CPU-graded variant (lab 09's layout library): its own program, no GPU, no prediction.
+    if (variant.cpu_graded) return grade_cpu_variant(ws, request, lab, variant);
 
     // 1a. Hardware: machine code for one architecture only (lab 05: sm_100a) runs nowhere else.
     // Refused before the gate and the build: no prediction or build helps on this GPU. Where

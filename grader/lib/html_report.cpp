@@ -69,7 +69,7 @@ std::string student_report_html(const Workspace& ws, const std::filesystem::path
     for (const auto& lab : labs) {
         LabState state{&lab, 0, 0, 0, {}};
         for (const auto& v : lab.variants) {
-            state.max_points += lab.scoring.total();
+            state.max_points += v.cpu_graded ? lab.scoring.correctness : lab.scoring.total();
             auto grade = saved_grade(ws, lab, v);
             if (grade.is_discarded() || !grade.is_object()) {
                 state.left.push_back(v.name + " (not graded)");

@@ -37,6 +37,7 @@ std::vector<std::string> keys_of(const Shape& shape) {
 void check_shape_keys(const YamlView& view, const Shape& shape, const std::vector<std::string>& problems) {
     std::vector<std::string> accepted;
     for (const auto& problem : problems) {
+        if (graded_on_cpu(problem)) continue;  // takes no shape
         for (const auto& op : find_family(problem)->ops) {
             const auto& wanted = op.shape_keys;
             if (keys_of(shape) == wanted) return;
@@ -70,6 +71,11 @@ double read_fraction(const YamlView& view) {
 }
 
 }  // namespace
+
+bool graded_on_cpu(const std::string& problem) {
+    const auto* family = find_family(problem);
+    return family && family->graded_on_cpu;
+}
 
 std::string shape_text(const Shape& shape) {
     std::string out;
@@ -220,6 +226,19 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
             item.at("op").fail(fmt::format("must be one of {} for problem '{}'", fmt::join(family.op_names(), ", "),
                                            v.problem));
         }
+        for (const auto& other : lab.variants) {
+            if (other.name == v.name) item.at("name").fail(fmt::format("repeats the variant name '{}'", v.name));
+        }
+        if (graded_on_cpu(v.problem)) {  // checked on the CPU: no dtype, shape, tolerance or time
+            item.only_keys({"name", "problem", "op", "file", "summary"});
+            v.cpu_graded = true;
+            v.file = item.string("file");
+            if (!std::filesystem::exists(lab_yaml.parent_path() / v.file))
+                item.at("file").fail(fmt::format("names {}, which does not exist", (lab_yaml.parent_path() / v.file).string()));
+            v.summary = item.string("summary");
+            lab.variants.push_back(v);
+            continue;
+        }
         v.dtype = require_dtype(item.string("dtype"), fmt::format("{}:{}", lab_yaml.string(), item.at("dtype").line()));
         if (!op->takes(v.dtype)) {
             std::vector<std::string> takes;
@@ -252,9 +271,6 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
         if (auto against = item.maybe("against")) {
             v.against = against->as_string();
             if (v.against != "peer" && v.against != "roofline") against->fail("must be 'peer' or 'roofline'");
-        }
-        for (const auto& other : lab.variants) {
-            if (other.name == v.name) item.at("name").fail(fmt::format("repeats the variant name '{}'", v.name));
         }
         if (auto tolerance = item.maybe("tolerance")) v.tolerance = read_tolerance(*tolerance);
         if (auto requirement = root.maybe("requires")) v.requires_cc = read_requirement(*requirement);

@@ -49,8 +49,14 @@ struct VariantSpec {
     // `requires: {compute_capability: "10.0"}` (the lab's unless the variant sets its own):
     // the one GPU its machine code runs on. Empty: any GPU the lab programs are built for.
     std::optional<ComputeCapability> requires_cc;
+    // Graded on the CPU (a family such as lab 09's layout library): its CPU program checks
+    // it, with no GPU, no timing and no prediction; `dtype`, shapes and tolerances do not apply.
+    bool cpu_graded = false;
     int line = 0;  // in lab.yaml, for error messages
 };
+
+// Whether a problem family is graded on the CPU (cpu_grade.hpp) rather than timed on a GPU.
+bool graded_on_cpu(const std::string& problem);
 
 struct LabSpec {
     std::string id;  // folder name: 01-memory-roof

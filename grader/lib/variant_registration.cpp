@@ -34,6 +34,7 @@ std::vector<std::string> listing_mismatches(const LabSpec& lab, const nlohmann::
     for (const auto& entry : listing) registered.push_back(entry.value("name", std::string()));
 
     for (const auto& variant : lab.variants) {
+        if (variant.cpu_graded) continue;  // in the lab's CPU program, not this one
         const nlohmann::json* entry = nullptr;
         for (const auto& e : listing) {
             if (e.value("name", std::string()) == variant.name) entry = &e;

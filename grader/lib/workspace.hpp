@@ -29,6 +29,11 @@ struct Workspace {
     std::filesystem::path lab_executable(const std::string& lab, bool solutions) const {
         return build_dir / "labs" / lab_target(lab, solutions);
     }
+    // A lab's CPU-graded part (lab 09's layout library): its own host program (cpu_grade.hpp).
+    std::string cpu_target(const std::string& lab, bool solutions) const { return lab_target(lab, solutions) + "-cpu"; }
+    std::filesystem::path cpu_executable(const std::string& lab, bool solutions) const {
+        return build_dir / "labs" / cpu_target(lab, solutions);
+    }
     std::filesystem::path default_log() const { return root / "predictions.yaml"; }
     std::filesystem::path state_dir() const { return root / ".roofline"; }
     std::filesystem::path measured_ceilings(const std::string& profile_id) const {

@@ -8,7 +8,9 @@ namespace attention { ProblemFamily family(); }    // attention/family.cpp
 namespace elementwise { ProblemFamily family(); }  // elementwise/family.cpp
 namespace fusion { ProblemFamily family(); }       // fusion/family.cpp
 namespace gemm { ProblemFamily family(); }         // gemm/family.cpp
+namespace layout { ProblemFamily family(); }       // layout/family.cpp
 namespace reduction { ProblemFamily family(); }    // reduction/family.cpp
+namespace transpose { ProblemFamily family(); }    // transpose/family.cpp
 
 const std::vector<ProblemFamily>& problem_families() {
     static const std::vector<ProblemFamily> table{
@@ -16,7 +18,9 @@ const std::vector<ProblemFamily>& problem_families() {
         elementwise::family(),
         fusion::family(),
         gemm::family(),
+        layout::family(),
         reduction::family(),
+        transpose::family(),
     };
     return table;
 }

@@ -269,6 +269,13 @@ int run_batch(const Workspace& course, const BatchOptions& o) {
         throw InputError(fmt::format("no lab '{}' under {}; see `roofline list`", o.lab, course.labs_dir().string()));
     }
     auto public_lab = load_lab(course.lab_yaml(o.lab));
+    for (const auto& v : public_lab.variants) {  // lab 09's layout library: not staged or graded by batch yet
+        if (v.cpu_graded)
+            throw InputError(public_lab.file, v.line,
+                             fmt::format("variant {} is graded on the CPU; roofline batch does not grade CPU parts yet. "
+                                         "Grade a submission's cpu/ files with `roofline grade {}/{}` in a course checkout that holds them",
+                                         v.name, public_lab.id, v.name));
+    }
     auto all = find_submissions(o.submissions);
     auto kit = load_build_kit(course.build_dir, o.lab);
     fs::create_directories(o.out / "submissions");

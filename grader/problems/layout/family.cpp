@@ -1,0 +1,24 @@
+// The layout family (lab 09's CPU part): a student's layout library, one part per
+// op, checked exhaustively by a CPU program (layout_check.hpp, lib/cpu_grade.hpp).
+// Nothing is timed, so no op has a shape, a dtype or any work.
+#include "problem_family.hpp"
+
+namespace roofline::layout {
+
+namespace {
+
+ProblemOp part(const char* name) {
+    auto none = [](const Shape&, Dtype) { return Workload{}; };
+    return {.name = name, .shape_keys = {}, .dtypes = {}, .work = none, .peer_work = none};
+}
+
+}  // namespace
+
+ProblemFamily family() {
+    return {.name = "layout",
+            .ops = {part("evaluate"), part("coalesce"), part("compose"), part("complement"), part("logical_divide"),
+                    part("swizzle"), part("wavefronts")},
+            .graded_on_cpu = true};
+}
+
+}  // namespace roofline::layout
