@@ -334,6 +334,10 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
             auto job = variant_job(lab, variant, protocol::JobMode::watch, seed, watch_file, &skipped);
             job.replay_launches = run.result["timing"]["variant"].value("count", 10);
             watched = interpret(watch_session->run(job, lab.timeout_s), watch_file, variant.name, lab.timeout_s);
+            // A process with CUPTI attached slows the launches of other processes on the GPU too
+            // (H200 run 36: lab 00's graph rung 662 us in `--all`, 488 us alone): it ends before
+            // the next variant is timed.
+            watch_session->end();
         }
         if (watched.outcome != Outcome::ok) {
             watched.message = "while watched (the same checks, re-run to see what the GPU ran): " + watched.message;

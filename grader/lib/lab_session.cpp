@@ -25,6 +25,8 @@ LabSession::~LabSession() {
     fs::remove_all(work_dir_, ignored);
 }
 
+void LabSession::end() { kill_process(process_); }
+
 bool LabSession::start() {
     fs::create_directories(work_dir_);
     output_file_ = work_dir_ / fmt::format("lab-program-{}.txt", ++starts_);

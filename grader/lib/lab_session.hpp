@@ -44,6 +44,9 @@ public:
     // not a missing GPU. Throws an InputError when the program is not built.
     std::optional<DeviceInfo> device(std::string* why_not, bool* failed = nullptr);
 
+    // Ends the program now; the next job starts a fresh one.
+    void end();
+
     const std::filesystem::path& executable() const { return executable_; }
     int starts() const { return starts_; }  // how many processes it took so far
 

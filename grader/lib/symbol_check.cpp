@@ -202,13 +202,14 @@ std::string demangle(const std::string& name) {
 std::optional<std::string> kernel_of_stub(const std::string& symbol) {
     static const std::string marker = "__device_stub__";
     if (!symbol.starts_with("_Z")) return std::nullopt;
-    std::size_t at = symbol.size() > 2 && symbol[2] == 'L' ? 3 : 2;
+    auto at = symbol.find(marker);
+    if (at == std::string::npos) return std::nullopt;
     std::size_t digits = at;
-    while (digits < symbol.size() && std::isdigit(static_cast<unsigned char>(symbol[digits]))) ++digits;
-    if (digits == at || digits - at > 6) return std::nullopt;
-    auto length = std::stoul(symbol.substr(at, digits - at));
-    auto identifier = symbol.substr(digits, length);
-    if (identifier.size() != length || !identifier.starts_with(marker) || length == marker.size()) return std::nullopt;
+    while (digits > 0 && std::isdigit(static_cast<unsigned char>(symbol[digits - 1]))) --digits;
+    if (digits == at || at - digits > 6) return std::nullopt;
+    auto length = std::stoul(symbol.substr(digits, at - digits));
+    auto identifier = symbol.substr(at, length);
+    if (identifier.size() != length || length == marker.size()) return std::nullopt;
     return "_" + identifier.substr(marker.size());
 }
 

@@ -38,9 +38,11 @@ struct SymbolFinding {
     std::string why;               // "the CUDA runtime defines it", "cuBLAS does the work", ...
 };
 
-// The device name of the kernel whose host stub `symbol` is (_Z<length>__device_stub__<the
-// device name less its leading _><the stub's parameters>, or _ZL... for internal linkage),
-// or nothing when it is no stub.
+// The device name of the kernel whose host stub `symbol` names, or nothing. nvcc writes a
+// stub _Z<length>__device_stub__<the device name less its leading _><the stub's parameters>
+// for each __global__ function (_ZL... for internal linkage); an optimized build often
+// inlines the stub away and keeps only its local statics (_ZGVZL<length>__device_stub__...E5__tmp),
+// which name it the same way.
 std::optional<std::string> kernel_of_stub(const std::string& symbol);
 
 struct SymbolCheck {

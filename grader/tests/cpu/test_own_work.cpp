@@ -128,8 +128,14 @@ TEST_CASE("own work: kernels are read off nvcc's host stubs", "[own_work]") {
     CHECK(roofline::kernel_of_stub("_Z30__device_stub__ZN2ns5innerEiPfiPf") ==
           std::optional<std::string>("_ZN2ns5innerEiPf"));
     CHECK(roofline::kernel_of_stub("_Z23__device_stub__Z4cfunPfPf") == std::optional<std::string>("_Z4cfunPf"));
-    // The stub's own statics, the kernel's host symbol and plain functions are no stubs.
-    CHECK_FALSE(roofline::kernel_of_stub("_ZZ24__device_stub__Z5plainPfPfE3__f").has_value());
+    // An optimized build keeps only the stub's local statics: they name the kernel as well.
+    CHECK(roofline::kernel_of_stub("_ZZ24__device_stub__Z5plainPfPfE3__f") == std::optional<std::string>("_Z5plainPf"));
+    CHECK(roofline::kernel_of_stub(
+              "_ZGVZL107__device_stub__ZN55_GLOBAL__N__7bff21f1_16_01_copy_naive_cu_6633f2b5_2363417copy_naive_"
+              "kernelIfEEvPKT_PS1_mPKfPfmE5__tmp") ==
+          std::optional<std::string>(
+              "_ZN55_GLOBAL__N__7bff21f1_16_01_copy_naive_cu_6633f2b5_2363417copy_naive_kernelIfEEvPKT_PS1_m"));
+    // The kernel's host symbol and plain functions are no stubs.
     CHECK_FALSE(roofline::kernel_of_stub("_Z5plainPf").has_value());
     CHECK_FALSE(roofline::kernel_of_stub("_Z15__device_stub__").has_value());
     CHECK_FALSE(roofline::kernel_of_stub("_Z99__device_stub__short").has_value());

@@ -163,34 +163,53 @@ TEST_CASE("a kernel file that redefines a runtime function is refused, and so is
 }
 
 // The lab program itself, by hand: what the grader's judgement rests on is in its result.
-TEST_CASE("the lab program records what ran, the inputs it checked and a second clock", "[gpu]") {
+nlohmann::json lab_program_result(const std::string& arguments) {
     auto program = std::filesystem::path(ROOFLINE_TEST_BUILD_DIR) / "labs" / "lab-99-broken-kernels";
-    auto command = program.string() + " --variant correct --mode grade --verify-shape n=4099 --timed-shape n=16777216 "
-                                      "--seed 3 --result - 2>/dev/null";
-    Cli r{-1, {}};
+    auto command = program.string() + " " + arguments + " --result - 2>/dev/null";
+    std::string output;
     FILE* pipe = popen(command.c_str(), "r");
     std::array<char, 4096> buffer{};
-    while (auto n = fread(buffer.data(), 1, buffer.size(), pipe)) r.output.append(buffer.data(), n);
+    while (auto n = fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
     pclose(pipe);
-    INFO(r.output);
-    auto result = nlohmann::json::parse(r.output);
-    REQUIRE(result["status"] == "ok");
-    // In a grading the check after timing is watched, the ones before it not.
-    CHECK(result["checks"][0]["launched"].is_null());
-    CHECK(result["checks"][1]["launched"].is_null());
-    const auto& first = result["checks"][2];
-    REQUIRE(first["launched"]["watched"] == true);
-    REQUIRE(first["launched"]["kernels"].size() == 1);
-    CHECK(contains(first["launched"]["kernels"].begin().key(), "copy_kernel"));
-    CHECK(first["launched"]["other_stream_kernels"].empty());
-    CHECK(first["inputs_changed"].empty());
-    // The peer (cudaMemcpy) ran alone: a copy, no kernel of the kernel file's.
-    CHECK(result["peer_launched"]["copies"].get<long long>() >= 1);
-    for (const auto& check : result["timing"]["cross_check"]) {
-        double events = check["event_median_s"].get<double>(), bracket = check["globaltimer_median_s"].get<double>();
-        CHECK(bracket > 0);
-        CHECK(events <= bracket * 1.03 + 10e-6);
-        CHECK(events >= bracket * 0.97 - 10e-6);
+    INFO(output);
+    return nlohmann::json::parse(output);
+}
+
+TEST_CASE("the lab program times without watching, and watches in a job of its own", "[gpu]") {
+    const std::string shapes = "--variant correct --verify-shape n=4099 --timed-shape n=16777216 --seed 3";
+    SECTION("a grade job: checked and timed against a second clock, nothing watched (CUPTI slows launches)") {
+        auto result = lab_program_result(shapes + " --mode grade");
+        INFO(result.dump(1));
+        REQUIRE(result["status"] == "ok");
+        for (const auto& check : result["checks"]) {
+            CHECK(check["launched"].is_null());
+            CHECK(check["inputs_changed"].empty());
+        }
+        CHECK_FALSE(result.contains("peer_launched"));
+        for (const auto& check : result["timing"]["cross_check"]) {
+            double events = check["event_median_s"].get<double>(), bracket = check["globaltimer_median_s"].get<double>();
+            CHECK(bracket > 0);
+            CHECK(events <= bracket * 1.03 + 10e-6);
+            CHECK(events >= bracket * 0.97 - 10e-6);
+        }
+    }
+    SECTION("a watch job: every check, the replayed launches and the peer, each with what the GPU ran") {
+        auto result = lab_program_result(shapes + " --mode watch --replay-launches 5");
+        INFO(result.dump(1));
+        REQUIRE(result["status"] == "ok");
+        REQUIRE(result["checks"].size() == 3);  // n=4099, the timed shape, the replay
+        for (const auto& check : result["checks"]) {
+            REQUIRE(check["launched"]["watched"] == true);
+            REQUIRE(check["launched"]["kernels"].size() == 1);
+            CHECK(contains(check["launched"]["kernels"].begin().key(), "copy_kernel"));
+            CHECK(check["launched"]["other_stream_kernels"].empty());
+        }
+        const auto& replay = result["checks"][2];
+        CHECK(replay["launches"].get<long long>() >= 3);
+        CHECK(replay["median_s"].get<double>() > 0);
+        // The peer (cudaMemcpy) ran alone: a copy, no kernel of the kernel file's.
+        CHECK(result["peer_launched"]["copies"].get<long long>() >= 1);
+        CHECK(result["peer_launched"]["kernels"].empty());
     }
 }
 
