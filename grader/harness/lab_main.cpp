@@ -4,6 +4,9 @@
 // arguments of a single run, as a JSON array) per line on stdin. Run by hand:
 //   build/labs/lab-01-memory-roof --list
 //   build/labs/lab-01-memory-roof --variant copy_naive_fp32 --mode verify --verify-shape n=1000 --result -
+// `--mode once` launches the variant once per shape between cudaProfilerStart and
+// cudaProfilerStop, unwatched, then verifies it: what `roofline profile` runs under ncu
+// (--profile-from-start off) and `roofline run --sanitize` under compute-sanitizer.
 #include "hang_watch.hpp"
 #include "input_guard.cuh"
 #include "launch_watch.hpp"
@@ -11,6 +14,7 @@
 #include "registry.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cuda_profiler_api.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -33,7 +37,8 @@ namespace {
 struct Options {
     bool device_info = false;  // only report the device (or why there is none)
     std::string variant;
-    std::string mode = "verify";  // verify: correctness only; grade: verify, time, verify again
+    std::string mode = "verify";  // verify: correctness only; grade: verify, time, verify again;
+                                  // once: one unwatched launch per shape, inside a profiler range
     std::vector<std::string> verify_shapes;
     std::string timed_shape;
     std::uint64_t seed = 1;
@@ -137,15 +142,22 @@ json to_json(const std::vector<InputChange>& changes) {
 // reference is computed from inputs equal to the copy. Everything the launch ran on
 // the GPU is recorded for the grader (launch_watch.hpp).
 json check_once(Problem& problem, InputGuard& guard, const Shape& shape, std::uint64_t seed, const std::string& when,
-                const Tolerance& tolerance, double launch_timeout_s, bool watch, cudaStream_t stream) {
+                const Tolerance& tolerance, double launch_timeout_s, bool watch, cudaStream_t stream,
+                bool profiled = false) {
     stage(fmt::format("verify {} seed {} ({})", shape_text(shape), seed, when));
     problem.fill_inputs(seed, stream);
     guard.snapshot(problem.inputs(), stream);
     problem.poison_outputs(stream);
     if (watch) LaunchWatch::instance().start(stream);
+    // Only the variant's own launch lies inside the range a profiler is told to record.
+    if (profiled) {
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        CUDA_CHECK(cudaProfilerStart());
+    }
     problem.launch_variant(stream);
     CUDA_CHECK(cudaGetLastError());
     wait_for_stream(stream, launch_timeout_s);
+    if (profiled) CUDA_CHECK(cudaProfilerStop());
     auto launched = watch ? LaunchWatch::instance().stop() : WatchedWork{};
     CUDA_CHECK(cudaGetLastError());
     auto changes = guard.changes(problem.inputs(), stream);
@@ -198,12 +210,12 @@ int run(const Options& options, json& result) {
     auto verify_all = [&](const std::vector<std::string>& shapes, const std::string& when) {
         for (std::size_t i = 0; i < shapes.size(); ++i) {
             const auto& text = shapes[i];
-            bool watch = options.mode != "grade";
+            bool watch = options.mode == "verify";
             auto shape = parse_shape(text);
             stage("setup " + shape_text(shape));
             problem->setup(shape);
             auto check = check_once(*problem, guard, shape, seed++, when, options.tolerance,
-                                    options.measure.launch_timeout_s, watch, stream);
+                                    options.measure.launch_timeout_s, watch, stream, options.mode == "once");
             result["checks"].push_back(check);
             if (!check["report"]["passed"].get<bool>()) return false;
         }
@@ -211,7 +223,7 @@ int run(const Options& options, json& result) {
     };
 
     std::vector<std::string> shapes = options.verify_shapes;
-    if (options.mode == "grade") shapes.push_back(options.timed_shape);
+    if (options.mode != "verify" && !options.timed_shape.empty()) shapes.push_back(options.timed_shape);
     if (!verify_all(shapes, "before timing")) {
         result["status"] = "incorrect";
         return 1;
@@ -285,8 +297,10 @@ void write_result(const json& result, const std::string& path) {
 void add_job_options(CLI::App& app, Options& options) {
     app.add_flag("--device-info", options.device_info, "only write the device this program sees, or why there is none");
     app.add_option("--variant", options.variant, "variant name, as in lab.yaml");
-    app.add_option("--mode", options.mode, "verify (correctness only) or grade (verify, time, verify again)")
-        ->check(CLI::IsMember({"verify", "grade"}));
+    app.add_option("--mode", options.mode,
+                   "verify (correctness only), grade (verify, time, verify again) or once (one unwatched launch per "
+                   "shape inside cudaProfilerStart/Stop, then verified: for ncu and compute-sanitizer)")
+        ->check(CLI::IsMember({"verify", "grade", "once"}));
     app.add_option("--verify-shape", options.verify_shapes, "a shape to verify on, e.g. n=1000 or m=64,n=64,k=64");
     app.add_option("--timed-shape", options.timed_shape, "the shape to time (grade mode)");
     app.add_option("--seed", options.seed, "first random seed; each check uses the next one");
