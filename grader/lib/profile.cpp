@@ -106,9 +106,9 @@ ProfileOutcome profile_variant(const Workspace& ws, const ProfileRequest& reques
         auto ncu = find_tool("ncu", "ROOFLINE_NCU");
         if (ncu.empty()) {
             return refused(kToolUnavailable, target, "profiler_unavailable",
-                           "ncu (Nsight Compute) is not here: not on PATH, not in /usr/local/cuda/bin or "
-                           "/opt/nvidia/nsight-compute. Install it with the CUDA Toolkit (or NVIDIA's nsight-compute "
-                           "package), or set ROOFLINE_NCU=/path/to/ncu. `roofline grade` does not need it.");
+                           missing_tool_message("ncu", "ROOFLINE_NCU",
+                                                "it comes with the CUDA Toolkit and as NVIDIA's nsight-compute package") +
+                               ". `roofline grade` does not need it.");
         }
         if (request.build) {
             auto build = build_target(ws.build_dir, ws.lab_target(lab.id, request.solutions));

@@ -149,11 +149,19 @@ ProfileReport build_profile_report(const ProfileInput& input) {
     };
     std::vector<Candidate> candidates;
     for (const auto& level : r.levels) {
-        if (auto f = fraction_of_roof(level, r.time_s)) {
-            candidates.push_back({level.name + " bandwidth", *f,
-                                  fmt::format("{}/s of {}/s", si(level.bytes / r.time_s, "B"),
-                                              si(*level.peak_bytes_per_s, "B"))});
+        auto f = fraction_of_roof(level, r.time_s);
+        // ncu's throughput percentage counts the unit's busy cycles, replays included: a unit
+        // busier than its bytes say (bank conflicts, uncoalesced sectors) binds by that.
+        double sol = level.speed_of_light_pct.value_or(0) / 100;
+        if (!f && sol == 0) continue;
+        std::string detail = f ? fmt::format("{}/s of {}/s", si(level.bytes / r.time_s, "B"), si(*level.peak_bytes_per_s, "B"))
+                               : std::string("no byte roof known");
+        if (sol > f.value_or(0) + 0.15) {
+            detail += fmt::format("; ncu has the unit {:.0f}% busy, more than its bytes need: replayed accesses "
+                                  "(bank conflicts, uncoalesced sectors)",
+                                  100 * sol);
         }
+        candidates.push_back({level.name + " bandwidth", std::max(f.value_or(0), sol), detail});
     }
     if (r.model.flops > 0 && r.peak_flops_per_s > 0 && r.time_s > 0) {
         double f = r.model.flops / r.time_s / r.peak_flops_per_s;

@@ -35,8 +35,8 @@ SanitizeOutcome sanitize_variant(const Workspace& ws, const SanitizeRequest& req
     auto sanitizer = find_tool("compute-sanitizer", "ROOFLINE_COMPUTE_SANITIZER");
     if (sanitizer.empty()) {
         return refuse(kToolUnavailable, "sanitizer_unavailable",
-                      "compute-sanitizer is not here (not on PATH, not in /usr/local/cuda/bin); it comes with the "
-                      "CUDA Toolkit, or set ROOFLINE_COMPUTE_SANITIZER=/path/to/compute-sanitizer");
+                      missing_tool_message("compute-sanitizer", "ROOFLINE_COMPUTE_SANITIZER",
+                                           "it comes with the CUDA Toolkit"));
     }
     if (request.build) {
         auto build = build_target(ws.build_dir, ws.lab_target(lab.id, request.solutions));

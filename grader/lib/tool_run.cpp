@@ -11,7 +11,9 @@
 namespace roofline {
 
 std::filesystem::path find_tool(const std::string& name, const std::string& env) {
-    if (const char* set = std::getenv(env.c_str()); set && *set) return set;
+    if (const char* set = std::getenv(env.c_str()); set && *set) {
+        return ::access(set, X_OK) == 0 ? std::filesystem::path(set) : std::filesystem::path();
+    }
     if (auto found = find_on_path(name); !found.empty()) return found;
     std::vector<std::filesystem::path> places{"/usr/local/cuda/bin/" + name};
     std::error_code error;
@@ -22,6 +24,16 @@ std::filesystem::path find_tool(const std::string& name, const std::string& env)
         if (::access(place.c_str(), X_OK) == 0) return place;
     }
     return {};
+}
+
+std::string missing_tool_message(const std::string& name, const std::string& env, const std::string& install) {
+    if (const char* set = std::getenv(env.c_str()); set && *set) {
+        return fmt::format("{} is set to {}, which is not an executable file; point it at {} or unset it", env, set,
+                           name);
+    }
+    return fmt::format("{} is not here (not on PATH, not in /usr/local/cuda/bin or /opt/nvidia/nsight-compute); {}, "
+                       "or set {}=/path/to/{}",
+                       name, install, env, name);
 }
 
 std::vector<std::string> once_arguments(const LabSpec& lab, const VariantSpec& variant, const std::vector<Shape>& shapes,

@@ -11,9 +11,11 @@
 
 namespace roofline {
 
-// `env` (ROOFLINE_NCU) when set, else `name` on PATH, else beside nvcc's folders
-// (/usr/local/cuda/bin) and under /opt/nvidia/nsight-compute/*/; empty when not found.
+// `env` (ROOFLINE_NCU) when set, else `name` on PATH, else /usr/local/cuda/bin and
+// /opt/nvidia/nsight-compute/*/; empty when not found or when `env` names no executable.
 std::filesystem::path find_tool(const std::string& name, const std::string& env);
+// Why find_tool found nothing, with `install` (how to get the tool) and the variable to set.
+std::string missing_tool_message(const std::string& name, const std::string& env, const std::string& install);
 
 // The lab program's arguments: one launch per shape in `shapes`, verified after it,
 // the result written to `result_file`.
