@@ -97,6 +97,19 @@ Measurement read_measurement(const YamlView& e, std::size_t number) {
     return m;
 }
 
+Diagnosis read_diagnosis(const YamlView& e) {
+    e.only_keys({"kind", "lab", "variant", "cause", "why", "source_hash", "written_at"});
+    Diagnosis d;
+    d.line = e.line();
+    d.lab = e.string("lab");
+    d.variant = e.string("variant");
+    d.cause = e.string("cause");
+    d.why = e.string("why");
+    d.source_hash = e.string("source_hash");
+    d.written_at = e.string("written_at");
+    return d;
+}
+
 GapNote read_gap_note(const YamlView& e, const std::vector<Measurement>& earlier) {
     e.only_keys({"kind", "measurement", "lab", "variant", "why", "written_at"});
     GapNote n;
@@ -144,7 +157,8 @@ PredictionLog parse_log_text(const std::string& text, const std::filesystem::pat
         else if (kind == "measurement") log.measurements.push_back(read_measurement(entry, log.measurements.size() + 1));
         else if (kind == "gap_note") log.gap_notes.push_back(read_gap_note(entry, log.measurements));
         else if (kind == "profile") log.profiles.push_back(read_profile(entry));
-        else entry.at("kind").fail("must be prediction, measurement, gap_note or profile");
+        else if (kind == "diagnosis") log.diagnoses.push_back(read_diagnosis(entry));
+        else entry.at("kind").fail("must be prediction, measurement, gap_note, profile or diagnosis");
     }
     return log;
 }
@@ -350,6 +364,19 @@ GapNote append_gap_note(const std::filesystem::path& file, GapNote n) {
         out << YAML::Key << "written_at" << YAML::Value << n.written_at;
     });
     return n;
+}
+
+Diagnosis append_diagnosis(const std::filesystem::path& file, Diagnosis d) {
+    append_entry(file, [&](YAML::Emitter& out, const PredictionLog&) {
+        out << YAML::Key << "kind" << YAML::Value << "diagnosis";
+        out << YAML::Key << "lab" << YAML::Value << d.lab;
+        out << YAML::Key << "variant" << YAML::Value << d.variant;
+        out << YAML::Key << "cause" << YAML::Value << d.cause;
+        out << YAML::Key << "why" << YAML::Value << YAML::DoubleQuoted << d.why;
+        out << YAML::Key << "source_hash" << YAML::Value << d.source_hash;
+        out << YAML::Key << "written_at" << YAML::Value << d.written_at;
+    });
+    return d;
 }
 
 std::string utc_now_iso8601() {

@@ -73,12 +73,23 @@ struct GapNote {
     int line = 0;
 };
 
+// The cause a student names for a slow kernel (`roofline diagnose`), bound to its source.
+struct Diagnosis {
+    std::string lab, variant;
+    std::string cause;  // an id of diagnosis.hpp: uncoalesced, bank_conflicts, ...
+    std::string why;
+    std::string source_hash;
+    std::string written_at;  // UTC, ISO 8601
+    int line = 0;
+};
+
 struct PredictionLog {
     std::filesystem::path file;
     std::vector<Prediction> predictions;
     std::vector<Measurement> measurements;
     std::vector<GapNote> gap_notes;
     std::vector<ProfileEntry> profiles;
+    std::vector<Diagnosis> diagnoses;
 
     // The newest prediction for this variant and shape made against `source_hash`.
     const Prediction* find_current(const std::string& lab, const std::string& variant, const std::string& shape,
@@ -98,6 +109,7 @@ Measurement append_measurement(const std::filesystem::path& file, Measurement me
 // The note must name a measurement already in the log, of the same lab and variant.
 GapNote append_gap_note(const std::filesystem::path& file, GapNote note);
 ProfileEntry append_profile(const std::filesystem::path& file, ProfileEntry entry);
+Diagnosis append_diagnosis(const std::filesystem::path& file, Diagnosis diagnosis);
 
 std::string utc_now_iso8601();
 

@@ -1,5 +1,6 @@
 #include "profile.hpp"
 
+#include "diagnosis.hpp"
 #include "exit_code.hpp"
 #include "file_text.hpp"
 #include "hardware.hpp"
@@ -18,6 +19,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <random>
 
@@ -193,6 +195,23 @@ ProfileOutcome profile_variant(const Workspace& ws, const ProfileRequest& reques
                     ? "  how       one launch at the timed shape, clocks not locked (as in grading), caches flushed by "
                       "ncu before each replay pass (as grading flushes the L2 before each sample)\n"
                     : fmt::format("  how       read from {}\n", request.csv_file.string());
+    // What the counters point at, beside the student's own diagnosis of this source, if any.
+    auto shown = causes_shown(*out.report);
+    out.json["causes_shown"] = shown;
+    out.text += fmt::format("  causes    the counters show: {} (roofline diagnose --help lists them)\n", fmt::join(shown, ", "));
+    auto source_hash = hash_file(kernel_file);
+    const Diagnosis* diagnosis = nullptr;
+    for (const auto& d : log.diagnoses) {
+        if (d.lab == lab.id && d.variant == variant.name && d.source_hash == source_hash) diagnosis = &d;
+    }
+    if (diagnosis) {
+        bool matches = std::find(shown.begin(), shown.end(), diagnosis->cause) != shown.end();
+        out.text += fmt::format("  diagnosis you named {}: {}\n", diagnosis->cause,
+                                matches ? "the counters agree" : "the counters do not show it; read the rows above again");
+        out.json["diagnosis"] = {{"cause", diagnosis->cause}, {"why", diagnosis->why}, {"matches_counters", matches}};
+    } else {
+        out.text += fmt::format("  diagnosis none yet: roofline diagnose {} --cause ... --why \"...\"\n", target);
+    }
     if (!out.csv_saved.empty()) {
         out.text += fmt::format("  kept      {} (the table), {} (open it in Nsight Compute)\n", out.csv_saved.string(),
                                 out.report_saved.string());

@@ -3,6 +3,7 @@
 // permitted, no ncu) and compute-sanitizer's report. The tables under data/ncu/ and
 // data/sanitizer/ are hand-written from the tools' documented layouts (each says so).
 #include "byte_calibration.hpp"
+#include "diagnosis.hpp"
 #include "ncu_csv.hpp"
 #include "ncu_metrics.hpp"
 #include "profile_report.hpp"
@@ -288,4 +289,42 @@ TEST_CASE("run --sanitize refuses an unknown tool and says which exist", "[profi
     auto r = run_cli(course_flags() + " run 01-memory-roof/copy_naive_fp32 --no-build --sanitize leakcheck");
     CHECK(r.exit_code == 2);
     CHECK(contains(r.err, "memcheck, racecheck, synccheck or initcheck"));
+}
+
+TEST_CASE("the causes the counters show, per fixture", "[profile][diagnose]") {
+    auto copy = build_profile_report(copy_input(parse_fixture("copy_vectorized_raw.csv")));
+    CHECK(causes_shown(copy) == std::vector<std::string>{"at_roof"});
+    auto conflicted_input = copy_input(parse_fixture("row_sum_bank_conflict_raw.csv"));
+    conflicted_input.model = {16384.0 * 8192, 2.0 * 16384 * 8192 + 4.0 * 16384};
+    auto conflicted = causes_shown(build_profile_report(conflicted_input));
+    CHECK(std::find(conflicted.begin(), conflicted.end(), "bank_conflicts") != conflicted.end());
+    auto chain_input = copy_input(parse_fixture("fma_latency_raw.csv"));
+    chain_input.model = {2.0 * 512 * 16777216, 2.0 * 16777216 * 4};
+    CHECK(causes_shown(build_profile_report(chain_input)) == std::vector<std::string>{"occupancy"});
+    CHECK(find_cause("bank_conflicts") != nullptr);
+    CHECK(find_cause("bad_luck") == nullptr);
+}
+
+TEST_CASE("roofline diagnose records a cause; profile says whether the counters agree", "[profile][diagnose][cli]") {
+    TempDir dir;
+    auto log = shell_quote((dir / "log.yaml").string());
+    auto bad = run_cli(course_flags() + " diagnose 06-profile/copy_transposed_fp32 --cause bad_luck --why x --log " + log);
+    CHECK(bad.exit_code == 2);
+    CHECK(contains(bad.err, "uncoalesced, traversal_order, occupancy, bank_conflicts, latency_chain, at_roof"));
+    auto ok = run_cli(course_flags() + " diagnose 06-profile/copy_transposed_fp32 --cause uncoalesced "
+                      "--why \"lane r takes row r: 32 sectors per request\" --log " + log);
+    INFO(ok.all());
+    REQUIRE(ok.exit_code == 0);
+    auto read = load_log(dir / "log.yaml");
+    REQUIRE(read.diagnoses.size() == 1);
+    CHECK(read.diagnoses[0].cause == "uncoalesced");
+    // The hand-written copy table shows a kernel at its roof: the named cause is not in it.
+    auto fixture = shell_quote((test_data() / "ncu" / "copy_vectorized_raw.csv").string());
+    auto profiled = run_cli(course_flags() + " profile 06-profile/copy_transposed_fp32 --hardware h200-sxm --log " + log +
+                            " --csv " + fixture);
+    INFO(profiled.all());
+    CHECK(profiled.exit_code == 0);
+    CHECK(contains(profiled.out, "diagnosis you named uncoalesced: the counters do not show it"));
+    auto json = run_cli(course_flags() + " profile 06-profile/copy_transposed_fp32 --json --log " + log + " --csv " + fixture);
+    CHECK(nlohmann::json::parse(json.out)["diagnosis"]["matches_counters"] == false);
 }
