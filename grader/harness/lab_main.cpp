@@ -224,7 +224,7 @@ int run(const Options& options, json& result) {
 
     std::vector<std::string> shapes = options.verify_shapes;
     if (options.mode != "verify" && !options.timed_shape.empty()) shapes.push_back(options.timed_shape);
-    if (!verify_all(shapes, "before timing")) {
+    if (!verify_all(shapes, options.mode == "once" ? "one profiled launch" : "before timing")) {
         result["status"] = "incorrect";
         return 1;
     }

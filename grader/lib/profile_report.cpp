@@ -43,6 +43,13 @@ std::optional<double> ncu_peak(const NcuLaunch& launch, const std::string& per_c
     return *a * *b;
 }
 
+// An instruction or event count: 8.59 G, 0.
+std::string count(double value) {
+    auto text = si(value, "", 4);
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    return text;
+}
+
 std::string percent(double fraction) { return fmt::format("{:.0f}%", 100 * fraction); }
 
 std::string optional_pct(const std::optional<double>& pct) {
@@ -226,7 +233,7 @@ ProfileReport build_profile_report(const ProfileInput& input) {
     }
     if (r.bank_conflicts && *r.bank_conflicts > 0) {
         r.signs.push_back(fmt::format("{} shared-memory bank conflicts: each one replays a shared access",
-                                      si(*r.bank_conflicts, "", 3)));
+                                      count(*r.bank_conflicts)));
     }
     if (r.theoretical_occupancy_pct && *r.theoretical_occupancy_pct < 50 && !r.occupancy_limits.empty()) {
         r.signs.push_back(fmt::format("theoretical occupancy {:.0f}%: {} allow only {:g} block(s) per SM",
@@ -266,8 +273,8 @@ std::string profile_text(const ProfileReport& r) {
     }
     out += fmt::format("  FLOPs     FP32 pipe {} (FFMA {} x2, FADD {}, FMUL {}); tensor pipe {} instructions; "
                        "the model counts {}\n",
-                       si(r.fp32_flops, "FLOP"), si(r.ffma, "", 4), si(r.fadd, "", 4), si(r.fmul, "", 4),
-                       si(r.tensor_instructions, "", 4), si(r.model.flops, "FLOP"));
+                       si(r.fp32_flops, "FLOP"), count(r.ffma), count(r.fadd), count(r.fmul),
+                       count(r.tensor_instructions), si(r.model.flops, "FLOP"));
     out += "  roofline  level      bytes   FLOP/byte      achieved          roof   of roof  speed of light\n";
     for (const auto& level : r.levels) {
         double rate = r.time_s > 0 ? level.bytes / r.time_s : 0;

@@ -115,7 +115,7 @@ TEST_CASE("a byte prediction more than 10% off is said to be off", "[profile]") 
 TEST_CASE("bank conflicts: L1 busier than its bytes say binds, and the conflicts are named", "[profile]") {
     auto csv = parse_fixture("row_sum_bank_conflict_raw.csv");
     ProfileInput input = copy_input(csv);
-    input.model = {16384.0 * 8192, 2.0 * 16384 * 8192 + 4.0 * 16384};
+    input.model = {16384.0 * 16384, 2.0 * 16384 * 16384 + 4.0 * 16384};
     auto r = build_profile_report(input);
     CHECK(r.binding.rfind("L1 bandwidth binds", 0) == 0);
     CHECK(contains(r.binding, "replayed accesses"));
@@ -295,7 +295,7 @@ TEST_CASE("the causes the counters show, per fixture", "[profile][diagnose]") {
     auto copy = build_profile_report(copy_input(parse_fixture("copy_vectorized_raw.csv")));
     CHECK(causes_shown(copy) == std::vector<std::string>{"at_roof"});
     auto conflicted_input = copy_input(parse_fixture("row_sum_bank_conflict_raw.csv"));
-    conflicted_input.model = {16384.0 * 8192, 2.0 * 16384 * 8192 + 4.0 * 16384};
+    conflicted_input.model = {16384.0 * 16384, 2.0 * 16384 * 16384 + 4.0 * 16384};
     auto conflicted = causes_shown(build_profile_report(conflicted_input));
     CHECK(std::find(conflicted.begin(), conflicted.end(), "bank_conflicts") != conflicted.end());
     auto chain_input = copy_input(parse_fixture("fma_latency_raw.csv"));
