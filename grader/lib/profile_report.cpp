@@ -359,7 +359,7 @@ nlohmann::json profile_json(const ProfileReport& r) {
 std::string profile_svg(const ProfileReport& r) {
     SvgCanvas c;
     const double left = 80, top = 50, width = 560, height = 320;
-    c.text(left, 24, fmt::format("{} at {} on {}", r.target, r.shape, r.gpu), 15, "start", "font-weight=\"bold\"");
+    c.text(left, 24, fmt::format("{} at {} on {}", r.target, r.shape, r.gpu), 15);
     const char* colors[] = {"#1f77b4", "#2ca02c", "#9467bd", "#d62728"};
     if (r.model.flops <= 0 || r.time_s <= 0) {
         // No FLOPs: each level's achieved bandwidth as a bar against its roof.

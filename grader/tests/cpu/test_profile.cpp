@@ -285,10 +285,18 @@ TEST_CASE("compute-sanitizer's findings are read as file:line, the student's fil
     CHECK_FALSE(is_sanitizer_tool("leakcheck"));
 }
 
-TEST_CASE("run --sanitize refuses an unknown tool and says which exist", "[profile][sanitize][cli]") {
+TEST_CASE("run --sanitize refuses an unknown tool and a missing sanitizer", "[profile][sanitize][cli]") {
     auto r = run_cli(course_flags() + " run 01-memory-roof/copy_naive_fp32 --no-build --sanitize leakcheck");
     CHECK(r.exit_code == 2);
     CHECK(contains(r.err, "memcheck, racecheck, synccheck or initcheck"));
+    TempDir dir;
+    std::string command = "env ROOFLINE_COMPUTE_SANITIZER=/nonexistent/cs " + shell_quote(ROOFLINE_CLI) + " " +
+                          course_flags() + " run 01-memory-roof/copy_naive_fp32 --no-build --sanitize > " +
+                          shell_quote((dir / "out").string()) + " 2>&1";
+    int status = std::system(command.c_str());
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 10);
+    CHECK(contains(read_file(dir / "out"), "ROOFLINE_COMPUTE_SANITIZER is set to /nonexistent/cs"));
 }
 
 TEST_CASE("the causes the counters show, per fixture", "[profile][diagnose]") {
