@@ -120,8 +120,9 @@ run sanitize-racecheck-solution-row_sum 40 "${roofline[@]}" run $lab/row_sum_ban
   --sanitize racecheck
 
 {
-  echo "scripts/device/profile.sh on $(date -u +%FT%TZ), $(head -1 "$out/ncu/versions.txt" 2>/dev/null)"
-  grep -m1 -i "version" "$out/ncu/versions.txt" 2>/dev/null
+  echo "scripts/device/profile.sh on $(date -u +%FT%TZ)"
+  echo "ncu: $(ncu --version 2>/dev/null | tail -1 || true); compute-sanitizer: $(compute-sanitizer --version 2>/dev/null | tail -1 || true)"
+  echo "GPU: $(nvidia-smi -L 2>/dev/null | head -1 || true)"
   printf '%s\n' "${summary[@]}"
   echo "total ${SECONDS}s; logs in $out; ncu tables and reports in $out/ncu/"
 } > "$out/summary.txt"
