@@ -45,13 +45,14 @@ function(roofline_add_lab lab)
     endif()
     set(target "${kind}-${lab}")
     # The kernel files as objects of their own, so that the grader can read their
-    # symbols (lib/symbol_check.hpp) before it runs them.
+    # symbols (lib/symbol_check.hpp) before it runs them. grader/include is the only
+    # grader folder they see: what a kernel file may include is there (roofline/*.cuh).
     add_library(${target}-kernels OBJECT ${kernels})
-    target_link_libraries(${target}-kernels PRIVATE roofline_problems ${ARG_LIBRARIES})
+    target_link_libraries(${target}-kernels PRIVATE ${ARG_LIBRARIES})
+    target_include_directories(${target}-kernels PRIVATE "${PROJECT_SOURCE_DIR}/grader/include")
     # Source lines in the machine code, for `roofline run --sanitize` (file:line of a finding)
     # and ncu's source view; it changes no instruction.
     target_compile_options(${target}-kernels PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>")
-    target_include_directories(${target}-kernels PRIVATE "${PROJECT_SOURCE_DIR}/grader/problems")
     add_executable(${target} $<TARGET_OBJECTS:${target}-kernels>)
     target_link_libraries(${target} PRIVATE roofline_lab_main roofline_problems ${ARG_LIBRARIES})
     set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/labs" LINKER_LANGUAGE CXX)

@@ -2,6 +2,8 @@
 // then for each chosen GPU prints the two time floors, the attainable rate and
 // the regime, as text with bars or as JSON.
 #include "command.hpp"
+#include "elementwise/model.hpp"
+#include "gemm/model.hpp"
 #include "hardware.hpp"
 #include "input_error.hpp"
 #include "number_flags.hpp"
@@ -80,7 +82,7 @@ Described describe_workload(const CalcOptions& o, Dtype dtype) {
         if (dims.size() != 3 || o.gemm.back() == ',') {
             throw InputError(fmt::format("--gemm: '{}' must be N or M,N,K", o.gemm));
         }
-        auto work = gemm_workload(dims[0], dims[1], dims[2], dtype);
+        auto work = gemm::work_of(dims[0], dims[1], dims[2], dtype_bytes(dtype));  // the scorer's formula
         require_fits(work, "--gemm", o.gemm);
         return {work,
                 fmt::format("GEMM {:.0f} x {:.0f} x {:.0f} (M x N x K), {}", dims[0], dims[1], dims[2], dtype_name(dtype)),
@@ -90,7 +92,8 @@ Described describe_workload(const CalcOptions& o, Dtype dtype) {
         if (o.reads + o.writes <= 0) {
             throw InputError("--reads/--writes: an elementwise op reads or writes something; give one of them >= 1");
         }
-        auto work = elementwise_workload(*o.elementwise_n, o.reads, o.writes, o.flops_per_element, dtype);
+        auto work =
+            elementwise::work_of(*o.elementwise_n, o.reads, o.writes, o.flops_per_element, dtype_bytes(dtype));
         require_fits(work, "--elementwise", fmt::format("{:.0f}", *o.elementwise_n));
         return {work,
                 fmt::format("elementwise, {:.0f} elements, {:.0f} reads + {:.0f} writes each, {:g} FLOP each, {}",

@@ -92,9 +92,14 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
     if (!verify_only) log_read = load_log(make_request(context, f, lab_id, targets.front().second, false).log);
     LabSession session(ws.lab_executable(lab_id, f.solutions),
                        std::filesystem::temp_directory_path() / fmt::format("roofline-{}-{}", ::getpid(), lab_id));
+    // A second process of the same program for the watched re-runs: it never times (grade.hpp).
+    LabSession watch_session(ws.lab_executable(lab_id, f.solutions),
+                             std::filesystem::temp_directory_path() /
+                                 fmt::format("roofline-{}-{}-watch", ::getpid(), lab_id));
     for (const auto& [lab, variant] : targets) {
         auto request = make_request(context, f, lab, variant, verify_only);
         request.session = &session;
+        request.watch_session = &watch_session;
         if (log_read) request.log_read = &*log_read;
         request.build = request.build && !built;  // one build serves every variant of the lab
         auto outcome = grade_variant(ws, request);

@@ -1,7 +1,7 @@
 // main() of every lab executable (lab-NN-name, solution-NN-name). It verifies
 // and times one variant and writes a JSON result file. `roofline` runs it with
-// --serve, as one child process for a whole lab (lab_session.hpp): one job (the
-// arguments of a single run, as a JSON array) per line on stdin. Run by hand:
+// --serve, as one child process for a whole lab (lab_session.hpp): one job
+// (protocol/lab_job.hpp, a JSON object) per line on stdin. Run by hand:
 //   build/labs/lab-01-memory-roof --list
 //   build/labs/lab-01-memory-roof --variant copy_naive_fp32 --mode verify --verify-shape n=1000 --result -
 // `--mode once` launches the variant once per shape between cudaProfilerStart and
@@ -12,6 +12,8 @@
 #include "launch_watch.hpp"
 #include "measure.cuh"
 #include "registry.hpp"
+
+#include "lab_job.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cuda_profiler_api.h>
@@ -30,22 +32,12 @@
 #include <sstream>
 
 using namespace roofline::harness;
+using roofline::protocol::Job;
+using roofline::protocol::JobMode;
+using roofline::protocol::JobStatus;
 using nlohmann::json;
 
 namespace {
-
-struct Options {
-    bool device_info = false;  // only report the device (or why there is none)
-    std::string variant;
-    std::string mode = "verify";  // verify: correctness only; grade: verify, time, verify again;
-                                  // once: one unwatched launch per shape, inside a profiler range
-    std::vector<std::string> verify_shapes;
-    std::string timed_shape;
-    std::uint64_t seed = 1;
-    Tolerance tolerance{0, 1e-6, 1e-6};
-    MeasureConfig measure;
-    std::string result_path = "-";
-};
 
 Shape parse_shape(const std::string& text) {
     Shape shape;
@@ -175,15 +167,78 @@ json check_once(Problem& problem, InputGuard& guard, const Shape& shape, std::ui
             {"launched", watch ? to_json(launched) : json(nullptr)}};
 }
 
-int run(const Options& options, json& result) {
-    const VariantEntry* entry = find_variant(options.variant);
+Tolerance tolerance_of(const Job& job) { return {job.atol, job.rtol, job.max_rel_l2}; }
+
+MeasureConfig measure_config_of(const Job& job) {
+    MeasureConfig config;
+    config.min_samples = job.min_samples;
+    config.max_samples = job.max_samples;
+    config.target_rse = job.target_rse;
+    config.time_cap_s = job.time_cap_s;
+    config.flush_l2 = job.flush_l2;
+    config.launch_timeout_s = job.launch_timeout_s;
+    return config;
+}
+
+void set_status(json& result, JobStatus status) { result["status"] = status; }
+
+// The timed launches again, watched: what the GPU ran while the variant was timed, in
+// a process that is not timing (the grade job's process never watches). Warm L2, no
+// flush kernel in the window; stops after `launches` or about a second.
+json replay_watched(Problem& problem, const Job& job, cudaStream_t stream) {
+    struct Events {
+        cudaEvent_t begin = nullptr, end = nullptr;
+        Events() {
+            CUDA_CHECK(cudaEventCreate(&begin));
+            CUDA_CHECK(cudaEventCreate(&end));
+        }
+        ~Events() {
+            cudaEventDestroy(begin);
+            cudaEventDestroy(end);
+        }
+    } events;
+    stage(fmt::format("replaying {} timed launches, watched", job.replay_launches));
+    std::vector<double> times_s;
+    double spent_s = 0;
+    LaunchWatch::instance().start(stream);
+    for (int i = 0; i < std::max(1, job.replay_launches) && (i < 3 || spent_s < 1.0); ++i) {
+        CUDA_CHECK(cudaEventRecord(events.begin, stream));
+        problem.launch_variant(stream);
+        CUDA_CHECK(cudaGetLastError());
+        CUDA_CHECK(cudaEventRecord(events.end, stream));
+        wait_for_stream(stream, job.launch_timeout_s);
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, events.begin, events.end));
+        times_s.push_back(ms * 1e-3);
+        spent_s += ms * 1e-3;
+    }
+    auto launched = LaunchWatch::instance().stop();
+    std::sort(times_s.begin(), times_s.end());
+    return {{"shape", *job.timed_shape},
+            {"when", "replaying the timed launches"},
+            {"launches", times_s.size()},
+            {"median_s", times_s[times_s.size() / 2]},
+            {"launched", to_json(launched)}};
+}
+
+int run(const Job& job, json& result) {
+    const VariantEntry* entry = find_variant(job.variant);
     if (!entry) {
-        result["status"] = "unknown_variant";
+        set_status(result, JobStatus::unknown_variant);
         std::vector<std::string> names;
         for (const auto& e : registered_variants()) names.push_back(e.name);
         result["message"] = fmt::format("no variant '{}' is registered in this executable; registered: {}",
-                                        options.variant, fmt::join(names, ", "));
+                                        job.variant, fmt::join(names, ", "));
         return 2;
+    }
+    // CUPTI, once attached, slows every later launch of the process, detached or not (H200 runs
+    // 33-35: lab 00's graph rung 489 us alone, 659 us after one watched launch). The grader
+    // keeps a process for watching and another for timing; this keeps them apart.
+    if (job.mode == JobMode::grade && LaunchWatch::instance().ever_started()) {
+        set_status(result, JobStatus::error);
+        result["message"] = "this lab program has watched launches (CUPTI) and will not time any more; the grader "
+                            "must send grade jobs to a program that never watches";
+        return 4;
     }
     result["problem"] = entry->problem;
     result["dtype"] = entry->dtype;
@@ -201,47 +256,50 @@ int run(const Options& options, json& result) {
     auto problem = entry->make();
     InputGuard guard;
     result["checks"] = json::array();
-    std::uint64_t seed = options.seed;
+    std::uint64_t seed = job.seed;
+    // once: unwatched (ncu and compute-sanitizer need the profiling interface to themselves).
+    const bool watch = job.mode != JobMode::grade && job.mode != JobMode::once;
+    const bool profiled = job.mode == JobMode::once;
+    const auto tolerance = tolerance_of(job);
 
-    // Watched (launch_watch.hpp): every check of a correctness run; in a grading, only the
-    // check after timing (and the peer), at the timed shape, so that the timing comes before
-    // CUPTI first touches the program: once attached, even detached again, it slows later
-    // launches (H200 runs 33-35: lab 00's graph rung 489 us alone, 659 us after a window).
-    auto verify_all = [&](const std::vector<std::string>& shapes, const std::string& when) {
-        for (std::size_t i = 0; i < shapes.size(); ++i) {
-            const auto& text = shapes[i];
-            bool watch = options.mode == "verify";
-            auto shape = parse_shape(text);
+    auto verify_all = [&](const std::vector<Shape>& shapes, const std::string& when) {
+        for (const auto& shape : shapes) {
             stage("setup " + shape_text(shape));
             problem->setup(shape);
-            auto check = check_once(*problem, guard, shape, seed++, when, options.tolerance,
-                                    options.measure.launch_timeout_s, watch, stream, options.mode == "once");
+            auto check = check_once(*problem, guard, shape, seed++, when, tolerance, job.launch_timeout_s, watch, stream,
+                                    profiled);
             result["checks"].push_back(check);
             if (!check["report"]["passed"].get<bool>()) return false;
         }
         return true;
     };
 
-    std::vector<std::string> shapes = options.verify_shapes;
-    if (options.mode != "verify" && !options.timed_shape.empty()) shapes.push_back(options.timed_shape);
-    if (!verify_all(shapes, options.mode == "once" ? "one profiled launch" : "before timing")) {
-        result["status"] = "incorrect";
+    std::vector<Shape> shapes = job.verify_shapes;
+    bool timed = job.mode == JobMode::grade || job.mode == JobMode::watch;
+    if (timed) shapes.push_back(*job.timed_shape);  // the last check sets up the timed shape
+    if (profiled && job.timed_shape) shapes.push_back(*job.timed_shape);
+    if (!verify_all(shapes, profiled ? "one profiled launch" : "before timing")) {
+        set_status(result, JobStatus::incorrect);
         return 1;
     }
-    if (options.mode == "grade") {
-        // The timed shape is set up by the last check above.
-        stage("timing " + options.timed_shape);
-        auto measured = measure_interleaved(
-            {{"variant", [&](cudaStream_t s) { problem->launch_variant(s); }},
-             {"peer", [&](cudaStream_t s) { problem->launch_peer(s); }}},
-            options.measure, stream);
-        // The inputs the timed launches read are still those of the last check.
-        auto timing_changes = guard.changes(problem->inputs(), stream);
+    if (job.mode == JobMode::watch) {
+        result["checks"].push_back(replay_watched(*problem, job, stream));
+        stage("the peer once, watched");
         // The peer alone, watched once: its time must be the library's own work.
         LaunchWatch::instance().start(stream);
         problem->launch_peer(stream);
-        wait_for_stream(stream, options.measure.launch_timeout_s);
+        wait_for_stream(stream, job.launch_timeout_s);
         result["peer_launched"] = to_json(LaunchWatch::instance().stop());
+        result["watch_seconds"] = LaunchWatch::instance().seconds_spent();  // this process's total so far
+    }
+    if (job.mode == JobMode::grade) {
+        stage("timing " + shape_text(*job.timed_shape));
+        auto measured = measure_interleaved(
+            {{"variant", [&](cudaStream_t s) { problem->launch_variant(s); }},
+             {"peer", [&](cudaStream_t s) { problem->launch_peer(s); }}},
+            measure_config_of(job), stream);
+        // The inputs the timed launches read are still those of the last check.
+        auto timing_changes = guard.changes(problem->inputs(), stream);
         result["timing"] = {{"variant", to_json(measured.stats[0])},
                             {"peer", to_json(measured.stats[1])},
                             {"cross_check", to_json(measured.cross_checks)},
@@ -254,29 +312,28 @@ int run(const Options& options, json& result) {
         if (!timing_changes.empty()) {
             VerifyReport report;
             report.verdict = describe_changes(timing_changes) + " (while it was timed)";
-            result["checks"].push_back({{"shape", parse_shape(options.timed_shape)},
+            result["checks"].push_back({{"shape", *job.timed_shape},
                                         {"when", "during timing"},
                                         {"report", to_json(report)},
                                         {"inputs_changed", to_json(timing_changes)}});
-            result["status"] = "incorrect";
+            set_status(result, JobStatus::incorrect);
             return 1;
         }
         if (auto disagreement = timing_disagreement(measured.cross_checks, {"variant", "peer"})) {
-            result["status"] = "timing_refused";
+            set_status(result, JobStatus::timing_refused);
             result["message"] = *disagreement;
             return 1;
         }
         // New inputs after timing: a kernel that replays a cached answer fails here.
-        auto check = check_once(*problem, guard, parse_shape(options.timed_shape), seed++, "after timing",
-                                options.tolerance, options.measure.launch_timeout_s, true, stream);
+        auto check = check_once(*problem, guard, *job.timed_shape, seed++, "after timing", tolerance,
+                                job.launch_timeout_s, false, stream);
         result["checks"].push_back(check);
         if (!check["report"]["passed"].get<bool>()) {
-            result["status"] = "incorrect";
+            set_status(result, JobStatus::incorrect);
             return 1;
         }
     }
-    result["status"] = "ok";
-    result["watch_seconds"] = LaunchWatch::instance().seconds_spent();  // this process's total so far
+    set_status(result, JobStatus::ok);
     return 0;
 }
 
@@ -294,86 +351,104 @@ void write_result(const json& result, const std::string& path) {
     std::filesystem::rename(temporary, path);
 }
 
-void add_job_options(CLI::App& app, Options& options) {
-    app.add_flag("--device-info", options.device_info, "only write the device this program sees, or why there is none");
-    app.add_option("--variant", options.variant, "variant name, as in lab.yaml");
-    app.add_option("--mode", options.mode,
-                   "verify (correctness only), grade (verify, time, verify again) or once (one unwatched launch per "
-                   "shape inside cudaProfilerStart/Stop, then verified: for ncu and compute-sanitizer)")
-        ->check(CLI::IsMember({"verify", "grade", "once"}));
-    app.add_option("--verify-shape", options.verify_shapes, "a shape to verify on, e.g. n=1000 or m=64,n=64,k=64");
-    app.add_option("--timed-shape", options.timed_shape, "the shape to time (grade mode)");
-    app.add_option("--seed", options.seed, "first random seed; each check uses the next one");
-    app.add_option("--atol", options.tolerance.atol);
-    app.add_option("--rtol", options.tolerance.rtol);
-    app.add_option("--max-rel-l2", options.tolerance.max_rel_l2);
-    app.add_option("--min-samples", options.measure.min_samples);
-    app.add_option("--max-samples", options.measure.max_samples);
-    app.add_option("--target-rse", options.measure.target_rse);
-    app.add_option("--time-cap-s", options.measure.time_cap_s);
-    app.add_option("--launch-timeout-s", options.measure.launch_timeout_s,
+// The flags of a run by hand, filling the same Job the grader sends with --serve.
+struct HandFlags {
+    bool device_info = false;
+    std::string mode = "verify";
+    std::vector<std::string> verify_shapes;
+    std::string timed_shape;
+};
+
+void add_job_options(CLI::App& app, Job& job, HandFlags& flags) {
+    app.add_flag("--device-info", flags.device_info, "only write the device this program sees, or why there is none");
+    app.add_option("--variant", job.variant, "variant name, as in lab.yaml");
+    app.add_option("--mode", flags.mode,
+                   "verify (correctness only), grade (verify, time, verify again), watch (what the GPU ran) or "
+                   "once (one unwatched launch per shape inside cudaProfilerStart/Stop, then verified: for ncu and "
+                   "compute-sanitizer)")
+        ->check(CLI::IsMember({"verify", "grade", "watch", "once"}));
+    app.add_option("--verify-shape", flags.verify_shapes, "a shape to verify on, e.g. n=1000 or m=64,n=64,k=64");
+    app.add_option("--timed-shape", flags.timed_shape, "the shape to time (grade and watch modes; once: one more shape)");
+    app.add_option("--seed", job.seed, "first random seed; each check uses the next one");
+    app.add_option("--atol", job.atol);
+    app.add_option("--rtol", job.rtol);
+    app.add_option("--max-rel-l2", job.max_rel_l2);
+    app.add_option("--min-samples", job.min_samples);
+    app.add_option("--max-samples", job.max_samples);
+    app.add_option("--target-rse", job.target_rse);
+    app.add_option("--time-cap-s", job.time_cap_s);
+    app.add_option("--launch-timeout-s", job.launch_timeout_s,
                    "a kernel launch still running after this many seconds is a hang (0: wait for ever)");
-    app.add_flag("!--no-flush", options.measure.flush_l2, "do not flush the L2 before each sample");
-    app.add_option("--result", options.result_path, "where to write the JSON result ('-' for stdout)");
+    app.add_flag("!--no-flush", job.flush_l2, "do not flush the L2 before each sample");
+    app.add_option("--replay-launches", job.replay_launches, "watch mode: how many timed launches to replay");
+    app.add_option("--result", job.result_path, "where to write the JSON result ('-' for stdout)");
 }
 
-// What a job's arguments lack, or nothing.
-const char* usage_error(const Options& options) {
-    if (options.device_info) return nullptr;
-    if (options.variant.empty() || (options.mode == "grade" && options.timed_shape.empty())) {
-        return "--variant is required, and --timed-shape in grade mode (see --help)";
+Job job_from_flags(Job job, const HandFlags& flags) {
+    job.mode = flags.device_info ? JobMode::device_info : json(flags.mode).get<JobMode>();
+    for (const auto& text : flags.verify_shapes) job.verify_shapes.push_back(parse_shape(text));
+    if (!flags.timed_shape.empty()) job.timed_shape = parse_shape(flags.timed_shape);
+    return job;
+}
+
+// What a job lacks, or nothing.
+const char* usage_error(const Job& job) {
+    if (job.mode == JobMode::device_info) return nullptr;
+    bool needs_timed = job.mode == JobMode::grade || job.mode == JobMode::watch;
+    if (job.variant.empty() || (needs_timed && !job.timed_shape)) {
+        return "--variant is required, and --timed-shape in grade and watch modes (see --help)";
     }
     return nullptr;
 }
 
 // One job: the result's status says how it went; the return value is the exit code.
-int run_job(const Options& options, json& result) {
-    result = {{"variant", options.variant}, {"mode", options.mode}};
+int run_job(const Job& job, json& result) {
+    result = {{"variant", job.variant}, {"mode", job.mode}};
     // A hung kernel cannot be stopped: report it and end here, skipping the destructors.
-    set_hang_handler([&result, &options](double limit_s) {
-        result["status"] = "hang";
+    set_hang_handler([&result, &job](double limit_s) {
+        set_status(result, JobStatus::hang);
         result["message"] = fmt::format("a kernel was still running {:g} s after its launch, during '{}'", limit_s,
                                         last_stage());
         ::close(STDIN_FILENO);  // with --serve, the parent's next job goes to a fresh program
-        write_result(result, options.result_path);
+        write_result(result, job.result_path);
         std::fflush(nullptr);
-        std::_Exit(5);
+        std::_Exit(roofline::protocol::exit_code_of(JobStatus::hang));
     });
-    if (options.device_info) {
+    if (job.mode == JobMode::device_info) {
         int count = 0;
         cudaError_t status = cudaGetDeviceCount(&count);
         if (status != cudaSuccess || count == 0) {
-            result["status"] = "no_device";
+            set_status(result, JobStatus::no_device);
             result["message"] = status != cudaSuccess ? cudaGetErrorString(status) : "no CUDA device found";
             return 4;
         }
         try {
             result["device"] = device_info();
         } catch (const CudaError& e) {
-            result["status"] = "no_device";
+            set_status(result, JobStatus::no_device);
             result["message"] = e.what();
             return 4;
         }
-        result["status"] = "ok";
+        set_status(result, JobStatus::ok);
         return 0;
     }
-    if (const char* error = usage_error(options)) {
-        result["status"] = "error";
+    if (const char* error = usage_error(job)) {
+        set_status(result, JobStatus::error);
         result["message"] = error;
         return 2;
     }
     try {
-        return run(options, result);
+        return run(job, result);
     } catch (const CudaError& e) {
-        result["status"] = "cuda_error";
+        set_status(result, JobStatus::cuda_error);
         result["message"] = e.what();
         return 3;
     } catch (const std::invalid_argument& e) {
-        result["status"] = "bad_shape";
+        set_status(result, JobStatus::bad_shape);
         result["message"] = e.what();
         return 2;
     } catch (const std::exception& e) {
-        result["status"] = "error";
+        set_status(result, JobStatus::error);
         result["message"] = e.what();
         return 4;
     }
@@ -385,24 +460,20 @@ int serve() {
     std::string line;
     while (std::getline(std::cin, line)) {
         if (line.empty()) continue;
-        Options options;
+        Job job;
         try {
-            auto arguments = json::parse(line).get<std::vector<std::string>>();
-            CLI::App app;
-            add_job_options(app, options);
-            std::reverse(arguments.begin(), arguments.end());  // CLI11 takes them last first
-            app.parse(arguments);
+            job = json::parse(line).get<Job>();
         } catch (const std::exception& e) {
             std::fprintf(stderr, "error: a job line the lab program cannot read (%s): %s\n", e.what(), line.c_str());
             return 2;
         }
         json result;
-        int code = run_job(options, result);
-        bool ending = result["status"] == "cuda_error";
+        int code = run_job(job, result);
+        bool ending = result["status"] == JobStatus::cuda_error;
         // Stdin closed before the result exists: the parent's next job is refused at once
         // (and goes to a fresh program) rather than sent to one that is exiting.
         if (ending) ::close(STDIN_FILENO);
-        write_result(result, options.result_path);
+        write_result(result, job.result_path);
         if (ending) return code;
     }
     return 0;
@@ -413,11 +484,12 @@ int serve() {
 int main(int argc, char** argv) {
     CLI::App app{"A lab executable of the roofline course: verifies and times one registered variant.\n"
                  "Normally started by `roofline grade` or `roofline run`."};
-    Options options;
+    Job job;
+    HandFlags flags;
     bool list = false, serve_jobs = false;
     app.add_flag("--list", list, "print the registered variants as JSON and exit");
-    app.add_flag("--serve", serve_jobs, "run jobs read from stdin, one JSON array of these arguments per line");
-    add_job_options(app, options);
+    app.add_flag("--serve", serve_jobs, "run jobs read from stdin, one JSON object (protocol/lab_job.hpp) per line");
+    add_job_options(app, job, flags);
     CLI11_PARSE(app, argc, argv);
 
     if (list) {
@@ -429,12 +501,18 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (serve_jobs) return serve();
-    if (const char* error = usage_error(options)) {
+    try {
+        job = job_from_flags(job, flags);
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return 2;
+    }
+    if (const char* error = usage_error(job)) {
         std::cerr << "error: " << error << "\n";
         return 2;
     }
     json result;
-    int code = run_job(options, result);
-    write_result(result, options.result_path);
+    int code = run_job(job, result);
+    write_result(result, job.result_path);
     return code;
 }

@@ -75,6 +75,7 @@ struct Stopwatch {
 
 void LaunchWatch::start(cudaStream_t expected) {
     Stopwatch timing{seconds_spent_};
+    ever_started_ = true;
     if (!initialized) {
         initialized = true;
         CUptiResult status = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
@@ -113,11 +114,6 @@ WatchedWork LaunchWatch::stop() {
     if (watched) {
         cuptiActivityFlushAll(1);  // delivers the window's records to buffer_completed
         for (auto kind : kKinds) cuptiActivityDisable(kind);
-        // Detach CUPTI until the next window. Attached, even with every kind disabled, it
-        // slowed each launch by ~1 us on the H200 (run 33: lab 00's 512 launches 2.2 ->
-        // 2.9 ms, its graph 492 -> 842 us), and the timed launches come after this.
-        cuptiFinalize();
-        initialized = false;
     }
     std::lock_guard lock(watch_mutex);
     WatchedWork work = recording ? *recording : WatchedWork{};

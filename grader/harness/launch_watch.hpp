@@ -5,10 +5,11 @@
 // the work was the submission's own. Function pointers, dlsym and libraries cannot
 // hide a kernel from this: it sees what the GPU ran, not what the code called.
 //
-// The watch is on only around launches that are not timed (the verification runs
-// and one run of the peer), since recording activity costs time per kernel, and
-// CUPTI is detached (cuptiFinalize) after each window: merely attached, it slows
-// every launch.
+// A process that watches never times: once CUPTI has attached, every later launch
+// of the process is slower, even after cuptiFinalize (H200, 2026-11-30: lab 00's
+// graph rung 489 us alone, 659 us after one window). The grader sends watch jobs
+// and grade jobs to two different lab programs (protocol/lab_job.hpp), so CUPTI
+// stays attached here from the first window on.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -36,9 +37,12 @@ public:
     WatchedWork stop();
     // Seconds this process has spent in start() and stop(): the record's own cost.
     double seconds_spent() const { return seconds_spent_; }
+    // Whether start() ever ran in this process: a grade job refuses to time then.
+    bool ever_started() const { return ever_started_; }
 
 private:
     double seconds_spent_ = 0;
+    bool ever_started_ = false;
     LaunchWatch() = default;
 };
 

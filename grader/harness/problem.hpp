@@ -1,7 +1,8 @@
 // What the lab executable knows about one problem family (copy, GEMM, ...):
 // how to make inputs, how to check a variant's output against a trusted
 // reference, and what the peer is (cudaMemcpy, cuBLAS). The FLOP and byte
-// model lives beside it (model.hpp) and is used by the grader, not in here.
+// model lives beside it (problems/NAME/model.hpp, through the family's
+// descriptor family.cpp) and is used by the grader, not in here.
 // One Problem object holds one variant's launch function.
 #pragma once
 #include "input_guard.cuh"

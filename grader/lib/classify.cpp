@@ -1,5 +1,7 @@
 #include "classify.hpp"
 
+#include "elementwise/model.hpp"
+#include "gemm/model.hpp"
 #include "input_error.hpp"
 #include "units.hpp"
 #include "yaml_fields.hpp"
@@ -28,9 +30,8 @@ std::string_view op_kind_name(OpKind kind) {
 Workload workload_of(const Operation& op) {
     double size = dtype_bytes(op.dtype);
     switch (op.kind) {
-        case OpKind::gemm: return gemm_workload(op.m, op.n, op.k, op.dtype);
-        case OpKind::elementwise:
-            return elementwise_workload(op.count, op.reads, op.writes, op.flops_per_element, op.dtype);
+        case OpKind::gemm: return gemm::work_of(op.m, op.n, op.k, size);
+        case OpKind::elementwise: return elementwise::work_of(op.count, op.reads, op.writes, op.flops_per_element, size);
         case OpKind::raw: return {op.flops, op.bytes};
         case OpKind::attention: {
             double pairs = op.batch * op.heads;  // independent (batch, head) problems

@@ -1,11 +1,9 @@
 #include "dtype.hpp"
 
 #include "input_error.hpp"
+#include "name_match.hpp"
 
 #include <fmt/format.h>
-
-#include <algorithm>
-#include <cctype>
 
 namespace roofline {
 
@@ -25,12 +23,7 @@ std::string_view dtype_name(Dtype dtype) {
 // Case-insensitive, as hardware ids are: BF16 and bf16 are the same format.
 std::optional<Dtype> parse_dtype(std::string_view name) {
     for (auto dtype : all_dtypes) {
-        auto known = dtype_name(dtype);
-        bool same = known.size() == name.size() &&
-                    std::equal(known.begin(), known.end(), name.begin(), [](char a, char b) {
-                        return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-                    });
-        if (same) return dtype;
+        if (same_name_ignoring_case(dtype_name(dtype), name)) return dtype;
     }
     return std::nullopt;
 }

@@ -5,6 +5,7 @@
 #include "exit_code.hpp"
 #include "hardware.hpp"
 #include "input_error.hpp"
+#include "lab_job.hpp"
 #include "lab_session.hpp"
 #include "own_work.hpp"
 #include "report.hpp"
@@ -28,35 +29,38 @@ namespace roofline {
 
 namespace {
 
-// The lab program's arguments for one job, up to the shapes.
-std::vector<std::string> lab_command(const LabSpec& lab, const VariantSpec& variant, const std::string& mode,
-                                     std::uint64_t seed, const std::filesystem::path& result_file, double time_cap_s) {
+// One job for the lab program, up to the shapes.
+protocol::Job lab_job(const LabSpec& lab, const VariantSpec& variant, protocol::JobMode mode, std::uint64_t seed,
+                      const std::filesystem::path& result_file, double time_cap_s) {
     const auto& tol = lab.tolerance_for(variant);
-    return {"--variant", variant.name,
-            "--mode", mode,
-            "--seed", std::to_string(seed),
-            "--atol", fmt::format("{:g}", tol.atol),
-            "--rtol", fmt::format("{:g}", tol.rtol),
-            "--max-rel-l2", fmt::format("{:g}", tol.max_rel_l2),
-            "--time-cap-s", fmt::format("{:g}", time_cap_s),
-            "--launch-timeout-s", fmt::format("{:g}", lab.launch_timeout_s),
-            "--result", result_file.string()};
+    protocol::Job job;
+    job.mode = mode;
+    job.variant = variant.name;
+    job.seed = seed;
+    job.atol = tol.atol;
+    job.rtol = tol.rtol;
+    job.max_rel_l2 = tol.max_rel_l2;
+    job.time_cap_s = time_cap_s;
+    job.launch_timeout_s = lab.launch_timeout_s;
+    job.result_path = result_file.string();
+    return job;
 }
 
-std::vector<std::string> child_arguments(const GradeRequest& request, const LabSpec& lab, const VariantSpec& variant,
-                                         std::uint64_t seed, const std::filesystem::path& result_file,
-                                         std::string* skipped) {
-    auto argv = lab_command(lab, variant, request.verify_only ? "verify" : "grade", seed, result_file, 2);
+// The variant's verify shapes (those its divisibility allows; `skipped` says which not)
+// and, but for a correctness-only run, its timed shape.
+protocol::Job variant_job(const LabSpec& lab, const VariantSpec& variant, protocol::JobMode mode, std::uint64_t seed,
+                          const std::filesystem::path& result_file, std::string* skipped) {
+    auto job = lab_job(lab, variant, mode, seed, result_file, 2);
     for (const auto& shape : lab.verify_shapes_for(variant)) {
         if (auto refusal = lab.shape_refusal(variant, shape)) {
             *skipped += "  note: " + *refusal + "\n";
             continue;
         }
-        argv.insert(argv.end(), {"--verify-shape", shape_text(shape)});
+        job.verify_shapes.push_back(shape);
     }
-    if (request.verify_only) argv.insert(argv.end(), {"--verify-shape", shape_text(variant.timed)});
-    else argv.insert(argv.end(), {"--timed-shape", shape_text(variant.timed)});
-    return argv;
+    if (mode == protocol::JobMode::verify) job.verify_shapes.push_back(variant.timed);
+    else job.timed_shape = variant.timed;
+    return job;
 }
 
 // Lab 00's size sweep: the variant timed at n / d for each of the lab's divisors
@@ -79,9 +83,9 @@ SweepOutcome run_sweep(LabSession& session, const LabSpec& lab, const VariantSpe
             auto dir = work_dir / fmt::format("sweep-{}", divisor);
             std::filesystem::create_directories(dir);
             auto result = dir / "result.json";
-            auto argv = lab_command(lab, variant, "grade", seed + divisor, result, 1);
-            argv.insert(argv.end(), {"--timed-shape", shape_text(shape)});
-            auto run = interpret(session.run(argv, result, lab.timeout_s), result, variant.name, lab.timeout_s);
+            auto job = lab_job(lab, variant, protocol::JobMode::grade, seed + divisor, result, 1);
+            job.timed_shape = shape;
+            auto run = interpret(session.run(job, lab.timeout_s), result, variant.name, lab.timeout_s);
             if (run.outcome != Outcome::ok) {
                 outcome.failure = run;
                 return outcome;
@@ -292,22 +296,51 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     }
     GradeContext context{target, device->name, request.solutions ? "solutions" : "labs", edited};
 
-    // 5-6. Run: verify, measure, verify again, in the lab program.
+    // 5-6. Run: verify, measure, verify again, in the lab program. Then the same checks
+    //      and the timed launches once more, watched, in a second lab program that never
+    //      times (protocol/lab_job.hpp: CUPTI slows every later launch of a process).
     auto work_dir = std::filesystem::temp_directory_path() / fmt::format("roofline-{}-{}", ::getpid(), variant.name);
     std::filesystem::create_directories(work_dir);
     auto result_file = work_dir / "result.json";
     std::uint64_t seed = request.seed ? *request.seed : fresh_seed();
     std::string skipped;
-    auto argv = child_arguments(request, lab, variant, seed, result_file, &skipped);
-    auto run = interpret(session->run(argv, result_file, lab.timeout_s), result_file, variant.name, lab.timeout_s);
+    auto mode = request.verify_only ? protocol::JobMode::verify : protocol::JobMode::grade;
+    auto run = interpret(session->run(variant_job(lab, variant, mode, seed, result_file, &skipped), lab.timeout_s),
+                         result_file, variant.name, lab.timeout_s);
     std::string own_work_note;
+    std::optional<ReplayComparison> replay;
     if (run.outcome == Outcome::ok) {
         // The variant as the kernel file registered it must be the one lab.yaml describes.
         if (auto mismatch = registration_mismatch(run.result, variant, lab)) {
             run.outcome = Outcome::incorrect;
             run.message = fmt::format("{}: {}", variant.name, *mismatch);
+        }
+    }
+    if (run.outcome == Outcome::ok) {
+        LabRun watched = run;  // a correctness run is watched itself
+        if (!request.verify_only) {
+            std::unique_ptr<LabSession> own_watch_session;
+            LabSession* watch_session = request.watch_session;
+            if (!watch_session || watch_session->executable() != session->executable()) {
+                own_watch_session = std::make_unique<LabSession>(
+                    session->executable(), std::filesystem::temp_directory_path() /
+                                               fmt::format("roofline-{}-{}-watch", ::getpid(), variant.name));
+                watch_session = own_watch_session.get();
+            }
+            auto watch_file = work_dir / "watched.json";
+            auto job = variant_job(lab, variant, protocol::JobMode::watch, seed, watch_file, &skipped);
+            job.replay_launches = run.result["timing"]["variant"].value("count", 10);
+            watched = interpret(watch_session->run(job, lab.timeout_s), watch_file, variant.name, lab.timeout_s);
+        }
+        if (watched.outcome != Outcome::ok) {
+            watched.message = "while watched (the same checks, re-run to see what the GPU ran): " + watched.message;
+            run = watched;
         } else {
-            auto own = judge_own_work(run.result, symbols, lab.allow_calls);
+            auto own = judge_own_work(watched.result, symbols, lab.allow_calls);
+            if (own.outcome == Outcome::ok && !request.verify_only) {
+                replay = compare_replay(run.result, watched.result);
+                if (replay && replay->refused) own = {Outcome::timing_refused, replay->message, own.note};
+            }
             own_work_note = own.note;
             if (own.outcome != Outcome::ok) {
                 run.outcome = own.outcome;
@@ -411,6 +444,11 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     }
     out.json["seed"] = seed;
     out.json["profile"] = profile->id;
+    if (replay) {
+        out.json["watched_replay"] = {{"launches", replay->launches},
+                                      {"median_s", replay->watched_median_s},
+                                      {"timed_over_watched", replay->timed_median_s / replay->watched_median_s}};
+    }
     if (!own_work_note.empty()) out.json["note"] = own_work_note;
     out.gradescope = gradescope_json(lab, context, &score, nullptr);
     auto results = ws.results_dir(lab.id, request.solutions);

@@ -28,6 +28,7 @@ struct GradeRequest {
     std::optional<std::uint64_t> seed;  // empty: a fresh random seed
     bool require_prediction = true;     // false (roofline batch): grade anyway, with no prediction points
     LabSession* session = nullptr;      // the lab program all variants of `--all` share; null: one of its own
+    LabSession* watch_session = nullptr;  // the same program, a second process, for watch jobs only
     // The prediction log as read before any lab program started (`--all` reads it once, so
     // that what a variant's code writes cannot move the gate of the ones after it); null: read `log` here.
     const PredictionLog* log_read = nullptr;

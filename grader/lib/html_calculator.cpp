@@ -27,16 +27,17 @@ nlohmann::json ceiling_set(const HardwareProfile& profile, const MeasuredCeiling
             {"launch_overhead_s", launch_overhead_s}, {"peak_tflops", peaks}, {"peak_origin", origins}};
 }
 
-// The script: the model once, then the page around it. Kept in step with
-// roofline.cpp (gemm_workload, elementwise_workload, analyze, gemm_crossover_n)
-// operation by operation, so both give the same doubles.
+// The script: the model once, then the page around it. Kept in step with the
+// families' models (problems/gemm/model.hpp and problems/elementwise/model.hpp:
+// work_of) and roofline.cpp (analyze, gemm_crossover_n) operation by operation,
+// so both give the same doubles.
 constexpr const char* kScript = R"js(
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("calc-data").textContent);
   function $(id) { return document.getElementById(id); }
 
-  // ---- the model (roofline.cpp) ----
+  // ---- the model (the families' work_of, roofline.cpp) ----
   function gemmWorkload(m, n, k, bytesPer) {
     return { flops: 2.0 * m * n * k, bytes: (m * k + k * n + m * n) * bytesPer };
   }

@@ -56,10 +56,11 @@ bool LabSession::send(const std::string& line) {
     return true;
 }
 
-ChildRun LabSession::run(const std::vector<std::string>& arguments, const fs::path& result_file, double timeout_s) {
+ChildRun LabSession::run(const protocol::Job& job, double timeout_s) {
     ChildRun run;
+    const fs::path result_file = job.result_path;
     fs::remove(result_file);
-    auto line = nlohmann::json(arguments).dump() + "\n";
+    auto line = nlohmann::json(job).dump() + "\n";
     // A program that ended after the last job (a CUDA error ends it) is started
     // again; so is one that died between two jobs and refuses this one.
     bool sent = false;
@@ -105,7 +106,10 @@ std::optional<DeviceInfo> LabSession::device(std::string* why_not, bool* failed)
                                          "(or cmake --build build)");
     }
     auto result_file = work_dir_ / "device.json";
-    auto child = run({"--device-info", "--result", result_file.string()}, result_file, 120);
+    protocol::Job job;
+    job.mode = protocol::JobMode::device_info;
+    job.result_path = result_file.string();
+    auto child = run(job, 120);
     auto result = fs::exists(result_file) ? nlohmann::json::parse(read_file_text(result_file), nullptr, false)
                                           : nlohmann::json();
     auto status = result.is_object() ? result.value("status", std::string()) : std::string();

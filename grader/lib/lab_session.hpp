@@ -4,8 +4,8 @@
 // process at a time even on different GPUs (H200, 2026-11-29): with a process
 // per variant a grading was nearly all start-up, and two GPUs barely beat one.
 //
-// The lab program runs with --serve: it reads one job (the arguments of a
-// single run, as a JSON array) per line on stdin and writes each job's result
+// The lab program runs with --serve: it reads one job (protocol/lab_job.hpp, a
+// JSON object) per line on stdin and writes each job's result
 // file when it is done. A job that crashes, hangs past its timeout, exits, or
 // ends in a CUDA error (the program then exits: its context may be broken)
 // ends the process; the next job starts a fresh one. So a variant can only
@@ -13,6 +13,7 @@
 // batch` (ROOFLINE_SANDBOX set) the program runs in the batch's sandbox (sandbox.hpp).
 #pragma once
 #include "device_query.hpp"
+#include "lab_job.hpp"
 #include "process.hpp"
 #include "runner.hpp"
 
@@ -32,10 +33,9 @@ public:
     LabSession(const LabSession&) = delete;
     LabSession& operator=(const LabSession&) = delete;
 
-    // Runs one job (the lab program's arguments, without the program) and waits
-    // for `result_file` (the job's --result), the program's end, or `timeout_s`.
-    ChildRun run(const std::vector<std::string>& arguments, const std::filesystem::path& result_file,
-                 double timeout_s);
+    // Runs one job and waits for its result file (job.result_path), the program's
+    // end, or `timeout_s`.
+    ChildRun run(const protocol::Job& job, double timeout_s);
 
     // The GPU the program sees (asked once, with the job --device-info), or nothing
     // and why: no driver, no device, or the program could not answer. `failed` (when

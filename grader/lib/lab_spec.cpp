@@ -1,9 +1,5 @@
 #include "lab_spec.hpp"
 
-#include "elementwise/model.hpp"
-#include "fusion/model.hpp"
-#include "gemm/model.hpp"
-#include "reduction/model.hpp"
 #include "input_error.hpp"
 #include "yaml_fields.hpp"
 
@@ -15,8 +11,6 @@ namespace roofline {
 
 namespace {
 
-const std::vector<std::string> kProblems{"elementwise", "fusion", "gemm", "reduction"};
-
 Shape read_shape(const YamlView& view) {
     Shape shape;
     for (const auto& key : view.keys()) shape[key] = view.positive_int(key);
@@ -24,19 +18,12 @@ Shape read_shape(const YamlView& view) {
     return shape;
 }
 
-// The sizes each operation's shape must give, sorted.
-std::vector<std::string> op_shape_keys(const std::string& problem, const std::string& op) {
-    if (problem == "gemm") return {"k", "m", "n"};
-    if (op == "rmsnorm" || op == "row_sum") return {"cols", "rows"};
-    if (op == "gemm_bias_gelu" || op == "gemm_bare") return {"k", "m", "n"};
-    return {"n"};
-}
-
-std::vector<std::string> ops_of(const std::string& problem) {
-    if (problem == "gemm") return {"gemm", "gemm_abt"};
-    if (problem == "reduction") return {"row_sum"};
-    if (problem == "fusion") return {"chain", "rmsnorm", "gemm_bare", "gemm_bias_gelu"};
-    return {"copy", "scale", "add", "fma_chain"};
+// A family named in lab.yaml (the lab's `problem` or a variant's): one of the table's.
+const ProblemFamily& read_family(const YamlView& view) {
+    auto name = view.as_string();
+    const auto* family = find_family(name);
+    if (!family) view.fail(fmt::format("must be one of {} (got '{}')", fmt::join(family_names(), ", "), name));
+    return *family;
 }
 
 std::vector<std::string> keys_of(const Shape& shape) {
@@ -50,8 +37,8 @@ std::vector<std::string> keys_of(const Shape& shape) {
 void check_shape_keys(const YamlView& view, const Shape& shape, const std::vector<std::string>& problems) {
     std::vector<std::string> accepted;
     for (const auto& problem : problems) {
-        for (const auto& op : ops_of(problem)) {
-            auto wanted = op_shape_keys(problem, op);
+        for (const auto& op : find_family(problem)->ops) {
+            const auto& wanted = op.shape_keys;
             if (keys_of(shape) == wanted) return;
             auto text = "{" + fmt::format("{}", fmt::join(wanted, ", ")) + "}";
             if (std::find(accepted.begin(), accepted.end(), text) == accepted.end()) accepted.push_back(text);
@@ -123,60 +110,23 @@ std::optional<std::string> LabSpec::shape_refusal(const VariantSpec& v, const Sh
 std::vector<Shape> LabSpec::verify_shapes_for(const VariantSpec& v) const {
     std::vector<Shape> shapes;
     for (const auto& shape : verify) {
-        if (keys_of(shape) == op_shape_keys(v.problem, v.op)) shapes.push_back(shape);
+        if (keys_of(shape) == family_op(v.problem, v.op).shape_keys) shapes.push_back(shape);
     }
     return shapes;
 }
 
-std::optional<Workload> LabSpec::unfused_work(const VariantSpec& v, const Shape& shape) const {
-    if (v.problem != "fusion" || v.op == "gemm_bare") return std::nullopt;
-    if (v.op == "gemm_bias_gelu") {  // GEMM, then a bias kernel, then a GELU kernel
-        auto w = fusion::gemm_bias_gelu_unfused_work(shape.at("m"), shape.at("n"), shape.at("k"));
-        return Workload{w.flops, w.bytes};
-    }
-    auto w = v.op == "chain" ? fusion::chain_unfused_work(shape.at("n"))
-                             : fusion::rmsnorm_unfused_work(shape.at("rows"), shape.at("cols"));
-    return Workload{w.flops, w.bytes};
-}
-
 Workload LabSpec::work(const VariantSpec& v, const Shape& shape) const {
-    const std::string& problem = v.problem;
-    double bytes = dtype_bytes(v.dtype);
-    if (problem == "fusion" && (v.op == "gemm_bias_gelu" || v.op == "gemm_bare")) {
-        auto m = shape.at("m"), n = shape.at("n"), k = shape.at("k");
-        auto w = v.op == "gemm_bare" ? fusion::gemm_bare_work(m, n, k) : fusion::gemm_bias_gelu_work(m, n, k);
-        return {w.flops, w.bytes};
-    }
-    if (problem == "fusion") {
-        auto w = v.op == "chain" ? fusion::chain_work(shape.at("n")) : fusion::rmsnorm_work(shape.at("rows"), shape.at("cols"));
-        return {w.flops, w.bytes};
-    }
-    if (problem == "reduction") {
-        auto w = reduction::row_sum_work(shape.at("rows"), shape.at("cols"));
-        return {w.flops, w.bytes};
-    }
-    if (problem == "gemm") {
-        auto w = gemm::work_of(shape.at("m"), shape.at("n"), shape.at("k"), bytes, bytes);
-        return {w.flops, w.bytes};
-    }
-    auto w = elementwise::work_of(v.op, shape.at("n"), bytes);
-    return {w.flops, w.bytes};
+    return family_op(v.problem, v.op).work(shape, v.dtype);
 }
 
 Workload LabSpec::peer_work(const VariantSpec& v, const Shape& shape) const {
-    const std::string& problem = v.problem;
-    if (problem == "gemm") return work(v, shape);
-    if (problem == "fusion" && (v.op == "gemm_bias_gelu" || v.op == "gemm_bare")) return work(v, shape);  // cuBLASLt
-    if (problem == "reduction") {
-        auto w = reduction::row_sum_peer_work(shape.at("rows"), shape.at("cols"));
-        return {w.flops, w.bytes};
-    }
-    if (problem == "fusion") {  // cudaMemcpy of x
-        double elements = v.op == "chain" ? shape.at("n") : double(shape.at("rows")) * shape.at("cols");
-        return {0, 2.0 * elements * dtype_bytes(v.dtype)};
-    }
-    auto w = elementwise::peer_work_of(shape.at("n"), dtype_bytes(v.dtype));
-    return {w.flops, w.bytes};
+    return family_op(v.problem, v.op).peer_work(shape, v.dtype);
+}
+
+std::optional<Workload> LabSpec::unfused_work(const VariantSpec& v, const Shape& shape) const {
+    const auto& op = family_op(v.problem, v.op);
+    if (!op.unfused_work) return std::nullopt;
+    return op.unfused_work(shape, v.dtype);
 }
 
 LabSpec load_lab(const std::filesystem::path& lab_yaml) {
@@ -189,10 +139,7 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
     lab.id = lab_yaml.parent_path().filename().string();
     lab.title = root.string("title");
     lab.lesson = root.string("lesson");
-    lab.problem = root.string("problem");
-    if (std::find(kProblems.begin(), kProblems.end(), lab.problem) == kProblems.end()) {
-        root.at("problem").fail(fmt::format("must be one of {} (got '{}')", fmt::join(kProblems, ", "), lab.problem));
-    }
+    lab.problem = read_family(root.at("problem")).name;
     lab.timeout_s = root.positive("timeout_s");
     if (auto launch = root.maybe("launch_timeout_s")) lab.launch_timeout_s = launch->as_positive_double();
     if (auto allow = root.maybe("allow_calls")) {
@@ -210,9 +157,7 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
     std::vector<std::string> lab_problems{lab.problem};
     for (const auto& item : root.at("variants").items()) {
         if (!item.node().IsMap() || !item.has("problem")) continue;
-        auto named = item.string("problem");
-        if (std::find(kProblems.begin(), kProblems.end(), named) == kProblems.end())
-            item.at("problem").fail(fmt::format("must be one of {} (got '{}')", fmt::join(kProblems, ", "), named));
+        auto named = read_family(item.at("problem")).name;
         if (std::find(lab_problems.begin(), lab_problems.end(), named) == lab_problems.end())
             lab_problems.push_back(named);
     }
@@ -225,7 +170,16 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
 
     if (auto sweep = root.maybe("sweep")) {
         for (const auto& item : sweep->items()) lab.sweep_divisors.push_back(item.as_positive_int());
-        if (lab.problem != "elementwise") sweep->fail("is only for elementwise labs (it divides n)");
+        // The sweep divides n, so every op of the lab's family must take shapes {n} alone.
+        const auto& ops = find_family(lab.problem)->ops;
+        bool over_n = std::all_of(ops.begin(), ops.end(), [](const ProblemOp& op) {
+            return op.shape_keys == std::vector<std::string>{"n"};
+        });
+        if (!over_n) {
+            sweep->fail(fmt::format("divides n, so it is only for problems whose ops all take {{n}} (elementwise); "
+                                    "'{}' has other shapes",
+                                    lab.problem));
+        }
     }
 
     auto tolerance = root.at("tolerance");
@@ -260,11 +214,20 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
         v.name = item.string("name");
         v.problem = item.has("problem") ? item.string("problem") : lab.problem;
         v.op = item.string("op");
-        auto ops = ops_of(v.problem);
-        if (std::find(ops.begin(), ops.end(), v.op) == ops.end()) {
-            item.at("op").fail(fmt::format("must be one of {} for problem '{}'", fmt::join(ops, ", "), v.problem));
+        const auto& family = *find_family(v.problem);
+        const auto* op = family.op(v.op);
+        if (!op) {
+            item.at("op").fail(fmt::format("must be one of {} for problem '{}'", fmt::join(family.op_names(), ", "),
+                                           v.problem));
         }
         v.dtype = require_dtype(item.string("dtype"), fmt::format("{}:{}", lab_yaml.string(), item.at("dtype").line()));
+        if (!op->takes(v.dtype)) {
+            std::vector<std::string> takes;
+            for (auto d : op->dtypes) takes.emplace_back(dtype_name(d));
+            item.at("dtype").fail(fmt::format("is {}, but op {} of problem '{}' comes in {} only (the launch "
+                                              "signatures the lab program registers); use one of those",
+                                              dtype_name(v.dtype), v.op, v.problem, fmt::join(takes, ", ")));
+        }
         v.file = item.string("file");
         if (!std::filesystem::exists(lab_yaml.parent_path() / v.file)) {
             item.at("file").fail(fmt::format("names {}, which does not exist", (lab_yaml.parent_path() / v.file).string()));
@@ -272,13 +235,12 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
         v.summary = item.string("summary");
         v.timed = lab.timed;
         if (auto timed = item.maybe("timed")) v.timed = read_shape(*timed);
-        if (keys_of(v.timed) != op_shape_keys(v.problem, v.op)) {
+        if (keys_of(v.timed) != op->shape_keys) {
             (item.has("timed") ? item.at("timed") : item)
-                .fail(fmt::format("timed shape must give exactly {} for op {}",
-                                  fmt::join(op_shape_keys(v.problem, v.op), ", "), v.op));
+                .fail(fmt::format("timed shape must give exactly {} for op {}", fmt::join(op->shape_keys, ", "), v.op));
         }
         if (auto divisible = item.maybe("divisible_by")) {
-            divisible->only_keys(op_shape_keys(v.problem, v.op));
+            divisible->only_keys(op->shape_keys);
             for (const auto& key : divisible->keys()) v.divisible_by[key] = divisible->positive_int(key);
         }
         v.target_fraction = lab.scoring.target_fraction;

@@ -3,6 +3,7 @@
 #pragma once
 #include "dtype.hpp"
 #include "hardware_requirement.hpp"
+#include "problem_family.hpp"
 #include "roofline.hpp"
 
 #include <filesystem>
@@ -13,7 +14,6 @@
 
 namespace roofline {
 
-using Shape = std::map<std::string, long long>;
 std::string shape_text(const Shape& shape);  // "k=4096,m=4096,n=4096"
 
 struct Tolerance {
@@ -36,8 +36,7 @@ struct Scoring {
 struct VariantSpec {
     std::string name;
     std::string problem;  // the lab's unless the variant names another (lab 04 mixes row sums and a GEMM)
-    std::string op;  // copy, scale, add, fma_chain (elementwise); chain, rmsnorm, gemm_bare,
-                     // gemm_bias_gelu (fusion); gemm, gemm_abt; row_sum
+    std::string op;       // one of its family's ops (problems/NAME/family.cpp): copy, gemm_abt, row_sum, ...
     Dtype dtype = Dtype::fp32;
     std::filesystem::path file;  // relative to the lab folder: kernels/01_copy_naive.cu
     std::string summary;
@@ -57,7 +56,7 @@ struct LabSpec {
     std::string id;  // folder name: 01-memory-roof
     std::string title;
     std::string lesson;
-    std::string problem;  // elementwise, fusion, gemm, reduction: the variants' unless one names another
+    std::string problem;  // a family of problems/families.cpp: the variants' unless one names another
     double timeout_s = 60;         // one variant's whole run in the lab program
     double launch_timeout_s = 10;  // one kernel launch: still running after this, it is a hang (hang_watch.hpp)
     // What a kernel file may call besides its own kernels (symbol_check.hpp); empty by default.
@@ -78,12 +77,13 @@ struct LabSpec {
     std::optional<std::string> shape_refusal(const VariantSpec& v, const Shape& shape) const;
     // The lab's verify shapes that suit `v`'s operation (a lab may mix operations).
     std::vector<Shape> verify_shapes_for(const VariantSpec& v) const;
-    // For fusion labs: the work of the unfused chain the variant replaces, to show the bytes saved.
-    std::optional<Workload> unfused_work(const VariantSpec& v, const Shape& shape) const;
-    // FLOPs and fewest bytes of `v` at `shape`, from the problem family's model.
+    // The work of `v` at `shape`, from its family's descriptor (problem_family.hpp):
+    // FLOPs and fewest bytes of the variant, of its peer (cudaMemcpy of one array,
+    // cuBLAS, ...) to compare rates, and, where the family has one (fusion), of the
+    // unfused chain the variant replaces, to show the bytes saved.
     Workload work(const VariantSpec& v, const Shape& shape) const;
-    // The same for the peer (cudaMemcpy of one array, or cuBLAS), to compare rates.
     Workload peer_work(const VariantSpec& v, const Shape& shape) const;
+    std::optional<Workload> unfused_work(const VariantSpec& v, const Shape& shape) const;
 };
 
 LabSpec load_lab(const std::filesystem::path& lab_yaml);

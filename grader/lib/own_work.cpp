@@ -102,4 +102,29 @@ OwnWorkVerdict judge_own_work(const nlohmann::json& result, const SymbolCheck& k
     return verdict;
 }
 
+std::optional<ReplayComparison> compare_replay(const nlohmann::json& graded, const nlohmann::json& watched) {
+    const nlohmann::json* replay = nullptr;
+    if (watched.contains("checks") && watched["checks"].is_array()) {
+        for (const auto& check : watched["checks"]) {
+            if (check.contains("median_s")) replay = &check;
+        }
+    }
+    auto timed = graded.contains("timing") ? graded["timing"]["variant"].value("median_s", 0.0) : 0.0;
+    if (!replay || timed <= 0 || (*replay)["median_s"].get<double>() <= 0) return std::nullopt;
+    ReplayComparison comparison;
+    comparison.launches = replay->value("launches", 0LL);
+    comparison.timed_median_s = timed;
+    comparison.watched_median_s = (*replay)["median_s"].get<double>();
+    if (comparison.timed_median_s * kTimedFasterLimit < comparison.watched_median_s) {
+        comparison.refused = true;
+        comparison.message = fmt::format(
+            "timed, a launch took {:.4g} us; the same launches replayed while the GPU's work was recorded took "
+            "{:.4g} us, {:.1f}x longer (more than {:g}x): the kernel did less work while it was timed than while it "
+            "could be seen",
+            comparison.timed_median_s * 1e6, comparison.watched_median_s * 1e6,
+            comparison.watched_median_s / comparison.timed_median_s, kTimedFasterLimit);
+    }
+    return comparison;
+}
+
 }  // namespace roofline

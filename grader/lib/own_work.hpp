@@ -27,8 +27,21 @@ struct OwnWorkVerdict {
     std::string note;  // the run-time check could not run (CUPTI unavailable): said, not refused
 };
 
-// `result`: the lab program's JSON result for one variant.
+// `result`: the lab program's JSON result for one variant (a watch job's, in a grading).
 OwnWorkVerdict judge_own_work(const nlohmann::json& result, const SymbolCheck& kernel_file_symbols,
                               const std::vector<std::string>& allow_calls);
+
+// The timed launches against the same launches replayed under the watch (warm L2, each
+// kernel recorded: slower, never much faster). Timed ones far faster than watched ones did
+// less work when timed than when they could be seen: refused (timing_refused).
+inline constexpr double kTimedFasterLimit = 3.0;
+struct ReplayComparison {
+    long long launches = 0;
+    double timed_median_s = 0, watched_median_s = 0;
+    bool refused = false;
+    std::string message;
+};
+// Nothing when either result lacks its median.
+std::optional<ReplayComparison> compare_replay(const nlohmann::json& graded, const nlohmann::json& watched);
 
 }  // namespace roofline

@@ -1,18 +1,11 @@
 #include "roofline.hpp"
 
+#include "name_match.hpp"
+
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 
 namespace roofline {
-
-Workload gemm_workload(double m, double n, double k, Dtype dtype) {
-    return {2.0 * m * n * k, (m * k + k * n + m * n) * dtype_bytes(dtype)};
-}
-
-Workload elementwise_workload(double n, double reads, double writes, double flops_per_element, Dtype dtype) {
-    return {n * flops_per_element, n * (reads + writes) * dtype_bytes(dtype)};
-}
 
 std::string_view regime_name(Regime regime) {
     switch (regime) {
@@ -26,12 +19,7 @@ std::string_view regime_name(Regime regime) {
 // Case-insensitive, like dtypes and hardware ids.
 std::optional<Regime> parse_regime(std::string_view name) {
     for (auto regime : {Regime::compute, Regime::memory, Regime::overhead}) {
-        auto known = regime_name(regime);
-        bool same = known.size() == name.size() &&
-                    std::equal(known.begin(), known.end(), name.begin(), [](char a, char b) {
-                        return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-                    });
-        if (same) return regime;
+        if (same_name_ignoring_case(regime_name(regime), name)) return regime;
     }
     return std::nullopt;
 }

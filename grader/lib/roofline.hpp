@@ -1,23 +1,15 @@
 // The roofline model: how much work, how many bytes, and which of the two
-// limits the time. Everything here is plain arithmetic on counted quantities.
+// limits the time. Everything here is plain arithmetic on counted quantities;
+// the counts themselves come from the problem families' models
+// (grader/problems/*/model.hpp), which `roofline calc` uses too.
 #pragma once
 #include "dtype.hpp"
+#include "workload.hpp"
 
 #include <optional>
 #include <string_view>
 
 namespace roofline {
-
-struct Workload {
-    double flops = 0;  // floating-point operations the algorithm must do
-    double bytes = 0;  // fewest bytes it must move through device memory
-};
-
-// A square or rectangular GEMM C[M,N] = A[M,K] B[K,N], all three matrices in `dtype`,
-// each read or written once: 2MNK FLOPs and (MK + KN + MN) elements.
-Workload gemm_workload(double m, double n, double k, Dtype dtype);
-// N elements, each reading `reads` and writing `writes` values of `dtype`.
-Workload elementwise_workload(double n, double reads, double writes, double flops_per_element, Dtype dtype);
 
 // The fixed cost of one kernel launch, back to back (about 5 us on the H200 we
 // measured; `roofline ceilings` measures it per GPU). Below it both floors are

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
@@ -198,9 +199,32 @@ std::string demangle(const std::string& name) {
     return status == 0 && text ? std::string(text.get()) : name;
 }
 
+std::optional<std::string> kernel_of_stub(const std::string& symbol) {
+    static const std::string marker = "__device_stub__";
+    if (!symbol.starts_with("_Z")) return std::nullopt;
+    std::size_t at = symbol.size() > 2 && symbol[2] == 'L' ? 3 : 2;
+    std::size_t digits = at;
+    while (digits < symbol.size() && std::isdigit(static_cast<unsigned char>(symbol[digits]))) ++digits;
+    if (digits == at || digits - at > 6) return std::nullopt;
+    auto length = std::stoul(symbol.substr(at, digits - at));
+    auto identifier = symbol.substr(digits, length);
+    if (identifier.size() != length || !identifier.starts_with(marker) || length == marker.size()) return std::nullopt;
+    return "_" + identifier.substr(marker.size());
+}
+
+void SymbolCheck::add_kernel(const std::string& device_name) {
+    kernels.insert(device_name);
+    auto readable = demangle(device_name);
+    if (in_anonymous_namespace(device_name)) kernels_anonymous.insert(readable);
+    // The stub of an extern "C" kernel carries a C++ name; the GPU runs it as the bare name.
+    auto bare = readable.substr(0, readable.find('('));
+    if (bare.find_first_of(":<> ") == std::string::npos) kernels_c_linkage.insert(bare);
+}
+
 bool SymbolCheck::defines_kernel(const std::string& device_name) const {
-    if (defined.count(device_name)) return true;
-    return in_anonymous_namespace(device_name) && defined_anonymous.count(demangle(device_name)) > 0;
+    if (kernels.count(device_name)) return true;
+    if (!device_name.starts_with("_Z")) return kernels_c_linkage.count(device_name) > 0;
+    return in_anonymous_namespace(device_name) && kernels_anonymous.count(demangle(device_name)) > 0;
 }
 
 bool is_shared_library(const std::string& file) {
@@ -272,7 +296,7 @@ SymbolCheck check_symbols(const LinkManifest& manifest, const std::vector<std::s
             if (!reported.insert(s.name).second) continue;
             if (!is_undefined(s.type)) {
                 check.defined.insert(s.name);
-                if (in_anonymous_namespace(s.name)) check.defined_anonymous.insert(demangle(s.name));
+                if (auto kernel = kernel_of_stub(s.name)) check.add_kernel(*kernel);
             }
             if (is_undefined(s.type)) {
                 auto why = forbidden_call_reason(s.name, allowed_calls);

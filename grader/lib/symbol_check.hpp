@@ -13,6 +13,7 @@
 // submission's own) is in the lab program: grader/harness/launch_watch.hpp.
 #pragma once
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -37,14 +38,24 @@ struct SymbolFinding {
     std::string why;               // "the CUDA runtime defines it", "cuBLAS does the work", ...
 };
 
+// The device name of the kernel whose host stub `symbol` is (_Z<length>__device_stub__<the
+// device name less its leading _><the stub's parameters>, or _ZL... for internal linkage),
+// or nothing when it is no stub.
+std::optional<std::string> kernel_of_stub(const std::string& symbol);
+
 struct SymbolCheck {
     std::vector<SymbolFinding> forbidden_symbols;
     std::vector<SymbolFinding> forbidden_calls;
     std::string error;  // nm could not read something: the check did not happen
-    std::set<std::string> defined;  // every symbol the objects define: their kernels' names among them
-    // An anonymous namespace's kernel has one mangled name on the host and another on
-    // the GPU (nvcc adds a per-file tag to the device name): both demangle alike.
-    std::set<std::string> defined_anonymous;  // demangled, for names in an anonymous namespace
+    std::set<std::string> defined;  // every symbol the objects define
+    // The kernels, read off the host stubs nvcc writes for each __global__ function
+    // (kernel_of_stub): a host function that only takes a kernel's name is none.
+    std::set<std::string> kernels;             // device names, mangled
+    // nvcc tags an anonymous namespace per compilation, so the same kernel's name differs
+    // between the stub and the GPU's records: both demangle alike.
+    std::set<std::string> kernels_anonymous;   // demangled, for kernels in an anonymous namespace
+    std::set<std::string> kernels_c_linkage;   // extern "C" kernels, which run under their plain name
+    void add_kernel(const std::string& device_name);
     bool defines_kernel(const std::string& device_name) const;
     bool clean() const { return forbidden_symbols.empty() && forbidden_calls.empty() && error.empty(); }
 };

@@ -1,4 +1,4 @@
-// Checks lab 03's given GEMM (grader/problems/fusion/gemm_with_epilogue.cuh)
+// Checks lab 03's given GEMM (grader/include/roofline/gemm_with_epilogue.cuh)
 // against a plain fp32 reference and times it beside the main loop it replaced
 // (lab 02's rung 9, taken from solutions/) and cuBLAS, at three shapes. One
 // line per shape; exit 0 only if every check passed. Instructor-side: it reads
@@ -13,10 +13,10 @@
 // 256 MiB memset that evicts the L2, measured with CUDA events.
 //
 // From the course root, on a machine with an sm_90 GPU:
-//   nvcc -O3 -std=c++17 -arch=sm_90 -Igrader/problems -o /tmp/given_gemm_check \
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Igrader/include -o /tmp/given_gemm_check \
 //       scripts/probes/given_gemm_check.cu -lcublas && /tmp/given_gemm_check
-#include "fusion/gemm_with_epilogue.cuh"
-#include "gemm/gemm.cuh"
+#include "roofline/gemm_with_epilogue.cuh"
+#include "roofline/gemm.cuh"
 
 #include <cublas_v2.h>
 #include <cuda_bf16.h>

@@ -1,7 +1,7 @@
 // Inputs, trusted reference and peer for the elementwise problems (model.hpp has the work).
 // Reference: one thread per element, arithmetic in fp32, rounded once to T.
 // Peer: cudaMemcpy device to device of one array, compared in bytes per second.
-#include "elementwise.cuh"
+#include "roofline/elementwise.cuh"
 
 #include "../../harness/registry.hpp"
 

@@ -1,36 +1,28 @@
 // FLOP and byte model of the elementwise problems: each input element read
-// once, each output element written once, one FLOP per element for scale and
-// add, and 2 x kFmaChainSteps for fma_chain. The peer, cudaMemcpy, reads and
-// writes one array.
+// once, each output element written once; one FLOP per element for scale and
+// add, none for copy, and 2 x kFmaChainSteps for fma_chain. The peer,
+// cudaMemcpy, reads and writes one array. `roofline calc --elementwise` counts
+// with the same formula (work_of).
 #pragma once
-#include <stdexcept>
-#include <string>
-#include <string_view>
+#include "roofline/fma_chain.hpp"
+#include "workload.hpp"
 
 namespace roofline::elementwise {
 
-// fma_chain: y = x, then kFmaChainSteps times y = fma(y, kFmaChainA, kFmaChainB).
-// Both constants are exact in fp32, so every correct order of the same FMAs agrees.
-inline constexpr int kFmaChainSteps = 512;
-inline constexpr float kFmaChainA = 0.9990234375f;  // 1 - 2^-10
-inline constexpr float kFmaChainB = 0.0009765625f;  // 2^-10
-
-struct Work {
-    double flops = 0;
-    double bytes = 0;
-};
-
-inline int inputs_of(std::string_view op) {
-    if (op == "copy" || op == "scale" || op == "fma_chain") return 1;
-    if (op == "add") return 2;
-    throw std::invalid_argument("unknown elementwise op '" + std::string(op) + "' (copy, scale, add or fma_chain)");
+// n elements, each reading `reads` and writing `writes` values `element_bytes` wide,
+// with `flops_per_element` FLOPs.
+inline Workload work_of(double n, double reads, double writes, double flops_per_element, double element_bytes) {
+    return {n * flops_per_element, n * (reads + writes) * element_bytes};
 }
 
-inline Work work_of(std::string_view op, double n, double element_bytes) {
-    double flops_per_element = op == "copy" ? 0 : op == "fma_chain" ? 2.0 * kFmaChainSteps : 1;
-    return {flops_per_element * n, (inputs_of(op) + 1) * n * element_bytes};
+inline Workload copy_work(double n, double element_bytes) { return work_of(n, 1, 1, 0, element_bytes); }
+inline Workload scale_work(double n, double element_bytes) { return work_of(n, 1, 1, 1, element_bytes); }
+inline Workload add_work(double n, double element_bytes) { return work_of(n, 2, 1, 1, element_bytes); }
+inline Workload fma_chain_work(double n, double element_bytes) {
+    return work_of(n, 1, 1, 2.0 * kFmaChainSteps, element_bytes);  // an FMA is two FLOPs
 }
 
-inline Work peer_work_of(double n, double element_bytes) { return {0, 2 * n * element_bytes}; }
+// cudaMemcpy of one n-element array: a read and a write of each element.
+inline Workload peer_work(double n, double element_bytes) { return copy_work(n, element_bytes); }
 
 }  // namespace roofline::elementwise

@@ -2,7 +2,7 @@
 // References compute in fp32 (fp64 for the row sums) and round once, into fp32
 // buffers; outputs are compared in bf16 against them. Peer: cudaMemcpy device
 // to device of x, compared in bytes per second.
-#include "fusion.cuh"
+#include "roofline/fusion.cuh"
 
 #include "../../harness/registry.hpp"
 

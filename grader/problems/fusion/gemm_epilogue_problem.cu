@@ -17,7 +17,7 @@
 // sizes (N, M, K) with B first. Y^T has N rows, and cuBLASLt adds the bias along D's rows
 // (one value per row, "bias vector length must match matrix D rows"): bias[n] goes to row n of
 // Y^T, i.e. to column n of our Y, as wanted.
-#include "fusion.cuh"
+#include "roofline/fusion.cuh"
 
 #include "../../harness/registry.hpp"
 #include "../gemm/cublas_check.hpp"

@@ -1,49 +1,61 @@
-// FLOP and byte model of lab 03's fusion problems, fused and unfused.
-//   chain:   y = gelu(x * a + b) * c elementwise, bf16 in and out. Fused: x read
-//            once, y written once. Unfused (three kernels): each kernel reads and
-//            writes the whole array, three times the bytes.
-//   rmsnorm: y[r][j] = x[r][j] / sqrt(mean_j x[r][j]^2 + eps) * w[j], bf16. Fused:
-//            x read once, w once, y written once. Unfused (two passes): the
-//            second pass reads x again, plus a float per row in between.
-//   gemm_bias_gelu: Y = gelu(A B + bias), bf16, A [m,k], B [k,n], bias [n], Y [m,n].
-//            Fused: A, B and bias read once, Y written once. Unfused (GEMM, then a
-//            bias kernel, then a GELU kernel): the GEMM writes Y, the bias kernel
-//            reads Y and bias and writes Y, the GELU kernel reads and writes Y:
-//            four more passes over Y (8mn bytes in bf16).
-//   gemm_bare: Y = A B, the same GEMM without the epilogue; nothing to fuse.
-// FLOPs are nominal (GELU counted as 10, whatever the instruction mix).
+// FLOP and byte model of lab 03's fusion problems, fused and unfused (every
+// array `element_bytes` wide: bf16 in the lab).
+//   chain:   y = gelu(x * a + b) * c elementwise. Fused: x read once, y written
+//            once. Unfused (three kernels): each kernel reads and writes the
+//            whole array, three times the bytes.
+//   rmsnorm: y[r][j] = x[r][j] / sqrt(mean_j x[r][j]^2 + eps) * w[j]. Fused: x
+//            read once, w once, y written once. Unfused (two passes): the second
+//            pass reads x again, plus an fp32 per row in between.
+//   gemm_bias_gelu: Y = gelu(A B + bias), A [m,k], B [k,n], bias [n], Y [m,n]: the
+//            GEMM's model (gemm/model.hpp) plus the bias read and the epilogue's
+//            FLOPs. Unfused (GEMM, then a bias kernel, then a GELU kernel): the
+//            bias kernel reads Y and writes it, the GELU kernel reads and writes
+//            it again: four more passes over Y.
+//   gemm_bare: Y = A B, the GEMM's model; nothing to fuse.
+// FLOPs are nominal (GELU counted as 10, whatever the instruction mix). The peer
+// of chain and rmsnorm, cudaMemcpy, copies x; that of the GEMMs, cuBLASLt, does
+// the variant's work.
 #pragma once
-#include <stdexcept>
-#include <string>
-#include <string_view>
+#include "gemm/model.hpp"
+#include "workload.hpp"
 
 namespace roofline::fusion {
 
-inline constexpr float kRmsNormEps = 1e-6f;
 inline constexpr double kChainFlopsPerElement = 13;  // multiply, add, GELU (10), multiply
 inline constexpr double kBiasGeluFlopsPerElement = 11;  // add, GELU (10)
+inline constexpr double kRowScaleBytes = 4;  // the unfused rmsnorm's fp32 per row
 
-struct Work {
-    double flops = 0;
-    double bytes = 0;
-};
+inline Workload chain_work(double n, double element_bytes) {
+    return {kChainFlopsPerElement * n, element_bytes * 2 * n};
+}
+inline Workload chain_unfused_work(double n, double element_bytes) {
+    return {kChainFlopsPerElement * n, 3 * element_bytes * 2 * n};
+}
+inline Workload chain_peer_work(double n, double element_bytes) { return {0, 2.0 * n * element_bytes}; }
 
-inline Work chain_work(double n) { return {kChainFlopsPerElement * n, 2.0 * 2 * n}; }
-inline Work chain_unfused_work(double n) { return {kChainFlopsPerElement * n, 3 * 2.0 * 2 * n}; }
-
-inline Work rmsnorm_work(double rows, double cols) { return {4 * rows * cols, 2.0 * (2 * rows * cols + cols)}; }
-inline Work rmsnorm_unfused_work(double rows, double cols) {
+inline Workload rmsnorm_work(double rows, double cols, double element_bytes) {
+    return {4 * rows * cols, element_bytes * (2 * rows * cols + cols)};
+}
+inline Workload rmsnorm_unfused_work(double rows, double cols, double element_bytes) {
     // pass 1 reads x and writes a float per row; pass 2 reads x, w and the floats, writes y
-    return {4 * rows * cols, 2.0 * (3 * rows * cols + cols) + 2 * 4 * rows};
+    return {4 * rows * cols, element_bytes * (3 * rows * cols + cols) + 2 * kRowScaleBytes * rows};
+}
+inline Workload rmsnorm_peer_work(double rows, double cols, double element_bytes) {
+    return {0, 2.0 * (rows * cols) * element_bytes};
 }
 
-inline Work gemm_bare_work(double m, double n, double k) { return {2 * m * n * k, 2.0 * (m * k + k * n + m * n)}; }
-inline Work gemm_bias_gelu_work(double m, double n, double k) {
-    return {2 * m * n * k + kBiasGeluFlopsPerElement * m * n, 2.0 * (m * k + k * n + n + m * n)};
+inline Workload gemm_bare_work(double m, double n, double k, double element_bytes) {
+    return gemm::work_of(m, n, k, element_bytes);
 }
-inline Work gemm_bias_gelu_unfused_work(double m, double n, double k) {
-    auto w = gemm_bias_gelu_work(m, n, k);
-    w.bytes += 2.0 * (2 * m * n) + 2.0 * (2 * m * n);  // bias pass and GELU pass: each reads and writes Y
+inline Workload gemm_bias_gelu_work(double m, double n, double k, double element_bytes) {
+    auto w = gemm::work_of(m, n, k, element_bytes);
+    w.flops += kBiasGeluFlopsPerElement * m * n;
+    w.bytes += n * element_bytes;  // bias
+    return w;
+}
+inline Workload gemm_bias_gelu_unfused_work(double m, double n, double k, double element_bytes) {
+    auto w = gemm_bias_gelu_work(m, n, k, element_bytes);
+    w.bytes += 2 * (2 * m * n * element_bytes);  // bias pass and GELU pass: each reads and writes Y
     return w;
 }
 

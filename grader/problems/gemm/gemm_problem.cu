@@ -11,7 +11,7 @@
 //
 // cuBLAS is column-major. A row-major X[r][c] is the column-major X^T, so the row-major
 // product C = A B is the column-major C^T = B^T A^T: call cuBLAS with (N, M, K) and B first.
-#include "gemm.cuh"
+#include "roofline/gemm.cuh"
 
 #include "../../harness/registry.hpp"
 #include "cublas_check.hpp"

@@ -2,7 +2,7 @@
 // Reference: one block per row, fp64 accumulation, rounded once to fp32.
 // Peer: cudaMemcpy device to device of the first half of x into its second half's
 //   worth of scratch: the same bytes moved as the sums read (model.hpp).
-#include "reduction.cuh"
+#include "roofline/reduction.cuh"
 
 #include "../../harness/registry.hpp"
 

@@ -75,7 +75,7 @@ TEST_CASE("batch: a submission that does not compile is named, with the compiler
     auto out = dir / "out";
     // The first file compiled: nvcc stops at the syntax error within seconds.
     write_file(subs / "broken" / "kernels" / "01_copy_naive.cu",
-               "#include \"elementwise/elementwise.cuh\"\nint oops( {\n");
+               "#include \"roofline/elementwise.cuh\"\nint oops( {\n");
     auto batch = course_flags() + " batch 01-memory-roof --gpus none --jobs 1 --submissions " +
                  shell_quote(subs.string()) + " --out " + shell_quote(out.string());
     // Finished before (say, with an older file): skipped, until --force regrades it.

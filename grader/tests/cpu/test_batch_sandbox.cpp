@@ -187,7 +187,7 @@ TEST_CASE("batch sandbox: a macro bomb ends as compile_error at the compile limi
     for (int i = 1; i <= 24; ++i) bomb += fmt::format("#define A{}(x) A{}(A{}(x))\n", i, i - 1, i - 1);
     bomb += "int exploded(int x) { return A24(x); }\n";
     write_file(subs / "bomb" / "kernels" / "01_copy_naive.cu", bomb);
-    write_file(subs / "broken" / "kernels" / "01_copy_naive.cu", "#include \"elementwise/elementwise.cuh\"\nint oops( {\n");
+    write_file(subs / "broken" / "kernels" / "01_copy_naive.cu", "#include \"roofline/elementwise.cuh\"\nint oops( {\n");
     auto batch = course_flags() + " batch 01-memory-roof --gpus none --jobs 2 --submissions " + shell_quote(subs.string()) +
                  " --out " + shell_quote(out.string());
 
@@ -214,7 +214,7 @@ TEST_CASE("batch sandbox: without a sandbox the batch warns once and goes on; --
     TempDir dir;
     auto subs = dir / "subs", out = dir / "out";
     for (auto name : {"ann", "ben"}) {
-        write_file(subs / name / "kernels" / "01_copy_naive.cu", "#include \"elementwise/elementwise.cuh\"\nint oops( {\n");
+        write_file(subs / name / "kernels" / "01_copy_naive.cu", "#include \"roofline/elementwise.cuh\"\nint oops( {\n");
     }
     ScopedEnv no_bwrap("ROOFLINE_BWRAP", "/bin/false");  // a "bwrap" that cannot make namespaces
     auto batch = course_flags() + " batch 01-memory-roof --gpus none --jobs 1 --submissions " + shell_quote(subs.string()) +

@@ -16,6 +16,7 @@
 #include "html_support.hpp"
 
 #include "batch/batch.hpp"
+#include "gemm/model.hpp"
 #include "hardware.hpp"
 
 #include <fmt/format.h>
@@ -219,7 +220,8 @@ TEST_CASE("the calculator in a browser with this machine's measured ceilings", "
 
     auto choice = choose_ceiling(load_profile(root / "hardware" / "h200-sxm.yaml"), &measured, Dtype::bf16);
     for (double n : {256.0, 2048.0, 8192.0}) {
-        auto expected = analyze(gemm_workload(n, n, n, Dtype::bf16), choice.ceiling, choice.launch_overhead_s);
+        auto expected =
+            analyze(gemm::work_of(n, n, n, dtype_bytes(Dtype::bf16)), choice.ceiling, choice.launch_overhead_s);
         auto dom = dump_dom(page, fmt::format("hw=h200-sxm&dtype=bf16&ceilings=measured&n={:g}", n));
         check_same(dom, "peak", 690);
         check_same(dom, "bandwidth", 4.24);

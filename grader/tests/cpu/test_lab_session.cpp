@@ -10,6 +10,13 @@ using namespace roofline;
 using namespace roofline_test;
 
 namespace {
+protocol::Job job_for(const std::string& variant, const fs::path& result) {
+    protocol::Job job;
+    job.variant = variant;
+    job.result_path = result.string();
+    return job;
+}
+
 struct Job {
     LabRun run;
     long pid = 0;  // the program's, from its result (jobs that wrote one)
@@ -19,8 +26,7 @@ Job run_job(LabSession& session, const fs::path& dir, const std::string& variant
     static int count = 0;
     auto result = dir / (variant + std::to_string(++count) + ".json");
     Job job;
-    job.run = interpret(session.run({"--variant", variant, "--result", result.string()}, result, timeout_s), result,
-                        variant, timeout_s);
+    job.run = interpret(session.run(job_for(variant, result), timeout_s), result, variant, timeout_s);
     if (job.run.result.is_object()) job.pid = job.run.result.value("pid", 0L);
     return job;
 }

@@ -15,10 +15,17 @@ const char* kHostName = "_ZN12_GLOBAL__N_122copy_vectorized_kernelIfEEvPKT_PS1_m
 const char* kDeviceName = "_ZN59_GLOBAL__N__a059721f_21_02_copy_vectorized_cu_6633f2b5_280122copy_vectorized_kernelIfEEvPKT_PS1_m";
 const char* kLibraryKernel = "_Z14scopy_kernel_vIfLi256EEvPKT_PS0_i";
 
+// Host stubs as nvcc 13 writes them (nm of a kernel file's object): the kernels are read off these.
+const char* kAnonymousStub = "_ZL93__device_stub__ZN36_GLOBAL__N__1f2e3d4c_5_k_cu_6633f2b522copy_vectorized_kernelIfEEvPKT_PS1_mPKfPfm";
+const char* kPlainStub = "_Z32__device_stub__Z12plain_kernelPfPf";
+
 roofline::SymbolCheck kernel_file() {
     roofline::SymbolCheck check;
-    check.defined = {kHostName, "_Z11plain_kernelPf"};
-    check.defined_anonymous = {roofline::demangle(kHostName)};
+    for (const char* stub : {kAnonymousStub, kPlainStub}) {
+        check.defined.insert(stub);
+        check.add_kernel(roofline::kernel_of_stub(stub).value());
+    }
+    check.defined.insert(kHostName);
     return check;
 }
 
@@ -32,7 +39,7 @@ json result_with(json launch) { return {{"checks", json::array({{{"launched", la
 
 TEST_CASE("own work: the kernel file's kernels pass under either of their names", "[own_work]") {
     REQUIRE(roofline::demangle(kHostName) == roofline::demangle(kDeviceName));
-    auto verdict = roofline::judge_own_work(result_with(launched({{kDeviceName, 3}, {"_Z11plain_kernelPf", 1}})),
+    auto verdict = roofline::judge_own_work(result_with(launched({{kDeviceName, 3}, {"_Z12plain_kernelPf", 1}})),
                                             kernel_file(), {});
     CHECK(verdict.outcome == roofline::Outcome::ok);
     CHECK(verdict.message.empty());
@@ -63,7 +70,7 @@ TEST_CASE("own work: a kernel on another stream is incorrect, with the fix", "[o
 
 TEST_CASE("own work: the kernel file's kernel inside the peer's run is refused", "[own_work]") {
     auto result = result_with(launched({{kDeviceName, 1}}));
-    result["peer_launched"] = launched({{kLibraryKernel, 1}, {"_Z11plain_kernelPf", 1}});
+    result["peer_launched"] = launched({{kLibraryKernel, 1}, {"_Z12plain_kernelPf", 1}});
     auto verdict = roofline::judge_own_work(result, kernel_file(), {});
     CHECK(verdict.outcome == roofline::Outcome::forbidden_call);
     CHECK(contains(verdict.message, "peer"));
@@ -77,4 +84,67 @@ TEST_CASE("own work: where CUPTI could not watch, the grade says so and goes on"
     CHECK(verdict.outcome == roofline::Outcome::ok);
     CHECK(contains(verdict.note, "did not run"));
     CHECK(contains(verdict.note, "MULTIPLE_SUBSCRIBERS"));
+}
+
+TEST_CASE("own work: timed launches far faster than the same launches watched are refused", "[own_work]") {
+    auto graded = [](double median_s) {
+        json result;
+        result["timing"]["variant"]["median_s"] = median_s;
+        return result;
+    };
+    auto watched = [](double median_s) {
+        json replay;
+        replay["when"] = "replaying the timed launches";
+        replay["launches"] = 40;
+        replay["median_s"] = median_s;
+        json before;
+        before["when"] = "before timing";
+        json result;
+        result["checks"] = json::array();
+        result["checks"].push_back(before);
+        result["checks"].push_back(replay);
+        return result;
+    };
+    SECTION("a kernel that is slower watched (CUPTI's cost per launch) passes") {
+        auto comparison = roofline::compare_replay(graded(100e-6), watched(250e-6));
+        REQUIRE(comparison.has_value());
+        CHECK_FALSE(comparison->refused);
+        CHECK(comparison->launches == 40);
+    }
+    SECTION("one that ran 10x faster when timed is refused, with both times named") {
+        auto comparison = roofline::compare_replay(graded(10e-6), watched(100e-6));
+        REQUIRE(comparison.has_value());
+        CHECK(comparison->refused);
+        CHECK(contains(comparison->message, "took 10 us"));
+        CHECK(contains(comparison->message, "took 100 us"));
+    }
+    SECTION("no replay in the watched result: nothing to compare") {
+        CHECK_FALSE(roofline::compare_replay(graded(10e-6), json{{"checks", json::array()}}).has_value());
+    }
+}
+
+TEST_CASE("own work: kernels are read off nvcc's host stubs", "[own_work]") {
+    CHECK(roofline::kernel_of_stub("_Z24__device_stub__Z5plainPfPf") == std::optional<std::string>("_Z5plainPf"));
+    CHECK(roofline::kernel_of_stub("_Z30__device_stub__ZN2ns5innerEiPfiPf") ==
+          std::optional<std::string>("_ZN2ns5innerEiPf"));
+    CHECK(roofline::kernel_of_stub("_Z23__device_stub__Z4cfunPfPf") == std::optional<std::string>("_Z4cfunPf"));
+    // The stub's own statics, the kernel's host symbol and plain functions are no stubs.
+    CHECK_FALSE(roofline::kernel_of_stub("_ZZ24__device_stub__Z5plainPfPfE3__f").has_value());
+    CHECK_FALSE(roofline::kernel_of_stub("_Z5plainPf").has_value());
+    CHECK_FALSE(roofline::kernel_of_stub("_Z15__device_stub__").has_value());
+    CHECK_FALSE(roofline::kernel_of_stub("_Z99__device_stub__short").has_value());
+
+    roofline::SymbolCheck check;
+    check.add_kernel("_Z4cfunPf");  // extern "C" __global__ void cfun(float*): the GPU names it cfun
+    CHECK(check.defines_kernel("cfun"));
+    CHECK_FALSE(check.defines_kernel("scopy"));
+}
+
+TEST_CASE("own work: a host function named like a library kernel does not make that kernel the file's own",
+          "[own_work]") {
+    auto check = kernel_file();
+    check.defined.insert(kLibraryKernel);  // void scopy_kernel_v<float, 256>(...) {} on the host
+    auto verdict = roofline::judge_own_work(result_with(launched({{kLibraryKernel, 1}})), check, {});
+    CHECK(verdict.outcome == roofline::Outcome::forbidden_call);
+    CHECK(contains(verdict.message, "scopy_kernel_v<float, 256>"));
 }

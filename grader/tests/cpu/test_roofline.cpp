@@ -3,6 +3,8 @@
 // numbers are worked by hand in the comments.
 #include "test_support.hpp"
 
+#include "elementwise/model.hpp"
+#include "gemm/model.hpp"
 #include "hardware.hpp"
 #include "roofline.hpp"
 
@@ -14,7 +16,7 @@ using namespace roofline;
 using namespace roofline_test;
 
 TEST_CASE("square fp16 GEMM N=4096: FLOPs, bytes and intensity", "[roofline]") {
-    auto w = gemm_workload(4096, 4096, 4096, Dtype::fp16);
+    auto w = gemm::work_of(4096, 4096, 4096, dtype_bytes(Dtype::fp16));
     // 2 N^3 = 2 * 68,719,476,736 = 137,438,953,472 FLOP
     CHECK(w.flops == 137438953472.0);
     // three N^2 matrices of 2-byte elements: 3 * 16,777,216 * 2 = 100,663,296 bytes
@@ -28,7 +30,7 @@ TEST_CASE("square fp16 GEMM N=4096: FLOPs, bytes and intensity", "[roofline]") {
 TEST_CASE("rectangular GEMM counts M*K + K*N + M*N elements", "[roofline]") {
     // M=1, N=8192, K=8192 in bf16: 2*1*8192*8192 = 134,217,728 FLOP;
     // (8192 + 67,108,864 + 8192) elements * 2 bytes = 134,250,496 bytes; intensity ~0.99976
-    auto w = gemm_workload(1, 8192, 8192, Dtype::bf16);
+    auto w = gemm::work_of(1, 8192, 8192, dtype_bytes(Dtype::bf16));
     CHECK(w.flops == 134217728.0);
     CHECK(w.bytes == 134250496.0);
     auto p = analyze(w, Ceiling{989.4, 4.8});
@@ -38,7 +40,7 @@ TEST_CASE("rectangular GEMM counts M*K + K*N + M*N elements", "[roofline]") {
 
 TEST_CASE("fp16 elementwise add: 2 reads, 1 write, 1 FLOP is 1/6 FLOP/byte", "[roofline]") {
     // per element: 1 FLOP over (2 + 1) * 2 bytes = 1/6
-    auto w = elementwise_workload(1 << 20, 2, 1, 1, Dtype::fp16);
+    auto w = elementwise::work_of(1 << 20, 2, 1, 1, dtype_bytes(Dtype::fp16));
     CHECK(w.flops == 1048576.0);
     CHECK(w.bytes == 6.0 * 1048576.0);
     auto p = analyze(w, Ceiling{989.4, 4.8});
@@ -48,7 +50,7 @@ TEST_CASE("fp16 elementwise add: 2 reads, 1 write, 1 FLOP is 1/6 FLOP/byte", "[r
 
 TEST_CASE("analyze: floors, ridge and attainable for the GEMM under custom ceilings", "[roofline]") {
     // 2000 TFLOP/s and 8 TB/s: ridge 2000e12 / 8e12 = 250 FLOP/byte
-    auto p = analyze(gemm_workload(4096, 4096, 4096, Dtype::fp16), Ceiling{2000, 8});
+    auto p = analyze(gemm::work_of(4096, 4096, 4096, dtype_bytes(Dtype::fp16)), Ceiling{2000, 8});
     CHECK(p.ridge == Approx(250.0));
     // compute floor 137,438,953,472 / 2e15 = 68.72 us; memory floor 100,663,296 / 8e12 = 12.58 us
     CHECK(p.compute_floor_s == Approx(68.719476736e-6));
@@ -63,7 +65,7 @@ TEST_CASE("analyze: floors, ridge and attainable for the GEMM under custom ceili
 
 TEST_CASE("analyze: a memory-bound add on H200 figures", "[roofline]") {
     // fp16 add over 2^28 elements: 3 * 2^28 * 2 = 1,610,612,736 bytes; 2^28 = 268,435,456 FLOP
-    auto w = elementwise_workload(268435456.0, 2, 1, 1, Dtype::fp16);
+    auto w = elementwise::work_of(268435456.0, 2, 1, 1, dtype_bytes(Dtype::fp16));
     auto p = analyze(w, Ceiling{989.4, 4.8});
     // memory floor 1,610,612,736 / 4.8e12 = 335.54 us; compute floor 2.68e8 / 989.4e12 = 0.2713 us
     CHECK(p.memory_floor_s == Approx(335.5443e-6).epsilon(1e-6));
@@ -86,7 +88,8 @@ TEST_CASE("attainable = min(peak, bandwidth x intensity) across intensities", "[
     for (auto c : {Case{8, 1, 4.8, Regime::memory}, Case{80, 10, 48, Regime::memory},
                    Case{112, 14, 67, Regime::compute}, Case{8000, 1000, 67, Regime::compute}}) {
         INFO("flops per element " << c.flops_per_element);
-        auto p = analyze(elementwise_workload(1e9, 1, 1, c.flops_per_element, Dtype::fp32), Ceiling{67, 4.8});
+        auto p =
+            analyze(elementwise::work_of(1e9, 1, 1, c.flops_per_element, dtype_bytes(Dtype::fp32)), Ceiling{67, 4.8});
         CHECK(p.intensity == Approx(c.intensity));
         CHECK(p.attainable_tflops == Approx(c.attainable));
         CHECK(p.regime == c.regime);
@@ -96,16 +99,16 @@ TEST_CASE("attainable = min(peak, bandwidth x intensity) across intensities", "[
 TEST_CASE("regime is overhead when both floors are under the launch overhead", "[roofline]") {
     Ceiling h200_fp16{989.4, 4.8};
     // fp16 add of 1024 elements: 6,144 bytes / 4.8e12 = 1.28 ns, far below a 5 us launch
-    auto small = elementwise_workload(1024, 2, 1, 1, Dtype::fp16);
+    auto small = elementwise::work_of(1024, 2, 1, 1, dtype_bytes(Dtype::fp16));
     CHECK(analyze(small, h200_fp16, 5e-6).regime == Regime::overhead);
     CHECK(analyze(small, h200_fp16, 0).regime == Regime::memory);  // 0: classify by the roofs only
     // a 64^3 fp16 GEMM: 524,288 FLOP / 989.4e12 = 0.53 ns: overhead; by the roofs, intensity
     // 2*64/6 = 21.3 < ridge 206: memory
-    auto tiny_gemm = gemm_workload(64, 64, 64, Dtype::fp16);
+    auto tiny_gemm = gemm::work_of(64, 64, 64, dtype_bytes(Dtype::fp16));
     CHECK(analyze(tiny_gemm, h200_fp16, 5e-6).regime == Regime::overhead);
     CHECK(analyze(tiny_gemm, h200_fp16, 0).regime == Regime::memory);
     // fp16 GEMM 4096 on H200: compute floor 137.4e9 / 989.4e12 = 138.9 us > 5 us: not overhead
-    auto big = analyze(gemm_workload(4096, 4096, 4096, Dtype::fp16), h200_fp16, 5e-6);
+    auto big = analyze(gemm::work_of(4096, 4096, 4096, dtype_bytes(Dtype::fp16)), h200_fp16, 5e-6);
     CHECK(big.regime == Regime::compute);
     // the floors are the physics; overhead changes only the label
     CHECK(analyze(small, h200_fp16, 5e-6).floor_s == analyze(small, h200_fp16, 0).floor_s);
@@ -162,8 +165,8 @@ TEST_CASE("GEMM crossover N agrees with analyze() for every shipped profile and 
             auto n = gemm_crossover_n(ceiling, dtype);
             REQUIRE(n >= 2);
             // N is the first square size at or past the ridge: N is compute-bound, N - 1 is not
-            CHECK(analyze(gemm_workload(n, n, n, dtype), ceiling).regime == Regime::compute);
-            CHECK(analyze(gemm_workload(n - 1, n - 1, n - 1, dtype), ceiling).regime == Regime::memory);
+            CHECK(analyze(gemm::work_of(n, n, n, dtype_bytes(dtype)), ceiling).regime == Regime::compute);
+            CHECK(analyze(gemm::work_of(n - 1, n - 1, n - 1, dtype_bytes(dtype)), ceiling).regime == Regime::memory);
         }
     }
 }
@@ -186,7 +189,8 @@ TEST_CASE("ridge = peak / bandwidth for every dtype of every shipped profile", "
             double peak = kv.second["dense"].as<double>();
             INFO(entry.path().filename().string() << " " << kv.first.as<std::string>() << ": " << peak << " / "
                                                   << bandwidth);
-            auto point = analyze(gemm_workload(4096, 4096, 4096, *dtype), profile.datasheet_ceiling(*dtype));
+            auto point =
+                analyze(gemm::work_of(4096, 4096, 4096, dtype_bytes(*dtype)), profile.datasheet_ceiling(*dtype));
             CHECK(point.ridge == Approx(peak / bandwidth).epsilon(1e-12));
             ++checked;
         }

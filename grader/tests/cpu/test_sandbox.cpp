@@ -184,8 +184,10 @@ TEST_CASE("sandbox: a lab program under ROOFLINE_SANDBOX runs inside it", "[sand
     REQUIRE(session.device(nullptr).has_value());
     auto result_file = dir / "job" / "result.json";
     fs::create_directories(result_file.parent_path());
-    auto run = interpret(session.run({"--variant", "ok", "--result", result_file.string()}, result_file, 10),
-                         result_file, "ok", 10);
+    protocol::Job job;
+    job.variant = "ok";
+    job.result_path = result_file.string();
+    auto run = interpret(session.run(job, 10), result_file, "ok", 10);
     REQUIRE(run.outcome == Outcome::ok);  // its result file, in its temporary folder, came back
     // A session of its own inside the sandbox (bwrap --new-session), not the grader's.
     CHECK(run.result.value("sid", 0L) != long(::getsid(0)));

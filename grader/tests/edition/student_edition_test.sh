@@ -3,10 +3,10 @@
 # and no instructor files (by path and by content), repeats no six-line run of
 # answer code from solutions/ anywhere (SOLUTION_OVERLAP, built from
 # solution_overlap.cpp, whose header says what counts; compiled here if not
-# given), and it stands on its own:
-# it configures, builds the CLI and lab 01, lists the labs and takes a student
-# through predict and grade (exit 4 without a GPU, 1 on one: the skeleton is
-# unfinished). Set ROOFLINE_EDITION_BUILD=0 to check the copy only.
+# given); every header its kernel files include is in grader/include; and it
+# stands on its own: it configures, builds the CLI and lab 01, lists the labs
+# and takes a student through predict and grade (exit 4 without a GPU, 1 on
+# one: the skeleton is unfinished). Set ROOFLINE_EDITION_BUILD=0 to check the copy only.
 #
 #   student_edition_test.sh COURSE_ROOT [SOLUTION_OVERLAP]
 set -uo pipefail
@@ -25,9 +25,19 @@ fi
 for gone in solutions instructor .git build .roofline predictions.yaml scripts/make_test_submissions.sh; do
   [[ ! -e $edition/$gone ]] || fail "the edition holds $gone"
 done
-for kept in README.md setup.sh CMakeLists.txt labs/01-memory-roof/lab.yaml grader/cli/main.cpp lessons hardware EDITION.md; do
+for kept in README.md setup.sh CMakeLists.txt labs/01-memory-roof/lab.yaml grader/cli/main.cpp grader/include/roofline \
+            lessons hardware EDITION.md; do
   [[ -e $edition/$kept ]] || fail "the edition lacks $kept"
 done
+# A kernel file sees one grader folder, grader/include: every header it includes is there or beside it.
+includes=$(cd "$edition" && grep -rH '^#include "' labs/*/kernels)
+[[ -n $includes ]] || fail "found no #include \"...\" in the edition's kernel files"
+while IFS= read -r line; do
+  file=${line%%:*}
+  header=$(sed -E 's/^#include "([^"]+)".*/\1/' <<< "${line#*:}")
+  [[ -e $edition/grader/include/$header || -e $(dirname "$edition/$file")/$header ]] \
+    || fail "$file includes \"$header\", which is neither in grader/include nor beside it"
+done <<< "$includes"
 # No file of the edition may equal a solution or an instructor file, wherever it sits.
 secrets=$work/secrets.txt
 find "$course/solutions" "$course/instructor" -type f -exec sha256sum {} + 2>/dev/null | cut -d' ' -f1 | sort -u > "$secrets"

@@ -1,13 +1,16 @@
 // A stand-in for a lab program in --serve mode, for the CPU tests of
-// LabSession: no GPU, and each job's --variant names how it ends.
+// LabSession: no GPU; it reads the same Job (protocol/lab_job.hpp) a lab program
+// does, and each job's variant names how it ends.
 //   ok          writes {"status": "ok", "pid": its pid, "sid": its session}
 //   cuda_error  closes stdin, writes {"status": "cuda_error"} and exits 3, as a lab program does
 //   segfault    prints a stage, then dies of SIGSEGV
 //   hang        prints a stage, then sleeps for ever
 //   exit        exits 9 without a result
-// --device-info: {"status": "no_device"}, or with FAKE_DEVICE set, that device.
+// A device_info job: {"status": "no_device"}, or with FAKE_DEVICE set, that device.
 // FAKE_EXIT_AT_START set: prints it and exits 3 before reading a job, as a submission's
 // failing static initializer makes a lab program do.
+#include "lab_job.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <unistd.h>
@@ -22,13 +25,6 @@
 #include <vector>
 
 namespace {
-std::string argument_after(const std::vector<std::string>& arguments, const std::string& flag) {
-    for (std::size_t i = 0; i + 1 < arguments.size(); ++i) {
-        if (arguments[i] == flag) return arguments[i + 1];
-    }
-    return "";
-}
-
 void write_result(const nlohmann::json& result, const std::string& path) {
     std::ofstream(path + ".tmp") << result.dump();
     std::filesystem::rename(path + ".tmp", path);
@@ -43,10 +39,10 @@ int main(int argc, char** argv) {
     }
     std::string line;
     while (std::getline(std::cin, line)) {
-        auto arguments = nlohmann::json::parse(line).get<std::vector<std::string>>();
-        auto variant = argument_after(arguments, "--variant");
-        auto result = argument_after(arguments, "--result");
-        if (arguments.front() == "--device-info") {
+        auto job = nlohmann::json::parse(line).get<roofline::protocol::Job>();
+        const auto& variant = job.variant;
+        const auto& result = job.result_path;
+        if (job.mode == roofline::protocol::JobMode::device_info) {
             if (const char* name = std::getenv("FAKE_DEVICE")) {
                 write_result({{"status", "ok"},
                               {"device", {{"name", name}, {"sm_count", 132}, {"l2_bytes", 52428800},

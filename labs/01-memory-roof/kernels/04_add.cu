@@ -1,7 +1,7 @@
 // Rung 4: add, c = a + b.                            (your file: edit the TODOs)
 // Two reads per write: how many bytes at the timed size, and so what time?
 // Does the extra read change the regime? Predict, then grade.
-#include "elementwise/elementwise.cuh"
+#include "roofline/elementwise.cuh"
 
 #include <cstdint>
 

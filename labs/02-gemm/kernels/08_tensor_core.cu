@@ -17,8 +17,8 @@
 // The PTX wrappers below are given; the exercise is the tiling and the lane
 // addressing. PTX ISA, "Matrix Fragments for mma.m16n8k16" and "ldmatrix", has
 // the register layouts.
-#include "gemm/gemm.cuh"
-#include "gemm/mma_sync.cuh"
+#include "roofline/gemm.cuh"
+#include "roofline/mma_sync.cuh"
 
 #include <cstdint>
 

@@ -19,8 +19,8 @@
 // fewer tiles than pipeline stages: the prologue must cope. N need not be a
 // multiple of BN = 256: in the last block column the upper 128 columns must be
 // neither loaded nor stored.
-#include "gemm/gemm.cuh"
-#include "gemm/mma_sync.cuh"
+#include "roofline/gemm.cuh"
+#include "roofline/mma_sync.cuh"
 
 #include <cstdint>
 

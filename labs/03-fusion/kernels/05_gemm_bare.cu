@@ -10,8 +10,8 @@
 // meant to come close to that. The output it writes, 32 MiB, would
 // take ~8 us at the copy roof on its own: the GEMM is compute-bound by a wide
 // margin (~1365 FLOP/byte against a ridge of ~190).
-#include "fusion/fusion.cuh"
-#include "fusion/gemm_with_epilogue.cuh"
+#include "roofline/fusion.cuh"
+#include "roofline/gemm_with_epilogue.cuh"
 
 namespace {
 

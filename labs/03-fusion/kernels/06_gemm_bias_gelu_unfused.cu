@@ -16,8 +16,8 @@
 //
 // Needs N to be a multiple of 8 (the GEMM already needs 128): each 16-byte
 // vector of Y then lies in one row.
-#include "fusion/fusion.cuh"
-#include "fusion/gemm_with_epilogue.cuh"
+#include "roofline/fusion.cuh"
+#include "roofline/gemm_with_epilogue.cuh"
 
 #include <algorithm>
 #include <cstdint>

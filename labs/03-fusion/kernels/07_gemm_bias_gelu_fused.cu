@@ -16,8 +16,8 @@
 // element, and how many microseconds is that over the whole output? Compare
 // the accurate tanhf (~20-30 instructions, 2 of them on the SFU) with rung 2's
 // fast form (2 SFU ops and a handful of FMAs).
-#include "fusion/fusion.cuh"
-#include "fusion/gemm_with_epilogue.cuh"
+#include "roofline/fusion.cuh"
+#include "roofline/gemm_with_epilogue.cuh"
 
 #include <cstddef>
 

@@ -18,9 +18,9 @@
 //   3. after a group's last column tile: reduce each row across the warp
 //      (__shfl_xor_sync) and lane 0 writes sums[row].
 // Predict first: how many bytes must be in flight per SM to keep HBM busy?
-#include "async/mbarrier.cuh"
-#include "async/tma.cuh"
-#include "reduction/reduction.cuh"
+#include "roofline/mbarrier.cuh"
+#include "roofline/tma.cuh"
+#include "roofline/reduction.cuh"
 
 #include <cuda_bf16.h>
 

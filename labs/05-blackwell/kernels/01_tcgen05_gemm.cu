@@ -23,10 +23,10 @@
 // `roofline predict` work anywhere.
 //
 // Shapes: divisible_by {m: 128, n: 256, k: 64}; K/64 may be fewer than the 4 stages.
-#include "async/mbarrier.cuh"
-#include "async/tma.cuh"
-#include "gemm/gemm.cuh"
-#include "gemm/tcgen05.cuh"
+#include "roofline/mbarrier.cuh"
+#include "roofline/tma.cuh"
+#include "roofline/gemm.cuh"
+#include "roofline/tcgen05.cuh"
 
 #include <cstdint>
 

@@ -7,7 +7,7 @@
 // Before you profile: the DRAM bytes (the model's), and which unit binds? Then
 // `roofline profile` and read the bank-conflict sign. Fix: change the tile so that
 // column c of rows 0..31 falls in 32 different banks (one word of padding per row).
-#include "reduction/reduction.cuh"
+#include "roofline/reduction.cuh"
 
 namespace {
 

@@ -58,8 +58,8 @@
 // Shapes: M and N multiples of 128 and K of 32 (lab.yaml: divisible_by). N
 // need not be a multiple of 256: in the last block column the upper 128
 // columns are neither loaded nor stored.
-#include "gemm/gemm.cuh"
-#include "gemm/mma_sync.cuh"
+#include "roofline/gemm.cuh"
+#include "roofline/mma_sync.cuh"
 
 #include <cstdint>
 

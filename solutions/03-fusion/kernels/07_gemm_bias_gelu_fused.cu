@@ -25,8 +25,8 @@
 // tanh.approx.f32 (one SFU op) it took ~5 us, with the accurate tanhf ~10 us.
 // tanh.approx is not used here for the reason given in rung 2: its error is
 // relative to tanh, and 1 + tanh(u) cancels for negative v.
-#include "fusion/fusion.cuh"
-#include "fusion/gemm_with_epilogue.cuh"
+#include "roofline/fusion.cuh"
+#include "roofline/gemm_with_epilogue.cuh"
 #include "gelu_fast.cuh"
 
 #include <cstddef>

@@ -9,9 +9,9 @@
 //
 // Expected: a little above part 1 (its __syncthreads per tile is the only stall it has),
 // ~92-97% of cudaMemcpy.
-#include "async/mbarrier.cuh"
-#include "async/tma.cuh"
-#include "reduction/reduction.cuh"
+#include "roofline/mbarrier.cuh"
+#include "roofline/tma.cuh"
+#include "roofline/reduction.cuh"
 
 #include <cuda_bf16.h>
 

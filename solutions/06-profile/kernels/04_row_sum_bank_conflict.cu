@@ -3,7 +3,7 @@
 // walk the 32 lanes read 32 different banks, one wavefront instead of 32. The DRAM
 // bytes are the same; the shared-memory pipe stops binding and the sums run at the
 // memory roof.
-#include "reduction/reduction.cuh"
+#include "roofline/reduction.cuh"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "elementwise/elementwise.cuh"
+#include "roofline/elementwise.cuh"
 
 namespace {
 __global__ void wild_kernel(const float* x, float* y, std::size_t n) {

@@ -1,4 +1,4 @@
-#include "elementwise/elementwise.cuh"
+#include "roofline/elementwise.cuh"
 
 namespace {
 // The bounds check is off by one: the last thread writes y[n].

@@ -17,14 +17,14 @@
 // Pointers come from cudaMalloc (256-byte aligned). Launch on `stream`; do not
 // synchronize, allocate or copy to the host.
 #pragma once
-#include "model.hpp"
-
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <cstddef>
 
 namespace roofline::fusion {
+
+inline constexpr float kRmsNormEps = 1e-6f;  // rmsnorm's epsilon, as the reference adds it
 
 using ChainLaunch = void (*)(const __nv_bfloat16* x, __nv_bfloat16* y, float a, float b, float c, std::size_t n,
                              cudaStream_t stream);

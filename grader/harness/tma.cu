@@ -1,4 +1,4 @@
-#include "tma.cuh"
+#include "roofline/tma.cuh"
 
 namespace roofline::tma {
 

@@ -11,7 +11,7 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
-#include "model.hpp"
+#include "fma_chain.hpp"
 
 #include <cstddef>
 
@@ -38,7 +38,7 @@ bool register_scale(const char* name, ScaleLaunch<float> launch, const char* fil
 bool register_scale(const char* name, ScaleLaunch<__nv_bfloat16> launch, const char* file);
 bool register_add(const char* name, AddLaunch<float> launch, const char* file);
 bool register_add(const char* name, AddLaunch<__nv_bfloat16> launch, const char* file);
-// y[i] = x[i] after kFmaChainSteps steps of y = fmaf(y, kFmaChainA, kFmaChainB) (model.hpp).
+// y[i] = x[i] after kFmaChainSteps steps of y = fmaf(y, kFmaChainA, kFmaChainB) (fma_chain.hpp).
 bool register_fma_chain(const char* name, CopyLaunch<float> launch, const char* file);
 
 }  // namespace roofline::elementwise

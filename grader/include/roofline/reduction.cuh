@@ -8,8 +8,6 @@
 // Pointers come from cudaMalloc (256-byte aligned). Launch on `stream`; do not
 // synchronize, allocate or copy to the host.
 #pragma once
-#include "model.hpp"
-
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 

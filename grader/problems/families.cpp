@@ -1,0 +1,22 @@
+// The problem families the grader knows: one line each (README.md in this
+// folder says how to add one). A lab.yaml's `problem` must name one of them.
+#include "problem_family.hpp"
+
+namespace roofline {
+
+namespace elementwise { ProblemFamily family(); }  // elementwise/family.cpp
+namespace fusion { ProblemFamily family(); }       // fusion/family.cpp
+namespace gemm { ProblemFamily family(); }         // gemm/family.cpp
+namespace reduction { ProblemFamily family(); }    // reduction/family.cpp
+
+const std::vector<ProblemFamily>& problem_families() {
+    static const std::vector<ProblemFamily> table{
+        elementwise::family(),
+        fusion::family(),
+        gemm::family(),
+        reduction::family(),
+    };
+    return table;
+}
+
+}  // namespace roofline
