@@ -50,6 +50,9 @@ function(roofline_add_lab lab)
     add_library(${target}-kernels OBJECT ${kernels})
     target_link_libraries(${target}-kernels PRIVATE ${ARG_LIBRARIES})
     target_include_directories(${target}-kernels PRIVATE "${PROJECT_SOURCE_DIR}/grader/include")
+    # Source lines in the machine code, for `roofline run --sanitize` (file:line of a finding)
+    # and ncu's source view; it changes no instruction.
+    target_compile_options(${target}-kernels PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>")
     add_executable(${target} $<TARGET_OBJECTS:${target}-kernels>)
     target_link_libraries(${target} PRIVATE roofline_lab_main roofline_problems ${ARG_LIBRARIES})
     set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/labs" LINKER_LANGUAGE CXX)
@@ -181,7 +184,7 @@ function(roofline_write_build_kit lab target gencodes libraries)
   endif()
   string(TOUPPER "${CMAKE_BUILD_TYPE}" config)
   separate_arguments(config_flags UNIX_COMMAND "${CMAKE_CUDA_FLAGS} ${CMAKE_CUDA_FLAGS_${config}}")
-  set(compile ${config_flags} ${arch_flags} -diag-suppress=177 -std=c++${CMAKE_CUDA_STANDARD})
+  set(compile ${config_flags} ${arch_flags} -diag-suppress=177 -lineinfo -std=c++${CMAKE_CUDA_STANDARD})
   string(REPLACE "," "$<COMMA>" compile "${compile}")  # -gencode values hold commas; $<JOIN> splits on them
 
   roofline_link_files(link_files "${libraries}")

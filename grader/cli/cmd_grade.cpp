@@ -5,6 +5,7 @@
 #include "number_flags.hpp"
 #include "lab_session.hpp"
 #include "report.hpp"
+#include "sanitize.hpp"
 #include "units.hpp"
 
 #include <fmt/format.h>
@@ -29,6 +30,7 @@ struct GradeFlags {
     std::string gradescope;
     std::optional<std::uint64_t> seed;
     bool score_without_prediction = false;
+    std::string sanitize;  // run --sanitize TOOL: under compute-sanitizer
 };
 
 GradeRequest make_request(const Context& context, const GradeFlags& f, const std::string& lab,
@@ -167,7 +169,21 @@ void add_grade_commands(CLI::App& app, Context& context) {
 
     auto* run = app.add_subcommand("run", "check a variant's correctness only: no timing, no prediction needed");
     add_common(run, run_flags);
-    run->callback([&context] { run_grade(context, run_flags, true); });
+    run->add_option("--sanitize", run_flags.sanitize,
+                    "run it under compute-sanitizer instead: memcheck (the default), racecheck, synccheck or initcheck; "
+                    "findings shown as file:line")
+        ->expected(0, 1);
+    run->callback([&context, run] {
+        if (run->count("--sanitize") == 0) return run_grade(context, run_flags, true);
+        auto ws = context.build_workspace();
+        auto [lab, variant] = split_target(run_flags.target);
+        SanitizeRequest request{lab, variant, run_flags.sanitize.empty() ? "memcheck" : run_flags.sanitize,
+                                run_flags.solutions, !run_flags.no_build, run_flags.seed};
+        auto outcome = sanitize_variant(ws, request);
+        if (run_flags.json) fmt::print("{}\n", outcome.json.dump(2));
+        else fmt::print("{}", outcome.text);
+        context.exit_code = outcome.exit_code;
+    });
 }
 
 }  // namespace roofline::cli

@@ -1,6 +1,7 @@
 // roofline log: predicted against measured, entry by entry, with the gap notes
 // written after each measurement, and whether the predictions are getting better
 // (calibration over time).
+#include "byte_calibration.hpp"
 #include "calibration.hpp"
 #include "command.hpp"
 #include "prediction_log.hpp"
@@ -81,8 +82,23 @@ void run_log(Context& context, const LogFlags& f) {
     if (!f.svg.empty()) {
         std::ofstream(f.svg) << prediction_scatter_svg("predicted against measured: " + path.filename().string(), points);
     }
+    // DRAM bytes: predicted (`predict --bytes`) against counted (`roofline profile`).
+    auto profiled = profiled_predictions(log);
+    auto bytes = byte_calibration(profiled);
+    nlohmann::json byte_rows = nlohmann::json::array();
+    for (const auto& p : profiled) {
+        byte_rows.push_back({{"prediction", p.prediction->id}, {"lab", p.prediction->lab},
+                             {"variant", p.prediction->variant}, {"predicted_bytes", *p.prediction->predicted_dram_bytes},
+                             {"counted_bytes", p.first->dram_bytes}, {"ratio", p.ratio()}, {"gpu", p.first->gpu}});
+    }
     if (f.json) {
         nlohmann::json out = {{"log", path.string()},
+                              {"bytes", {{"entries", byte_rows},
+                                         {"count", bytes.count},
+                                         {"median_abs_log2_ratio", bytes.count ? nlohmann::json(bytes.median_abs_log2)
+                                                                               : nlohmann::json(nullptr)},
+                                         {"share_within_10_percent", bytes.count ? nlohmann::json(bytes.share_within_10pct)
+                                                                                 : nlohmann::json(nullptr)}}},
                               {"entries", rows},
                               {"calibration", {{"all", calibration_json(overall)},
                                                {"first_half", halves ? calibration_json(first) : nullptr},
@@ -126,6 +142,17 @@ void run_log(Context& context, const LogFlags& f) {
     if (calibration.trend == Trend::widening) fmt::print("  the gap is widening\n");
     if (calibration.trend == Trend::unchanged) {
         fmt::print("  the gap is unchanged within noise (the halves' median errors are less than 1.1x apart)\n");
+    }
+    if (!profiled.empty()) {
+        fmt::print("\nDRAM bytes, predicted (predict --bytes) against counted (roofline profile):\n");
+        for (const auto& r : byte_rows) {
+            fmt::print("  {:<4} {:<38} {:>11} {:>11} {:>6.2f}x\n", r["prediction"].get<std::string>(),
+                       r["lab"].get<std::string>() + "/" + r["variant"].get<std::string>(),
+                       si(r["predicted_bytes"].get<double>(), "B"), si(r["counted_bytes"].get<double>(), "B"),
+                       r["ratio"].get<double>());
+        }
+        fmt::print("  byte calibration: {} entries, median error {:.2f}x, {:.0f}% within 10%\n", bytes.count,
+                   std::exp2(bytes.median_abs_log2), 100 * bytes.share_within_10pct);
     }
     if (!pending.empty()) fmt::print("\nnot graded yet: {}\n", fmt::join(pending, ", "));
     std::vector<std::string> unexplained;

@@ -17,6 +17,7 @@ namespace {
 struct PredictFlags {
     std::string target;
     std::optional<double> time_us, tflops, gbps;
+    std::optional<double> bytes;  // DRAM bytes read + written, checked by `roofline profile`
     std::string regime;
     std::string why;
     std::string log;
@@ -98,6 +99,7 @@ void run_predict(Context& context, const PredictFlags& f) {
     if (f.gbps) require_above_floor(context, lab.id, variant, work, p.predicted_time_s, "--gbps", *f.gbps);
     p.regime = *regime;
     p.why = f.why;
+    p.predicted_dram_bytes = f.bytes;
     p.source_hash = hash_file(ws.kernel_file(lab.id, f.solutions, variant.file));
     p.made_at = utc_now_iso8601();
     auto log_path = f.log.empty() ? ws.default_log() : std::filesystem::path(f.log);
@@ -106,6 +108,10 @@ void run_predict(Context& context, const PredictFlags& f) {
                p.shape, seconds(p.predicted_time_s), work.bytes / p.predicted_time_s / 1e12,
                work.flops > 0 ? fmt::format(", {:.4g} TFLOP/s", work.flops / p.predicted_time_s / 1e12) : "",
                regime_name(p.regime));
+    if (f.bytes) {
+        fmt::print("  and {} of DRAM traffic ({:.3f}x the {} the model counts); `roofline profile {}` checks it\n",
+                   si(*f.bytes, "B"), *f.bytes / work.bytes, si(work.bytes, "B"), f.target);
+    }
     fmt::print("now: roofline grade {}{}\n", f.target, f.log.empty() ? "" : " --log " + f.log);
 }
 
@@ -121,6 +127,11 @@ void add_predict_command(CLI::App& app, Context& context) {
         ->check(number_in(0, kMaxPredictedS * 1e6, true));
     predict->add_option("--tflops", f.tflops, "or the predicted rate in TFLOP/s")->check(number_in(0, 1e5, true));
     predict->add_option("--gbps", f.gbps, "or the predicted bandwidth in GB/s")->check(number_in(0, 1e6, true));
+    // Bytes: at most a petabyte, far above any lab's traffic; the lower end is one byte.
+    predict->add_option("--bytes", f.bytes,
+                        "also the DRAM bytes (read + written) you expect ncu to count; `roofline profile` compares "
+                        "them (within 10% earns the byte prediction)")
+        ->check(number_in(1, 1e15, false));
     predict->add_option("--regime", f.regime, "compute, memory or overhead")->required();
     predict->add_option("--why", f.why, "one sentence: the reasoning behind the number")->required();
     predict->add_option("--log", f.log, "the prediction log (default: predictions.yaml at the course root)");

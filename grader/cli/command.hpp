@@ -53,5 +53,7 @@ void add_batch_command(CLI::App& app, Context& context);
 void add_report_command(CLI::App& app, Context& context);  // cmd_report.cpp
 void add_debrief_command(CLI::App& app, Context& context);
 void add_explain_command(CLI::App& app, Context& context);
+void add_profile_command(CLI::App& app, Context& context);  // cmd_profile.cpp
+void add_diagnose_command(CLI::App& app, Context& context);
 
 }  // namespace roofline::cli

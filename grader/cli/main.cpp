@@ -64,6 +64,8 @@ int main(int argc, char** argv) {
     roofline::cli::add_report_command(app, context);
     roofline::cli::add_debrief_command(app, context);
     roofline::cli::add_explain_command(app, context);
+    roofline::cli::add_profile_command(app, context);
+    roofline::cli::add_diagnose_command(app, context);
     // After the subcommands: CLI11 copies the footer into those added later, and the
     // grading exit codes do not belong under `calc --help`.
     app.footer(
@@ -71,7 +73,9 @@ int main(int argc, char** argv) {
         "3 no prediction for this kernel source, 4 no CUDA device, 5 build failed,\n"
         "6 the lab program crashed or timed out, 7 the variant needs another GPU (lab.yaml `requires`),\n"
         "8 refused: the timed work was not the kernel file's own (a library, a redefined function, clocks disagree),\n"
-        "9 not graded yet: debrief and explain need a graded measurement of the variant in the log.\n"
+        "9 not graded yet: debrief and explain need a graded measurement of the variant in the log,\n"
+        "10 a tool is missing or refused: ncu (profile) or compute-sanitizer (run --sanitize) is not installed,\n"
+        "   or the GPU's performance counters are not permitted (ERR_NVGPUCTRPERM).\n"
         "The course folder: --root, else $ROOFLINE_ROOT, else the nearest folder up from here holding\n"
         "hardware/ and labs/, else the tree this roofline was built from.");
     app.failure_message([](const CLI::App* failed, const CLI::Error& e) {

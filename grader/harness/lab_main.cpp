@@ -4,6 +4,9 @@
 // (protocol/lab_job.hpp, a JSON object) per line on stdin. Run by hand:
 //   build/labs/lab-01-memory-roof --list
 //   build/labs/lab-01-memory-roof --variant copy_naive_fp32 --mode verify --verify-shape n=1000 --result -
+// `--mode once` launches the variant once per shape between cudaProfilerStart and
+// cudaProfilerStop, unwatched, then verifies it: what `roofline profile` runs under ncu
+// (--profile-from-start off) and `roofline run --sanitize` under compute-sanitizer.
 #include "hang_watch.hpp"
 #include "input_guard.cuh"
 #include "launch_watch.hpp"
@@ -13,6 +16,7 @@
 #include "lab_job.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cuda_profiler_api.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -130,15 +134,22 @@ json to_json(const std::vector<InputChange>& changes) {
 // reference is computed from inputs equal to the copy. Everything the launch ran on
 // the GPU is recorded for the grader (launch_watch.hpp).
 json check_once(Problem& problem, InputGuard& guard, const Shape& shape, std::uint64_t seed, const std::string& when,
-                const Tolerance& tolerance, double launch_timeout_s, bool watch, cudaStream_t stream) {
+                const Tolerance& tolerance, double launch_timeout_s, bool watch, cudaStream_t stream,
+                bool profiled = false) {
     stage(fmt::format("verify {} seed {} ({})", shape_text(shape), seed, when));
     problem.fill_inputs(seed, stream);
     guard.snapshot(problem.inputs(), stream);
     problem.poison_outputs(stream);
     if (watch) LaunchWatch::instance().start(stream);
+    // Only the variant's own launch lies inside the range a profiler is told to record.
+    if (profiled) {
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        CUDA_CHECK(cudaProfilerStart());
+    }
     problem.launch_variant(stream);
     CUDA_CHECK(cudaGetLastError());
     wait_for_stream(stream, launch_timeout_s);
+    if (profiled) CUDA_CHECK(cudaProfilerStop());
     auto launched = watch ? LaunchWatch::instance().stop() : WatchedWork{};
     CUDA_CHECK(cudaGetLastError());
     auto changes = guard.changes(problem.inputs(), stream);
@@ -246,14 +257,17 @@ int run(const Job& job, json& result) {
     InputGuard guard;
     result["checks"] = json::array();
     std::uint64_t seed = job.seed;
-    const bool watch = job.mode != JobMode::grade;
+    // once: unwatched (ncu and compute-sanitizer need the profiling interface to themselves).
+    const bool watch = job.mode != JobMode::grade && job.mode != JobMode::once;
+    const bool profiled = job.mode == JobMode::once;
     const auto tolerance = tolerance_of(job);
 
     auto verify_all = [&](const std::vector<Shape>& shapes, const std::string& when) {
         for (const auto& shape : shapes) {
             stage("setup " + shape_text(shape));
             problem->setup(shape);
-            auto check = check_once(*problem, guard, shape, seed++, when, tolerance, job.launch_timeout_s, watch, stream);
+            auto check = check_once(*problem, guard, shape, seed++, when, tolerance, job.launch_timeout_s, watch, stream,
+                                    profiled);
             result["checks"].push_back(check);
             if (!check["report"]["passed"].get<bool>()) return false;
         }
@@ -263,7 +277,8 @@ int run(const Job& job, json& result) {
     std::vector<Shape> shapes = job.verify_shapes;
     bool timed = job.mode == JobMode::grade || job.mode == JobMode::watch;
     if (timed) shapes.push_back(*job.timed_shape);  // the last check sets up the timed shape
-    if (!verify_all(shapes, "before timing")) {
+    if (profiled && job.timed_shape) shapes.push_back(*job.timed_shape);
+    if (!verify_all(shapes, profiled ? "one profiled launch" : "before timing")) {
         set_status(result, JobStatus::incorrect);
         return 1;
     }
@@ -348,10 +363,12 @@ void add_job_options(CLI::App& app, Job& job, HandFlags& flags) {
     app.add_flag("--device-info", flags.device_info, "only write the device this program sees, or why there is none");
     app.add_option("--variant", job.variant, "variant name, as in lab.yaml");
     app.add_option("--mode", flags.mode,
-                   "verify (correctness only), grade (verify, time, verify again) or watch (what the GPU ran)")
-        ->check(CLI::IsMember({"verify", "grade", "watch"}));
+                   "verify (correctness only), grade (verify, time, verify again), watch (what the GPU ran) or "
+                   "once (one unwatched launch per shape inside cudaProfilerStart/Stop, then verified: for ncu and "
+                   "compute-sanitizer)")
+        ->check(CLI::IsMember({"verify", "grade", "watch", "once"}));
     app.add_option("--verify-shape", flags.verify_shapes, "a shape to verify on, e.g. n=1000 or m=64,n=64,k=64");
-    app.add_option("--timed-shape", flags.timed_shape, "the shape to time (grade and watch modes)");
+    app.add_option("--timed-shape", flags.timed_shape, "the shape to time (grade and watch modes; once: one more shape)");
     app.add_option("--seed", job.seed, "first random seed; each check uses the next one");
     app.add_option("--atol", job.atol);
     app.add_option("--rtol", job.rtol);

@@ -15,6 +15,7 @@ enum ExitCode : int {
     kNeedsOtherHardware = 7,  // the variant's machine code is for another GPU (lab.yaml `requires`)
     kForbidden = 8,           // the timed work was not the kernel file's own
     kNotGradedYet = 9,        // debrief, explain: no graded measurement of the variant in the log
+    kToolUnavailable = 10,    // profile, run --sanitize: ncu or compute-sanitizer missing, or counters not permitted
 };
 
 }  // namespace roofline

@@ -29,7 +29,7 @@ std::string number(double value) { return fmt::format("{:.6g}", value); }
 
 Prediction read_prediction(const YamlView& e) {
     e.only_keys({"kind", "id", "lab", "variant", "shape", "predicted_time_us", "given_as", "regime", "why",
-                 "source_hash", "made_at"});
+                 "source_hash", "made_at", "predicted_dram_bytes"});
     Prediction p;
     p.line = e.line();
     p.id = e.string("id");
@@ -44,6 +44,22 @@ Prediction read_prediction(const YamlView& e) {
     p.why = e.string("why");
     p.source_hash = e.string("source_hash");
     p.made_at = e.string("made_at");
+    if (e.has("predicted_dram_bytes")) p.predicted_dram_bytes = e.positive("predicted_dram_bytes");
+    return p;
+}
+
+ProfileEntry read_profile(const YamlView& e) {
+    e.only_keys({"kind", "prediction", "lab", "variant", "shape", "dram_bytes", "model_bytes", "gpu", "profiled_at"});
+    ProfileEntry p;
+    p.line = e.line();
+    if (e.has("prediction")) p.prediction_id = e.string("prediction");
+    p.lab = e.string("lab");
+    p.variant = e.string("variant");
+    p.shape = e.string("shape");
+    p.dram_bytes = e.at("dram_bytes").as_nonnegative_double();
+    p.model_bytes = e.at("model_bytes").as_nonnegative_double();
+    p.gpu = e.string("gpu");
+    p.profiled_at = e.string("profiled_at");
     return p;
 }
 
@@ -79,6 +95,19 @@ Measurement read_measurement(const YamlView& e, std::size_t number) {
     m.sm_clock_mhz = e.at("sm_clock_mhz").as_nonnegative_double();
     m.measured_at = e.string("measured_at");
     return m;
+}
+
+Diagnosis read_diagnosis(const YamlView& e) {
+    e.only_keys({"kind", "lab", "variant", "cause", "why", "source_hash", "written_at"});
+    Diagnosis d;
+    d.line = e.line();
+    d.lab = e.string("lab");
+    d.variant = e.string("variant");
+    d.cause = e.string("cause");
+    d.why = e.string("why");
+    d.source_hash = e.string("source_hash");
+    d.written_at = e.string("written_at");
+    return d;
 }
 
 GapNote read_gap_note(const YamlView& e, const std::vector<Measurement>& earlier) {
@@ -127,7 +156,9 @@ PredictionLog parse_log_text(const std::string& text, const std::filesystem::pat
         if (kind == "prediction") log.predictions.push_back(read_prediction(entry));
         else if (kind == "measurement") log.measurements.push_back(read_measurement(entry, log.measurements.size() + 1));
         else if (kind == "gap_note") log.gap_notes.push_back(read_gap_note(entry, log.measurements));
-        else entry.at("kind").fail("must be prediction, measurement or gap_note");
+        else if (kind == "profile") log.profiles.push_back(read_profile(entry));
+        else if (kind == "diagnosis") log.diagnoses.push_back(read_diagnosis(entry));
+        else entry.at("kind").fail("must be prediction, measurement, gap_note, profile or diagnosis");
     }
     return log;
 }
@@ -218,8 +249,10 @@ void append_entry(const std::filesystem::path& file, Emit emit_entry) {
 }  // namespace
 
 std::string Prediction::digest() const {
-    return fnv1a64_hex(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", id, lab, variant, shape, number(predicted_time_s * 1e6),
-                                   given_as, regime_name(regime), why, source_hash, made_at));
+    // The byte prediction joins the fingerprint only when there is one: older entries keep theirs.
+    return fnv1a64_hex(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}{}", id, lab, variant, shape, number(predicted_time_s * 1e6),
+                                   given_as, regime_name(regime), why, source_hash, made_at,
+                                   predicted_dram_bytes ? "|" + number(*predicted_dram_bytes) : ""));
 }
 
 const Prediction* PredictionLog::find_current(const std::string& lab, const std::string& variant,
@@ -276,6 +309,24 @@ Prediction append_prediction(const std::filesystem::path& file, Prediction p) {
         out << YAML::Key << "why" << YAML::Value << YAML::DoubleQuoted << p.why;
         out << YAML::Key << "source_hash" << YAML::Value << p.source_hash;
         out << YAML::Key << "made_at" << YAML::Value << p.made_at;
+        if (p.predicted_dram_bytes) {
+            out << YAML::Key << "predicted_dram_bytes" << YAML::Value << number(*p.predicted_dram_bytes);
+        }
+    });
+    return p;
+}
+
+ProfileEntry append_profile(const std::filesystem::path& file, ProfileEntry p) {
+    append_entry(file, [&](YAML::Emitter& out, const PredictionLog&) {
+        out << YAML::Key << "kind" << YAML::Value << "profile";
+        if (!p.prediction_id.empty()) out << YAML::Key << "prediction" << YAML::Value << p.prediction_id;
+        out << YAML::Key << "lab" << YAML::Value << p.lab;
+        out << YAML::Key << "variant" << YAML::Value << p.variant;
+        out << YAML::Key << "shape" << YAML::Value << p.shape;
+        out << YAML::Key << "dram_bytes" << YAML::Value << number(p.dram_bytes);
+        out << YAML::Key << "model_bytes" << YAML::Value << number(p.model_bytes);
+        out << YAML::Key << "gpu" << YAML::Value << YAML::DoubleQuoted << p.gpu;
+        out << YAML::Key << "profiled_at" << YAML::Value << p.profiled_at;
     });
     return p;
 }
@@ -313,6 +364,19 @@ GapNote append_gap_note(const std::filesystem::path& file, GapNote n) {
         out << YAML::Key << "written_at" << YAML::Value << n.written_at;
     });
     return n;
+}
+
+Diagnosis append_diagnosis(const std::filesystem::path& file, Diagnosis d) {
+    append_entry(file, [&](YAML::Emitter& out, const PredictionLog&) {
+        out << YAML::Key << "kind" << YAML::Value << "diagnosis";
+        out << YAML::Key << "lab" << YAML::Value << d.lab;
+        out << YAML::Key << "variant" << YAML::Value << d.variant;
+        out << YAML::Key << "cause" << YAML::Value << d.cause;
+        out << YAML::Key << "why" << YAML::Value << YAML::DoubleQuoted << d.why;
+        out << YAML::Key << "source_hash" << YAML::Value << d.source_hash;
+        out << YAML::Key << "written_at" << YAML::Value << d.written_at;
+    });
+    return d;
 }
 
 std::string utc_now_iso8601() {

@@ -9,6 +9,9 @@
 // explanation of the gap between prediction and measurement, bound to that
 // measurement's id (m1, m2, ...: measurements are numbered in the order they were
 // written; logs from before the ids were written are numbered the same way).
+// A prediction may also say how many DRAM bytes the kernel will move (`predict
+// --bytes`); `roofline profile` appends what ncu counted (a profile entry), and
+// `roofline log` shows the byte calibration beside the time calibration.
 #pragma once
 #include "roofline.hpp"
 
@@ -28,8 +31,21 @@ struct Prediction {
     std::string why;
     std::string source_hash;
     std::string made_at;  // UTC, ISO 8601
+    std::optional<double> predicted_dram_bytes;  // `predict --bytes`: DRAM bytes read + written
     int line = 0;
     std::string digest() const;  // fingerprint of every field above but line
+};
+
+// DRAM bytes counted by ncu for one run of a variant (`roofline profile`), bound to the
+// prediction made for that source, if any.
+struct ProfileEntry {
+    std::string prediction_id;  // empty: no prediction for this source
+    std::string lab, variant, shape;
+    double dram_bytes = 0;   // read + written, as ncu counted them
+    double model_bytes = 0;  // the lab's model at this shape
+    std::string gpu;
+    std::string profiled_at;  // UTC, ISO 8601
+    int line = 0;
 };
 
 struct Measurement {
@@ -57,11 +73,23 @@ struct GapNote {
     int line = 0;
 };
 
+// The cause a student names for a slow kernel (`roofline diagnose`), bound to its source.
+struct Diagnosis {
+    std::string lab, variant;
+    std::string cause;  // an id of diagnosis.hpp: uncoalesced, bank_conflicts, ...
+    std::string why;
+    std::string source_hash;
+    std::string written_at;  // UTC, ISO 8601
+    int line = 0;
+};
+
 struct PredictionLog {
     std::filesystem::path file;
     std::vector<Prediction> predictions;
     std::vector<Measurement> measurements;
     std::vector<GapNote> gap_notes;
+    std::vector<ProfileEntry> profiles;
+    std::vector<Diagnosis> diagnoses;
 
     // The newest prediction for this variant and shape made against `source_hash`.
     const Prediction* find_current(const std::string& lab, const std::string& variant, const std::string& shape,
@@ -80,6 +108,8 @@ Prediction append_prediction(const std::filesystem::path& file, Prediction predi
 Measurement append_measurement(const std::filesystem::path& file, Measurement measurement);
 // The note must name a measurement already in the log, of the same lab and variant.
 GapNote append_gap_note(const std::filesystem::path& file, GapNote note);
+ProfileEntry append_profile(const std::filesystem::path& file, ProfileEntry entry);
+Diagnosis append_diagnosis(const std::filesystem::path& file, Diagnosis diagnosis);
 
 std::string utc_now_iso8601();
 

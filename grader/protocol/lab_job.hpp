@@ -22,12 +22,16 @@ using Shape = std::map<std::string, long long>;
 //   and refused in a process that has watched before (CUPTI, once attached, slows launches).
 // watch: the checks of a grading, each watched, then the timed launches replayed under
 //   the watch, then the peer once: what the GPU ran, for the grader to judge.
-enum class JobMode { device_info, verify, grade, watch };
+// once: one unwatched launch per shape (the verify shapes, then the timed one if given)
+//   between cudaProfilerStart and cudaProfilerStop, each verified after it: what
+//   `roofline profile` runs under ncu and `roofline run --sanitize` under compute-sanitizer.
+enum class JobMode { device_info, verify, grade, watch, once };
 
 NLOHMANN_JSON_SERIALIZE_ENUM(JobMode, {{JobMode::device_info, "device_info"},
                                        {JobMode::verify, "verify"},
                                        {JobMode::grade, "grade"},
-                                       {JobMode::watch, "watch"}})
+                                       {JobMode::watch, "watch"},
+                                       {JobMode::once, "once"}})
 
 struct Job {
     JobMode mode = JobMode::verify;

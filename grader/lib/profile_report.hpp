@@ -1,0 +1,90 @@
+// What `roofline profile` tells a student about one variant, read off ncu's counters
+// (ncu_csv.hpp) beside the lab's model: the bytes at each level of the memory
+// hierarchy against the bytes the model counts (and the student predicted), the
+// arithmetic per pipe against the model's FLOPs, the kernel's place on a hierarchical
+// roofline (DRAM, L2, L1), Speed Of Light, occupancy and what caps it, and the one
+// limit that binds, in a sentence. Pure arithmetic on parsed numbers: no GPU here.
+#pragma once
+#include "ncu_csv.hpp"
+#include "roofline.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace roofline {
+
+struct ProfileInput {
+    std::string target;  // 01-memory-roof/copy_vectorized_fp32
+    std::string shape;   // n=268435456
+    std::string gpu;
+    std::vector<NcuLaunch> launches;  // the variant's launches of one run, as ncu profiled them
+    Workload model;                   // the lab's FLOPs and fewest bytes at this shape
+    std::optional<double> predicted_bytes;  // from the prediction log (`predict --bytes`)
+    // The DRAM roof and the arithmetic roof the grader scores with (hardware.hpp's
+    // CeilingChoice), with where each came from. L2 and L1 roofs come from ncu.
+    double dram_bytes_per_s = 0;
+    std::string dram_origin;
+    double peak_flops_per_s = 0;
+    std::string peak_origin;
+};
+
+// One level of the hierarchy: what moved through it and how fast it can go.
+struct LevelTraffic {
+    std::string name;  // DRAM, L2, L1
+    double bytes = 0;
+    std::optional<double> peak_bytes_per_s;
+    std::string peak_origin;
+    std::optional<double> speed_of_light_pct;  // ncu's throughput percentage for the unit
+};
+
+struct OccupancyLimit {
+    std::string resource;  // registers, shared memory, warps, blocks
+    double blocks_per_sm = 0;
+};
+
+struct ProfileReport {
+    std::string target, shape, gpu;
+    std::vector<std::string> kernels;  // distinct kernel names, in launch order
+    int launches = 0;
+    double time_s = 0;  // summed over the launches (ncu's gpu__time_duration)
+    double dram_read = 0, dram_write = 0;
+    Workload model;
+    std::vector<LevelTraffic> levels;  // DRAM, L2, L1
+    double fp32_flops = 0;             // 2 x FFMA + FADD + FMUL, thread instructions
+    double ffma = 0, fadd = 0, fmul = 0;
+    double tensor_instructions = 0;
+    double peak_flops_per_s = 0;
+    std::string peak_origin;
+    std::optional<double> sol_sm_pct, sol_memory_pct;
+    std::optional<double> achieved_occupancy_pct, theoretical_occupancy_pct;
+    std::vector<OccupancyLimit> occupancy_limits;  // what each resource allows, fewest first
+    std::optional<double> registers_per_thread, waves;
+    std::optional<double> sectors_per_request, bank_conflicts;
+    std::optional<double> predicted_bytes;
+    std::vector<std::string> missing_metrics;  // asked for and not in the CSV
+    std::string binding;                       // the one limit that binds, in a sentence
+    std::vector<std::string> signs;            // what else the counters point at
+
+    double dram_bytes() const { return dram_read + dram_write; }
+    // measured / predicted DRAM bytes, when a prediction was made.
+    std::optional<double> byte_prediction_ratio() const;
+    // Within 10% either way: what earns the byte-prediction points.
+    bool byte_prediction_close() const;
+};
+
+inline constexpr double kBytePredictionTolerance = 0.10;
+
+// Throws InputError when `input.launches` is empty.
+ProfileReport build_profile_report(const ProfileInput& input);
+
+std::string profile_text(const ProfileReport& report);
+nlohmann::json profile_json(const ProfileReport& report);
+// The hierarchical roofline: one roof per level (and the arithmetic roof), the kernel's
+// point at each level's intensity. A kernel without FLOPs (a copy) gets each level's
+// achieved bandwidth as a bar against its roof instead.
+std::string profile_svg(const ProfileReport& report);
+
+}  // namespace roofline
