@@ -3,6 +3,7 @@
 #include "elementwise/model.hpp"
 #include "fusion/model.hpp"
 #include "gemm/model.hpp"
+#include "gemv/model.hpp"
 #include "reduction/model.hpp"
 #include "input_error.hpp"
 #include "yaml_fields.hpp"
@@ -15,7 +16,7 @@ namespace roofline {
 
 namespace {
 
-const std::vector<std::string> kProblems{"elementwise", "fusion", "gemm", "reduction"};
+const std::vector<std::string> kProblems{"elementwise", "fusion", "gemm", "gemv", "reduction"};
 
 Shape read_shape(const YamlView& view) {
     Shape shape;
@@ -27,6 +28,7 @@ Shape read_shape(const YamlView& view) {
 // The sizes each operation's shape must give, sorted.
 std::vector<std::string> op_shape_keys(const std::string& problem, const std::string& op) {
     if (problem == "gemm") return {"k", "m", "n"};
+    if (problem == "gemv") return op == "gemv_batched" ? std::vector<std::string>{"k", "m", "n"} : std::vector<std::string>{"k", "n"};
     if (op == "rmsnorm" || op == "row_sum") return {"cols", "rows"};
     if (op == "gemm_bias_gelu" || op == "gemm_bare") return {"k", "m", "n"};
     return {"n"};
@@ -35,6 +37,7 @@ std::vector<std::string> op_shape_keys(const std::string& problem, const std::st
 std::vector<std::string> ops_of(const std::string& problem) {
     if (problem == "gemm") return {"gemm", "gemm_abt"};
     if (problem == "reduction") return {"row_sum"};
+    if (problem == "gemv") return {"gemv", "gemv_batched", "gemv_int8", "gemv_fp8"};
     if (problem == "fusion") return {"chain", "rmsnorm", "gemm_bare", "gemm_bias_gelu"};
     return {"copy", "scale", "add", "fma_chain"};
 }
@@ -155,6 +158,11 @@ Workload LabSpec::work(const VariantSpec& v, const Shape& shape) const {
         auto w = reduction::row_sum_work(shape.at("rows"), shape.at("cols"));
         return {w.flops, w.bytes};
     }
+    if (problem == "gemv") {  // the weights' bytes come from the op, not the dtype (bf16: x and y)
+        double m = v.op == "gemv_batched" ? double(shape.at("m")) : 1.0;
+        auto w = gemv::work_of(v.op, m, shape.at("n"), shape.at("k"));
+        return {w.flops, w.bytes};
+    }
     if (problem == "gemm") {
         auto w = gemm::work_of(shape.at("m"), shape.at("n"), shape.at("k"), bytes, bytes);
         return {w.flops, w.bytes};
@@ -166,6 +174,11 @@ Workload LabSpec::work(const VariantSpec& v, const Shape& shape) const {
 Workload LabSpec::peer_work(const VariantSpec& v, const Shape& shape) const {
     const std::string& problem = v.problem;
     if (problem == "gemm") return work(v, shape);
+    if (problem == "gemv") {
+        if (v.op == "gemv_batched") return work(v, shape);  // cuBLAS
+        auto w = gemv::memcpy_peer_work(v.op, shape.at("n"), shape.at("k"));
+        return {w.flops, w.bytes};
+    }
     if (problem == "fusion" && (v.op == "gemm_bias_gelu" || v.op == "gemm_bare")) return work(v, shape);  // cuBLASLt
     if (problem == "reduction") {
         auto w = reduction::row_sum_peer_work(shape.at("rows"), shape.at("cols"));

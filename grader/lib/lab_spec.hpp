@@ -37,7 +37,8 @@ struct VariantSpec {
     std::string name;
     std::string problem;  // the lab's unless the variant names another (lab 04 mixes row sums and a GEMM)
     std::string op;  // copy, scale, add, fma_chain (elementwise); chain, rmsnorm, gemm_bare,
-                     // gemm_bias_gelu (fusion); gemm, gemm_abt; row_sum
+                     // gemm_bias_gelu (fusion); gemm, gemm_abt; row_sum; gemv, gemv_batched,
+                     // gemv_int8, gemv_fp8 (gemv)
     Dtype dtype = Dtype::fp32;
     std::filesystem::path file;  // relative to the lab folder: kernels/01_copy_naive.cu
     std::string summary;
@@ -57,7 +58,7 @@ struct LabSpec {
     std::string id;  // folder name: 01-memory-roof
     std::string title;
     std::string lesson;
-    std::string problem;  // elementwise, fusion, gemm, reduction: the variants' unless one names another
+    std::string problem;  // elementwise, fusion, gemm, gemv, reduction: the variants' unless one names another
     double timeout_s = 60;         // one variant's whole run in the lab program
     double launch_timeout_s = 10;  // one kernel launch: still running after this, it is a hang (hang_watch.hpp)
     // What a kernel file may call besides its own kernels (symbol_check.hpp); empty by default.
