@@ -53,5 +53,6 @@ void add_batch_command(CLI::App& app, Context& context);
 void add_report_command(CLI::App& app, Context& context);  // cmd_report.cpp
 void add_debrief_command(CLI::App& app, Context& context);
 void add_explain_command(CLI::App& app, Context& context);
+void add_timeline_command(CLI::App& app, Context& context);  // cmd_timeline.cpp
 
 }  // namespace roofline::cli

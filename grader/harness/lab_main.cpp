@@ -33,7 +33,8 @@ namespace {
 struct Options {
     bool device_info = false;  // only report the device (or why there is none)
     std::string variant;
-    std::string mode = "verify";  // verify: correctness only; grade: verify, time, verify again
+    std::string mode = "verify";  // verify: correctness only; grade: verify, time, verify again;
+                                  // timeline: verify, then every kernel of one launch with CUPTI's timestamps
     std::vector<std::string> verify_shapes;
     std::string timed_shape;
     std::uint64_t seed = 1;
@@ -163,6 +164,26 @@ json check_once(Problem& problem, InputGuard& guard, const Shape& shape, std::ui
             {"launched", watch ? to_json(launched) : json(nullptr)}};
 }
 
+// `roofline timeline`: one launch of the variant at the timed shape (set up by the last
+// check), after one unwatched warm-up launch, with every kernel's start and end on the GPU's
+// clock (lib/timeline.hpp reads it). Watching costs ~1 us per launch (launch_watch.hpp), so
+// the gaps it shows are an upper bound on an unwatched run's.
+json record_timeline(Problem& problem, const Options& options, cudaStream_t stream) {
+    stage("timeline " + options.timed_shape);
+    problem.launch_variant(stream);
+    wait_for_stream(stream, options.measure.launch_timeout_s);
+    LaunchWatch::instance().start(stream);
+    problem.launch_variant(stream);
+    wait_for_stream(stream, options.measure.launch_timeout_s);
+    auto watched = LaunchWatch::instance().stop();
+    if (!watched.watched) return {{"watched", false}, {"error", watched.error}};
+    json kernels = json::array();
+    for (const auto& span : watched.spans)
+        kernels.push_back({{"name", span.name}, {"start_ns", span.start_ns}, {"end_ns", span.end_ns},
+                           {"stream", span.stream_id}});
+    return {{"watched", true}, {"began_ns", watched.began_ns}, {"kernels", kernels}};
+}
+
 int run(const Options& options, json& result) {
     const VariantEntry* entry = find_variant(options.variant);
     if (!entry) {
@@ -211,7 +232,7 @@ int run(const Options& options, json& result) {
     };
 
     std::vector<std::string> shapes = options.verify_shapes;
-    if (options.mode == "grade") shapes.push_back(options.timed_shape);
+    if (options.mode != "verify") shapes.push_back(options.timed_shape);
     if (!verify_all(shapes, "before timing")) {
         result["status"] = "incorrect";
         return 1;
@@ -263,6 +284,7 @@ int run(const Options& options, json& result) {
             return 1;
         }
     }
+    if (options.mode == "timeline") result["timeline"] = record_timeline(*problem, options, stream);
     result["status"] = "ok";
     result["watch_seconds"] = LaunchWatch::instance().seconds_spent();  // this process's total so far
     return 0;
@@ -285,8 +307,10 @@ void write_result(const json& result, const std::string& path) {
 void add_job_options(CLI::App& app, Options& options) {
     app.add_flag("--device-info", options.device_info, "only write the device this program sees, or why there is none");
     app.add_option("--variant", options.variant, "variant name, as in lab.yaml");
-    app.add_option("--mode", options.mode, "verify (correctness only) or grade (verify, time, verify again)")
-        ->check(CLI::IsMember({"verify", "grade"}));
+    app.add_option("--mode", options.mode,
+                   "verify (correctness only), grade (verify, time, verify again) or timeline (verify, then "
+                   "every kernel of one launch on the GPU's clock)")
+        ->check(CLI::IsMember({"verify", "grade", "timeline"}));
     app.add_option("--verify-shape", options.verify_shapes, "a shape to verify on, e.g. n=1000 or m=64,n=64,k=64");
     app.add_option("--timed-shape", options.timed_shape, "the shape to time (grade mode)");
     app.add_option("--seed", options.seed, "first random seed; each check uses the next one");
@@ -306,8 +330,8 @@ void add_job_options(CLI::App& app, Options& options) {
 // What a job's arguments lack, or nothing.
 const char* usage_error(const Options& options) {
     if (options.device_info) return nullptr;
-    if (options.variant.empty() || (options.mode == "grade" && options.timed_shape.empty())) {
-        return "--variant is required, and --timed-shape in grade mode (see --help)";
+    if (options.variant.empty() || (options.mode != "verify" && options.timed_shape.empty())) {
+        return "--variant is required, and --timed-shape in grade and timeline mode (see --help)";
     }
     return nullptr;
 }
