@@ -3,7 +3,7 @@
 // Up to M ~ 16 that is still far under the H200's ridge (~200 FLOP/byte for bf16
 // against HBM), so the time stays W's bytes over the bandwidth, the same ~32 us
 // at N = K = 8192 for every M. What breaks first is the arithmetic: at M = 16 the
-// FMAs on the CUDA cores alone (2 x 16 x 8192^2 = 2.1 GFLOP at ~60 TFLOP/s fp32)
+// FMAs on the CUDA cores alone (2 x 16 x 8192^2 = 2.1 GFLOP at 67 TFLOP/s fp32)
 // take as long as reading W. So the multiply goes to mma.sync (m16n8k16, bf16 in,
 // fp32 accumulate): 16 rows of W are the A operand, up to 8 rows of X the B
 // operand (two tiles for M > 8), and the tensor cores have time to spare.
