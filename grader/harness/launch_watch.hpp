@@ -12,6 +12,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,7 +22,7 @@ namespace roofline::harness {
 // One kernel as the GPU ran it: CUPTI's timestamps, in ns on the GPU's clock.
 struct KernelSpan {
     std::string name;  // mangled
-    unsigned long long start_ns = 0, end_ns = 0;
+    std::uint64_t start_ns = 0, end_ns = 0;
     unsigned stream_id = 0;
 };
 
@@ -32,7 +33,7 @@ struct WatchedWork {
     std::map<std::string, long long> other_stream_kernels;  // ran on a stream other than the one given
     long long copies = 0;   // cudaMemcpy* of any kind
     long long memsets = 0;  // cudaMemset*
-    unsigned long long began_ns = 0;  // CUPTI's clock when start() returned: the host's call, on the spans' clock
+    std::uint64_t began_ns = 0;  // CUPTI's clock when start() returned: the host's call, on the spans' clock
     std::vector<KernelSpan> spans;  // every kernel, in the order CUPTI delivered them (`roofline timeline`)
 };
 

@@ -65,6 +65,8 @@ std::vector<KernelRecord> parse_timeline_records(const nlohmann::json& timeline,
 }
 
 std::string kernel_display_name(const std::string& mangled) {
+    // Only function names: __cxa_demangle also reads a bare "a" as the type signed char.
+    if (mangled.rfind("_Z", 0) != 0) return mangled;
     int status = 0;
     std::unique_ptr<char, void (*)(void*)> text(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
                                                std::free);

@@ -77,6 +77,7 @@ TEST_CASE("kernel names lose their parameter lists; others pass through", "[time
     CHECK(kernel_display_name("_Z6kernelPKfPfi") == "kernel");
     CHECK(kernel_display_name("_Z3addIfEvPKT_S2_PS0_m") == "add<float>");
     CHECK(kernel_display_name("not mangled") == "not mangled");
+    CHECK(kernel_display_name("a") == "a");  // a type's mangling, not a kernel's
 }
 
 TEST_CASE("the Gantt chart has a bar per kernel, the gaps and the share", "[timeline]") {
@@ -94,4 +95,16 @@ TEST_CASE("the Gantt chart has a bar per kernel, the gaps and the share", "[time
     auto text = timeline_text(t);
     CHECK(contains(text, "3 kernels"));
     CHECK(contains(text, "50.0% of the step"));
+}
+
+TEST_CASE("cli: timeline refuses a shape without the variant's sizes and an unknown variant", "[timeline][cli]") {
+    auto partial = run_cli(course_flags() + " timeline 08-decode/gemv_bf16_8192 --no-build --shape n=17");
+    CHECK(partial.exit_code == 2);
+    CHECK(contains(partial.err, "--shape 'n=17' must give exactly k, n"));
+    auto zero = run_cli(course_flags() + " timeline 08-decode/gemv_bf16_8192 --no-build --shape k=0,n=4");
+    CHECK(zero.exit_code == 2);
+    CHECK(contains(zero.err, "positive whole sizes"));
+    auto unknown = run_cli(course_flags() + " timeline 08-decode/gemv_turbo --no-build");
+    CHECK(unknown.exit_code == 2);
+    CHECK(contains(unknown.err, "gemv_turbo"));
 }
