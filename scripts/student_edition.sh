@@ -24,7 +24,7 @@ tar -C "$root" -cf - \
   --exclude=./out --exclude=./.gl --exclude=./.whl \
   --exclude=./scripts/make_test_submissions.sh --exclude=./scripts/device_batch.sh \
   --exclude=./scripts/device_session.sh --exclude=./scripts/instructor_predictions.sh \
-  --exclude=./scripts/probes/given_gemm_check.cu \
+  --exclude=./scripts/probes/given_gemm_check.cu --exclude=./scripts/device \
   . | tar -C "$dest" -xf -
 
 cat > "$dest/EDITION.md" <<MD

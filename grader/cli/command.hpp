@@ -55,5 +55,6 @@ void add_debrief_command(CLI::App& app, Context& context);
 void add_explain_command(CLI::App& app, Context& context);
 void add_profile_command(CLI::App& app, Context& context);  // cmd_profile.cpp
 void add_diagnose_command(CLI::App& app, Context& context);
+void add_timeline_command(CLI::App& app, Context& context);  // cmd_timeline.cpp
 
 }  // namespace roofline::cli

@@ -221,6 +221,26 @@ json replay_watched(Problem& problem, const Job& job, cudaStream_t stream) {
             {"launched", to_json(launched)}};
 }
 
+// `roofline timeline`: one launch of the variant at the timed shape (set up by the last
+// check), after one unwatched warm-up launch, with every kernel's start and end on the GPU's
+// clock (lib/timeline.hpp reads it). Watching costs ~1 us per launch (launch_watch.hpp), so
+// the gaps it shows are an upper bound on an unwatched run's.
+json record_timeline(Problem& problem, const Job& job, cudaStream_t stream) {
+    stage("timeline " + shape_text(*job.timed_shape));
+    problem.launch_variant(stream);
+    wait_for_stream(stream, job.launch_timeout_s);
+    LaunchWatch::instance().start(stream);
+    problem.launch_variant(stream);
+    wait_for_stream(stream, job.launch_timeout_s);
+    auto watched = LaunchWatch::instance().stop();
+    if (!watched.watched) return {{"watched", false}, {"error", watched.error}};
+    json kernels = json::array();
+    for (const auto& span : watched.spans)
+        kernels.push_back({{"name", span.name}, {"start_ns", span.start_ns}, {"end_ns", span.end_ns},
+                           {"stream", span.stream_id}});
+    return {{"watched", true}, {"began_ns", watched.began_ns}, {"kernels", kernels}};
+}
+
 int run(const Job& job, json& result) {
     const VariantEntry* entry = find_variant(job.variant);
     if (!entry) {
@@ -275,7 +295,7 @@ int run(const Job& job, json& result) {
     };
 
     std::vector<Shape> shapes = job.verify_shapes;
-    bool timed = job.mode == JobMode::grade || job.mode == JobMode::watch;
+    bool timed = job.mode == JobMode::grade || job.mode == JobMode::watch || job.mode == JobMode::timeline;
     if (timed) shapes.push_back(*job.timed_shape);  // the last check sets up the timed shape
     if (profiled && job.timed_shape) shapes.push_back(*job.timed_shape);
     if (!verify_all(shapes, profiled ? "one profiled launch" : "before timing")) {
@@ -333,6 +353,7 @@ int run(const Job& job, json& result) {
             return 1;
         }
     }
+    if (job.mode == JobMode::timeline) result["timeline"] = record_timeline(*problem, job, stream);
     set_status(result, JobStatus::ok);
     return 0;
 }
@@ -365,8 +386,8 @@ void add_job_options(CLI::App& app, Job& job, HandFlags& flags) {
     app.add_option("--mode", flags.mode,
                    "verify (correctness only), grade (verify, time, verify again), watch (what the GPU ran) or "
                    "once (one unwatched launch per shape inside cudaProfilerStart/Stop, then verified: for ncu and "
-                   "compute-sanitizer)")
-        ->check(CLI::IsMember({"verify", "grade", "watch", "once"}));
+                   "compute-sanitizer) or timeline (verify, then every kernel of one launch on the GPU's clock)")
+        ->check(CLI::IsMember({"verify", "grade", "watch", "once", "timeline"}));
     app.add_option("--verify-shape", flags.verify_shapes, "a shape to verify on, e.g. n=1000 or m=64,n=64,k=64");
     app.add_option("--timed-shape", flags.timed_shape, "the shape to time (grade and watch modes; once: one more shape)");
     app.add_option("--seed", job.seed, "first random seed; each check uses the next one");
@@ -394,9 +415,9 @@ Job job_from_flags(Job job, const HandFlags& flags) {
 // What a job lacks, or nothing.
 const char* usage_error(const Job& job) {
     if (job.mode == JobMode::device_info) return nullptr;
-    bool needs_timed = job.mode == JobMode::grade || job.mode == JobMode::watch;
+    bool needs_timed = job.mode == JobMode::grade || job.mode == JobMode::watch || job.mode == JobMode::timeline;
     if (job.variant.empty() || (needs_timed && !job.timed_shape)) {
-        return "--variant is required, and --timed-shape in grade and watch modes (see --help)";
+        return "--variant is required, and --timed-shape in grade, watch and timeline modes (see --help)";
     }
     return nullptr;
 }

@@ -44,6 +44,7 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
                     std::string name = kernel->name ? kernel->name : "(unnamed)";
                     ++recording->kernels[name];
                     if (kernel->streamId != expected_stream_id) ++recording->other_stream_kernels[name];
+                    recording->spans.push_back({name, kernel->start, kernel->end, kernel->streamId});
                     break;
                 }
                 case CUPTI_ACTIVITY_KIND_MEMCPY: ++recording->copies; break;
@@ -101,6 +102,7 @@ void LaunchWatch::start(cudaStream_t expected) {
         }
     }
     recording->watched = true;
+    cuptiGetTimestamp(&recording->began_ns);
 }
 
 WatchedWork LaunchWatch::stop() {

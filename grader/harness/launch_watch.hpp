@@ -13,10 +13,19 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace roofline::harness {
+
+// One kernel as the GPU ran it: CUPTI's timestamps, in ns on the GPU's clock.
+struct KernelSpan {
+    std::string name;  // mangled
+    std::uint64_t start_ns = 0, end_ns = 0;
+    unsigned stream_id = 0;
+};
 
 struct WatchedWork {
     bool watched = false;      // false: CUPTI was unavailable; `error` says why
@@ -25,6 +34,8 @@ struct WatchedWork {
     std::map<std::string, long long> other_stream_kernels;  // ran on a stream other than the one given
     long long copies = 0;   // cudaMemcpy* of any kind
     long long memsets = 0;  // cudaMemset*
+    std::uint64_t began_ns = 0;  // CUPTI's clock when start() returned: the host's call, on the spans' clock
+    std::vector<KernelSpan> spans;  // every kernel, in the order CUPTI delivered them (`roofline timeline`)
 };
 
 // One per process (CUPTI allows one subscriber).

@@ -8,6 +8,7 @@ namespace attention { ProblemFamily family(); }    // attention/family.cpp
 namespace elementwise { ProblemFamily family(); }  // elementwise/family.cpp
 namespace fusion { ProblemFamily family(); }       // fusion/family.cpp
 namespace gemm { ProblemFamily family(); }         // gemm/family.cpp
+namespace gemv { ProblemFamily family(); }         // gemv/family.cpp
 namespace layout { ProblemFamily family(); }       // layout/family.cpp
 namespace reduction { ProblemFamily family(); }    // reduction/family.cpp
 namespace transpose { ProblemFamily family(); }    // transpose/family.cpp
@@ -18,6 +19,7 @@ const std::vector<ProblemFamily>& problem_families() {
         elementwise::family(),
         fusion::family(),
         gemm::family(),
+        gemv::family(),
         layout::family(),
         reduction::family(),
         transpose::family(),

@@ -25,13 +25,16 @@ using Shape = std::map<std::string, long long>;
 // once: one unwatched launch per shape (the verify shapes, then the timed one if given)
 //   between cudaProfilerStart and cudaProfilerStop, each verified after it: what
 //   `roofline profile` runs under ncu and `roofline run --sanitize` under compute-sanitizer.
-enum class JobMode { device_info, verify, grade, watch, once };
+// timeline: the checks, then one warm-up launch and one watched launch of the variant at the
+//   timed shape, every kernel with its start and end on the GPU's clock (`roofline timeline`).
+enum class JobMode { device_info, verify, grade, watch, once, timeline };
 
 NLOHMANN_JSON_SERIALIZE_ENUM(JobMode, {{JobMode::device_info, "device_info"},
                                        {JobMode::verify, "verify"},
                                        {JobMode::grade, "grade"},
                                        {JobMode::watch, "watch"},
-                                       {JobMode::once, "once"}})
+                                       {JobMode::once, "once"},
+                                       {JobMode::timeline, "timeline"}})
 
 struct Job {
     JobMode mode = JobMode::verify;

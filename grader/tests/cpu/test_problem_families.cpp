@@ -53,6 +53,14 @@ const std::vector<PinnedWork>& pinned() {
          Workload{88064, 23616}},
         // row sums, 8 x 100 bf16: one add per element; x read (1,600 bytes), 8 fp32 sums written
         {"reduction", "row_sum", Dtype::bf16, {{"rows", 8}, {"cols", 100}}, {800, 1632}, {0, 1600}, std::nullopt},
+        // gemv, N = 8, K = 100: 2 FLOP per weight (1,600); W read (800 weights of 2 bytes, or 1 byte plus
+        // an fp32 scale per row), x (100) and y (8) bf16 once; the copy moves W's bytes only
+        {"gemv", "gemv", Dtype::bf16, {{"n", 8}, {"k", 100}}, {1600, 1816}, {0, 1600}, std::nullopt},
+        {"gemv", "gemv_int8", Dtype::bf16, {{"n", 8}, {"k", 100}}, {1600, 1048}, {0, 800}, std::nullopt},
+        {"gemv", "gemv_fp8", Dtype::bf16, {{"n", 8}, {"k", 100}}, {1600, 1048}, {0, 800}, std::nullopt},
+        // M = 4 rows of x: 6,400 FLOP; W once (1,600), x 4 x 100 and y 4 x 8 bf16 (864); cuBLAS the same
+        {"gemv", "gemv_batched", Dtype::bf16, {{"m", 4}, {"n", 8}, {"k", 100}}, {6400, 2464}, {6400, 2464},
+         std::nullopt},
         // transpose, 8 x 100 fp32: nothing computed; x read and y written, 800 x 4 bytes each; the copy the same
         {"transpose", "transpose", Dtype::fp32, {{"rows", 8}, {"cols", 100}}, {0, 6400}, {0, 6400}, std::nullopt},
         // attention, 1 x 2 heads, seq 10, head_dim 4, bf16: 4 n^2 d = 1,600 FLOP per head; Q, K, V, O
@@ -116,7 +124,7 @@ TEST_CASE("every family's descriptor is complete", "[family]") {
         return std::string("nothing thrown");
     };
     CHECK(contains(message([] { family_op("gemm", "gemv"); }), "its ops: gemm, gemm_abt"));
-    CHECK(contains(message([] { family_op("gemv", "gemv"); }), "the families: attention, elementwise, fusion, gemm, layout, reduction, transpose"));
+    CHECK(contains(message([] { family_op("scan", "scan"); }), "the families: attention, elementwise, fusion, gemm, gemv, layout, reduction, transpose"));
 }
 
 TEST_CASE("the scorer's work of every op, worked by hand", "[family]") {

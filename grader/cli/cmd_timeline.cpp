@@ -1,0 +1,154 @@
+// roofline timeline LAB/VARIANT: every kernel of one launch of a variant, with its
+// start, duration and the GPU's idle gap before it, and a Gantt chart (lib/timeline.hpp).
+// The lab program verifies the variant first (an incorrect kernel's timeline is not
+// worth reading), then records one launch with CUPTI (`--mode timeline`).
+#include "command.hpp"
+#include "input_error.hpp"
+#include "runner.hpp"
+#include "timeline.hpp"
+
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <fstream>
+
+namespace roofline::cli {
+
+namespace {
+
+struct TimelineFlags {
+    std::string target;
+    bool solutions = false;
+    bool no_build = false;
+    std::string shape;  // overrides the variant's timed shape: "n=1024"
+    std::string svg;
+    std::string trace;  // also write the lab program's records here (JSON)
+    std::uint64_t seed = 1;
+};
+
+// "k=8192,n=8192" -> Shape, refusing what the lab program would not take.
+Shape parse_shape_flag(const std::string& text, const std::vector<std::string>& wanted) {
+    Shape shape;
+    std::size_t begin = 0;
+    while (begin <= text.size()) {
+        auto end = text.find(',', begin);
+        auto item = text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+        auto eq = item.find('=');
+        long long value = 0;
+        try {
+            if (eq != std::string::npos) value = std::stoll(item.substr(eq + 1));
+        } catch (const std::exception&) {
+            value = 0;
+        }
+        if (eq == std::string::npos || value <= 0)
+            throw InputError(fmt::format("--shape '{}' must look like {}=1024,... with positive whole sizes", text,
+                                         fmt::join(wanted, "=...,")));
+        shape[item.substr(0, eq)] = value;
+        if (end == std::string::npos) break;
+        begin = end + 1;
+    }
+    std::vector<std::string> keys;
+    for (const auto& [key, value] : shape) keys.push_back(key);
+    if (keys != wanted)
+        throw InputError(fmt::format("--shape '{}' must give exactly {} for this variant", text, fmt::join(wanted, ", ")));
+    return shape;
+}
+
+int exit_code_of(const LabRun& run) {
+    switch (run.outcome) {
+        case Outcome::ok: return kGradedCorrect;
+        case Outcome::incorrect: return kGradedIncorrect;
+        default: break;
+    }
+    if (run.result.is_object() && run.result.value("status", std::string()) == "no_device") return kNoDevice;
+    return kCrashedOrTimedOut;
+}
+
+void run_timeline(Context& context, const TimelineFlags& f) {
+    auto ws = context.build_workspace();
+    auto target = load_target(ws, f.target);
+    const auto& lab = target.lab;
+    const auto& variant = target.variant();
+    Shape shape = variant.timed;
+    if (!f.shape.empty()) {
+        std::vector<std::string> wanted;
+        for (const auto& [key, value] : variant.timed) wanted.push_back(key);
+        shape = parse_shape_flag(f.shape, wanted);
+        if (auto refusal = lab.shape_refusal(variant, shape)) throw InputError("--shape: " + *refusal);
+    }
+    const auto program = ws.lab_target(lab.id, f.solutions);
+    if (!f.no_build) {
+        auto build = build_target(ws.build_dir, program);
+        if (!build.ok) {
+            fmt::print(stderr, "build of {} failed:\n{}\n", program, build.output);
+            context.exit_code = kBuildFailed;
+            return;
+        }
+    }
+    auto work_dir = std::filesystem::temp_directory_path() / fmt::format("roofline-timeline-{}", ::getpid());
+    std::filesystem::create_directories(work_dir);
+    auto result_file = work_dir / "timeline.json";
+    const auto& tol = lab.tolerance_for(variant);
+    std::vector<std::string> argv{ws.lab_executable(lab.id, f.solutions).string(),
+                                  "--variant", variant.name,
+                                  "--mode", "timeline",
+                                  "--seed", std::to_string(f.seed),
+                                  "--atol", fmt::format("{:g}", tol.atol),
+                                  "--rtol", fmt::format("{:g}", tol.rtol),
+                                  "--max-rel-l2", fmt::format("{:g}", tol.max_rel_l2),
+                                  "--launch-timeout-s", fmt::format("{:g}", lab.launch_timeout_s),
+                                  "--timed-shape", shape_text(shape),
+                                  "--result", result_file.string()};
+    auto run = interpret(run_child(argv, lab.timeout_s, work_dir), result_file, variant.name, lab.timeout_s);
+    std::filesystem::remove_all(work_dir);
+    if (run.outcome != Outcome::ok) {
+        fmt::print(stderr, "no timeline: {}\n", run.message);
+        context.exit_code = exit_code_of(run);
+        return;
+    }
+    if (!f.trace.empty()) {
+        std::ofstream out(f.trace);
+        out << run.result["timeline"].dump(1) << "\n";
+        if (!out) throw InputError(f.trace, 0, "cannot write the trace here; pass --trace with a writable path");
+    }
+    auto timeline = build_timeline(parse_timeline_records(run.result["timeline"], result_file.string()),
+                                   run.result["timeline"].value("began_ns", 0.0));
+    const std::string device = run.result["device"].value("name", std::string("?"));
+    fmt::print("timeline of {}/{} ({}) at {} on {}\n\n{}", lab.id, variant.name, f.solutions ? "solutions" : "labs",
+               shape_text(shape), device, timeline_text(timeline));
+    fmt::print("(recorded under CUPTI, which adds about 1 us to each launch: an unwatched run's gaps are smaller)\n");
+    auto svg_path = f.svg.empty() ? ws.results_dir(lab.id, f.solutions) / "timeline" / (variant.name + ".svg")
+                                  : std::filesystem::path(f.svg);
+    if (svg_path.has_parent_path()) std::filesystem::create_directories(svg_path.parent_path());
+    auto temporary = svg_path;
+    temporary += ".tmp";
+    {
+        std::ofstream out(temporary);
+        out << timeline_svg(timeline, fmt::format("{}/{} at {} on {}", lab.id, variant.name, shape_text(shape), device));
+        if (!out) throw InputError(svg_path, 0, "cannot write the chart here; pass --svg with a writable path");
+    }
+    std::filesystem::rename(temporary, svg_path);
+    fmt::print("chart: {}\n", svg_path.string());
+}
+
+}  // namespace
+
+void add_timeline_command(CLI::App& app, Context& context) {
+    static TimelineFlags f;
+    auto* cmd = app.add_subcommand("timeline",
+                                   "every kernel of one launch of a variant: start, duration, the idle gap before "
+                                   "each, and a Gantt chart");
+    cmd->add_option("target", f.target, "LAB/VARIANT, e.g. 00-three-regimes/overhead_launches")->required();
+    cmd->add_flag("--solutions", f.solutions, "use the reference solutions/ instead of labs/");
+    cmd->add_flag("--no-build", f.no_build, "do not rebuild the lab program first");
+    cmd->add_option("--shape", f.shape, "another shape than the variant's timed one, e.g. n=4096");
+    cmd->add_option("--svg", f.svg, "where to write the chart (default .roofline/results/LAB/labs/timeline/VARIANT.svg)");
+    cmd->add_option("--trace", f.trace, "also write the CUPTI records as JSON (what lib/timeline.hpp parses)");
+    cmd->add_option("--seed", f.seed, "the random seed of the inputs (default 1)");
+    cmd->footer("The variant is verified first; an incorrect one gets no timeline (exit 1). The gaps are GPU time\n"
+                "with no kernel running: in a loop of launches, the host's launch overhead.");
+    cmd->callback([&context] { run_timeline(context, f); });
+}
+
+}  // namespace roofline::cli

@@ -1,0 +1,38 @@
+// FLOP and byte model of the gemv family (lab 08): y = W x with W [N,K] row-major.
+// Every op reads W once, x once and writes y once; 2 FLOPs per weight and row of x.
+// W dominates: at N = K = 8192 it is 128 MiB of bf16 against 16 KiB of x, so the
+// intensity is ~1 FLOP/byte for bf16 weights and ~2 for one-byte weights.
+//
+// Peers: for the single-row ops, cudaMemcpy moving W's bytes (a copy of half of W:
+// its reads plus its writes are W's size), the memory roof measured in the same run;
+// for the batched op, cuBLAS doing the same product.
+#pragma once
+#include "workload.hpp"
+
+#include <string>
+
+namespace roofline::gemv {
+
+// Bytes of one weight: bf16 2, int8 and fp8 e4m3 1 (`op` is gemv, gemv_int8, gemv_fp8, gemv_batched).
+inline double weight_bytes(const std::string& op) { return op == "gemv_int8" || op == "gemv_fp8" ? 1.0 : 2.0; }
+
+// The quantized ops also read one fp32 scale per output channel (row of W).
+inline double scale_bytes(const std::string& op, double n) {
+    return op == "gemv_int8" || op == "gemv_fp8" ? 4.0 * n : 0.0;
+}
+
+// y[m, n] for m < M rows of x (M = 1 for every op but gemv_batched); x and y bf16.
+inline Workload work_of(const std::string& op, double m, double n, double k) {
+    return {2 * m * n * k, n * k * weight_bytes(op) + scale_bytes(op, n) + 2 * m * k + 2 * m * n};
+}
+
+// cudaMemcpy of W's bytes (read plus write), for the single-row ops.
+inline Workload memcpy_peer_work(const std::string& op, double n, double k) { return {0, n * k * weight_bytes(op)}; }
+
+// FLOPs per byte: what the roofline's x axis shows. Climbs with M until W stops dominating.
+inline double intensity(const std::string& op, double m, double n, double k) {
+    auto w = work_of(op, m, n, k);
+    return w.flops / w.bytes;
+}
+
+}  // namespace roofline::gemv
