@@ -99,10 +99,30 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
     LabSession watch_session(ws.lab_executable(lab_id, f.solutions),
                              std::filesystem::temp_directory_path() /
                                  fmt::format("roofline-{}-{}-watch", ::getpid(), lab_id));
+    // First pass: every variant timed in the timing program, which then ends; second pass:
+    // each graded from its timing, the watch jobs included (grade.hpp says why two passes).
+    TimedRuns timed_runs;
+    if (!verify_only) {
+        const auto spec = load_lab(ws.lab_yaml(lab_id));
+        for (const auto& [lab, variant] : targets) {
+            if (spec.variant(variant).cpu_graded) continue;  // graded by its own CPU program, never timed
+            auto request = make_request(context, f, lab, variant, false);
+            request.session = &session;
+            if (log_read) request.log_read = &*log_read;
+            request.build = request.build && !built;
+            request.timing_only = true;
+            request.timed_runs = &timed_runs;
+            auto outcome = grade_variant(ws, request);
+            built = built || (outcome.exit_code != 5 && outcome.exit_code != 7);
+            if (outcome.exit_code == 4 || outcome.exit_code == 5) break;  // the second pass says so
+        }
+        session.end();
+    }
     for (const auto& [lab, variant] : targets) {
         auto request = make_request(context, f, lab, variant, verify_only);
         request.session = &session;
         request.watch_session = &watch_session;
+        if (!verify_only) request.timed_runs = &timed_runs;
         if (log_read) request.log_read = &*log_read;
         request.build = request.build && !built;  // one build serves every variant of the lab
         auto outcome = grade_variant(ws, request);

@@ -65,17 +65,12 @@ protocol::Job variant_job(const LabSpec& lab, const VariantSpec& variant, protoc
 }
 
 // Lab 00's size sweep: the variant timed at n / d for each of the lab's divisors
-// (d = 1 is the main run's time), and the regime read off how the time scales.
-struct SweepOutcome {
-    std::optional<SweepVerdict> verdict;
-    nlohmann::json points = nlohmann::json::array();
-    std::optional<LabRun> failure;  // a sweep run that crashed, hung or went wrong
-};
-
-SweepOutcome run_sweep(LabSession& session, const LabSpec& lab, const VariantSpec& variant, std::uint64_t seed,
-                       double full_size_median_s, const Ceiling& ceiling, const std::filesystem::path& work_dir) {
-    SweepOutcome outcome;
-    std::vector<SweepPoint> points;
+// (d = 1 is the main run's time), in the timing program; the regime is read off how
+// the time scales when the grading is scored.
+SweepTimes time_sweep(LabSession& session, const LabSpec& lab, const VariantSpec& variant, std::uint64_t seed,
+                      double full_size_median_s, const std::filesystem::path& work_dir) {
+    SweepTimes outcome;
+    auto& points = outcome.points;
     for (long long divisor : lab.sweep_divisors) {
         Shape shape = variant.timed;
         shape["n"] = std::max<long long>(1, shape["n"] / divisor);
@@ -94,9 +89,8 @@ SweepOutcome run_sweep(LabSession& session, const LabSpec& lab, const VariantSpe
             median_s = run.result["timing"]["variant"]["median_s"].get<double>();
         }
         points.push_back({double(shape["n"]), median_s, lab.work(variant, shape)});
-        outcome.points.push_back({{"n", shape["n"]}, {"median_s", median_s}});
+        outcome.points_json.push_back({{"n", shape["n"]}, {"median_s", median_s}});
     }
-    outcome.verdict = classify_sweep(points, ceiling);
     return outcome;
 }
 
@@ -305,11 +299,31 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     auto work_dir = std::filesystem::temp_directory_path() / fmt::format("roofline-{}-{}", ::getpid(), variant.name);
     std::filesystem::create_directories(work_dir);
     auto result_file = work_dir / "result.json";
-    std::uint64_t seed = request.seed ? *request.seed : fresh_seed();
-    std::string skipped;
-    auto mode = request.verify_only ? protocol::JobMode::verify : protocol::JobMode::grade;
-    auto run = interpret(session->run(variant_job(lab, variant, mode, seed, result_file, &skipped), lab.timeout_s),
-                         result_file, variant.name, lab.timeout_s);
+    TimedRun timed;
+    auto earlier = request.timed_runs ? request.timed_runs->find(variant.name) : TimedRuns::iterator{};
+    if (request.timed_runs && !request.timing_only && earlier != request.timed_runs->end()) {
+        timed = earlier->second;  // timed in the first pass of this `grade` (grade.hpp)
+    } else {
+        timed.seed = request.seed ? *request.seed : fresh_seed();
+        auto mode = request.verify_only ? protocol::JobMode::verify : protocol::JobMode::grade;
+        auto job = variant_job(lab, variant, mode, timed.seed, result_file, &timed.skipped);
+        timed.run = interpret(session->run(job, lab.timeout_s), result_file, variant.name, lab.timeout_s);
+        // 6a. Size sweep (lab 00): more timings, in the same program.
+        if (timed.run.outcome == Outcome::ok && !request.verify_only && !lab.sweep_divisors.empty()) {
+            timed.sweep = time_sweep(*session, lab, variant, timed.seed,
+                                     timed.run.result["timing"]["variant"]["median_s"].get<double>(), work_dir);
+        }
+        if (request.timing_only) {
+            (*request.timed_runs)[variant.name] = timed;
+            std::filesystem::remove_all(work_dir);
+            out.exit_code = kGradedCorrect;
+            out.timed_only = true;
+            return out;
+        }
+    }
+    std::uint64_t seed = timed.seed;
+    std::string skipped = timed.skipped;
+    auto run = timed.run;
     std::string own_work_note;
     std::optional<ReplayComparison> replay;
     if (run.outcome == Outcome::ok) {
@@ -334,10 +348,10 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
             auto job = variant_job(lab, variant, protocol::JobMode::watch, seed, watch_file, &skipped);
             job.replay_launches = run.result["timing"]["variant"].value("count", 10);
             watched = interpret(watch_session->run(job, lab.timeout_s), watch_file, variant.name, lab.timeout_s);
-            // A process with CUPTI attached slows the launches of other processes on the GPU too
-            // (H200 run 36: lab 00's graph rung 662 us in `--all`, 488 us alone): it ends before
-            // the next variant is timed.
-            watch_session->end();
+            // A process with CUPTI attached slows the launches of every process beside it
+            // (grade.hpp): outside the two passes of `roofline grade`, it ends before anything
+            // else is timed.
+            if (!request.timed_runs) watch_session->end();
         }
         if (watched.outcome != Outcome::ok) {
             watched.message = "while watched (the same checks, re-run to see what the GPU ran): " + watched.message;
@@ -395,17 +409,20 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     auto ceiling = choose_ceiling(*profile, measured ? &*measured : nullptr, variant.dtype);
 
     // 7a. Size sweep (lab 00): read the regime off how the time scales.
-    SweepOutcome sweep;
-    if (!lab.sweep_divisors.empty()) {
-        sweep = run_sweep(*session, lab, variant, seed, run.result["timing"]["variant"]["median_s"].get<double>(),
-                          ceiling.ceiling, work_dir);
-        if (sweep.failure) {
+    struct {
+        std::optional<SweepVerdict> verdict;
+        nlohmann::json points;
+    } sweep;
+    if (timed.sweep) {
+        if (timed.sweep->failure) {
             std::filesystem::remove_all(work_dir);
-            out.exit_code = exit_for(sweep.failure->outcome);
-            out.text = failure_report(context, *sweep.failure);
-            out.json = failure_json(context, *sweep.failure, lab.scoring.total());
+            out.exit_code = exit_for(timed.sweep->failure->outcome);
+            out.text = failure_report(context, *timed.sweep->failure);
+            out.json = failure_json(context, *timed.sweep->failure, lab.scoring.total());
             return out;
         }
+        sweep.verdict = classify_sweep(timed.sweep->points, ceiling.ceiling);
+        sweep.points = timed.sweep->points_json;
     }
     std::filesystem::remove_all(work_dir);
 

@@ -4,6 +4,8 @@
 // and report.
 #pragma once
 #include "lab_spec.hpp"
+#include "regime_sweep.hpp"
+#include "runner.hpp"
 #include "prediction_log.hpp"
 #include "score.hpp"
 #include "workspace.hpp"
@@ -11,12 +13,29 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
 namespace roofline {
 
 class LabSession;
+
+// Lab 00's size sweep, timed: the variant's median at each n / d.
+struct SweepTimes {
+    std::vector<SweepPoint> points;
+    nlohmann::json points_json = nlohmann::json::array();
+    std::optional<LabRun> failure;  // a sweep run that crashed, hung or went wrong
+};
+
+// What the timing program gave for one variant: its result, the seed and the sweep.
+struct TimedRun {
+    LabRun run;
+    std::uint64_t seed = 0;
+    std::string skipped;  // verify shapes left out, as notes
+    std::optional<SweepTimes> sweep;
+};
+using TimedRuns = std::map<std::string, TimedRun>;  // by variant
 
 struct GradeRequest {
     std::string lab, variant;
@@ -29,6 +48,13 @@ struct GradeRequest {
     bool require_prediction = true;     // false (roofline batch): grade anyway, with no prediction points
     LabSession* session = nullptr;      // the lab program all variants of `--all` share; null: one of its own
     LabSession* watch_session = nullptr;  // the same program, a second process, for watch jobs only
+    // Two passes (`roofline grade`): first every variant is timed (timing_only: the grading stops
+    // after the timing program's run and keeps it in timed_runs), the timing program ends, then
+    // each is graded again from its kept run, the watch job included. A process with CUPTI
+    // attached slows launches in every process alive beside it (H200 runs 36-37: lab 00's graph
+    // rung 670 us in `--all`, 489 us alone), so no timing program may live while one watches.
+    bool timing_only = false;
+    TimedRuns* timed_runs = nullptr;
     // The prediction log as read before any lab program started (`--all` reads it once, so
     // that what a variant's code writes cannot move the gate of the ones after it); null: read `log` here.
     const PredictionLog* log_read = nullptr;
@@ -43,6 +69,7 @@ struct GradeOutcome {
     // The variant's debrief (debrief.hpp), once this grading put a correct measurement in
     // the log (or graded --solutions); printed after the report. Empty: still closed.
     std::string debrief;
+    bool timed_only = false;  // a first pass that stopped after timing: nothing to print yet
 };
 
 // The prediction gate alone: the prediction for this variant's current source
