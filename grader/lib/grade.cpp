@@ -348,9 +348,8 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
             auto job = variant_job(lab, variant, protocol::JobMode::watch, seed, watch_file, &skipped);
             job.replay_launches = run.result["timing"]["variant"].value("count", 10);
             watched = interpret(watch_session->run(job, lab.timeout_s), watch_file, variant.name, lab.timeout_s);
-            // A process with CUPTI attached slows the launches of every process beside it
-            // (grade.hpp): outside the two passes of `roofline grade`, it ends before anything
-            // else is timed.
+            // Outside the two passes of `roofline grade` (grade.hpp), the watching program ends
+            // before anything else is timed: no program times while one watches.
             if (!request.timed_runs) watch_session->end();
         }
         if (watched.outcome != Outcome::ok) {

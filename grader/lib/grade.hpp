@@ -49,10 +49,10 @@ struct GradeRequest {
     LabSession* session = nullptr;      // the lab program all variants of `--all` share; null: one of its own
     LabSession* watch_session = nullptr;  // the same program, a second process, for watch jobs only
     // Two passes (`roofline grade`): first every variant is timed (timing_only: the grading stops
-    // after the timing program's run and keeps it in timed_runs), the timing program ends, then
-    // each is graded again from its kept run, the watch job included. A process with CUPTI
-    // attached slows launches in every process alive beside it (H200 runs 36-37: lab 00's graph
-    // rung 670 us in `--all`, 489 us alone), so no timing program may live while one watches.
+    // after the timing program's run and keeps it in timed_runs), each in a fresh timing program,
+    // then each is graded again from its kept run, the watch job included. A program that had
+    // timed other variants first read lab 00's graph rung 674 us against 488 us in a fresh one
+    // (H200 runs 36-39, with or without CUPTI beside it), and no program times while one watches.
     bool timing_only = false;
     TimedRuns* timed_runs = nullptr;
     // The prediction log as read before any lab program started (`--all` reads it once, so
