@@ -251,9 +251,8 @@ int run(const Job& job, json& result) {
                                         job.variant, fmt::join(names, ", "));
         return 2;
     }
-    // CUPTI, once attached, slows every later launch of the process, detached or not (H200 runs
-    // 33-35: lab 00's graph rung 489 us alone, 659 us after one watched launch). The grader
-    // keeps a process for watching and another for timing; this keeps them apart.
+    // CUPTI, attached, slows every launch of its process (launch_watch.hpp). The grader keeps
+    // a program for watching and others for timing; this keeps them apart.
     if (job.mode == JobMode::grade && LaunchWatch::instance().ever_started()) {
         set_status(result, JobStatus::error);
         result["message"] = "this lab program has watched launches (CUPTI) and will not time any more; the grader "

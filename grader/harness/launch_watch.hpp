@@ -5,11 +5,11 @@
 // the work was the submission's own. Function pointers, dlsym and libraries cannot
 // hide a kernel from this: it sees what the GPU ran, not what the code called.
 //
-// A process that watches never times: once CUPTI has attached, every later launch
-// of the process is slower, even after cuptiFinalize (H200, 2026-11-30: lab 00's
-// graph rung 489 us alone, 659 us after one window). The grader sends watch jobs
-// and grade jobs to two different lab programs (protocol/lab_job.hpp), so CUPTI
-// stays attached here from the first window on.
+// A process that watches never times: attached, CUPTI slows every launch of its
+// process (H200, 2026-11-30: lab 00's graph rung 842 us with CUPTI left attached,
+// 659 us in the same program once it was detached after each window). The grader
+// sends watch jobs and grade jobs to different lab programs (protocol/lab_job.hpp),
+// so CUPTI stays attached here from the first window on.
 #pragma once
 #include <cuda_runtime.h>
 
