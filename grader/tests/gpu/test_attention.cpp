@@ -2,6 +2,7 @@
 // the lab's verify shapes (seq 1, 17, 64, 1000 and 2113, head_dim 64 and 128) and on the
 // timed shape; the check also holds cuDNN's answer against the fp32 reference once.
 #include "catch.hpp"
+#include "cli_run.hpp"
 #include "lab_spec.hpp"
 
 #include <nlohmann/json.hpp>
@@ -17,21 +18,6 @@
 
 namespace {
 
-struct Run {
-    int exit_code;
-    std::string output;
-};
-
-Run run_roofline(const std::string& args) {
-    std::string command = std::string(ROOFLINE_CLI) + " " + args + " 2>&1";
-    Run result{-1, {}};
-    FILE* pipe = popen(command.c_str(), "r");
-    std::array<char, 4096> buffer{};
-    while (auto n = fread(buffer.data(), 1, buffer.size(), pipe)) result.output.append(buffer.data(), n);
-    int status = pclose(pipe);
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return result;
-}
 
 // Every verification in `run --json`'s output, wherever the report nests them.
 void collect_checks(const nlohmann::json& j, std::vector<nlohmann::json>& out) {
@@ -65,7 +51,7 @@ TEST_CASE("lab 07: every solution is correct on odd sequence lengths, plain and 
     for (const auto& variant : lab.variants) {
         saw_causal = saw_causal || variant.op == "attention_causal";
         DYNAMIC_SECTION(variant.name) {
-            auto r = run_roofline(std::string("--build-dir ") + ROOFLINE_TEST_BUILD_DIR + " run 07-attention/" +
+            auto r = run_cli(std::string("--build-dir ") + ROOFLINE_TEST_BUILD_DIR + " run 07-attention/" +
                                   variant.name + " --solutions --no-build --json");
             INFO(r.output);
             CHECK(r.exit_code == 0);

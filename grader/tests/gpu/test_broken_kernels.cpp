@@ -1,6 +1,7 @@
 // Each broken kernel must be caught and named for what it is, through the real
 // CLI: `roofline run` for correctness, `roofline grade` where timing matters.
 #include "catch.hpp"
+#include "cli_run.hpp"
 #include "device_query.hpp"
 #include "lab_spec.hpp"
 
@@ -15,22 +16,6 @@
 #include <string>
 
 namespace {
-
-struct Cli {
-    int exit_code;
-    std::string output;
-};
-
-Cli run_cli(const std::string& args) {
-    std::string command = std::string(ROOFLINE_CLI) + " " + args + " 2>&1";
-    Cli result{-1, {}};
-    FILE* pipe = popen(command.c_str(), "r");
-    std::array<char, 4096> buffer{};
-    while (auto n = fread(buffer.data(), 1, buffer.size(), pipe)) result.output.append(buffer.data(), n);
-    int status = pclose(pipe);
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return result;
-}
 
 // A course root with the real hardware/ and the fixture lab.
 std::filesystem::path fixture_root() {
