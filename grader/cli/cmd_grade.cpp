@@ -1,5 +1,6 @@
 // roofline grade LAB/VARIANT (or LAB --all) and roofline run LAB/VARIANT.
 #include "command.hpp"
+#include "exit_code.hpp"
 #include "grade.hpp"
 #include "input_error.hpp"
 #include "number_flags.hpp"
@@ -99,38 +100,42 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
     LabSession watch_session(ws.lab_executable(lab_id, f.solutions),
                              std::filesystem::temp_directory_path() /
                                  fmt::format("roofline-{}-{}-watch", ::getpid(), lab_id));
-    // First pass: every variant timed in the timing program, which then ends; second pass:
-    // each graded from its timing, the watch jobs included (grade.hpp says why two passes).
+    // What every variant's grading shares: the lab program, the log as first read, one build.
+    auto request_for = [&](const std::string& lab, const std::string& variant, bool correctness_only) {
+        auto request = make_request(context, f, lab, variant, correctness_only);
+        request.session = &session;
+        if (log_read) request.log_read = &*log_read;
+        request.build = request.build && !built;  // one build serves every variant of the lab
+        return request;
+    };
+    auto stops_the_rest = [](int code) { return code == kNoDevice || code == kBuildFailed; };  // the rest fail alike
+    auto lab_program_built = [](int code) { return code != kBuildFailed && code != kNeedsOtherHardware; };
+    // First pass: every variant timed, each in a fresh timing program; second pass: each graded
+    // from its timing, the watch jobs included (grade.hpp says why two passes).
     TimedRuns timed_runs;
     if (!verify_only) {
         const auto spec = load_lab(ws.lab_yaml(lab_id));
         for (const auto& [lab, variant] : targets) {
             if (spec.variant(variant).cpu_graded) continue;  // graded by its own CPU program, never timed
-            auto request = make_request(context, f, lab, variant, false);
-            request.session = &session;
-            if (log_read) request.log_read = &*log_read;
-            request.build = request.build && !built;
+            auto request = request_for(lab, variant, false);
             request.timing_only = true;
             request.timed_runs = &timed_runs;
             auto outcome = grade_variant(ws, request);
-            built = built || (outcome.exit_code != 5 && outcome.exit_code != 7);
-            if (outcome.exit_code == 4 || outcome.exit_code == 5) break;  // the second pass says so
-            // Each variant timed in a fresh program: one that timed others first read lab 00's graph
-            // rung 674 us against 494 us alone (H200 run 38, no CUPTI anywhere near it).
+            built = built || lab_program_built(outcome.exit_code);
+            if (stops_the_rest(outcome.exit_code)) break;  // the second pass says so
+            // A program that timed other variants first read lab 00's graph rung 674 us against
+            // 494 us alone (H200 run 38, no CUPTI anywhere near it).
             session.end();
         }
     }
     for (const auto& [lab, variant] : targets) {
-        auto request = make_request(context, f, lab, variant, verify_only);
-        request.session = &session;
+        auto request = request_for(lab, variant, verify_only);
         request.watch_session = &watch_session;
         if (!verify_only) request.timed_runs = &timed_runs;
-        if (log_read) request.log_read = &*log_read;
-        request.build = request.build && !built;  // one build serves every variant of the lab
         auto outcome = grade_variant(ws, request);
         // A CPU-graded variant (lab 09) builds its own program, not the lab program.
         bool on_cpu = outcome.json.is_object() && outcome.json.value("graded_on", "") == "cpu";
-        if (!on_cpu) built = built || (outcome.exit_code != 5 && outcome.exit_code != 7);  // 7: refused before the build
+        if (!on_cpu) built = built || lab_program_built(outcome.exit_code);
         if (!f.json) fmt::print("{}", outcome.text);
         if (!f.json && !f.all && !outcome.debrief.empty()) {
             fmt::print("\n--- debrief ({}/debrief/{}.md; again with `roofline debrief {}/{}`) ---\n\n{}", lab, variant,
@@ -143,8 +148,9 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
         }
         all_json.push_back(outcome.json);
         exit_code = worst(exit_code, outcome.exit_code);
+        bool stop = !on_cpu && stops_the_rest(outcome.exit_code);
         rows.emplace_back(variant, std::move(outcome));
-        if (!on_cpu && (outcome.exit_code == 4 || outcome.exit_code == 5)) break;  // no device or no build: the rest would fail alike
+        if (stop) break;
     }
     if (f.json) fmt::print("{}\n", (f.all ? all_json : all_json[0]).dump(2));
     else if (f.all && !verify_only) print_ladder(rows);

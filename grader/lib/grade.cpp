@@ -89,7 +89,6 @@ SweepTimes time_sweep(LabSession& session, const LabSpec& lab, const VariantSpec
             median_s = run.result["timing"]["variant"]["median_s"].get<double>();
         }
         points.push_back({double(shape["n"]), median_s, lab.work(variant, shape)});
-        outcome.points_json.push_back({{"n", shape["n"]}, {"median_s", median_s}});
     }
     return outcome;
 }
@@ -293,16 +292,16 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     }
     GradeContext context{target, device->name, request.solutions ? "solutions" : "labs", edited};
 
-    // 5-6. Run: verify, measure, verify again, in the lab program. Then the same checks
-    //      and the timed launches once more, watched, in a second lab program that never
-    //      times (protocol/lab_job.hpp: CUPTI slows every later launch of a process).
+    // 5-6. Run: verify, measure, verify again, in the lab program (or take that run from the
+    //      first pass of `roofline grade`, grade.hpp). Then the same checks and the timed
+    //      launches once more, watched, in a second lab program that never times.
     auto work_dir = std::filesystem::temp_directory_path() / fmt::format("roofline-{}-{}", ::getpid(), variant.name);
     std::filesystem::create_directories(work_dir);
     auto result_file = work_dir / "result.json";
     TimedRun timed;
     auto earlier = request.timed_runs ? request.timed_runs->find(variant.name) : TimedRuns::iterator{};
     if (request.timed_runs && !request.timing_only && earlier != request.timed_runs->end()) {
-        timed = earlier->second;  // timed in the first pass of this `grade` (grade.hpp)
+        timed = std::move(earlier->second);  // timed in the first pass of this `grade` (grade.hpp)
     } else {
         timed.seed = request.seed ? *request.seed : fresh_seed();
         auto mode = request.verify_only ? protocol::JobMode::verify : protocol::JobMode::grade;
@@ -314,16 +313,16 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
                                      timed.run.result["timing"]["variant"]["median_s"].get<double>(), work_dir);
         }
         if (request.timing_only) {
-            (*request.timed_runs)[variant.name] = timed;
+            (*request.timed_runs)[variant.name] = std::move(timed);
             std::filesystem::remove_all(work_dir);
             out.exit_code = kGradedCorrect;
             out.timed_only = true;
             return out;
         }
     }
-    std::uint64_t seed = timed.seed;
-    std::string skipped = timed.skipped;
-    auto run = timed.run;
+    const std::uint64_t seed = timed.seed;
+    std::string& skipped = timed.skipped;
+    LabRun& run = timed.run;
     std::string own_work_note;
     std::optional<ReplayComparison> replay;
     if (run.outcome == Outcome::ok) {
@@ -408,10 +407,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     auto ceiling = choose_ceiling(*profile, measured ? &*measured : nullptr, variant.dtype);
 
     // 7a. Size sweep (lab 00): read the regime off how the time scales.
-    struct {
-        std::optional<SweepVerdict> verdict;
-        nlohmann::json points;
-    } sweep;
+    std::optional<SweepVerdict> sweep_verdict;
     if (timed.sweep) {
         if (timed.sweep->failure) {
             std::filesystem::remove_all(work_dir);
@@ -420,13 +416,12 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
             out.json = failure_json(context, *timed.sweep->failure, lab.scoring.total());
             return out;
         }
-        sweep.verdict = classify_sweep(timed.sweep->points, ceiling.ceiling);
-        sweep.points = timed.sweep->points_json;
+        sweep_verdict = classify_sweep(timed.sweep->points, ceiling.ceiling);
     }
     std::filesystem::remove_all(work_dir);
 
     auto score = score_run(lab, variant, run.result, *profile, ceiling, prediction,
-                           sweep.verdict ? std::optional<Regime>(sweep.verdict->regime) : std::nullopt);
+                           sweep_verdict ? std::optional<Regime>(sweep_verdict->regime) : std::nullopt);
 
     // 8. Record and report.
     if (prediction) {
@@ -452,18 +447,19 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     out.text = skipped + ceiling_note + terminal_report(context, score, run.result);
     if (!own_work_note.empty()) out.text += "  note      " + own_work_note + "\n";
     out.json = score_json(context, score, run.result);
-    if (sweep.verdict) {
+    if (sweep_verdict) {
         std::string rows;
-        for (const auto& p : sweep.points) {
-            rows += fmt::format("{}n={} {:.4g} us", rows.empty() ? "" : ", ", p["n"].get<long long>(),
-                                p["median_s"].get<double>() * 1e6);
+        auto points = nlohmann::json::array();
+        for (const auto& p : timed.sweep->points) {
+            rows += fmt::format("{}n={} {:.4g} us", rows.empty() ? "" : ", ", static_cast<long long>(p.n), p.time_s * 1e6);
+            points.push_back({{"n", static_cast<long long>(p.n)}, {"median_s", p.time_s}});
         }
         out.text += fmt::format("  sweep     {}\n            measured regime: {} ({})\n", rows,
-                                regime_name(sweep.verdict->regime), sweep.verdict->reason);
-        out.json["sweep"] = {{"points", sweep.points},
-                             {"scaling_exponent", sweep.verdict->scaling_exponent},
-                             {"regime", regime_name(sweep.verdict->regime)},
-                             {"reason", sweep.verdict->reason}};
+                                regime_name(sweep_verdict->regime), sweep_verdict->reason);
+        out.json["sweep"] = {{"points", points},
+                             {"scaling_exponent", sweep_verdict->scaling_exponent},
+                             {"regime", regime_name(sweep_verdict->regime)},
+                             {"reason", sweep_verdict->reason}};
     }
     out.json["seed"] = seed;
     out.json["profile"] = profile->id;

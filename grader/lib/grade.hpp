@@ -24,7 +24,6 @@ class LabSession;
 // Lab 00's size sweep, timed: the variant's median at each n / d.
 struct SweepTimes {
     std::vector<SweepPoint> points;
-    nlohmann::json points_json = nlohmann::json::array();
     std::optional<LabRun> failure;  // a sweep run that crashed, hung or went wrong
 };
 
