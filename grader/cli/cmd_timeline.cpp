@@ -3,7 +3,9 @@
 // The lab program verifies the variant first (an incorrect kernel's timeline is not
 // worth reading), then records one launch with CUPTI (`--mode timeline`).
 #include "command.hpp"
+#include "grade.hpp"
 #include "input_error.hpp"
+#include "lab_session.hpp"
 #include "runner.hpp"
 #include "timeline.hpp"
 
@@ -55,15 +57,6 @@ Shape parse_shape_flag(const std::string& text, const std::vector<std::string>& 
     return shape;
 }
 
-int exit_code_of(const LabRun& run) {
-    switch (run.outcome) {
-        case Outcome::ok: return kGradedCorrect;
-        case Outcome::incorrect: return kGradedIncorrect;
-        default: break;
-    }
-    if (run.result.is_object() && run.result.value("status", std::string()) == "no_device") return kNoDevice;
-    return kCrashedOrTimedOut;
-}
 
 void run_timeline(Context& context, const TimelineFlags& f) {
     auto ws = context.build_workspace();
@@ -89,22 +82,24 @@ void run_timeline(Context& context, const TimelineFlags& f) {
     auto work_dir = std::filesystem::temp_directory_path() / fmt::format("roofline-timeline-{}", ::getpid());
     std::filesystem::create_directories(work_dir);
     auto result_file = work_dir / "timeline.json";
-    const auto& tol = lab.tolerance_for(variant);
-    std::vector<std::string> argv{ws.lab_executable(lab.id, f.solutions).string(),
-                                  "--variant", variant.name,
-                                  "--mode", "timeline",
-                                  "--seed", std::to_string(f.seed),
-                                  "--atol", fmt::format("{:g}", tol.atol),
-                                  "--rtol", fmt::format("{:g}", tol.rtol),
-                                  "--max-rel-l2", fmt::format("{:g}", tol.max_rel_l2),
-                                  "--launch-timeout-s", fmt::format("{:g}", lab.launch_timeout_s),
-                                  "--timed-shape", shape_text(shape),
-                                  "--result", result_file.string()};
-    auto run = interpret(run_child(argv, lab.timeout_s, work_dir), result_file, variant.name, lab.timeout_s);
+    auto job = lab_job(lab, variant, protocol::JobMode::timeline, f.seed, result_file, 2);
+    job.timed_shape = shape;
+    LabRun run;
+    std::string why_no_device;
+    {
+        LabSession session(ws.lab_executable(lab.id, f.solutions), work_dir / "program");
+        if (session.device(&why_no_device))
+            run = interpret(session.run(job, lab.timeout_s), result_file, variant.name, lab.timeout_s);
+    }
     std::filesystem::remove_all(work_dir);
+    if (!why_no_device.empty()) {
+        fmt::print(stderr, "no timeline: no CUDA device here ({})\n", why_no_device);
+        context.exit_code = kNoDevice;
+        return;
+    }
     if (run.outcome != Outcome::ok) {
         fmt::print(stderr, "no timeline: {}\n", run.message);
-        context.exit_code = exit_code_of(run);
+        context.exit_code = exit_code_for(run.outcome);
         return;
     }
     if (!f.trace.empty()) {

@@ -294,8 +294,7 @@ int run(const Job& job, json& result) {
     };
 
     std::vector<Shape> shapes = job.verify_shapes;
-    bool timed = job.mode == JobMode::grade || job.mode == JobMode::watch || job.mode == JobMode::timeline;
-    if (timed) shapes.push_back(*job.timed_shape);  // the last check sets up the timed shape
+    if (roofline::protocol::needs_timed_shape(job.mode)) shapes.push_back(*job.timed_shape);  // the last check sets up the timed shape
     if (profiled && job.timed_shape) shapes.push_back(*job.timed_shape);
     if (!verify_all(shapes, profiled ? "one profiled launch" : "before timing")) {
         set_status(result, JobStatus::incorrect);
@@ -414,8 +413,7 @@ Job job_from_flags(Job job, const HandFlags& flags) {
 // What a job lacks, or nothing.
 const char* usage_error(const Job& job) {
     if (job.mode == JobMode::device_info) return nullptr;
-    bool needs_timed = job.mode == JobMode::grade || job.mode == JobMode::watch || job.mode == JobMode::timeline;
-    if (job.variant.empty() || (needs_timed && !job.timed_shape)) {
+    if (job.variant.empty() || (roofline::protocol::needs_timed_shape(job.mode) && !job.timed_shape)) {
         return "--variant is required, and --timed-shape in grade, watch and timeline modes (see --help)";
     }
     return nullptr;

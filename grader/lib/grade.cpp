@@ -28,9 +28,7 @@
 
 namespace roofline {
 
-namespace {
-
-// One job for the lab program, up to the shapes.
+// One job for the lab program, up to the shapes (grade.hpp).
 protocol::Job lab_job(const LabSpec& lab, const VariantSpec& variant, protocol::JobMode mode, std::uint64_t seed,
                       const std::filesystem::path& result_file, double time_cap_s) {
     const auto& tol = lab.tolerance_for(variant);
@@ -46,6 +44,8 @@ protocol::Job lab_job(const LabSpec& lab, const VariantSpec& variant, protocol::
     job.result_path = result_file.string();
     return job;
 }
+
+namespace {
 
 // The variant's verify shapes (those its divisibility allows; `skipped` says which not)
 // and, but for a correctness-only run, its timed shape.
@@ -98,20 +98,6 @@ std::uint64_t fresh_seed() {
     return (std::uint64_t(device()) << 32) ^ device();
 }
 
-int exit_for(Outcome outcome) {
-    switch (outcome) {
-        case Outcome::ok: return kGradedCorrect;
-        case Outcome::incorrect: return kGradedIncorrect;
-        case Outcome::crashed:
-        case Outcome::timed_out:
-        case Outcome::cuda_error: return kCrashedOrTimedOut;
-        case Outcome::harness_error: return kBadInput;
-        case Outcome::forbidden_call:
-        case Outcome::forbidden_symbol:
-        case Outcome::timing_refused: return kForbidden;
-    }
-    return kBadInput;
-}
 
 // Every graded variant of the lab on one chart, from the saved results, each
 // at its fraction of the roof that binds it (roof_placement.hpp).
@@ -370,7 +356,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
 
     if (run.outcome != Outcome::ok || request.verify_only) std::filesystem::remove_all(work_dir);
     if (run.outcome != Outcome::ok) {
-        out.exit_code = exit_for(run.outcome);
+        out.exit_code = exit_code_for(run.outcome);
         out.text = skipped + failure_report(context, run);
         out.json = failure_json(context, run, lab.scoring.total());
         out.json["seed"] = seed;
@@ -411,7 +397,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     if (timed.sweep) {
         if (timed.sweep->failure) {
             std::filesystem::remove_all(work_dir);
-            out.exit_code = exit_for(timed.sweep->failure->outcome);
+            out.exit_code = exit_code_for(timed.sweep->failure->outcome);
             out.text = failure_report(context, *timed.sweep->failure);
             out.json = failure_json(context, *timed.sweep->failure, lab.scoring.total());
             return out;

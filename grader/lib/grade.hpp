@@ -3,6 +3,7 @@
 // device check, run, verify and measure (in the lab program), score, record
 // and report.
 #pragma once
+#include "lab_job.hpp"
 #include "lab_spec.hpp"
 #include "regime_sweep.hpp"
 #include "runner.hpp"
@@ -83,5 +84,10 @@ GateResult check_prediction(const PredictionLog& log, const LabSpec& lab, const 
                             const std::string& source_hash, const std::string& log_flag);
 
 GradeOutcome grade_variant(const Workspace& workspace, const GradeRequest& request);
+
+// One job for the lab program from lab.yaml (tolerances, timeouts, the seed), up to the
+// shapes, which the caller adds.
+protocol::Job lab_job(const LabSpec& lab, const VariantSpec& variant, protocol::JobMode mode, std::uint64_t seed,
+                      const std::filesystem::path& result_file, double time_cap_s);
 
 }  // namespace roofline

@@ -1,4 +1,6 @@
 #include "runner.hpp"
+
+#include "exit_code.hpp"
 #include "file_text.hpp"
 #include "process.hpp"
 
@@ -124,6 +126,21 @@ BuildResult build_target(const std::filesystem::path& build_dir, const std::stri
     std::filesystem::remove(log);
     result.ok = status == 0;
     return result;
+}
+
+int exit_code_for(Outcome outcome) {
+    switch (outcome) {
+        case Outcome::ok: return kGradedCorrect;
+        case Outcome::incorrect: return kGradedIncorrect;
+        case Outcome::crashed:
+        case Outcome::timed_out:
+        case Outcome::cuda_error: return kCrashedOrTimedOut;
+        case Outcome::harness_error: return kBadInput;
+        case Outcome::forbidden_call:
+        case Outcome::forbidden_symbol:
+        case Outcome::timing_refused: return kForbidden;
+    }
+    return kBadInput;
 }
 
 }  // namespace roofline

@@ -36,6 +36,9 @@ std::string tail_lines(const std::string& text, int lines);
 enum class Outcome { ok, incorrect, crashed, timed_out, cuda_error, harness_error, forbidden_call, forbidden_symbol,
                      timing_refused };
 
+// The CLI's exit code (exit_code.hpp) for how a run ended.
+int exit_code_for(Outcome outcome);
+
 struct LabRun {
     Outcome outcome = Outcome::harness_error;
     std::string message;  // one line a student can act on

@@ -36,6 +36,11 @@ NLOHMANN_JSON_SERIALIZE_ENUM(JobMode, {{JobMode::device_info, "device_info"},
                                        {JobMode::once, "once"},
                                        {JobMode::timeline, "timeline"}})
 
+// The modes whose last check is at the timed shape, which the job must give.
+inline bool needs_timed_shape(JobMode mode) {
+    return mode == JobMode::grade || mode == JobMode::watch || mode == JobMode::timeline;
+}
+
 struct Job {
     JobMode mode = JobMode::verify;
     std::string variant;
