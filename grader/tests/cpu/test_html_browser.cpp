@@ -203,19 +203,7 @@ TEST_CASE("the calculator in a browser with this machine's measured ceilings", "
     fs::copy(repo_root() / "hardware", root / "hardware", fs::copy_options::recursive);
     fs::copy(repo_root() / "labs" / "01-memory-roof", root / "labs" / "01-memory-roof", fs::copy_options::recursive);
     Workspace ws{root, root / "build"};
-    MeasuredCeilings measured;
-    measured.profile_id = "h200-sxm";
-    measured.device_name = "NVIDIA H200";
-    measured.measured_at = "2026-11-29T10:00:00Z";
-    measured.memcpy_tbs = 4.24;
-    measured.copy_kernel_tbs = 3.95;
-    measured.read_only_tbs = 4.55;
-    measured.graph_launch_us = 0.5;
-    measured.sm_clock_mhz = 1515;
-    measured.fp32_fma_tflops = 60.1;
-    measured.gemm_tflops[Dtype::bf16] = 690;
-    measured.launch_us = 4.8;
-    save_measured(measured, ws.measured_ceilings("h200-sxm"));
+    auto measured = save_h200_measured_ceilings(ws);
     auto page = write_report(dir, root);
 
     auto choice = choose_ceiling(load_profile(root / "hardware" / "h200-sxm.yaml"), &measured, Dtype::bf16);

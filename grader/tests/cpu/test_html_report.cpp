@@ -69,19 +69,7 @@ TEST_CASE("calculator data: every profile with its datasheet ceilings, and measu
     TempDir dir;
     auto root = course_copy(dir.path());
     Workspace ws{root, root / "build"};
-    MeasuredCeilings measured;
-    measured.profile_id = "h200-sxm";
-    measured.device_name = "NVIDIA H200";
-    measured.measured_at = "2026-11-29T10:00:00Z";
-    measured.memcpy_tbs = 4.24;
-    measured.copy_kernel_tbs = 3.95;
-    measured.read_only_tbs = 4.55;
-    measured.graph_launch_us = 0.5;
-    measured.sm_clock_mhz = 1515;
-    measured.fp32_fma_tflops = 60.1;
-    measured.gemm_tflops[Dtype::bf16] = 690;
-    measured.launch_us = 4.8;
-    save_measured(measured, ws.measured_ceilings("h200-sxm"));
+    save_h200_measured_ceilings(ws);
 
     auto data = calculator_data(ws);
     CHECK(data["launch_overhead_s"].get<double>() == kTypicalLaunchOverheadS);
