@@ -75,14 +75,7 @@ GradeOutcome grade_cpu_variant(const Workspace& ws, const GradeRequest& request,
     double max_points = lab.scoring.correctness;
     if (request.build) {
         auto build = build_target(ws.build_dir, ws.cpu_target(lab.id, request.solutions));
-        if (!build.ok) {
-            out.exit_code = kBuildFailed;
-            out.text = build.compiler_ran
-                           ? fmt::format("{}: the build failed; the compiler said:\n{}\n", target, build.output)
-                           : fmt::format("{}: the build failed before compiling: {}\n", target, build.output);
-            out.json = {{"target", target}, {"outcome", "build_failed"}, {"compiler_output", build.output}};
-            return out;
-        }
+        if (!build.ok) return build_failure(target, build);
     }
     auto program = std::filesystem::absolute(ws.cpu_executable(lab.id, request.solutions));  // it runs in work_dir
     if (!std::filesystem::exists(program)) {

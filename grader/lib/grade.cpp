@@ -28,6 +28,24 @@
 
 namespace roofline {
 
+std::filesystem::path existing_kernel_file(const Workspace& ws, const LabSpec& lab, const VariantSpec& variant,
+                                           bool solutions) {
+    auto file = ws.kernel_file(lab.id, solutions, variant.file);
+    if (!std::filesystem::exists(file)) {
+        throw InputError(file, 0, "kernel file missing; restore it (git checkout) or fix `file:` in lab.yaml");
+    }
+    return file;
+}
+
+GradeOutcome build_failure(const std::string& target, const BuildResult& build) {
+    GradeOutcome out;
+    out.exit_code = kBuildFailed;
+    out.text = build.compiler_ran ? fmt::format("{}: the build failed; the compiler said:\n{}\n", target, build.output)
+                                  : fmt::format("{}: the build failed before compiling: {}\n", target, build.output);
+    out.json = {{"target", target}, {"outcome", "build_failed"}, {"compiler_output", build.output}};
+    return out;
+}
+
 // One job for the lab program, up to the shapes (grade.hpp).
 protocol::Job lab_job(const LabSpec& lab, const VariantSpec& variant, protocol::JobMode mode, std::uint64_t seed,
                       const std::filesystem::path& result_file, double time_cap_s) {
@@ -179,10 +197,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     // 1. Load.
     auto lab = load_lab(ws.lab_yaml(request.lab));
     const auto& variant = lab.variant(request.variant);
-    auto kernel_file = ws.kernel_file(lab.id, request.solutions, variant.file);
-    if (!std::filesystem::exists(kernel_file)) {
-        throw InputError(kernel_file, 0, "kernel file missing; restore it (git checkout) or fix `file:` in lab.yaml");
-    }
+    auto kernel_file = existing_kernel_file(ws, lab, variant, request.solutions);
     // A CPU-graded variant (lab 09's layout library): its own program, no GPU, no prediction.
     if (variant.cpu_graded) return grade_cpu_variant(ws, request, lab, variant);
 
@@ -223,14 +238,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     // 3. Build: a compile error is reported even where there is no GPU.
     if (request.build) {
         auto build = build_target(ws.build_dir, ws.lab_target(lab.id, request.solutions));
-        if (!build.ok) {
-            out.exit_code = kBuildFailed;
-            out.text = build.compiler_ran
-                           ? fmt::format("{}: the build failed; the compiler said:\n{}\n", target, build.output)
-                           : fmt::format("{}: the build failed before compiling: {}\n", target, build.output);
-            out.json = {{"target", target}, {"outcome", "build_failed"}, {"compiler_output", build.output}};
-            return out;
-        }
+        if (!build.ok) return build_failure(target, build);
     }
 
     // 3a. Link-time gate: the kernel files replace none of the grader's functions and call

@@ -85,6 +85,13 @@ GateResult check_prediction(const PredictionLog& log, const LabSpec& lab, const 
 
 GradeOutcome grade_variant(const Workspace& workspace, const GradeRequest& request);
 
+// The variant's kernel file, or an InputError naming it when it is missing.
+std::filesystem::path existing_kernel_file(const Workspace& ws, const LabSpec& lab, const VariantSpec& variant,
+                                           bool solutions);
+
+// What a grading reports when its build fails: the compiler's output, or why it never ran.
+GradeOutcome build_failure(const std::string& target, const BuildResult& build);
+
 // One job for the lab program from lab.yaml (tolerances, timeouts, the seed), up to the
 // shapes, which the caller adds.
 protocol::Job lab_job(const LabSpec& lab, const VariantSpec& variant, protocol::JobMode mode, std::uint64_t seed,

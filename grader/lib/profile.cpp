@@ -3,6 +3,7 @@
 #include "diagnosis.hpp"
 #include "exit_code.hpp"
 #include "file_text.hpp"
+#include "grade.hpp"
 #include "hardware.hpp"
 #include "input_error.hpp"
 #include "ncu_csv.hpp"
@@ -78,10 +79,7 @@ ProfileOutcome profile_variant(const Workspace& ws, const ProfileRequest& reques
     std::string target = request.lab + "/" + request.variant;
     auto lab = load_lab(ws.lab_yaml(request.lab));
     const auto& variant = lab.variant(request.variant);
-    auto kernel_file = ws.kernel_file(lab.id, request.solutions, variant.file);
-    if (!std::filesystem::exists(kernel_file)) {
-        throw InputError(kernel_file, 0, "kernel file missing; restore it (git checkout) or fix `file:` in lab.yaml");
-    }
+    auto kernel_file = existing_kernel_file(ws, lab, variant, request.solutions);
     ProfileInput input;
     input.target = target;
     input.shape = shape_text(variant.timed);
