@@ -2,6 +2,7 @@
 #include "command.hpp"
 #include "exit_code.hpp"
 #include "grade.hpp"
+#include "hardware.hpp"
 #include "input_error.hpp"
 #include "number_flags.hpp"
 #include "lab_session.hpp"
@@ -88,18 +89,15 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
     nlohmann::json all_json = nlohmann::json::array();
     int exit_code = 0;
     bool built = false;
-    // One lab program for every variant: a CUDA process start costs ~0.3 s (lab_session.hpp).
     if (targets.empty()) throw InputError(f.target + " has no variants to grade");
     const auto& lab_id = targets.front().first;
     // The prediction log, read before the lab program starts: nothing its code writes later counts.
     std::optional<PredictionLog> log_read;
     if (!verify_only) log_read = load_log(make_request(context, f, lab_id, targets.front().second, false).log);
+    // The lab program the variants share: it times them, then (never timing again) watches
+    // them all (grade.hpp, "Two passes").
     LabSession session(ws.lab_executable(lab_id, f.solutions),
                        std::filesystem::temp_directory_path() / fmt::format("roofline-{}-{}", ::getpid(), lab_id));
-    // A second process of the same program for the watched re-runs: it never times (grade.hpp).
-    LabSession watch_session(ws.lab_executable(lab_id, f.solutions),
-                             std::filesystem::temp_directory_path() /
-                                 fmt::format("roofline-{}-{}-watch", ::getpid(), lab_id));
     // What every variant's grading shares: the lab program, the log as first read, one build.
     auto request_for = [&](const std::string& lab, const std::string& variant, bool correctness_only) {
         auto request = make_request(context, f, lab, variant, correctness_only);
@@ -110,27 +108,42 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
     };
     auto stops_the_rest = [](int code) { return code == kNoDevice || code == kBuildFailed; };  // the rest fail alike
     auto lab_program_built = [](int code) { return code != kBuildFailed && code != kNeedsOtherHardware; };
-    // First pass: every variant timed, each in a fresh timing program; second pass: each graded
-    // from its timing, the watch jobs included (grade.hpp says why two passes).
+    // First pass: every variant timed, those in the overhead regime each in a fresh program of
+    // its own (first, before the shared program has timed anything), the rest in the shared one;
+    // second pass: each graded from its timing, the watch jobs in the shared program.
     TimedRuns timed_runs;
     if (!verify_only) {
         const auto spec = load_lab(ws.lab_yaml(lab_id));
-        for (const auto& [lab, variant] : targets) {
-            if (spec.variant(variant).cpu_graded) continue;  // graded by its own CPU program, never timed
-            auto request = request_for(lab, variant, false);
-            request.timing_only = true;
-            request.timed_runs = &timed_runs;
-            auto outcome = grade_variant(ws, request);
-            built = built || lab_program_built(outcome.exit_code);
-            if (stops_the_rest(outcome.exit_code)) break;  // the second pass says so
-            // A program that timed other variants first read lab 00's graph rung 674 us against
-            // 494 us alone (H200 run 38, no CUPTI anywhere near it).
-            session.end();
+        const auto profiles = load_profiles(ws.root / "hardware");
+        std::vector<std::pair<std::string, std::string>> alone, shared;
+        for (const auto& target : targets) {
+            const auto& variant = spec.variant(target.second);
+            if (variant.cpu_graded) continue;  // graded by its own CPU program, never timed
+            (times_in_own_program(spec, variant, profiles) ? alone : shared).push_back(target);
         }
+        LabSession own_program(ws.lab_executable(lab_id, f.solutions),
+                               std::filesystem::temp_directory_path() /
+                                   fmt::format("roofline-{}-{}-alone", ::getpid(), lab_id));
+        bool stopped = false;
+        auto time_each = [&](const std::vector<std::pair<std::string, std::string>>& list, LabSession* program) {
+            for (const auto& [lab, variant] : list) {
+                if (stopped) return;
+                auto request = request_for(lab, variant, false);
+                request.session = program;
+                request.timing_only = true;
+                request.timed_runs = &timed_runs;
+                auto outcome = grade_variant(ws, request);
+                built = built || lab_program_built(outcome.exit_code);
+                stopped = stops_the_rest(outcome.exit_code);  // the second pass says so
+                if (program == &own_program) own_program.end();
+            }
+        };
+        time_each(alone, &own_program);
+        time_each(shared, &session);
     }
     for (const auto& [lab, variant] : targets) {
         auto request = request_for(lab, variant, verify_only);
-        request.watch_session = &watch_session;
+        request.watch_session = &session;
         if (!verify_only) request.timed_runs = &timed_runs;
         auto outcome = grade_variant(ws, request);
         // A CPU-graded variant (lab 09) builds its own program, not the lab program.

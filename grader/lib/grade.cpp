@@ -21,6 +21,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -64,6 +65,10 @@ protocol::Job lab_job(const LabSpec& lab, const VariantSpec& variant, protocol::
 }
 
 namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point began) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+}
 
 // The variant's verify shapes (those its divisibility allows; `skipped` says which not)
 // and, but for a correctness-only run, its timed shape.
@@ -169,6 +174,16 @@ std::optional<LinkRefusal> link_refusal(const SymbolCheck& check, const VariantS
 }
 
 }  // namespace
+
+bool times_in_own_program(const LabSpec& lab, const VariantSpec& variant, const std::vector<HardwareProfile>& profiles) {
+    auto work = lab.work(variant, variant.timed);
+    for (const auto& profile : profiles) {
+        if (!profile.peak.count(variant.dtype)) continue;  // a GPU without this dtype's unit
+        auto point = analyze(work, profile.datasheet_ceiling(variant.dtype), kTypicalLaunchOverheadS);
+        if (point.regime == Regime::overhead) return true;
+    }
+    return profiles.empty();
+}
 
 GateResult check_prediction(const PredictionLog& log, const LabSpec& lab, const VariantSpec& variant,
                             const std::string& source_hash, const std::string& log_flag) {
@@ -288,7 +303,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
 
     // 5-6. Run: verify, measure, verify again, in the lab program (or take that run from the
     //      first pass of `roofline grade`, grade.hpp). Then the same checks and the timed
-    //      launches once more, watched, in a second lab program that never times.
+    //      launches once more, watched, in a lab program that never times after it.
     auto work_dir = std::filesystem::temp_directory_path() / fmt::format("roofline-{}-{}", ::getpid(), variant.name);
     std::filesystem::create_directories(work_dir);
     auto result_file = work_dir / "result.json";
@@ -300,12 +315,14 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
         timed.seed = request.seed ? *request.seed : fresh_seed();
         auto mode = request.verify_only ? protocol::JobMode::verify : protocol::JobMode::grade;
         auto job = variant_job(lab, variant, mode, timed.seed, result_file, &timed.skipped);
+        auto timing_began = std::chrono::steady_clock::now();
         timed.run = interpret(session->run(job, lab.timeout_s), result_file, variant.name, lab.timeout_s);
         // 6a. Size sweep (lab 00): more timings, in the same program.
         if (timed.run.outcome == Outcome::ok && !request.verify_only && !lab.sweep_divisors.empty()) {
             timed.sweep = time_sweep(*session, lab, variant, timed.seed,
                                      timed.run.result["timing"]["variant"]["median_s"].get<double>(), work_dir);
         }
+        timed.seconds = seconds_since(timing_began);
         if (request.timing_only) {
             (*request.timed_runs)[variant.name] = std::move(timed);
             std::filesystem::remove_all(work_dir);
@@ -319,6 +336,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     LabRun& run = timed.run;
     std::string own_work_note;
     std::optional<ReplayComparison> replay;
+    double watch_seconds = 0;
     if (run.outcome == Outcome::ok) {
         // The variant as the kernel file registered it must be the one lab.yaml describes.
         if (auto mismatch = registration_mismatch(run.result, variant, lab)) {
@@ -340,7 +358,9 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
             auto watch_file = work_dir / "watched.json";
             auto job = variant_job(lab, variant, protocol::JobMode::watch, seed, watch_file, &skipped);
             job.replay_launches = run.result["timing"]["variant"].value("count", 10);
+            auto watch_began = std::chrono::steady_clock::now();
             watched = interpret(watch_session->run(job, lab.timeout_s), watch_file, variant.name, lab.timeout_s);
+            watch_seconds = seconds_since(watch_began);
             // Outside the two passes of `roofline grade` (grade.hpp), the watching program ends
             // before anything else is timed: no program times while one watches.
             if (!request.timed_runs) watch_session->end();
@@ -457,6 +477,8 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     }
     out.json["seed"] = seed;
     out.json["profile"] = profile->id;
+    // Where a grading's wall time went (the batch's cost per submission is their sum).
+    out.json["grading_seconds"] = {{"timing", timed.seconds}, {"watch", watch_seconds}};
     if (replay) {
         out.json["watched_replay"] = {{"launches", replay->launches},
                                       {"median_s", replay->watched_median_s},

@@ -31,6 +31,7 @@ struct SweepTimes {
 // What the timing program gave for one variant: its result, the seed and the sweep.
 struct TimedRun {
     LabRun run;
+    double seconds = 0;  // wall time of the timing job and its sweep, the program's start included
     std::uint64_t seed = 0;
     std::string skipped;  // verify shapes left out, as notes
     std::optional<SweepTimes> sweep;
@@ -47,12 +48,12 @@ struct GradeRequest {
     std::optional<std::uint64_t> seed;  // empty: a fresh random seed
     bool require_prediction = true;     // false (roofline batch): grade anyway, with no prediction points
     LabSession* session = nullptr;      // the lab program all variants of `--all` share; null: one of its own
-    LabSession* watch_session = nullptr;  // the same program, a second process, for watch jobs only
+    LabSession* watch_session = nullptr;  // where watch jobs run: after it, the program never times; null: its own
     // Two passes (`roofline grade`): first every variant is timed (timing_only: the grading stops
-    // after the timing program's run and keeps it in timed_runs), each in a fresh timing program,
-    // then each is graded again from its kept run, the watch job included. A program that had
-    // timed other variants first read lab 00's graph rung 674 us against 488 us in a fresh one
-    // (H200 runs 36-39, with or without CUPTI beside it), and no program times while one watches.
+    // after the timing program's run and keeps it in timed_runs), then each is graded again from
+    // its kept run, the watch job included. No program times once it has watched, so the
+    // program that timed the variants can watch them all afterwards (times_in_own_program says
+    // which variants are timed in a program of their own).
     bool timing_only = false;
     TimedRuns* timed_runs = nullptr;
     // The prediction log as read before any lab program started (`--all` reads it once, so
@@ -84,6 +85,16 @@ GateResult check_prediction(const PredictionLog& log, const LabSpec& lab, const 
                             const std::string& source_hash, const std::string& log_flag);
 
 GradeOutcome grade_variant(const Workspace& workspace, const GradeRequest& request);
+
+// Whether `roofline grade`'s first pass times this variant in a fresh lab program of its own
+// rather than in the one the lab's other variants share: a variant whose work sits in the
+// overhead regime (both floors under one launch's cost) on any GPU in hardware/, where what the
+// program ran before shows in the time. Lab 00's graph rung read 662-674 us after the other
+// variants in one program and 488 us in its own (H200, runs 36-39, CUPTI nowhere near it); the
+// memory- and compute-bound rungs kept their fractions within 2 points. Decided before the build
+// and before any GPU is asked (the fastest profile gives the smallest floors); with no profiles,
+// every variant. A fresh program costs ~0.3 s of driver start-up (lab_session.hpp): hence not all.
+bool times_in_own_program(const LabSpec& lab, const VariantSpec& variant, const std::vector<HardwareProfile>& profiles);
 
 // The variant's kernel file, or an InputError naming it when it is missing.
 std::filesystem::path existing_kernel_file(const Workspace& ws, const LabSpec& lab, const VariantSpec& variant,

@@ -3,7 +3,9 @@
 #include "catch.hpp"
 #include "cli_run.hpp"
 #include "device_query.hpp"
+#include "lab_session.hpp"
 #include "lab_spec.hpp"
+#include "runner.hpp"
 
 #include <sys/wait.h>
 
@@ -196,6 +198,39 @@ TEST_CASE("the lab program times without watching, and watches in a job of its o
         CHECK(result["peer_launched"]["copies"].get<long long>() >= 1);
         CHECK(result["peer_launched"]["kernels"].empty());
     }
+}
+
+// `roofline grade` lets the program that timed the variants watch them afterwards: that is safe
+// only because a program that has watched (CUPTI attached) refuses to time again.
+TEST_CASE("a lab program that has watched refuses the next grade job; one that has timed may watch", "[gpu]") {
+    auto program = std::filesystem::path(ROOFLINE_TEST_BUILD_DIR) / "labs" / "lab-99-broken-kernels";
+    auto dir = std::filesystem::temp_directory_path() / "roofline-gpu-watch-then-time";
+    std::filesystem::remove_all(dir);
+    roofline::LabSession session(program, dir);
+    auto job_of = [&](roofline::protocol::JobMode mode, const std::string& name) {
+        roofline::protocol::Job job;
+        job.mode = mode;
+        job.variant = "correct";
+        job.verify_shapes = {roofline::Shape{{"n", 4099}}};
+        job.timed_shape = roofline::Shape{{"n", 1 << 20}};
+        job.replay_launches = 5;
+        job.result_path = (dir / name).string();
+        return job;
+    };
+    auto result_of = [&](const roofline::protocol::Job& job) {
+        auto run = roofline::interpret(session.run(job, 60), job.result_path, "correct", 60);
+        INFO(run.message);
+        return run;
+    };
+    auto timed = result_of(job_of(roofline::protocol::JobMode::grade, "timed.json"));
+    REQUIRE(timed.outcome == roofline::Outcome::ok);
+    auto watched = result_of(job_of(roofline::protocol::JobMode::watch, "watched.json"));
+    REQUIRE(watched.outcome == roofline::Outcome::ok);
+    auto timed_again = result_of(job_of(roofline::protocol::JobMode::grade, "timed-again.json"));
+    CHECK(timed_again.outcome != roofline::Outcome::ok);
+    CHECK(contains(timed_again.message + timed_again.result.dump(), "will not time any more"));
+    CHECK(session.starts() == 1);  // refused by the same program, not by a restart
+    std::filesystem::remove_all(dir);
 }
 
 // A labs/ kernel file with no counterpart in solutions/ is given code (lab 03's
