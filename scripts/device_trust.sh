@@ -43,6 +43,22 @@ for dir in "$work/subs"/*/; do name=$(basename "$dir"); [[ $name == hostile_* ||
   --hidden "$hidden" --gpus 0 --jobs "$(nproc)" --require-sandbox > "$work/ordinary.log" 2>&1 &
 ordinary_began=$(now); wait $!; t_ordinary=$(awk -v a="$ordinary_began" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
 say "== batch of the 21 ordinary submissions, sandboxed: $t_ordinary s"
+# Where the time went: each submission's grading wall time (result.json) against the timing and
+# watch jobs its grade JSON reports (grading_seconds).
+python3 - "$work/ordinary-out/submissions" <<'PY' 2>&1 | tee -a "$report"
+import json, pathlib, sys
+total = timing = watch = variants = 0
+for sub in sorted(pathlib.Path(sys.argv[1]).iterdir()):
+    try: total += json.load(open(sub / "result.json")).get("seconds", 0)
+    except Exception: continue
+    try: graded = json.load(open(sub / "grade.json"))
+    except Exception: continue
+    for g in graded if isinstance(graded, list) else [graded]:
+        s = g.get("grading_seconds") or {}
+        timing += s.get("timing", 0); watch += s.get("watch", 0); variants += 1
+print("   per-submission seconds summed (build + grade): %.1f; timing jobs %.1f s, watch jobs %.1f s over %d variants"
+      % (total, timing, watch, variants))
+PY
 t_plain=skipped
 if [[ "${SKIP_PLAIN:-0}" != 1 ]]; then
   saved_bwrap=${ROOFLINE_BWRAP:-}; unset ROOFLINE_BWRAP  # and no bwrap on PATH there: a run without the sandbox
@@ -62,6 +78,6 @@ say "== snooping in the sandbox: $(grep -rh "SNOOP" "$work/sandboxed/submissions
 say "== wall time: sandboxed $t_sandbox s, unsandboxed $t_plain s"
 cp "$work/sandboxed/gradebook.csv" "$out_dir/gradebook-sandboxed.csv"
 cp "$work/unsandboxed/gradebook.csv" "$out_dir/gradebook-unsandboxed.csv" 2>/dev/null
-tar -czf "$out_dir/trust.tar.gz" -C "$work" --exclude=objects sandboxed unsandboxed sandboxed.log unsandboxed.log subs/expected.csv 2>/dev/null
+tar -czf "$out_dir/trust.tar.gz" -C "$work" --exclude=objects sandboxed unsandboxed ordinary-out sandboxed.log unsandboxed.log ordinary.log subs/expected.csv 2>/dev/null
 [[ $fail -eq 0 ]] && say "PASS: every outcome as expected" || say "FAIL: see above"
 exit $fail

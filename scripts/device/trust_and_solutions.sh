@@ -36,10 +36,10 @@ fi
 fields='import json,sys
 d=json.load(open(sys.argv[1])); d=d if isinstance(d,list) else [d]
 for g in d:
-    t=(g.get("time_s") or {}).get("median") or 0; r=g.get("watched_replay") or {}
-    print("  %s: %s median %.2f us, %.1f%% of peer, watched replay %.2f us over %s launches (timed/watched %.2f) %s" % (
+    t=(g.get("time_s") or {}).get("median") or 0; r=g.get("watched_replay") or {}; s=g.get("grading_seconds") or {}
+    print("  %s: %s median %.2f us, %.1f%% of peer, watched replay %.2f us over %s launches (timed/watched %.2f); timing job %.2f s, watch job %.2f s %s" % (
         g.get("target"), g.get("outcome"), t*1e6, 100*g.get("fraction_of_peer",0), r.get("median_s",0)*1e6,
-        r.get("launches",0), r.get("timed_over_watched",0), (g.get("verdict") or "")[:200]))'
+        r.get("launches",0), r.get("timed_over_watched",0), s.get("timing",0), s.get("watch",0), (g.get("verdict") or "")[:200]))'
 
 log "== lab 00 overhead rungs: --all, then each alone"
 $R grade 00-three-regimes --all --solutions --no-build --json > "$out/lab00-all.json" 2> "$out/lab00-all.err"
