@@ -39,7 +39,7 @@ run_batch sandboxed --require-sandbox; t_sandbox=$elapsed
 # The 21 ordinary submissions alone, as graded before the hostile ones existed (19.5-21.5 s on one H200).
 mkdir -p "$work/ordinary"
 for dir in "$work/subs"/*/; do name=$(basename "$dir"); [[ $name == hostile_* || $name == "<"* ]] || cp -r "$dir" "$work/ordinary/"; done
-"$roofline" --root "$root" --build-dir "$build" batch 01-memory-roof --submissions "$work/ordinary" --out "$work/ordinary-out" \
+ROOFLINE_TRACE=1 "$roofline" --root "$root" --build-dir "$build" batch 01-memory-roof --submissions "$work/ordinary" --out "$work/ordinary-out" \
   --hidden "$hidden" --gpus 0 --jobs "$(nproc)" --require-sandbox > "$work/ordinary.log" 2>&1 &
 ordinary_began=$(now); wait $!; t_ordinary=$(awk -v a="$ordinary_began" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
 say "== batch of the 21 ordinary submissions, sandboxed: $t_ordinary s"
@@ -58,6 +58,16 @@ for sub in sorted(pathlib.Path(sys.argv[1]).iterdir()):
         timing += s.get("timing", 0); watch += s.get("watch", 0); variants += 1
 print("   per-submission seconds summed (build + grade): %.1f; timing jobs %.1f s, watch jobs %.1f s over %d variants"
       % (total, timing, watch, variants))
+# ROOFLINE_TRACE's stage marks in each grade-stderr.txt: seconds from each stage to the next, summed by stage.
+import collections, re
+stages = collections.Counter(); walls = []
+for err in pathlib.Path(sys.argv[1]).glob("*/grade-stderr.txt"):
+    marks = [(float(m.group(1)), re.sub(r"^\S+/\S+: ", "", m.group(2))) for m in
+             re.finditer(r"\[trace +([0-9.]+) ms\] (.*)", err.read_text())]
+    for (t0, name), (t1, _) in zip(marks, marks[1:]): stages[name] += (t1 - t0) / 1000
+    if marks: walls.append(marks[-1][0] / 1000)
+print("   roofline grade, start to report, summed over %d submissions: %.1f s" % (len(walls), sum(walls)))
+for name, seconds in stages.most_common(12): print("     %-34s %6.2f s" % (name, seconds))
 PY
 t_plain=skipped
 if [[ "${SKIP_PLAIN:-0}" != 1 ]]; then

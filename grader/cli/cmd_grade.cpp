@@ -8,6 +8,7 @@
 #include "lab_session.hpp"
 #include "report.hpp"
 #include "sanitize.hpp"
+#include "stage_trace.hpp"
 #include "units.hpp"
 
 #include <fmt/format.h>
@@ -72,6 +73,7 @@ void print_ladder(const std::vector<std::pair<std::string, GradeOutcome>>& rows)
 int worst(int a, int b) { return a == 0 ? b : (b == 0 ? a : std::max(a, b)); }
 
 void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
+    trace_stage("grade: start");
     auto ws = context.build_workspace();
     std::vector<std::pair<std::string, std::string>> targets;
     if (f.all) {
@@ -165,6 +167,7 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
         rows.emplace_back(variant, std::move(outcome));
         if (stop) break;
     }
+    trace_stage("grade: report");
     if (f.json) fmt::print("{}\n", (f.all ? all_json : all_json[0]).dump(2));
     else if (f.all && !verify_only) print_ladder(rows);
     if (!f.json && f.all) {

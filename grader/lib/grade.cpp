@@ -13,6 +13,7 @@
 #include "regime_sweep.hpp"
 #include "runner.hpp"
 #include "source_hash.hpp"
+#include "stage_trace.hpp"
 #include "symbol_check.hpp"
 #include "svg.hpp"
 #include "variant_registration.hpp"
@@ -210,6 +211,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     std::string target = request.lab + "/" + request.variant;
 
     // 1. Load.
+    trace_stage(target + ": load");
     auto lab = load_lab(ws.lab_yaml(request.lab));
     const auto& variant = lab.variant(request.variant);
     auto kernel_file = existing_kernel_file(ws, lab, variant, request.solutions);
@@ -232,6 +234,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     }
 
     // 2. Prediction gate: before anything touches a GPU.
+    trace_stage(target + ": prediction gate");
     const Prediction* prediction = nullptr;
     PredictionLog log;
     bool edited = false;
@@ -256,6 +259,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
         if (!build.ok) return build_failure(target, build);
     }
 
+    trace_stage(target + ": symbol check");
     // 3a. Link-time gate: the kernel files replace none of the grader's functions and call
     //     no library to do the work (symbol_check.hpp). Also where there is no GPU.
     const auto& symbols = checked_symbols(link_manifest_file(ws.lab_executable(lab.id, request.solutions)),
@@ -280,6 +284,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
             std::filesystem::temp_directory_path() / fmt::format("roofline-{}-{}-program", ::getpid(), variant.name));
         session = own_session.get();
     }
+    trace_stage(target + ": device");
     std::string why_no_device;
     bool program_failed = false;
     auto device = session->device(&why_no_device, &program_failed);
@@ -315,6 +320,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
         timed.seed = request.seed ? *request.seed : fresh_seed();
         auto mode = request.verify_only ? protocol::JobMode::verify : protocol::JobMode::grade;
         auto job = variant_job(lab, variant, mode, timed.seed, result_file, &timed.skipped);
+        trace_stage(target + ": timing job");
         auto timing_began = std::chrono::steady_clock::now();
         timed.run = interpret(session->run(job, lab.timeout_s), result_file, variant.name, lab.timeout_s);
         // 6a. Size sweep (lab 00): more timings, in the same program.
@@ -358,6 +364,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
             auto watch_file = work_dir / "watched.json";
             auto job = variant_job(lab, variant, protocol::JobMode::watch, seed, watch_file, &skipped);
             job.replay_launches = run.result["timing"]["variant"].value("count", 10);
+            trace_stage(target + ": watch job");
             auto watch_began = std::chrono::steady_clock::now();
             watched = interpret(watch_session->run(job, lab.timeout_s), watch_file, variant.name, lab.timeout_s);
             watch_seconds = seconds_since(watch_began);
@@ -402,6 +409,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     }
 
     // 7. Score against this GPU's ceilings.
+    trace_stage(target + ": score");
     auto profiles = load_profiles(ws.root / "hardware");
     const HardwareProfile* profile = request.hardware.empty() ? match_device(profiles, device->name)
                                                               : &find_profile(profiles, request.hardware);
@@ -438,6 +446,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
                            sweep_verdict ? std::optional<Regime>(sweep_verdict->regime) : std::nullopt);
 
     // 8. Record and report.
+    trace_stage(target + ": record");
     if (prediction) {
         Measurement m;
         m.prediction_id = prediction->id;
@@ -487,6 +496,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     if (!own_work_note.empty()) out.json["note"] = own_work_note;
     out.gradescope = gradescope_json(lab, context, &score, nullptr);
     auto results = ws.results_dir(lab.id, request.solutions);
+    trace_stage(target + ": results and the lab's SVG");
     write_json_file(results / (variant.name + ".json"), out.json);
     write_lab_svg(ws, lab, request.solutions, ceiling, *profile, device->name);
 

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -119,14 +120,14 @@ struct Definition {
 // Symbols defined by the libraries a lab program links, read once per library per process.
 class ReservedSymbols {
 public:
-    // Returns "" or why a library could not be read.
-    std::string add(const std::string& file) {
+    bool has(const std::string& file) const {
         std::lock_guard lock(mutex_);
-        if (read_.count(file)) return "";
-        std::vector<Symbol> symbols;
-        std::string error;
-        if (!read_symbols(file, is_shared_library(file), symbols, error)) return error;
-        read_.insert(file);
+        return read_.count(file) > 0;
+    }
+    // `symbols`: nm's listing of the library `file`.
+    void add(const std::string& file, const std::vector<Symbol>& symbols) {
+        std::lock_guard lock(mutex_);
+        if (!read_.insert(file).second) return;
         auto name = fs::path(file).filename().string();
         for (const auto& s : symbols) {
             if (!is_global_definition(s.type)) continue;
@@ -135,7 +136,6 @@ public:
             if (slot.library.empty() || (slot.weak && !is_weak(s.type)))
                 slot = {name, is_weak(s.type), is_shared_library(file)};
         }
-        return "";
     }
     const Definition* find(const std::string& symbol) const {
         std::lock_guard lock(mutex_);
@@ -278,20 +278,41 @@ SymbolCheck check_symbols(const LinkManifest& manifest, const std::vector<std::s
     for (const auto& library : manifest.libraries) {
         if (!library.starts_with("-") && fs::exists(library)) libraries.push_back(library);
     }
-    for (const auto& library : libraries) {
-        auto error = reserved().add(library);
-        if (!error.empty()) {
-            check.error = error;
-            return check;
-        }
-    }
-    for (const auto& object : manifest.objects) {
+    // Every nm at once: one after the other they were most of a grading's own time
+    // (14 files, 40-90 ms each, for lab 01).
+    struct Listing {
         std::vector<Symbol> symbols;
         std::string error;
-        if (!read_symbols(object.string(), false, symbols, error)) {
-            check.error = error;
+        bool ok = false;
+    };
+    auto listing_of = [](std::string file, bool dynamic) {
+        return std::async(std::launch::async, [file = std::move(file), dynamic] {
+            Listing listing;
+            listing.ok = read_symbols(file, dynamic, listing.symbols, listing.error);
+            return listing;
+        });
+    };
+    std::vector<std::pair<std::string, std::future<Listing>>> library_listings;
+    for (const auto& library : libraries) {
+        if (!reserved().has(library)) library_listings.emplace_back(library, listing_of(library, is_shared_library(library)));
+    }
+    std::vector<std::future<Listing>> object_listings;
+    for (const auto& object : manifest.objects) object_listings.push_back(listing_of(object.string(), false));
+    for (auto& [library, pending] : library_listings) {
+        auto listing = pending.get();
+        if (!listing.ok && check.error.empty()) check.error = listing.error;
+        if (listing.ok) reserved().add(library, listing.symbols);
+    }
+    std::vector<Listing> listings;
+    for (auto& pending : object_listings) listings.push_back(pending.get());
+    if (!check.error.empty()) return check;
+    for (std::size_t i = 0; i < manifest.objects.size(); ++i) {
+        const auto& object = manifest.objects[i];
+        if (!listings[i].ok) {
+            check.error = listings[i].error;
             return check;
         }
+        const auto& symbols = listings[i].symbols;
         std::set<std::string> reported;
         for (const auto& s : symbols) {
             if (!reported.insert(s.name).second) continue;
