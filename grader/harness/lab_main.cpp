@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -90,8 +91,19 @@ std::string& last_stage() {
 }
 
 // Progress for the parent: if this process hangs or dies, the last stage names where.
+// With ROOFLINE_TRACE set: when each step of a job began, in ms since the program started
+// (where a job's time goes; `roofline grade` traces its own stages the same way).
+void trace_mark(const std::string& what) {
+    static const bool enabled = std::getenv("ROOFLINE_TRACE") != nullptr;
+    static const auto began = std::chrono::steady_clock::now();
+    if (!enabled) return;
+    auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
+    std::fprintf(stderr, "[trace %9.2f ms] %s\n", ms, what.c_str());
+}
+
 void stage(const std::string& what) {
     last_stage() = what;
+    trace_mark(what);
     std::fprintf(stderr, "roofline-stage: %s\n", what.c_str());
     std::fflush(stderr);
 }
@@ -140,6 +152,7 @@ json check_once(Problem& problem, InputGuard& guard, const Shape& shape, std::ui
     problem.fill_inputs(seed, stream);
     guard.snapshot(problem.inputs(), stream);
     problem.poison_outputs(stream);
+    trace_mark("  inputs filled and snapshotted, outputs poisoned");
     if (watch) LaunchWatch::instance().start(stream);
     // Only the variant's own launch lies inside the range a profiler is told to record.
     if (profiled) {
@@ -152,13 +165,16 @@ json check_once(Problem& problem, InputGuard& guard, const Shape& shape, std::ui
     if (profiled) CUDA_CHECK(cudaProfilerStop());
     auto launched = watch ? LaunchWatch::instance().stop() : WatchedWork{};
     CUDA_CHECK(cudaGetLastError());
+    trace_mark("  launched");
     auto changes = guard.changes(problem.inputs(), stream);
+    trace_mark("  inputs compared with the snapshot");
     VerifyReport report;
     if (changes.empty()) {
         report = problem.verify(tolerance, stream);
     } else {
         report.verdict = describe_changes(changes);
     }
+    trace_mark("  verified");
     return {{"shape", shape},
             {"seed", seed},
             {"when", when},
@@ -316,6 +332,7 @@ int run(const Job& job, json& result) {
             {{"variant", [&](cudaStream_t s) { problem->launch_variant(s); }},
              {"peer", [&](cudaStream_t s) { problem->launch_peer(s); }}},
             measure_config_of(job), stream);
+        trace_mark(fmt::format("  timed: {} + {} samples", measured.stats[0].samples_s.size(), measured.stats[1].samples_s.size()));
         // The inputs the timed launches read are still those of the last check.
         auto timing_changes = guard.changes(problem->inputs(), stream);
         result["timing"] = {{"variant", to_json(measured.stats[0])},
@@ -352,6 +369,7 @@ int run(const Job& job, json& result) {
         }
     }
     if (job.mode == JobMode::timeline) result["timeline"] = record_timeline(*problem, job, stream);
+    trace_mark("job done");
     set_status(result, JobStatus::ok);
     return 0;
 }
