@@ -97,7 +97,7 @@ void run_timeline(Context& context, const TimelineFlags& f) {
         context.exit_code = kNoDevice;
         return;
     }
-    if (run.outcome != Outcome::ok) {
+    if (run.outcome != Outcome::correct) {
         fmt::print(stderr, "no timeline: {}\n", run.message);
         context.exit_code = exit_code_for(run.outcome);
         return;

@@ -83,7 +83,7 @@ GradeOutcome grade_cpu_variant(const Workspace& ws, const GradeRequest& request,
         out.text = fmt::format("{}: {} is not built; build it with `cmake --build {} --target {}` (or grade without "
                                "--no-build)\n", target, program.string(), ws.build_dir.string(),
                                ws.cpu_target(lab.id, request.solutions));
-        out.json = {{"target", target}, {"outcome", "build_failed"}, {"message", out.text}};
+        out.json = {{"target", target}, {"outcome", outcome_name(Outcome::build_failed)}, {"message", out.text}};
         return out;
     }
     ProcessSpec spec;

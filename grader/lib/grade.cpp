@@ -44,7 +44,7 @@ GradeOutcome build_failure(const std::string& target, const BuildResult& build) 
     out.exit_code = kBuildFailed;
     out.text = build.compiler_ran ? fmt::format("{}: the build failed; the compiler said:\n{}\n", target, build.output)
                                   : fmt::format("{}: the build failed before compiling: {}\n", target, build.output);
-    out.json = {{"target", target}, {"outcome", "build_failed"}, {"compiler_output", build.output}};
+    out.json = {{"target", target}, {"outcome", outcome_name(Outcome::build_failed)}, {"compiler_output", build.output}};
     return out;
 }
 
@@ -106,7 +106,7 @@ SweepTimes time_sweep(LabSession& session, const LabSpec& lab, const VariantSpec
             auto job = lab_job(lab, variant, protocol::JobMode::grade, seed + divisor, result, 1);
             job.timed_shape = shape;
             auto run = interpret(session.run(job, lab.timeout_s), result, variant.name, lab.timeout_s);
-            if (run.outcome != Outcome::ok) {
+            if (run.outcome != Outcome::correct) {
                 outcome.failure = run;
                 return outcome;
             }
@@ -227,7 +227,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
                                                 {device->cc_major, device->cc_minor})) {
                 out.exit_code = kNeedsOtherHardware;
                 out.text = *refusal + "\n";
-                out.json = {{"target", target}, {"outcome", "other_hardware"}, {"message", *refusal}};
+                out.json = {{"target", target}, {"outcome", outcome_name(Outcome::other_hardware)}, {"message", *refusal}};
                 return out;
             }
         }
@@ -246,7 +246,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
         if (!gate.prediction && !request.solutions && request.require_prediction) {
             out.exit_code = kNoPrediction;
             out.text = gate.refusal + "\n";
-            out.json = {{"target", target}, {"outcome", "no_prediction"}, {"message", gate.refusal}};
+            out.json = {{"target", target}, {"outcome", outcome_name(Outcome::no_prediction)}, {"message", gate.refusal}};
             return out;
         }
         prediction = gate.prediction;
@@ -293,7 +293,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
         out.exit_code = kCrashedOrTimedOut;
         out.text = fmt::format("{}: the lab program failed as it started, before any kernel ran: {}\n", target,
                                why_no_device);
-        out.json = {{"target", target}, {"outcome", "crashed"}, {"message", "failed at start-up: " + why_no_device}};
+        out.json = {{"target", target}, {"outcome", outcome_name(Outcome::crashed)}, {"message", "failed at start-up: " + why_no_device}};
         return out;
     }
     if (!device) {
@@ -301,7 +301,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
         out.text = fmt::format("{}: no CUDA device here ({}).{} Run it on a machine with an NVIDIA GPU, or use "
                                "`roofline calc` to work out the floors without one.\n",
                                target, why_no_device, prediction ? " The prediction gate passed." : "");
-        out.json = {{"target", target}, {"outcome", "no_device"}, {"message", why_no_device}};
+        out.json = {{"target", target}, {"outcome", outcome_name(Outcome::no_device)}, {"message", why_no_device}};
         return out;
     }
     GradeContext context{target, device->name, request.solutions ? "solutions" : "labs", edited};
@@ -324,7 +324,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
         auto timing_began = std::chrono::steady_clock::now();
         timed.run = interpret(session->run(job, lab.timeout_s), result_file, variant.name, lab.timeout_s);
         // 6a. Size sweep (lab 00): more timings, in the same program.
-        if (timed.run.outcome == Outcome::ok && !request.verify_only && !lab.sweep_divisors.empty()) {
+        if (timed.run.outcome == Outcome::correct && !request.verify_only && !lab.sweep_divisors.empty()) {
             timed.sweep = time_sweep(*session, lab, variant, timed.seed,
                                      timed.run.result["timing"]["variant"]["median_s"].get<double>(), work_dir);
         }
@@ -343,14 +343,14 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     std::string own_work_note;
     std::optional<ReplayComparison> replay;
     double watch_seconds = 0;
-    if (run.outcome == Outcome::ok) {
+    if (run.outcome == Outcome::correct) {
         // The variant as the kernel file registered it must be the one lab.yaml describes.
         if (auto mismatch = registration_mismatch(run.result, variant, lab)) {
             run.outcome = Outcome::incorrect;
             run.message = fmt::format("{}: {}", variant.name, *mismatch);
         }
     }
-    if (run.outcome == Outcome::ok) {
+    if (run.outcome == Outcome::correct) {
         LabRun watched = run;  // a correctness run is watched itself
         if (!request.verify_only) {
             std::unique_ptr<LabSession> own_watch_session;
@@ -372,25 +372,25 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
             // before anything else is timed: no program times while one watches.
             if (!request.timed_runs) watch_session->end();
         }
-        if (watched.outcome != Outcome::ok) {
+        if (watched.outcome != Outcome::correct) {
             watched.message = "while watched (the same checks, re-run to see what the GPU ran): " + watched.message;
             run = watched;
         } else {
             auto own = judge_own_work(watched.result, symbols, lab.allow_calls);
-            if (own.outcome == Outcome::ok && !request.verify_only) {
+            if (own.outcome == Outcome::correct && !request.verify_only) {
                 replay = compare_replay(run.result, watched.result);
                 if (replay && replay->refused) own = {Outcome::timing_refused, replay->message, own.note};
             }
             own_work_note = own.note;
-            if (own.outcome != Outcome::ok) {
+            if (own.outcome != Outcome::correct) {
                 run.outcome = own.outcome;
                 run.message = fmt::format("{}: {}", variant.name, own.message);
             }
         }
     }
 
-    if (run.outcome != Outcome::ok || request.verify_only) std::filesystem::remove_all(work_dir);
-    if (run.outcome != Outcome::ok) {
+    if (run.outcome != Outcome::correct || request.verify_only) std::filesystem::remove_all(work_dir);
+    if (run.outcome != Outcome::correct) {
         out.exit_code = exit_code_for(run.outcome);
         out.text = skipped + failure_report(context, run);
         out.json = failure_json(context, run, lab.scoring.total());
@@ -404,7 +404,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
         out.text = skipped + fmt::format("{}  CORRECT on {}: {} checks on fresh random inputs (seed {}), every element "
                                          "compared, guards intact. Not timed: use `roofline grade` for that.\n",
                                          target, device->name, checks, seed);
-        out.json = {{"target", target}, {"outcome", "correct"}, {"seed", seed}, {"checks", run.result["checks"]}};
+        out.json = {{"target", target}, {"outcome", outcome_name(Outcome::correct)}, {"seed", seed}, {"checks", run.result["checks"]}};
         return out;
     }
 

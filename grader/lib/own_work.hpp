@@ -22,7 +22,7 @@
 namespace roofline {
 
 struct OwnWorkVerdict {
-    Outcome outcome = Outcome::ok;
+    Outcome outcome = Outcome::correct;
     std::string message;
     std::string note;  // the run-time check could not run (CUPTI unavailable): said, not refused
 };

@@ -135,7 +135,7 @@ ProfileOutcome profile_variant(const Workspace& ws, const ProfileRequest& reques
             return refused(kToolUnavailable, target, "profiler_unavailable", failure->message);
         }
         auto run = interpret(child, result_file, variant.name, timeout_s);
-        if (run.outcome != Outcome::ok) {
+        if (run.outcome != Outcome::correct) {
             std::filesystem::remove_all(work_dir);
             int code = run.outcome == Outcome::incorrect ? kGradedIncorrect : kCrashedOrTimedOut;
             if (run.result.is_object() && run.result.value("status", "") == "cuda_error" &&

@@ -92,7 +92,7 @@ nlohmann::json score_json(const GradeContext& c, const Score& s, const nlohmann:
         {"target", c.target},
         {"source", c.source},
         {"gpu", c.gpu},
-        {"outcome", s.correct ? "correct" : "incorrect"},  // every grade JSON names its outcome
+        {"outcome", outcome_name(s.correct ? Outcome::correct : Outcome::incorrect)},  // every grade JSON names its outcome
         {"correct", s.correct},
         {"verdict", s.verdict},
         {"impossible", s.impossible},
@@ -131,13 +131,11 @@ nlohmann::json score_json(const GradeContext& c, const Score& s, const nlohmann:
 }
 
 nlohmann::json failure_json(const GradeContext& c, const LabRun& run, double max_points) {
-    static const char* names[] = {"ok",           "incorrect",      "crashed",          "timed_out",     "cuda_error",
-                                  "harness_error", "forbidden_call", "forbidden_symbol", "timing_refused"};
     return {{"target", c.target},
             {"source", c.source},
             {"gpu", c.gpu},
             {"correct", false},
-            {"outcome", names[static_cast<int>(run.outcome)]},
+            {"outcome", outcome_name(run.outcome)},
             {"verdict", run.message},
             {"points", {{"total", 0}, {"max", max_points}}},
             {"checks", run.result.is_object() ? run.result.value("checks", nlohmann::json::array()) : nlohmann::json::array()},

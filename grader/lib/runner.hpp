@@ -3,6 +3,7 @@
 // through a JSON result file; a hang, a signal or a missing result is turned
 // into an outcome that names what happened and at which stage.
 #pragma once
+#include "grade_outcome.hpp"
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -30,14 +31,7 @@ ChildRun run_child(const std::vector<std::string>& argv, double timeout_s, const
 std::string last_stage_in(const std::string& output);
 std::string tail_lines(const std::string& text, int lines);
 
-// forbidden_call: the run did work that was not the kernel file's own (a library's kernel, a copy);
-// forbidden_symbol: the kernel file defines a function the runtime, a library or the harness defines;
-// timing_refused: the CUDA events and the GPU's global timer disagree about the same launches.
-enum class Outcome { ok, incorrect, crashed, timed_out, cuda_error, harness_error, forbidden_call, forbidden_symbol,
-                     timing_refused };
 
-// The CLI's exit code (exit_code.hpp) for how a run ended.
-int exit_code_for(Outcome outcome);
 
 struct LabRun {
     Outcome outcome = Outcome::harness_error;

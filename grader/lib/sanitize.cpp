@@ -65,7 +65,7 @@ SanitizeOutcome sanitize_variant(const Workspace& ws, const SanitizeRequest& req
     std::filesystem::remove_all(work_dir);
 
     auto report = parse_sanitizer_output(output);
-    if (!report.error_count && report.findings.empty() && run.outcome != Outcome::ok) {
+    if (!report.error_count && report.findings.empty() && run.outcome != Outcome::correct) {
         return refuse(kCrashedOrTimedOut, "crashed",
                       fmt::format("the run under compute-sanitizer ended without the sanitizer's summary: {}\n{}",
                                   run.message, run.child.output_tail));
@@ -89,11 +89,11 @@ SanitizeOutcome sanitize_variant(const Workspace& ws, const SanitizeRequest& req
         out.text += fmt::format("  ... and {} more (compute-sanitizer --tool {} on the lab program shows them all)\n",
                                 report.findings.size() - kFindingsShown, request.tool);
     }
-    std::string verdict = run.outcome == Outcome::ok ? "correct" : run.message;
+    std::string verdict = run.outcome == Outcome::correct ? "correct" : run.message;
     out.text += fmt::format("  check     {}\n", verdict);
     bool clean = errors == 0 && report.findings.empty();
-    out.exit_code = clean && run.outcome == Outcome::ok ? kGradedCorrect
-                    : run.outcome == Outcome::ok || run.outcome == Outcome::incorrect ? kGradedIncorrect
+    out.exit_code = clean && run.outcome == Outcome::correct ? kGradedCorrect
+                    : run.outcome == Outcome::correct || run.outcome == Outcome::incorrect ? kGradedIncorrect
                                                                                       : kCrashedOrTimedOut;
     out.json = {{"target", target}, {"tool", request.tool}, {"outcome", clean ? "clean" : "findings"},
                 {"errors", errors}, {"findings", findings}, {"check", verdict}, {"seed", seed}};

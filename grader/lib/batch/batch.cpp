@@ -187,7 +187,7 @@ private:
                 if (stop_requested()) return;  // an interrupted compile is no compile error
                 if (!build.ok) {
                     auto reason = error_lines(replace_all(build.message + "\n" + build.log, staged_prefix, ""));
-                    finish(submission, ungraded_result(submission.name, lab_, Outcome::compile_error, reason),
+                    finish(submission, ungraded_result(submission.name, lab_, SubmissionOutcome::compile_error, reason),
                            seconds_since(began), nullptr);
                     continue;
                 }
@@ -195,7 +195,7 @@ private:
                 ready_.push_back({submission, std::move(staged), seconds_since(began)});
                 ready_changed_.notify_one();
             } catch (const std::exception& e) {
-                finish(submission, ungraded_result(submission.name, lab_, Outcome::error, e.what()), seconds_since(began),
+                finish(submission, ungraded_result(submission.name, lab_, SubmissionOutcome::error, e.what()), seconds_since(began),
                        nullptr);
             }
         }
@@ -221,7 +221,7 @@ private:
                 result.gpu = gpu.empty() ? "-" : gpu;
                 finish(job.submission, result, job.build_s + seconds_since(began), &job.staged);
             } catch (const std::exception& e) {
-                finish(job.submission, ungraded_result(job.submission.name, lab_, Outcome::error, e.what()),
+                finish(job.submission, ungraded_result(job.submission.name, lab_, SubmissionOutcome::error, e.what()),
                        job.build_s + seconds_since(began), &job.staged);
             }
         }

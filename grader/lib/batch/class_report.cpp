@@ -20,7 +20,7 @@ std::string outcomes_table(const std::vector<SubmissionResult>& results) {
     for (const auto& r : results) counts[static_cast<int>(r.outcome)]++;
     std::string rows;
     for (const auto& [outcome, count] : counts) {
-        rows += fmt::format("<tr><td>{}</td><td class='num'>{}</td></tr>\n", outcome_name(static_cast<Outcome>(outcome)), count);
+        rows += fmt::format("<tr><td>{}</td><td class='num'>{}</td></tr>\n", outcome_name(static_cast<SubmissionOutcome>(outcome)), count);
     }
     return "<div class='table-wrap'><table id='outcomes'><caption>Outcomes, worst first</caption>\n<thead><tr>"
            "<th>outcome</th><th class='num'>submissions</th></tr></thead>\n<tbody>\n" + rows + "</tbody></table></div>\n";
@@ -84,7 +84,7 @@ std::string leaderboard(std::vector<SubmissionResult> ranked) {
 std::string failures(const std::vector<SubmissionResult>& results) {
     std::string out;
     for (const auto& r : results) {
-        if (r.outcome == Outcome::graded) continue;
+        if (r.outcome == SubmissionOutcome::graded) continue;
         out += fmt::format("<li><b class='submission'>{}</b>: <span class='badge'>{}</span> ({:.1f} / {:g})", 
                            html_escape(r.submission), outcome_name(r.outcome), r.score, r.max_score);
         if (!r.reason.empty()) out += "<pre>" + html_escape(r.reason) + "</pre>";

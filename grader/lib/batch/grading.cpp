@@ -69,7 +69,7 @@ GradingRun run_grading(const GradeJob& job) {
     return run;
 }
 
-SubmissionResult ungraded_result(const std::string& submission, const LabSpec& lab, Outcome outcome,
+SubmissionResult ungraded_result(const std::string& submission, const LabSpec& lab, SubmissionOutcome outcome,
                                   const std::string& reason) {
     SubmissionResult r;
     r.submission = submission;
@@ -83,11 +83,11 @@ SubmissionResult ungraded_result(const std::string& submission, const LabSpec& l
 SubmissionResult classify_grading(const std::string& submission, const LabSpec& lab, const LogFacts& log,
                                   const GradingRun& run) {
     if (run.process.timed_out) {
-        return ungraded_result(submission, lab, Outcome::hang,
+        return ungraded_result(submission, lab, SubmissionOutcome::hang,
                                fmt::format("hang (timeout): grading ran past the batch's limit of {:g} s", run.timeout_s));
     }
     if (run.process.signal != 0) {
-        return ungraded_result(submission, lab, Outcome::crash,
+        return ungraded_result(submission, lab, SubmissionOutcome::crash,
                                fmt::format("the grader was killed by signal {} ({}); a resource limit?\n{}",
                                            run.process.signal, strsignal(run.process.signal), run.stderr_text));
     }
@@ -95,19 +95,19 @@ SubmissionResult classify_grading(const std::string& submission, const LabSpec& 
     if (parsed.is_object()) parsed = nlohmann::json::array({parsed});
     if (!parsed.is_array() || parsed.empty()) {
         auto why = run.stderr_text.empty() ? fmt::format("exit {} and no JSON", run.process.exit_code) : run.stderr_text;
-        return ungraded_result(submission, lab, Outcome::error, "the grader failed: " + why);
+        return ungraded_result(submission, lab, SubmissionOutcome::error, "the grader failed: " + why);
     }
 
     SubmissionResult r;
     r.submission = submission;
-    Outcome kernels = Outcome::graded;
+    SubmissionOutcome kernels = SubmissionOutcome::graded;
     std::vector<std::string> failures;
     for (const auto& v : lab.variants) {
         const nlohmann::json* found = nullptr;
         for (const auto& j : parsed) {
             if (variant_of(j) == v.name) found = &j;
         }
-        VariantResult vr{v.name, Outcome::error, 0, lab.scoring.total(), 0, ""};
+        VariantResult vr{v.name, SubmissionOutcome::error, 0, lab.scoring.total(), 0, ""};
         if (!found) {
             // `grade --all` stops after the first variant when there is no device: the rest alike,
             // and the reason already says why.
@@ -127,7 +127,7 @@ SubmissionResult classify_grading(const std::string& submission, const LabSpec& 
             r.performance += number_at(j, "points", "performance");
             r.prediction += number_at(j, "points", "prediction");
         }
-        if (vr.outcome != Outcome::graded) failures.push_back(fmt::format("{}: {}: {}", v.name, outcome_name(vr.outcome), vr.verdict));
+        if (vr.outcome != SubmissionOutcome::graded) failures.push_back(fmt::format("{}: {}: {}", v.name, outcome_name(vr.outcome), vr.verdict));
         kernels = worse(kernels, vr.outcome);
         r.variants.push_back(vr);
     }
@@ -137,8 +137,8 @@ SubmissionResult classify_grading(const std::string& submission, const LabSpec& 
     std::vector<std::string> reason = failures;
     r.outcome = kernels;
     if (log.state != LogState::present) {
-        if (kernels == Outcome::graded) {
-            r.outcome = log.state == LogState::missing ? Outcome::no_predictions : Outcome::malformed_predictions;
+        if (kernels == SubmissionOutcome::graded) {
+            r.outcome = log.state == LogState::missing ? SubmissionOutcome::no_predictions : SubmissionOutcome::malformed_predictions;
         }
         reason.push_back(log.message);
     }

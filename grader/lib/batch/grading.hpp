@@ -52,7 +52,7 @@ SubmissionResult classify_grading(const std::string& submission, const LabSpec& 
                                   const GradingRun& run);
 
 // A submission that never reached grading (compile error, grader error): every variant 0.
-SubmissionResult ungraded_result(const std::string& submission, const LabSpec& lab, Outcome outcome,
+SubmissionResult ungraded_result(const std::string& submission, const LabSpec& lab, SubmissionOutcome outcome,
                                   const std::string& reason);
 
 // One Gradescope results.json for the whole submission: the per-variant files that

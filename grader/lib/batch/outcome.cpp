@@ -1,4 +1,5 @@
 #include "batch/outcome.hpp"
+#include "grade_outcome.hpp"
 
 #include <algorithm>
 #include <array>
@@ -11,33 +12,40 @@ const std::array<const char*, 11> kNames{"graded",    "no_predictions", "malform
                                          "compile_error"};
 }
 
-std::string outcome_name(Outcome outcome) { return kNames[static_cast<std::size_t>(outcome)]; }
+std::string outcome_name(SubmissionOutcome outcome) { return kNames[static_cast<std::size_t>(outcome)]; }
 
-std::optional<Outcome> parse_outcome(const std::string& name) {
+std::optional<SubmissionOutcome> parse_submission_outcome(const std::string& name) {
     auto it = std::find(kNames.begin(), kNames.end(), name);
     if (it == kNames.end()) return std::nullopt;
-    return static_cast<Outcome>(it - kNames.begin());
+    return static_cast<SubmissionOutcome>(it - kNames.begin());
 }
 
-Outcome worse(Outcome a, Outcome b) { return static_cast<int>(a) >= static_cast<int>(b) ? a : b; }
+SubmissionOutcome worse(SubmissionOutcome a, SubmissionOutcome b) { return static_cast<int>(a) >= static_cast<int>(b) ? a : b; }
 
-Outcome variant_outcome(const nlohmann::json& variant) {
-    if (!variant.is_object()) return Outcome::error;
-    // score_json has no "outcome": a scored variant says whether it was correct.
-    if (!variant.contains("outcome")) {
-        if (!variant.contains("points")) return Outcome::error;
-        return variant.value("correct", false) ? Outcome::graded : Outcome::wrong_answer;
+SubmissionOutcome submission_word(roofline::Outcome variant) {
+    using V = roofline::Outcome;
+    switch (variant) {
+        case V::correct: return SubmissionOutcome::graded;
+        case V::incorrect: return SubmissionOutcome::wrong_answer;
+        case V::forbidden_call: return SubmissionOutcome::forbidden_call;
+        case V::forbidden_symbol:
+        case V::timing_refused: return SubmissionOutcome::forbidden_symbol;
+        case V::crashed:
+        case V::cuda_error: return SubmissionOutcome::crash;
+        case V::timed_out: return SubmissionOutcome::hang;
+        case V::no_device:
+        case V::other_hardware: return SubmissionOutcome::no_gpu;  // nothing here can run it
+        case V::build_failed: return SubmissionOutcome::compile_error;
+        case V::harness_error:
+        case V::no_prediction: return SubmissionOutcome::error;  // the batch lifts the prediction gate
     }
-    auto name = variant["outcome"].get<std::string>();
-    if (name == "incorrect") return Outcome::wrong_answer;
-    if (name == "forbidden_call") return Outcome::forbidden_call;
-    if (name == "forbidden_symbol" || name == "timing_refused") return Outcome::forbidden_symbol;
-    if (name == "crashed" || name == "cuda_error") return Outcome::crash;
-    if (name == "timed_out") return Outcome::hang;
-    if (name == "no_device" || name == "other_hardware") return Outcome::no_gpu;  // nothing here can run it
-    if (name == "build_failed") return Outcome::compile_error;
-    if (name == "correct") return Outcome::graded;
-    return Outcome::error;  // harness_error, no_prediction (the batch lifts that gate), anything new
+    return SubmissionOutcome::error;
+}
+
+SubmissionOutcome variant_outcome(const nlohmann::json& variant) {
+    if (!variant.is_object() || !variant.contains("outcome") || !variant["outcome"].is_string()) return SubmissionOutcome::error;
+    auto outcome = roofline::parse_outcome(variant["outcome"].get<std::string>());
+    return outcome ? submission_word(*outcome) : SubmissionOutcome::error;
 }
 
 }  // namespace roofline::batch

@@ -3,6 +3,8 @@
 // its variants' (a crash outranks a wrong answer), and, when every kernel was
 // graded, what was wrong with its prediction log, if anything.
 #pragma once
+#include "grade_outcome.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <optional>
@@ -10,7 +12,7 @@
 
 namespace roofline::batch {
 
-enum class Outcome {
+enum class SubmissionOutcome {
     graded,                 // every variant verified, timed and scored
     no_predictions,         // graded, but predictions.yaml is missing: no prediction points
     malformed_predictions,  // graded, but predictions.yaml does not parse: no prediction points
@@ -24,12 +26,16 @@ enum class Outcome {
     compile_error,          // nvcc rejected the submission's kernels
 };
 
-std::string outcome_name(Outcome outcome);
-std::optional<Outcome> parse_outcome(const std::string& name);
+std::string outcome_name(SubmissionOutcome outcome);
+std::optional<SubmissionOutcome> parse_submission_outcome(const std::string& name);
 // The more serious of the two (the order of the enum).
-Outcome worse(Outcome a, Outcome b);
+SubmissionOutcome worse(SubmissionOutcome a, SubmissionOutcome b);
 
-// One variant's object from `roofline grade --all --json`.
-Outcome variant_outcome(const nlohmann::json& variant);
+// The submission's word for one variant's outcome (grade_outcome.hpp): one table, so a new way a
+// grading can end must be given its word here (the switch warns when one is missing).
+SubmissionOutcome submission_word(roofline::Outcome variant);
+
+// One variant's object from `roofline grade --all --json`: its "outcome", through submission_word.
+SubmissionOutcome variant_outcome(const nlohmann::json& variant);
 
 }  // namespace roofline::batch

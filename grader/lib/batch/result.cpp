@@ -30,7 +30,7 @@ nlohmann::json to_json(const SubmissionResult& r) {
 SubmissionResult result_from_json(const nlohmann::json& j) {
     SubmissionResult r;
     r.submission = j.at("submission").get<std::string>();
-    r.outcome = parse_outcome(j.at("outcome").get<std::string>()).value_or(Outcome::error);
+    r.outcome = parse_submission_outcome(j.at("outcome").get<std::string>()).value_or(SubmissionOutcome::error);
     r.score = j.at("score").get<double>();
     r.max_score = j.at("max_score").get<double>();
     r.correctness = j.at("correctness").get<double>();
@@ -44,7 +44,7 @@ SubmissionResult result_from_json(const nlohmann::json& j) {
     r.gap_notes = j.value("gap_notes", 0);  // result.json files from before gap notes have none
     for (const auto& v : j.at("variants")) {
         r.variants.push_back({v.at("name").get<std::string>(),
-                              parse_outcome(v.at("outcome").get<std::string>()).value_or(Outcome::error),
+                              parse_submission_outcome(v.at("outcome").get<std::string>()).value_or(SubmissionOutcome::error),
                               v.at("points").get<double>(), v.at("max_points").get<double>(),
                               v.at("fraction_of_roofline").get<double>(), v.at("verdict").get<std::string>()});
     }

@@ -13,7 +13,7 @@ namespace roofline::batch {
 
 struct VariantResult {
     std::string name;
-    Outcome outcome = Outcome::error;
+    SubmissionOutcome outcome = SubmissionOutcome::error;
     double points = 0, max_points = 0;
     double fraction_of_roofline = 0;  // 0 when not timed
     std::string verdict;
@@ -21,7 +21,7 @@ struct VariantResult {
 
 struct SubmissionResult {
     std::string submission;
-    Outcome outcome = Outcome::error;
+    SubmissionOutcome outcome = SubmissionOutcome::error;
     double score = 0, max_score = 0;
     double correctness = 0, performance = 0, prediction = 0;  // points, summed over variants
     double mean_fraction_of_roofline = 0;  // over every variant, 0 for one not timed

@@ -43,7 +43,7 @@ std::string summary_markdown(const BatchFacts& facts, std::vector<SubmissionResu
     std::map<int, int> counts;
     for (const auto& r : results) counts[static_cast<int>(r.outcome)]++;
     for (const auto& [outcome, count] : counts) {
-        md += fmt::format("| {} | {} |\n", outcome_name(static_cast<Outcome>(outcome)), count);
+        md += fmt::format("| {} | {} |\n", outcome_name(static_cast<SubmissionOutcome>(outcome)), count);
     }
 
     md += "\n## Score distribution\n\nPercent of the maximum score, in buckets of ten.\n\n"
@@ -79,7 +79,7 @@ std::string summary_markdown(const BatchFacts& facts, std::vector<SubmissionResu
     md += "\n## Failures\n\n";
     int failures = 0;
     for (const auto& r : results) {
-        if (r.outcome == Outcome::graded) continue;
+        if (r.outcome == SubmissionOutcome::graded) continue;
         ++failures;
         md += fmt::format("- **{}**: {} ({:.1f}/{:.0f})\n", r.submission, outcome_name(r.outcome), r.score, r.max_score);
         if (r.reason.empty()) continue;

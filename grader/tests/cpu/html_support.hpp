@@ -49,14 +49,14 @@ inline nlohmann::json saved_grade(const std::string& target, double intensity, d
     return j;
 }
 
-inline roofline::batch::SubmissionResult submission_result(const std::string& name, roofline::batch::Outcome outcome,
+inline roofline::batch::SubmissionResult submission_result(const std::string& name, roofline::batch::SubmissionOutcome outcome,
                                                           double fraction, const std::string& reason = "") {
     roofline::batch::SubmissionResult r;
     r.submission = name;
     r.outcome = outcome;
     r.reason = reason;
     for (const char* v : {"copy_naive_fp32", "add_fp32"}) {
-        bool graded = outcome == roofline::batch::Outcome::graded;
+        bool graded = outcome == roofline::batch::SubmissionOutcome::graded;
         r.variants.push_back({v, outcome, graded ? 80.0 : 0.0, 100, graded ? fraction : 0.0, reason});
     }
     roofline::batch::add_up(r);

@@ -26,6 +26,7 @@ LabSpec memory_lab() { return load_lab(repo_root() / "labs" / "01-memory-roof" /
 json scored(const std::string& variant, bool correct, double total, double fraction) {
     return {{"target", "01-memory-roof/" + variant},
             {"correct", correct},
+            {"outcome", correct ? "correct" : "incorrect"},
             {"verdict", correct ? "correct" : "wrong"},
             {"fraction_of_roofline", fraction},
             {"points", {{"correctness", correct ? 40.0 : 0.0}, {"performance", total - (correct ? 40.0 : 0.0)},
@@ -61,27 +62,27 @@ std::string write_hidden(const TempDir& dir, const std::string& text) {
 TEST_CASE("batch outcomes have stable names and an order of seriousness", "[batch]") {
     for (auto name : {"graded", "no_predictions", "malformed_predictions", "wrong_answer", "crash", "hang", "no_gpu",
                       "error", "compile_error"}) {
-        auto outcome = parse_outcome(name);
+        auto outcome = parse_submission_outcome(name);
         REQUIRE(outcome);
         CHECK(outcome_name(*outcome) == name);
     }
-    CHECK_FALSE(parse_outcome("passed"));
-    CHECK(worse(Outcome::wrong_answer, Outcome::crash) == Outcome::crash);
-    CHECK(worse(Outcome::hang, Outcome::crash) == Outcome::hang);
-    CHECK(worse(Outcome::graded, Outcome::no_predictions) == Outcome::no_predictions);
-    CHECK(worse(Outcome::compile_error, Outcome::hang) == Outcome::compile_error);
+    CHECK_FALSE(parse_submission_outcome("passed"));
+    CHECK(worse(SubmissionOutcome::wrong_answer, SubmissionOutcome::crash) == SubmissionOutcome::crash);
+    CHECK(worse(SubmissionOutcome::hang, SubmissionOutcome::crash) == SubmissionOutcome::hang);
+    CHECK(worse(SubmissionOutcome::graded, SubmissionOutcome::no_predictions) == SubmissionOutcome::no_predictions);
+    CHECK(worse(SubmissionOutcome::compile_error, SubmissionOutcome::hang) == SubmissionOutcome::compile_error);
 }
 
 TEST_CASE("a variant's grade JSON names its outcome", "[batch]") {
-    CHECK(variant_outcome(scored("add_fp32", true, 90, 0.8)) == Outcome::graded);
-    CHECK(variant_outcome(scored("add_fp32", false, 0, 0)) == Outcome::wrong_answer);
-    CHECK(variant_outcome(failed("add_fp32", "incorrect", "")) == Outcome::wrong_answer);
-    CHECK(variant_outcome(failed("add_fp32", "crashed", "")) == Outcome::crash);
-    CHECK(variant_outcome(failed("add_fp32", "cuda_error", "")) == Outcome::crash);
-    CHECK(variant_outcome(failed("add_fp32", "timed_out", "")) == Outcome::hang);
-    CHECK(variant_outcome({{"target", "x/y"}, {"outcome", "no_device"}}) == Outcome::no_gpu);
-    CHECK(variant_outcome({{"target", "x/y"}, {"outcome", "harness_error"}}) == Outcome::error);
-    CHECK(variant_outcome(json("not an object")) == Outcome::error);
+    CHECK(variant_outcome(scored("add_fp32", true, 90, 0.8)) == SubmissionOutcome::graded);
+    CHECK(variant_outcome(scored("add_fp32", false, 0, 0)) == SubmissionOutcome::wrong_answer);
+    CHECK(variant_outcome(failed("add_fp32", "incorrect", "")) == SubmissionOutcome::wrong_answer);
+    CHECK(variant_outcome(failed("add_fp32", "crashed", "")) == SubmissionOutcome::crash);
+    CHECK(variant_outcome(failed("add_fp32", "cuda_error", "")) == SubmissionOutcome::crash);
+    CHECK(variant_outcome(failed("add_fp32", "timed_out", "")) == SubmissionOutcome::hang);
+    CHECK(variant_outcome({{"target", "x/y"}, {"outcome", "no_device"}}) == SubmissionOutcome::no_gpu);
+    CHECK(variant_outcome({{"target", "x/y"}, {"outcome", "harness_error"}}) == SubmissionOutcome::error);
+    CHECK(variant_outcome(json("not an object")) == SubmissionOutcome::error);
 }
 
 TEST_CASE("classifying a grading run: the worst variant names the submission", "[batch]") {
@@ -90,7 +91,7 @@ TEST_CASE("classifying a grading run: the worst variant names the submission", "
 
     SECTION("every variant graded") {
         auto r = classify_grading("alice", lab, {}, run_with(lab));
-        CHECK(r.outcome == Outcome::graded);
+        CHECK(r.outcome == SubmissionOutcome::graded);
         CHECK(r.score == Approx(90.0 * lab.variants.size()));
         CHECK(r.max_score == Approx(max));
         CHECK(r.mean_fraction_of_roofline == Approx(0.8));
@@ -98,7 +99,7 @@ TEST_CASE("classifying a grading run: the worst variant names the submission", "
     }
     SECTION("one hang among correct variants") {
         auto r = classify_grading("bob", lab, {}, run_with(lab, "add_fp32", failed("add_fp32", "timed_out", "timed out after 8 s")));
-        CHECK(r.outcome == Outcome::hang);
+        CHECK(r.outcome == SubmissionOutcome::hang);
         CHECK(contains(r.reason, "add_fp32: hang: timed out after 8 s"));
         CHECK(r.score == Approx(90.0 * (lab.variants.size() - 1)));
     }
@@ -107,41 +108,41 @@ TEST_CASE("classifying a grading run: the worst variant names the submission", "
         auto all = json::parse(run.stdout_text);
         all[0] = failed(lab.variants[0].name, "incorrect", "3 of 17 wrong");
         run.stdout_text = all.dump();
-        CHECK(classify_grading("carol", lab, {}, run).outcome == Outcome::crash);
+        CHECK(classify_grading("carol", lab, {}, run).outcome == SubmissionOutcome::crash);
     }
     SECTION("graded, but the prediction log is missing or malformed") {
         auto r = classify_grading("dan", lab, {LogState::missing, "no predictions.yaml", {}}, run_with(lab));
-        CHECK(r.outcome == Outcome::no_predictions);
+        CHECK(r.outcome == SubmissionOutcome::no_predictions);
         CHECK(r.score > 0);  // partial credit: correctness and performance still count
         CHECK(contains(r.reason, "no predictions.yaml"));
         auto m = classify_grading("erin", lab, {LogState::malformed, "predictions.yaml:3: bad", {}}, run_with(lab));
-        CHECK(m.outcome == Outcome::malformed_predictions);
+        CHECK(m.outcome == SubmissionOutcome::malformed_predictions);
         CHECK(contains(m.reason, "predictions.yaml:3"));
     }
     SECTION("a kernel failure is named before a prediction problem") {
         auto run = run_with(lab, "add_bf16", failed("add_bf16", "incorrect", "wrong"));
         CHECK(classify_grading("fay", lab, {LogState::missing, "no predictions.yaml", {}}, run).outcome ==
-              Outcome::wrong_answer);
+              SubmissionOutcome::wrong_answer);
     }
     SECTION("the grading process itself hung, died, or printed no JSON") {
         GradingRun hung;
         hung.process.timed_out = true;
         hung.timeout_s = 42;
         auto h = classify_grading("gus", lab, {}, hung);
-        CHECK(h.outcome == Outcome::hang);
+        CHECK(h.outcome == SubmissionOutcome::hang);
         CHECK(contains(h.reason, "hang (timeout)"));
         CHECK(h.score == 0);
         CHECK(h.max_score == Approx(max));
 
         GradingRun killed;
         killed.process.signal = 9;
-        CHECK(classify_grading("hal", lab, {}, killed).outcome == Outcome::crash);
+        CHECK(classify_grading("hal", lab, {}, killed).outcome == SubmissionOutcome::crash);
 
         GradingRun garbage;
         garbage.process.exit_code = 2;
         garbage.stderr_text = "error: labs/01-memory-roof/lab.yaml:3: something";
         auto g = classify_grading("ivy", lab, {}, garbage);
-        CHECK(g.outcome == Outcome::error);
+        CHECK(g.outcome == SubmissionOutcome::error);
         CHECK(contains(g.reason, "lab.yaml:3"));
     }
     SECTION("no device: grade stops after the first variant, the rest are named alike") {
@@ -150,21 +151,21 @@ TEST_CASE("classifying a grading run: the worst variant names the submission", "
         run.stdout_text = json::array({{{"target", "01-memory-roof/copy_naive_fp32"}, {"outcome", "no_device"},
                                         {"message", "no CUDA device"}}}).dump();
         auto r = classify_grading("jo", lab, {}, run);
-        CHECK(r.outcome == Outcome::no_gpu);
+        CHECK(r.outcome == SubmissionOutcome::no_gpu);
         REQUIRE(r.variants.size() == lab.variants.size());
-        for (const auto& v : r.variants) CHECK(v.outcome == Outcome::no_gpu);
+        for (const auto& v : r.variants) CHECK(v.outcome == SubmissionOutcome::no_gpu);
     }
 }
 
 TEST_CASE("the gradebook CSV: a stable header, one quoted row per submission", "[batch]") {
     SubmissionResult a;
     a.submission = "zed";
-    a.outcome = Outcome::compile_error;
+    a.outcome = SubmissionOutcome::compile_error;
     a.max_score = 900;
     a.reason = "01_copy_naive.cu(12): error: expected a \";\"\nmore, lines";
     SubmissionResult b;
     b.submission = "amy";
-    b.outcome = Outcome::graded;
+    b.outcome = SubmissionOutcome::graded;
     b.score = 812.5;
     b.max_score = 900;
     b.gpu = "1";
@@ -189,7 +190,7 @@ TEST_CASE("a result file round-trips", "[batch]") {
     r.seconds = 12.5;
     auto back = result_from_json(json::parse(to_json(r).dump()));
     CHECK(back.submission == "kim");
-    CHECK(back.outcome == Outcome::no_predictions);
+    CHECK(back.outcome == SubmissionOutcome::no_predictions);
     CHECK(back.score == Approx(r.score));
     CHECK(back.variants.size() == r.variants.size());
     CHECK(back.gap_notes == 1);
@@ -206,7 +207,7 @@ TEST_CASE("the summary: outcomes, distribution, leaderboard and failures", "[bat
     auto slow = classify_grading("slow", lab, {}, run_with(lab));
     for (auto& v : slow.variants) v.fraction_of_roofline = 0.2;
     add_up(slow);
-    auto broken = ungraded_result("broken", lab, Outcome::compile_error, "kernels/01_copy_naive.cu(3): error: oops");
+    auto broken = ungraded_result("broken", lab, SubmissionOutcome::compile_error, "kernels/01_copy_naive.cu(3): error: oops");
     auto md = summary_markdown({"01-memory-roof", 7, "", {"late"}}, {slow, broken, good});
     CHECK(contains(md, "## Score distribution"));
     CHECK(contains(md, "| compile_error | 1 |"));

@@ -17,7 +17,7 @@ namespace {
 
 
 // A finished submission as a batch leaves it.
-void fake_finished(const std::filesystem::path& out, const std::string& name, Outcome outcome, double score) {
+void fake_finished(const std::filesystem::path& out, const std::string& name, SubmissionOutcome outcome, double score) {
     SubmissionResult r;
     r.submission = name;
     r.outcome = outcome;
@@ -34,8 +34,8 @@ TEST_CASE("batch: a re-run skips finished submissions; --merge names the missing
     auto subs = dir / "subs";
     auto out = dir / "out";
     for (auto name : {"ann", "ben"}) std::filesystem::create_directories(subs / name / "kernels");
-    fake_finished(out, "ann", Outcome::graded, 800);
-    fake_finished(out, "ben", Outcome::hang, 0);
+    fake_finished(out, "ann", SubmissionOutcome::graded, 800);
+    fake_finished(out, "ben", SubmissionOutcome::hang, 0);
 
     auto r = run_cli(course_flags() + " batch 01-memory-roof --gpus none --jobs 1 --submissions " +
                      shell_quote(subs.string()) + " --out " + shell_quote(out.string()));
@@ -79,7 +79,7 @@ TEST_CASE("batch: a submission that does not compile is named, with the compiler
     auto batch = course_flags() + " batch 01-memory-roof --gpus none --jobs 1 --submissions " +
                  shell_quote(subs.string()) + " --out " + shell_quote(out.string());
     // Finished before (say, with an older file): skipped, until --force regrades it.
-    fake_finished(out, "broken", Outcome::graded, 700);
+    fake_finished(out, "broken", SubmissionOutcome::graded, 700);
     auto skipped = run_cli(batch);
     CHECK(contains(skipped.err, "0 to grade, 1 already graded"));
     CHECK(contains(read_file(out / "gradebook.csv"), "broken,graded,700.00"));

@@ -221,13 +221,13 @@ TEST_CASE("the calculator in a browser with this machine's measured ceilings", "
 }
 
 TEST_CASE("the batch's report.html in a browser: hostile names are text, no script of theirs runs", "[.browser]") {
-    using batch::Outcome;
+    using batch::SubmissionOutcome;
     TempDir dir;
     auto out = dir / "grades";
     auto reason = "kernels/01_copy_naive.cu(3): error: " + kHostileScript;
     write_batch_folder(out,
-                       {submission_result("alice", Outcome::graded, 0.8), submission_result(kHostileImg, Outcome::graded, 0.4),
-                        submission_result("bob", Outcome::compile_error, 0, reason)},
+                       {submission_result("alice", SubmissionOutcome::graded, 0.8), submission_result(kHostileImg, SubmissionOutcome::graded, 0.4),
+                        submission_result("bob", SubmissionOutcome::compile_error, 0, reason)},
                        {json::array({saved_grade("01-memory-roof/copy_naive_fp32", 0, 14, "TB/s", 3.4, 4.24, 1.2)}),
                         json::array({saved_grade("01-memory-roof/copy_naive_fp32", 0, 14, "TB/s", 1.7, 4.24, 0)}),
                         json::array()});

@@ -156,10 +156,10 @@ TEST_CASE("the student's report with nothing graded says what to run", "[html]")
 }
 
 TEST_CASE("the class report: outcomes, distribution, leaderboard, one roofline, failures, all escaped", "[html][batch]") {
-    using batch::Outcome;
-    auto fast = submission_result("fast", Outcome::graded, 0.9);
-    auto hostile = submission_result(kHostileImg, Outcome::graded, 0.5);
-    auto broken = submission_result(kHostileScript, Outcome::compile_error, 0,
+    using batch::SubmissionOutcome;
+    auto fast = submission_result("fast", SubmissionOutcome::graded, 0.9);
+    auto hostile = submission_result(kHostileImg, SubmissionOutcome::graded, 0.5);
+    auto broken = submission_result(kHostileScript, SubmissionOutcome::compile_error, 0,
                                     "kernels/01_copy_naive.cu(3): error: </pre><script>alert(1)</script>");
     json fast_grades = json::array({saved_grade("01-memory-roof/copy_naive_fp32", 0, 14, "TB/s", 3.9, 4.24, 1.1),
                                     saved_grade("01-memory-roof/add_fp32", 0.083, 14, "TB/s", 3.8, 4.24, 0)});
@@ -190,11 +190,11 @@ TEST_CASE("the class report: outcomes, distribution, leaderboard, one roofline, 
 }
 
 TEST_CASE("roofline batch --merge writes report.html beside summary.md", "[html][batch]") {
-    using batch::Outcome;
+    using batch::SubmissionOutcome;
     TempDir dir;
     auto out = dir / "grades";
     write_batch_folder(out,
-                       {submission_result("alice", Outcome::graded, 0.8), submission_result(kHostileImg, Outcome::graded, 0.4)},
+                       {submission_result("alice", SubmissionOutcome::graded, 0.8), submission_result(kHostileImg, SubmissionOutcome::graded, 0.4)},
                        {json::array({saved_grade("01-memory-roof/copy_naive_fp32", 0, 14, "TB/s", 3.4, 4.24, 0)}),
                         json::array({saved_grade("01-memory-roof/copy_naive_fp32", 0, 14, "TB/s", 1.7, 4.24, 0)})});
     CHECK(batch::merge_batch(out) == 0);

@@ -39,8 +39,8 @@ TEST_CASE("lab session: one program serves the jobs until one of them fails", "[
         LabSession session(ROOFLINE_FAKE_LAB_PROGRAM, dir.path() / "program");
         auto a = run_job(session, dir.path(), "ok");
         auto b = run_job(session, dir.path(), "ok");
-        REQUIRE(a.run.outcome == Outcome::ok);
-        REQUIRE(b.run.outcome == Outcome::ok);
+        REQUIRE(a.run.outcome == Outcome::correct);
+        REQUIRE(b.run.outcome == Outcome::correct);
         CHECK(a.pid == b.pid);
         CHECK(session.starts() == 1);
         // In the grader's session, so that roofline batch, killing a grade's session, kills it too.
@@ -53,27 +53,27 @@ TEST_CASE("lab session: one program serves the jobs until one of them fails", "[
         CHECK(contains(crash.run.message, "verify n=3 (segfault)"));  // the stage it died in, not an earlier job's
 
         auto after_crash = run_job(session, dir.path(), "ok");
-        CHECK(after_crash.run.outcome == Outcome::ok);
+        CHECK(after_crash.run.outcome == Outcome::correct);
         CHECK(after_crash.pid != first_pid);
         CHECK(session.starts() == 2);
 
         auto hang = run_job(session, dir.path(), "hang", 0.5);
         CHECK(hang.run.outcome == Outcome::timed_out);
         CHECK(contains(hang.run.message, "verify n=3 (hang)"));
-        CHECK(run_job(session, dir.path(), "ok").run.outcome == Outcome::ok);
+        CHECK(run_job(session, dir.path(), "ok").run.outcome == Outcome::correct);
         CHECK(session.starts() == 3);
 
         auto cuda = run_job(session, dir.path(), "cuda_error");
         CHECK(cuda.run.outcome == Outcome::cuda_error);
         CHECK(contains(cuda.run.message, "illegal memory access"));
-        CHECK(run_job(session, dir.path(), "ok").run.outcome == Outcome::ok);
+        CHECK(run_job(session, dir.path(), "ok").run.outcome == Outcome::correct);
         CHECK(session.starts() == 4);
 
         auto exited = run_job(session, dir.path(), "exit");
         CHECK(exited.run.outcome == Outcome::crashed);
         CHECK(contains(exited.run.message, "exited with code 9 during 'verify n=3 (exit)'"));
         auto last = run_job(session, dir.path(), "ok");
-        CHECK(last.run.outcome == Outcome::ok);
+        CHECK(last.run.outcome == Outcome::correct);
         first_pid = last.pid;
     }
     // The session's end ends its program.
@@ -100,7 +100,7 @@ TEST_CASE("lab session: the device is the one the program sees, asked once", "[l
     CHECK(session.device(nullptr)->name == "NVIDIA H200");  // from memory: the program was not asked again
     CHECK(session.starts() == 1);
     // The same program goes on to serve the variants.
-    CHECK(run_job(session, dir.path(), "ok").run.outcome == Outcome::ok);
+    CHECK(run_job(session, dir.path(), "ok").run.outcome == Outcome::correct);
     CHECK(session.starts() == 1);
 
     LabSession not_built(dir.path() / "not-built", dir.path() / "program2");

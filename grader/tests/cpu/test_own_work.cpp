@@ -41,7 +41,7 @@ TEST_CASE("own work: the kernel file's kernels pass under either of their names"
     REQUIRE(roofline::demangle(kHostName) == roofline::demangle(kDeviceName));
     auto verdict = roofline::judge_own_work(result_with(launched({{kDeviceName, 3}, {"_Z12plain_kernelPf", 1}})),
                                             kernel_file(), {});
-    CHECK(verdict.outcome == roofline::Outcome::ok);
+    CHECK(verdict.outcome == roofline::Outcome::correct);
     CHECK(verdict.message.empty());
 }
 
@@ -58,7 +58,7 @@ TEST_CASE("own work: copies are refused unless lab.yaml allows them", "[own_work
     auto refused = roofline::judge_own_work(result, kernel_file(), {});
     CHECK(refused.outcome == roofline::Outcome::forbidden_call);
     CHECK(contains(refused.message, "2 cudaMemcpy copies"));
-    CHECK(roofline::judge_own_work(result, kernel_file(), {"cudaMemcpy"}).outcome == roofline::Outcome::ok);
+    CHECK(roofline::judge_own_work(result, kernel_file(), {"cudaMemcpy"}).outcome == roofline::Outcome::correct);
 }
 
 TEST_CASE("own work: a kernel on another stream is incorrect, with the fix", "[own_work]") {
@@ -75,13 +75,13 @@ TEST_CASE("own work: the kernel file's kernel inside the peer's run is refused",
     CHECK(verdict.outcome == roofline::Outcome::forbidden_call);
     CHECK(contains(verdict.message, "peer"));
     result["peer_launched"] = launched({{kLibraryKernel, 1}});
-    CHECK(roofline::judge_own_work(result, kernel_file(), {}).outcome == roofline::Outcome::ok);
+    CHECK(roofline::judge_own_work(result, kernel_file(), {}).outcome == roofline::Outcome::correct);
 }
 
 TEST_CASE("own work: where CUPTI could not watch, the grade says so and goes on", "[own_work]") {
     json result = result_with({{"watched", false}, {"error", "cuptiActivityEnable: CUPTI_ERROR_MULTIPLE_SUBSCRIBERS"}});
     auto verdict = roofline::judge_own_work(result, kernel_file(), {});
-    CHECK(verdict.outcome == roofline::Outcome::ok);
+    CHECK(verdict.outcome == roofline::Outcome::correct);
     CHECK(contains(verdict.note, "did not run"));
     CHECK(contains(verdict.note, "MULTIPLE_SUBSCRIBERS"));
 }

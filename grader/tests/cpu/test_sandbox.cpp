@@ -188,7 +188,7 @@ TEST_CASE("sandbox: a lab program under ROOFLINE_SANDBOX runs inside it", "[sand
     job.variant = "ok";
     job.result_path = result_file.string();
     auto run = interpret(session.run(job, 10), result_file, "ok", 10);
-    REQUIRE(run.outcome == Outcome::ok);  // its result file, in its temporary folder, came back
+    REQUIRE(run.outcome == Outcome::correct);  // its result file, in its temporary folder, came back
     // A session of its own inside the sandbox (bwrap --new-session), not the grader's.
     CHECK(run.result.value("sid", 0L) != long(::getsid(0)));
 }

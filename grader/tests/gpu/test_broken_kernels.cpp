@@ -223,11 +223,11 @@ TEST_CASE("a lab program that has watched refuses the next grade job; one that h
         return run;
     };
     auto timed = result_of(job_of(roofline::protocol::JobMode::grade, "timed.json"));
-    REQUIRE(timed.outcome == roofline::Outcome::ok);
+    REQUIRE(timed.outcome == roofline::Outcome::correct);
     auto watched = result_of(job_of(roofline::protocol::JobMode::watch, "watched.json"));
-    REQUIRE(watched.outcome == roofline::Outcome::ok);
+    REQUIRE(watched.outcome == roofline::Outcome::correct);
     auto timed_again = result_of(job_of(roofline::protocol::JobMode::grade, "timed-again.json"));
-    CHECK(timed_again.outcome != roofline::Outcome::ok);
+    CHECK(timed_again.outcome != roofline::Outcome::correct);
     CHECK(contains(timed_again.message + timed_again.result.dump(), "will not time any more"));
     CHECK(session.starts() == 1);  // refused by the same program, not by a restart
     std::filesystem::remove_all(dir);

@@ -1,0 +1,39 @@
+// One vocabulary for how a grading ends (outcome.hpp): the grade JSON's word, the exit code and
+// the batch's word for a submission all come from one table.
+#include "batch/outcome.hpp"
+#include "exit_code.hpp"
+#include "grade_outcome.hpp"
+#include "test_support.hpp"
+
+TEST_CASE("every outcome has one name that parses back to it, and an exit code", "[outcome]") {
+    using roofline::Outcome;
+    int count = 0;
+    for (int i = 0; i <= static_cast<int>(Outcome::other_hardware); ++i, ++count) {
+        auto outcome = static_cast<Outcome>(i);
+        auto name = roofline::outcome_name(outcome);
+        INFO(name);
+        REQUIRE(roofline::parse_outcome(name) == outcome);
+    }
+    CHECK(count == 13);
+    CHECK_FALSE(roofline::parse_outcome("ok"));  // the lab program's status word, not an outcome
+    CHECK(roofline::exit_code_for(Outcome::correct) == roofline::kGradedCorrect);
+    CHECK(roofline::exit_code_for(Outcome::incorrect) == roofline::kGradedIncorrect);
+    CHECK(roofline::exit_code_for(Outcome::timed_out) == roofline::kCrashedOrTimedOut);
+    CHECK(roofline::exit_code_for(Outcome::timing_refused) == roofline::kForbidden);
+    CHECK(roofline::exit_code_for(Outcome::no_prediction) == roofline::kNoPrediction);
+    CHECK(roofline::exit_code_for(Outcome::other_hardware) == roofline::kNeedsOtherHardware);
+}
+
+TEST_CASE("a submission's word for each variant outcome comes from the same table", "[outcome][batch]") {
+    using roofline::Outcome;
+    namespace batch = roofline::batch;
+    CHECK(batch::submission_word(Outcome::correct) == batch::SubmissionOutcome::graded);
+    CHECK(batch::submission_word(Outcome::incorrect) == batch::SubmissionOutcome::wrong_answer);
+    CHECK(batch::submission_word(Outcome::timing_refused) == batch::SubmissionOutcome::forbidden_symbol);
+    CHECK(batch::submission_word(Outcome::build_failed) == batch::SubmissionOutcome::compile_error);
+    CHECK(batch::submission_word(Outcome::other_hardware) == batch::SubmissionOutcome::no_gpu);
+    // The grade JSON's word, read by the batch.
+    CHECK(batch::variant_outcome({{"outcome", "forbidden_call"}}) == batch::SubmissionOutcome::forbidden_call);
+    CHECK(batch::variant_outcome({{"outcome", "a word from a newer grader"}}) == batch::SubmissionOutcome::error);
+    CHECK(batch::variant_outcome({{"points", {{"total", 10}}}}) == batch::SubmissionOutcome::error);  // no outcome: not trusted
+}
