@@ -76,16 +76,22 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
     trace_stage("grade: start");
     auto ws = context.build_workspace();
     std::vector<std::pair<std::string, std::string>> targets;
+    std::string lab_name;
     if (f.all) {
         if (f.target.find('/') != std::string::npos) throw InputError("--all takes a lab (e.g. 02-gemm), not LAB/VARIANT");
-        auto lab = load_lab(ws.lab_yaml(f.target));
-        for (const auto& v : lab.variants) targets.emplace_back(lab.id, v.name);
+        lab_name = f.target;
     } else {
-        auto [lab, variant] = split_target(f.target);
-        if (!std::filesystem::exists(ws.lab_yaml(lab))) {
-            throw InputError(fmt::format("no lab '{}' under {}; see `roofline list`", lab, ws.labs_dir().string()));
+        lab_name = split_target(f.target).first;
+        if (!std::filesystem::exists(ws.lab_yaml(lab_name))) {
+            throw InputError(fmt::format("no lab '{}' under {}; see `roofline list`", lab_name, ws.labs_dir().string()));
         }
-        targets.emplace_back(lab, variant);
+    }
+    // lab.yaml and the hardware profiles, once for every variant.
+    const auto lab_context = load_lab_context(ws, lab_name);
+    if (f.all) {
+        for (const auto& v : lab_context.lab.variants) targets.emplace_back(lab_context.lab.id, v.name);
+    } else {
+        targets.emplace_back(lab_name, split_target(f.target).second);
     }
     std::vector<std::pair<std::string, GradeOutcome>> rows;
     nlohmann::json all_json = nlohmann::json::array();
@@ -103,6 +109,7 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
     // What every variant's grading shares: the lab program, the log as first read, one build.
     auto request_for = [&](const std::string& lab, const std::string& variant, bool correctness_only) {
         auto request = make_request(context, f, lab, variant, correctness_only);
+        request.context = &lab_context;
         request.session = &session;
         if (log_read) request.log_read = &*log_read;
         request.build = request.build && !built;  // one build serves every variant of the lab
@@ -115,13 +122,12 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
     // second pass: each graded from its timing, the watch jobs in the shared program.
     TimedRuns timed_runs;
     if (!verify_only) {
-        const auto spec = load_lab(ws.lab_yaml(lab_id));
-        const auto profiles = load_profiles(ws.root / "hardware");
+        const auto& spec = lab_context.lab;
         std::vector<std::pair<std::string, std::string>> alone, shared;
         for (const auto& target : targets) {
             const auto& variant = spec.variant(target.second);
             if (variant.cpu_graded) continue;  // graded by its own CPU program, never timed
-            (times_in_own_program(spec, variant, profiles) ? alone : shared).push_back(target);
+            (times_in_own_program(spec, variant, lab_context.profiles) ? alone : shared).push_back(target);
         }
         LabSession own_program(ws.lab_executable(lab_id, f.solutions),
                                std::filesystem::temp_directory_path() /

@@ -152,18 +152,18 @@ const SymbolCheck& checked_symbols(const std::filesystem::path& manifest_file, c
 }
 
 struct LinkRefusal {
-    std::string outcome;  // forbidden_symbol or forbidden_call
+    Outcome outcome;  // forbidden_symbol or forbidden_call
     std::string message;
 };
 
 // A symbol that replaces the grader's own taints every variant of the program; a
 // forbidden call, only the variants built from the file that makes it.
 std::optional<LinkRefusal> link_refusal(const SymbolCheck& check, const VariantSpec& variant) {
-    if (!check.error.empty()) return LinkRefusal{"forbidden_symbol", "the symbol check could not run: " + check.error};
+    if (!check.error.empty()) return LinkRefusal{Outcome::forbidden_symbol, "the symbol check could not run: " + check.error};
     if (!check.forbidden_symbols.empty()) {
         SymbolCheck symbols;
         symbols.forbidden_symbols = check.forbidden_symbols;
-        return LinkRefusal{"forbidden_symbol", describe(symbols)};
+        return LinkRefusal{Outcome::forbidden_symbol, describe(symbols)};
     }
     SymbolCheck calls;
     auto object_name = variant.file.filename().string() + ".o";
@@ -171,7 +171,7 @@ std::optional<LinkRefusal> link_refusal(const SymbolCheck& check, const VariantS
         if (f.object.filename() == object_name) calls.forbidden_calls.push_back(f);
     }
     if (calls.forbidden_calls.empty()) return std::nullopt;
-    return LinkRefusal{"forbidden_call", describe(calls)};
+    return LinkRefusal{Outcome::forbidden_call, describe(calls)};
 }
 
 }  // namespace
@@ -206,51 +206,296 @@ GateResult check_prediction(const PredictionLog& log, const LabSpec& lab, const 
     return gate;
 }
 
-GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
+namespace {
+
+// What the steps of one variant's grading share.
+struct VariantGrading {
+    const Workspace& ws;
+    const GradeRequest& request;
+    const LabSpec& lab;
+    const VariantSpec& variant;
+    std::string target;  // LAB/VARIANT
+};
+
+// A grading that ends before anything is scored: its outcome, one message, the report's text.
+GradeOutcome ended(const std::string& target, Outcome outcome, const std::string& message, std::string text) {
     GradeOutcome out;
+    out.exit_code = exit_code_for(outcome);
+    out.text = std::move(text);
+    out.json = {{"target", target}, {"outcome", outcome_name(outcome)}, {"message", message}};
+    return out;
+}
+
+// 1a. Machine code for one architecture only (lab 05: sm_100a) runs nowhere else. Refused
+// before the gate and the build: no prediction or build helps on this GPU. Where there is
+// no GPU at all, grading goes on to the usual no-device answer after the build.
+std::optional<GradeOutcome> refuse_other_hardware(const VariantGrading& g) {
+    if (!g.variant.requires_cc) return std::nullopt;
+    auto device = first_device(nullptr);
+    if (!device) return std::nullopt;
+    auto refusal = hardware_refusal(g.target, *g.variant.requires_cc, device->name, {device->cc_major, device->cc_minor});
+    if (!refusal) return std::nullopt;
+    return ended(g.target, Outcome::other_hardware, *refusal, *refusal + "\n");
+}
+
+struct GatePassed {
+    const Prediction* prediction = nullptr;  // null: graded without one (solutions, batch)
+    bool edited = false;
+};
+
+// 2. The prediction gate, before anything touches a GPU. Reference solutions need no
+// prediction (one made with `predict --solutions` is scored); `batch` lifts the gate.
+std::optional<GradeOutcome> prediction_gate(const VariantGrading& g, const PredictionLog& log,
+                                            const std::filesystem::path& kernel_file, GatePassed& passed) {
+    auto log_flag = g.request.log == g.ws.default_log() ? "" : " --log " + g.request.log.string();
+    auto gate = check_prediction(log, g.lab, g.variant, hash_file(kernel_file), log_flag);
+    if (!gate.prediction && !g.request.solutions && g.request.require_prediction) {
+        return ended(g.target, Outcome::no_prediction, gate.refusal, gate.refusal + "\n");
+    }
+    passed = {gate.prediction, gate.edited};
+    return std::nullopt;
+}
+
+// 3a. The link-time gate: the kernel files replace none of the grader's functions and call no
+// library to do the work (symbol_check.hpp). Also where there is no GPU.
+std::optional<GradeOutcome> link_gate(const VariantGrading& g, const SymbolCheck& symbols) {
+    auto refusal = link_refusal(symbols, g.variant);
+    if (!refusal) return std::nullopt;
+    auto out = ended(g.target, refusal->outcome, refusal->message,
+                     fmt::format("{}  {}: {}\n  (0 points: the timed work must be this kernel file's own; README.md, "
+                                 "\"The student's own work\")\n",
+                                 g.target, outcome_name(refusal->outcome), refusal->message));
+    out.json["points"] = {{"total", 0}, {"max", g.lab.scoring.total()}};
+    return out;
+}
+
+// 4. The device, as the lab program sees it: the grader itself starts no CUDA process (each
+// costs ~0.3 s of driver time, serialized across GPUs; lab_session.hpp). The program the
+// variants share, or one of this variant's own.
+struct OpenProgram {
+    std::unique_ptr<LabSession> own;
+    LabSession* session = nullptr;
+    DeviceInfo device;
+};
+
+std::optional<GradeOutcome> open_program(const VariantGrading& g, bool predicted, OpenProgram& program) {
+    auto executable = g.ws.lab_executable(g.lab.id, g.request.solutions);
+    program.session = g.request.session;
+    if (!program.session || program.session->executable() != executable) {
+        program.own = std::make_unique<LabSession>(executable, std::filesystem::temp_directory_path() /
+                                                                   fmt::format("roofline-{}-{}-program", ::getpid(),
+                                                                               g.variant.name));
+        program.session = program.own.get();
+    }
+    std::string why_no_device;
+    bool program_failed = false;
+    auto device = program.session->device(&why_no_device, &program_failed);
+    if (!device && program_failed) {
+        // It ended before it could say: the submission's own code (a static initializer) failed.
+        return ended(g.target, Outcome::crashed, "failed at start-up: " + why_no_device,
+                     fmt::format("{}: the lab program failed as it started, before any kernel ran: {}\n", g.target,
+                                 why_no_device));
+    }
+    if (!device) {
+        return ended(g.target, Outcome::no_device, why_no_device,
+                     fmt::format("{}: no CUDA device here ({}).{} Run it on a machine with an NVIDIA GPU, or use "
+                                 "`roofline calc` to work out the floors without one.\n",
+                                 g.target, why_no_device, predicted ? " The prediction gate passed." : ""));
+    }
+    program.device = *device;
+    return std::nullopt;
+}
+
+// 5-6. Verify, measure, verify again, in the lab program, with lab 00's size sweep; or the
+// run the first pass of `roofline grade` already made (grade.hpp, "Two passes").
+TimedRun timed_run(const VariantGrading& g, LabSession& session, const std::filesystem::path& work_dir) {
+    const auto& request = g.request;
+    auto earlier = request.timed_runs ? request.timed_runs->find(g.variant.name) : TimedRuns::iterator{};
+    if (request.timed_runs && !request.timing_only && earlier != request.timed_runs->end()) {
+        return std::move(earlier->second);
+    }
+    TimedRun timed;
+    timed.seed = request.seed ? *request.seed : fresh_seed();
+    auto mode = request.verify_only ? protocol::JobMode::verify : protocol::JobMode::grade;
+    auto result_file = work_dir / "result.json";
+    auto job = variant_job(g.lab, g.variant, mode, timed.seed, result_file, &timed.skipped);
+    trace_stage(g.target + ": timing job");
+    auto began = std::chrono::steady_clock::now();
+    timed.run = interpret(session.run(job, g.lab.timeout_s), result_file, g.variant.name, g.lab.timeout_s);
+    if (timed.run.outcome == Outcome::correct && !request.verify_only && !g.lab.sweep_divisors.empty()) {
+        timed.sweep = time_sweep(session, g.lab, g.variant, timed.seed,
+                                 timed.run.result["timing"]["variant"]["median_s"].get<double>(), work_dir);
+    }
+    timed.seconds = seconds_since(began);
+    return timed;
+}
+
+// What the watch found, beside the verdict it may have changed.
+struct Judgement {
+    std::string own_work_note;
+    std::optional<ReplayComparison> replay;
+    double watch_seconds = 0;
+};
+
+// 6b. The registration against lab.yaml; then the same checks and the timed launches once
+// more, watched, in a program that never times after it, and the judgement of whose work
+// the GPU did (own_work.hpp). A failure here becomes the run's outcome.
+Judgement watch_and_judge(const VariantGrading& g, LabSession& session, const SymbolCheck& symbols, TimedRun& timed,
+                          const std::filesystem::path& work_dir) {
+    Judgement judgement;
+    LabRun& run = timed.run;
+    if (run.outcome != Outcome::correct) return judgement;
+    if (auto mismatch = registration_mismatch(run.result, g.variant, g.lab)) {
+        run.outcome = Outcome::incorrect;
+        run.message = fmt::format("{}: {}", g.variant.name, *mismatch);
+        return judgement;
+    }
+    LabRun watched = run;  // a correctness run is watched itself
+    if (!g.request.verify_only) {
+        std::unique_ptr<LabSession> own_watch_session;
+        LabSession* watch_session = g.request.watch_session;
+        if (!watch_session || watch_session->executable() != session.executable()) {
+            own_watch_session = std::make_unique<LabSession>(
+                session.executable(),
+                std::filesystem::temp_directory_path() / fmt::format("roofline-{}-{}-watch", ::getpid(), g.variant.name));
+            watch_session = own_watch_session.get();
+        }
+        auto watch_file = work_dir / "watched.json";
+        auto job = variant_job(g.lab, g.variant, protocol::JobMode::watch, timed.seed, watch_file, &timed.skipped);
+        job.replay_launches = run.result["timing"]["variant"].value("count", 10);
+        trace_stage(g.target + ": watch job");
+        auto began = std::chrono::steady_clock::now();
+        watched = interpret(watch_session->run(job, g.lab.timeout_s), watch_file, g.variant.name, g.lab.timeout_s);
+        judgement.watch_seconds = seconds_since(began);
+        // Outside the two passes of `roofline grade` (grade.hpp), the watching program ends
+        // before anything else is timed: no program times while one watches.
+        if (!g.request.timed_runs) watch_session->end();
+    }
+    if (watched.outcome != Outcome::correct) {
+        watched.message = "while watched (the same checks, re-run to see what the GPU ran): " + watched.message;
+        run = watched;
+        return judgement;
+    }
+    auto own = judge_own_work(watched.result, symbols, g.lab.allow_calls);
+    if (own.outcome == Outcome::correct && !g.request.verify_only) {
+        judgement.replay = compare_replay(run.result, watched.result);
+        if (judgement.replay && judgement.replay->refused) own = {Outcome::timing_refused, judgement.replay->message, own.note};
+    }
+    judgement.own_work_note = own.note;
+    if (own.outcome != Outcome::correct) {
+        run.outcome = own.outcome;
+        run.message = fmt::format("{}: {}", g.variant.name, own.message);
+    }
+    return judgement;
+}
+
+// 7. The ceilings this GPU is scored against: measured where `roofline ceilings` ran here,
+// else the datasheet's, with a note saying so.
+struct Ceilings {
+    std::vector<HardwareProfile> loaded;  // when the lab's context had none (`profile` may point here)
+    const HardwareProfile* profile = nullptr;
+    CeilingChoice choice;
+    std::string note;
+};
+
+Ceilings ceilings_for(const VariantGrading& g, const std::vector<HardwareProfile>& shared_profiles,
+                      const DeviceInfo& device) {
+    Ceilings c;
+    // None loaded: load_profiles names what is missing.
+    if (shared_profiles.empty()) c.loaded = load_profiles(g.ws.root / "hardware");
+    const auto& profiles = shared_profiles.empty() ? c.loaded : shared_profiles;
+    c.profile = g.request.hardware.empty() ? match_device(profiles, device.name) : &find_profile(profiles, g.request.hardware);
+    if (!c.profile) {
+        throw InputError(fmt::format("no hardware profile matches '{}'; add one to hardware/ or pass --hardware ID",
+                                     device.name));
+    }
+    std::optional<MeasuredCeilings> measured;
+    auto measured_file = g.ws.measured_ceilings(c.profile->id);
+    if (std::filesystem::exists(measured_file)) {
+        measured = load_measured(measured_file);
+    } else {
+        c.note = fmt::format("  warning: no measured ceilings for {}; scoring the roofline against the datasheet. "
+                             "Run `roofline ceilings` once on this GPU.\n", c.profile->id);
+    }
+    c.choice = choose_ceiling(*c.profile, measured ? &*measured : nullptr, g.variant.dtype);
+    return c;
+}
+
+// 8. The measurement appended to the prediction log it answers.
+void record_measurement(const VariantGrading& g, const Prediction& prediction, const Score& score,
+                        const std::string& gpu) {
+    Measurement m;
+    m.prediction_id = prediction.id;
+    m.prediction_digest = prediction.digest();
+    m.lab = g.lab.id;
+    m.variant = g.variant.name;
+    m.shape = shape_text(g.variant.timed);
+    m.measured_time_s = score.variant.median_s;
+    m.measured_regime = score.measured_regime;
+    m.correct = score.correct;
+    m.fraction = score.fraction;
+    m.points = score.total();
+    m.max_points = score.max_points;
+    m.gpu = gpu;
+    m.sm_clock_mhz = score.sm_clock_mhz;
+    m.measured_at = utc_now_iso8601();
+    append_measurement(g.request.log, m);
+}
+
+// Lab 00's sweep, as the report shows it: a line of text and its JSON.
+void report_sweep(const SweepTimes& sweep, const SweepVerdict& verdict, GradeOutcome& out) {
+    std::string rows;
+    auto points = nlohmann::json::array();
+    for (const auto& p : sweep.points) {
+        rows += fmt::format("{}n={} {:.4g} us", rows.empty() ? "" : ", ", static_cast<long long>(p.n), p.time_s * 1e6);
+        points.push_back({{"n", static_cast<long long>(p.n)}, {"median_s", p.time_s}});
+    }
+    out.text += fmt::format("  sweep     {}\n            measured regime: {} ({})\n", rows, regime_name(verdict.regime),
+                            verdict.reason);
+    out.json["sweep"] = {{"points", points},
+                         {"scaling_exponent", verdict.scaling_exponent},
+                         {"regime", regime_name(verdict.regime)},
+                         {"reason", verdict.reason}};
+}
+
+// The variant's debrief, once the log holds a correct measurement of it (a debrief file
+// missing is no reason to fail a grading that succeeded: the report says where it should be).
+void open_debrief_after(const VariantGrading& g, GradeOutcome& out) {
+    try {
+        auto gate = open_debrief(g.ws, load_log(g.request.log), g.lab.id, g.variant.name, g.request.solutions, "");
+        if (gate.text) {
+            out.debrief = *gate.text;
+            out.json["debrief"] = debrief_file(g.ws, g.lab.id, g.variant.name).string();
+        }
+    } catch (const InputError& e) {
+        out.text += fmt::format("  note      {}\n", e.what());
+    }
+}
+
+}  // namespace
+
+GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     std::string target = request.lab + "/" + request.variant;
 
-    // 1. Load.
+    // 1. Load: lab.yaml once per `--all` (the shared context), or here.
     trace_stage(target + ": load");
-    auto lab = load_lab(ws.lab_yaml(request.lab));
+    std::optional<LabContext> own_context;
+    const LabContext& shared = request.context ? *request.context : own_context.emplace(load_lab_context(ws, request.lab));
+    const auto& lab = shared.lab;
     const auto& variant = lab.variant(request.variant);
     auto kernel_file = existing_kernel_file(ws, lab, variant, request.solutions);
     // A CPU-graded variant (lab 09's layout library): its own program, no GPU, no prediction.
     if (variant.cpu_graded) return grade_cpu_variant(ws, request, lab, variant);
+    const VariantGrading g{ws, request, lab, variant, target};
+    if (auto refused = refuse_other_hardware(g)) return *refused;
 
-    // 1a. Hardware: machine code for one architecture only (lab 05: sm_100a) runs nowhere else.
-    // Refused before the gate and the build: no prediction or build helps on this GPU. Where
-    // there is no GPU at all, grading goes on to the usual no-device answer after the build.
-    if (variant.requires_cc) {
-        if (auto device = first_device(nullptr)) {
-            if (auto refusal = hardware_refusal(target, *variant.requires_cc, device->name,
-                                                {device->cc_major, device->cc_minor})) {
-                out.exit_code = kNeedsOtherHardware;
-                out.text = *refusal + "\n";
-                out.json = {{"target", target}, {"outcome", outcome_name(Outcome::other_hardware)}, {"message", *refusal}};
-                return out;
-            }
-        }
-    }
-
-    // 2. Prediction gate: before anything touches a GPU.
+    // 2. The prediction gate.
     trace_stage(target + ": prediction gate");
-    const Prediction* prediction = nullptr;
-    PredictionLog log;
-    bool edited = false;
+    std::optional<PredictionLog> own_log;
+    GatePassed gate;
     if (!request.verify_only) {
-        log = request.log_read ? *request.log_read : load_log(request.log);
-        auto log_flag = request.log == ws.default_log() ? "" : " --log " + request.log.string();
-        auto gate = check_prediction(log, lab, variant, hash_file(kernel_file), log_flag);
-        // Reference solutions need no prediction; one made with `predict --solutions` is scored.
-        if (!gate.prediction && !request.solutions && request.require_prediction) {
-            out.exit_code = kNoPrediction;
-            out.text = gate.refusal + "\n";
-            out.json = {{"target", target}, {"outcome", outcome_name(Outcome::no_prediction)}, {"message", gate.refusal}};
-            return out;
-        }
-        prediction = gate.prediction;
-        edited = gate.edited;
+        const auto& log = request.log_read ? *request.log_read : own_log.emplace(load_log(request.log));
+        if (auto refused = prediction_gate(g, log, kernel_file, gate)) return *refused;
     }
 
     // 3. Build: a compile error is reported even where there is no GPU.
@@ -258,262 +503,107 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
         auto build = build_target(ws.build_dir, ws.lab_target(lab.id, request.solutions));
         if (!build.ok) return build_failure(target, build);
     }
-
     trace_stage(target + ": symbol check");
-    // 3a. Link-time gate: the kernel files replace none of the grader's functions and call
-    //     no library to do the work (symbol_check.hpp). Also where there is no GPU.
     const auto& symbols = checked_symbols(link_manifest_file(ws.lab_executable(lab.id, request.solutions)),
                                           lab.allow_calls);
-    if (auto refusal = link_refusal(symbols, variant)) {
-        out.exit_code = kForbidden;
-        out.text = fmt::format("{}  {}: {}\n  (0 points: the timed work must be this kernel file's own; README.md, "
-                               "\"The student's own work\")\n", target, refusal->outcome, refusal->message);
-        out.json = {{"target", target}, {"outcome", refusal->outcome}, {"message", refusal->message},
-                    {"points", {{"total", 0}, {"max", lab.scoring.total()}}}};
-        return out;
-    }
+    if (auto refused = link_gate(g, symbols)) return *refused;
 
-    // 4. Device, as the lab program sees it: the grader itself starts no CUDA process
-    //    (each costs ~0.3 s of driver time, serialized across GPUs; lab_session.hpp).
-    //    The --all run's lab program, or one of this variant's own.
-    std::unique_ptr<LabSession> own_session;
-    LabSession* session = request.session;
-    if (!session || session->executable() != ws.lab_executable(lab.id, request.solutions)) {
-        own_session = std::make_unique<LabSession>(
-            ws.lab_executable(lab.id, request.solutions),
-            std::filesystem::temp_directory_path() / fmt::format("roofline-{}-{}-program", ::getpid(), variant.name));
-        session = own_session.get();
-    }
+    // 4. The device.
     trace_stage(target + ": device");
-    std::string why_no_device;
-    bool program_failed = false;
-    auto device = session->device(&why_no_device, &program_failed);
-    if (!device && program_failed) {
-        // It ended before it could say: the submission's own code (a static initializer) failed.
-        out.exit_code = kCrashedOrTimedOut;
-        out.text = fmt::format("{}: the lab program failed as it started, before any kernel ran: {}\n", target,
-                               why_no_device);
-        out.json = {{"target", target}, {"outcome", outcome_name(Outcome::crashed)}, {"message", "failed at start-up: " + why_no_device}};
-        return out;
-    }
-    if (!device) {
-        out.exit_code = kNoDevice;
-        out.text = fmt::format("{}: no CUDA device here ({}).{} Run it on a machine with an NVIDIA GPU, or use "
-                               "`roofline calc` to work out the floors without one.\n",
-                               target, why_no_device, prediction ? " The prediction gate passed." : "");
-        out.json = {{"target", target}, {"outcome", outcome_name(Outcome::no_device)}, {"message", why_no_device}};
-        return out;
-    }
-    GradeContext context{target, device->name, request.solutions ? "solutions" : "labs", edited};
+    OpenProgram program;
+    if (auto refused = open_program(g, gate.prediction != nullptr, program)) return *refused;
+    GradeContext context{target, program.device.name, request.solutions ? "solutions" : "labs", gate.edited};
 
-    // 5-6. Run: verify, measure, verify again, in the lab program (or take that run from the
-    //      first pass of `roofline grade`, grade.hpp). Then the same checks and the timed
-    //      launches once more, watched, in a lab program that never times after it.
+    // 5-6. Run and watch.
     auto work_dir = std::filesystem::temp_directory_path() / fmt::format("roofline-{}-{}", ::getpid(), variant.name);
     std::filesystem::create_directories(work_dir);
-    auto result_file = work_dir / "result.json";
-    TimedRun timed;
-    auto earlier = request.timed_runs ? request.timed_runs->find(variant.name) : TimedRuns::iterator{};
-    if (request.timed_runs && !request.timing_only && earlier != request.timed_runs->end()) {
-        timed = std::move(earlier->second);  // timed in the first pass of this `grade` (grade.hpp)
-    } else {
-        timed.seed = request.seed ? *request.seed : fresh_seed();
-        auto mode = request.verify_only ? protocol::JobMode::verify : protocol::JobMode::grade;
-        auto job = variant_job(lab, variant, mode, timed.seed, result_file, &timed.skipped);
-        trace_stage(target + ": timing job");
-        auto timing_began = std::chrono::steady_clock::now();
-        timed.run = interpret(session->run(job, lab.timeout_s), result_file, variant.name, lab.timeout_s);
-        // 6a. Size sweep (lab 00): more timings, in the same program.
-        if (timed.run.outcome == Outcome::correct && !request.verify_only && !lab.sweep_divisors.empty()) {
-            timed.sweep = time_sweep(*session, lab, variant, timed.seed,
-                                     timed.run.result["timing"]["variant"]["median_s"].get<double>(), work_dir);
+    struct RemoveWorkDir {
+        std::filesystem::path dir;
+        ~RemoveWorkDir() {
+            std::error_code ignored;
+            std::filesystem::remove_all(dir, ignored);
         }
-        timed.seconds = seconds_since(timing_began);
-        if (request.timing_only) {
-            (*request.timed_runs)[variant.name] = std::move(timed);
-            std::filesystem::remove_all(work_dir);
-            out.exit_code = kGradedCorrect;
-            out.timed_only = true;
-            return out;
-        }
+    } remove_work_dir{work_dir};
+    TimedRun timed = timed_run(g, *program.session, work_dir);
+    if (request.timing_only) {
+        (*request.timed_runs)[variant.name] = std::move(timed);
+        GradeOutcome out;
+        out.exit_code = kGradedCorrect;
+        out.timed_only = true;
+        return out;
     }
-    const std::uint64_t seed = timed.seed;
-    std::string& skipped = timed.skipped;
-    LabRun& run = timed.run;
-    std::string own_work_note;
-    std::optional<ReplayComparison> replay;
-    double watch_seconds = 0;
-    if (run.outcome == Outcome::correct) {
-        // The variant as the kernel file registered it must be the one lab.yaml describes.
-        if (auto mismatch = registration_mismatch(run.result, variant, lab)) {
-            run.outcome = Outcome::incorrect;
-            run.message = fmt::format("{}: {}", variant.name, *mismatch);
-        }
-    }
-    if (run.outcome == Outcome::correct) {
-        LabRun watched = run;  // a correctness run is watched itself
-        if (!request.verify_only) {
-            std::unique_ptr<LabSession> own_watch_session;
-            LabSession* watch_session = request.watch_session;
-            if (!watch_session || watch_session->executable() != session->executable()) {
-                own_watch_session = std::make_unique<LabSession>(
-                    session->executable(), std::filesystem::temp_directory_path() /
-                                               fmt::format("roofline-{}-{}-watch", ::getpid(), variant.name));
-                watch_session = own_watch_session.get();
-            }
-            auto watch_file = work_dir / "watched.json";
-            auto job = variant_job(lab, variant, protocol::JobMode::watch, seed, watch_file, &skipped);
-            job.replay_launches = run.result["timing"]["variant"].value("count", 10);
-            trace_stage(target + ": watch job");
-            auto watch_began = std::chrono::steady_clock::now();
-            watched = interpret(watch_session->run(job, lab.timeout_s), watch_file, variant.name, lab.timeout_s);
-            watch_seconds = seconds_since(watch_began);
-            // Outside the two passes of `roofline grade` (grade.hpp), the watching program ends
-            // before anything else is timed: no program times while one watches.
-            if (!request.timed_runs) watch_session->end();
-        }
-        if (watched.outcome != Outcome::correct) {
-            watched.message = "while watched (the same checks, re-run to see what the GPU ran): " + watched.message;
-            run = watched;
-        } else {
-            auto own = judge_own_work(watched.result, symbols, lab.allow_calls);
-            if (own.outcome == Outcome::correct && !request.verify_only) {
-                replay = compare_replay(run.result, watched.result);
-                if (replay && replay->refused) own = {Outcome::timing_refused, replay->message, own.note};
-            }
-            own_work_note = own.note;
-            if (own.outcome != Outcome::correct) {
-                run.outcome = own.outcome;
-                run.message = fmt::format("{}: {}", variant.name, own.message);
-            }
-        }
-    }
-
-    if (run.outcome != Outcome::correct || request.verify_only) std::filesystem::remove_all(work_dir);
+    auto judgement = watch_and_judge(g, *program.session, symbols, timed, work_dir);
+    const LabRun& run = timed.run;
+    GradeOutcome out;
     if (run.outcome != Outcome::correct) {
         out.exit_code = exit_code_for(run.outcome);
-        out.text = skipped + failure_report(context, run);
+        out.text = timed.skipped + failure_report(context, run);
         out.json = failure_json(context, run, lab.scoring.total());
-        out.json["seed"] = seed;
+        out.json["seed"] = timed.seed;
         out.gradescope = gradescope_json(lab, context, nullptr, &run);
         return out;
     }
     if (request.verify_only) {
         out.exit_code = kGradedCorrect;
         long long checks = run.result["checks"].size();
-        out.text = skipped + fmt::format("{}  CORRECT on {}: {} checks on fresh random inputs (seed {}), every element "
-                                         "compared, guards intact. Not timed: use `roofline grade` for that.\n",
-                                         target, device->name, checks, seed);
-        out.json = {{"target", target}, {"outcome", outcome_name(Outcome::correct)}, {"seed", seed}, {"checks", run.result["checks"]}};
+        out.text = timed.skipped + fmt::format("{}  CORRECT on {}: {} checks on fresh random inputs (seed {}), every "
+                                               "element compared, guards intact. Not timed: use `roofline grade` for "
+                                               "that.\n",
+                                               target, program.device.name, checks, timed.seed);
+        out.json = {{"target", target}, {"outcome", outcome_name(Outcome::correct)}, {"seed", timed.seed},
+                    {"checks", run.result["checks"]}};
         return out;
     }
 
-    // 7. Score against this GPU's ceilings.
+    // 7. Score against this GPU's ceilings; lab 00's sweep gives the measured regime.
     trace_stage(target + ": score");
-    auto profiles = load_profiles(ws.root / "hardware");
-    const HardwareProfile* profile = request.hardware.empty() ? match_device(profiles, device->name)
-                                                              : &find_profile(profiles, request.hardware);
-    if (!profile) {
-        throw InputError(fmt::format("no hardware profile matches '{}'; add one to hardware/ or pass --hardware ID",
-                                     device->name));
-    }
-    std::optional<MeasuredCeilings> measured;
-    auto measured_file = ws.measured_ceilings(profile->id);
-    std::string ceiling_note;
-    if (std::filesystem::exists(measured_file)) {
-        measured = load_measured(measured_file);
-    } else {
-        ceiling_note = fmt::format("  warning: no measured ceilings for {}; scoring the roofline against the datasheet. "
-                                   "Run `roofline ceilings` once on this GPU.\n", profile->id);
-    }
-    auto ceiling = choose_ceiling(*profile, measured ? &*measured : nullptr, variant.dtype);
-
-    // 7a. Size sweep (lab 00): read the regime off how the time scales.
+    auto ceilings = ceilings_for(g, shared.profiles, program.device);
     std::optional<SweepVerdict> sweep_verdict;
     if (timed.sweep) {
         if (timed.sweep->failure) {
-            std::filesystem::remove_all(work_dir);
             out.exit_code = exit_code_for(timed.sweep->failure->outcome);
             out.text = failure_report(context, *timed.sweep->failure);
             out.json = failure_json(context, *timed.sweep->failure, lab.scoring.total());
             return out;
         }
-        sweep_verdict = classify_sweep(timed.sweep->points, ceiling.ceiling);
+        sweep_verdict = classify_sweep(timed.sweep->points, ceilings.choice.ceiling);
     }
-    std::filesystem::remove_all(work_dir);
-
-    auto score = score_run(lab, variant, run.result, *profile, ceiling, prediction,
+    auto score = score_run(lab, variant, run.result, *ceilings.profile, ceilings.choice, gate.prediction,
                            sweep_verdict ? std::optional<Regime>(sweep_verdict->regime) : std::nullopt);
 
     // 8. Record and report.
     trace_stage(target + ": record");
-    if (prediction) {
-        Measurement m;
-        m.prediction_id = prediction->id;
-        m.prediction_digest = prediction->digest();
-        m.lab = lab.id;
-        m.variant = variant.name;
-        m.shape = shape_text(variant.timed);
-        m.measured_time_s = score.variant.median_s;
-        m.measured_regime = score.measured_regime;
-        m.correct = score.correct;
-        m.fraction = score.fraction;
-        m.points = score.total();
-        m.max_points = score.max_points;
-        m.gpu = device->name;
-        m.sm_clock_mhz = score.sm_clock_mhz;
-        m.measured_at = utc_now_iso8601();
-        append_measurement(request.log, m);
-    }
+    if (gate.prediction) record_measurement(g, *gate.prediction, score, program.device.name);
     out.score = score;
     out.exit_code = score.correct ? kGradedCorrect : kGradedIncorrect;
-    out.text = skipped + ceiling_note + terminal_report(context, score, run.result);
-    if (!own_work_note.empty()) out.text += "  note      " + own_work_note + "\n";
+    out.text = timed.skipped + ceilings.note + terminal_report(context, score, run.result);
+    if (!judgement.own_work_note.empty()) out.text += "  note      " + judgement.own_work_note + "\n";
     out.json = score_json(context, score, run.result);
-    if (sweep_verdict) {
-        std::string rows;
-        auto points = nlohmann::json::array();
-        for (const auto& p : timed.sweep->points) {
-            rows += fmt::format("{}n={} {:.4g} us", rows.empty() ? "" : ", ", static_cast<long long>(p.n), p.time_s * 1e6);
-            points.push_back({{"n", static_cast<long long>(p.n)}, {"median_s", p.time_s}});
-        }
-        out.text += fmt::format("  sweep     {}\n            measured regime: {} ({})\n", rows,
-                                regime_name(sweep_verdict->regime), sweep_verdict->reason);
-        out.json["sweep"] = {{"points", points},
-                             {"scaling_exponent", sweep_verdict->scaling_exponent},
-                             {"regime", regime_name(sweep_verdict->regime)},
-                             {"reason", sweep_verdict->reason}};
-    }
-    out.json["seed"] = seed;
-    out.json["profile"] = profile->id;
+    if (sweep_verdict) report_sweep(*timed.sweep, *sweep_verdict, out);
+    out.json["seed"] = timed.seed;
+    out.json["profile"] = ceilings.profile->id;
     // Where a grading's wall time went (the batch's cost per submission is their sum).
-    out.json["grading_seconds"] = {{"timing", timed.seconds}, {"watch", watch_seconds}};
-    if (replay) {
-        out.json["watched_replay"] = {{"launches", replay->launches},
-                                      {"median_s", replay->watched_median_s},
-                                      {"timed_over_watched", replay->timed_median_s / replay->watched_median_s}};
+    out.json["grading_seconds"] = {{"timing", timed.seconds}, {"watch", judgement.watch_seconds}};
+    if (judgement.replay) {
+        const auto& replay = *judgement.replay;
+        out.json["watched_replay"] = {{"launches", replay.launches},
+                                      {"median_s", replay.watched_median_s},
+                                      {"timed_over_watched", replay.timed_median_s / replay.watched_median_s}};
     }
-    if (!own_work_note.empty()) out.json["note"] = own_work_note;
+    if (!judgement.own_work_note.empty()) out.json["note"] = judgement.own_work_note;
     out.gradescope = gradescope_json(lab, context, &score, nullptr);
-    auto results = ws.results_dir(lab.id, request.solutions);
     trace_stage(target + ": results and the lab's SVG");
-    write_json_file(results / (variant.name + ".json"), out.json);
-    write_lab_svg(ws, lab, request.solutions, ceiling, *profile, device->name);
-
-    // The debrief, now that the log holds this measurement (a debrief file missing is no
-    // reason to fail a grading that succeeded: the report says where it should be).
-    if (score.correct && (prediction || request.solutions)) {
-        try {
-            auto gate = open_debrief(ws, load_log(request.log), lab.id, variant.name, request.solutions, "");
-            if (gate.text) {
-                out.debrief = *gate.text;
-                out.json["debrief"] = debrief_file(ws, lab.id, variant.name).string();
-            }
-        } catch (const InputError& e) {
-            out.text += fmt::format("  note      {}\n", e.what());
-        }
-    }
+    write_json_file(ws.results_dir(lab.id, request.solutions) / (variant.name + ".json"), out.json);
+    write_lab_svg(ws, lab, request.solutions, ceilings.choice, *ceilings.profile, program.device.name);
+    if (score.correct && (gate.prediction || request.solutions)) open_debrief_after(g, out);
     return out;
+}
+
+LabContext load_lab_context(const Workspace& ws, const std::string& lab_id) {
+    LabContext context{load_lab(ws.lab_yaml(lab_id)), {}};
+    // Without hardware/, grading still gets as far as its gates; scoring then says what is missing.
+    if (std::filesystem::is_directory(ws.root / "hardware")) context.profiles = load_profiles(ws.root / "hardware");
+    return context;
 }
 
 }  // namespace roofline

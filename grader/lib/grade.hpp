@@ -3,6 +3,7 @@
 // device check, run, verify and measure (in the lab program), score, record
 // and report.
 #pragma once
+#include "hardware.hpp"
 #include "lab_job.hpp"
 #include "lab_spec.hpp"
 #include "regime_sweep.hpp"
@@ -38,6 +39,13 @@ struct TimedRun {
 };
 using TimedRuns = std::map<std::string, TimedRun>;  // by variant
 
+// What every variant of one lab shares in `roofline grade --all`: loaded once, not per variant.
+struct LabContext {
+    LabSpec lab;
+    std::vector<HardwareProfile> profiles;  // hardware/*.yaml
+};
+LabContext load_lab_context(const Workspace& workspace, const std::string& lab_id);
+
 struct GradeRequest {
     std::string lab, variant;
     bool solutions = false;        // grade solutions/ (no prediction needed)
@@ -47,6 +55,7 @@ struct GradeRequest {
     std::string hardware;          // profile override; empty: match the device name
     std::optional<std::uint64_t> seed;  // empty: a fresh random seed
     bool require_prediction = true;     // false (roofline batch): grade anyway, with no prediction points
+    const LabContext* context = nullptr;  // the lab's shared context; null: loaded for this variant
     LabSession* session = nullptr;      // the lab program all variants of `--all` share; null: one of its own
     LabSession* watch_session = nullptr;  // where watch jobs run: after it, the program never times; null: its own
     // Two passes (`roofline grade`): first every variant is timed (timing_only: the grading stops
