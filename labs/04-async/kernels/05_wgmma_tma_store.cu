@@ -144,5 +144,5 @@ void launch_gemm_wgmma_tma_store(const __nv_bfloat16* A, const __nv_bfloat16* Bt
 
 }  // namespace
 
-ROOFLINE_GEMM_ABT_VARIANT(wgmma_cluster_4096, launch_gemm_wgmma_tma_store);
-ROOFLINE_GEMM_ABT_VARIANT(wgmma_cluster_8192, launch_gemm_wgmma_tma_store);
+ROOFLINE_GEMM_ABT_VARIANT(wgmma_tma_store_4096, launch_gemm_wgmma_tma_store);
+ROOFLINE_GEMM_ABT_VARIANT(wgmma_tma_store_8192, launch_gemm_wgmma_tma_store);
