@@ -14,7 +14,7 @@
 // loads 4 vectors, then runs F dependent FMAs on each. Four timings:
 //   memory only (F = 0), compute only (the same FMAs on registers, no loads),
 //   serial (load, then compute, then the next load) and
-//   prefetched (the next iteration's loads are issued before this iteration's FMAs).
+//   prefetched (the next iteration's loads are started before this iteration's FMAs).
 // Predict: serial ~ memory + compute; prefetched ~ max(memory, compute).
 //
 // Usage: lab04-overlap [--latency-ns L] [--copy-tbs R] [--json]   (any NVIDIA GPU)
@@ -41,7 +41,7 @@ void check(cudaError_t status, const char* what) {
 
 __device__ inline std::uint32_t mix(uint4 v) { return v.x ^ v.y ^ v.z ^ v.w; }
 
-// Part A: U loads in flight per thread, all issued before any is used.
+// Part A: U loads in flight per thread, all started before any is used.
 template <int U>
 __global__ void read_in_flight(const uint4* data, std::size_t vectors, std::uint32_t* sink) {
     const std::size_t threads = std::size_t(gridDim.x) * blockDim.x;

@@ -14,7 +14,7 @@
 //   for each half: thread 0 of the warpgroup waits until the TMA unit has READ the boxes
 //   of the previous store (wait_stores_read<0>); warpgroup barrier; every thread writes
 //   its accumulators for those 128 columns; fence_shared_to_async (the TMA unit reads
-//   through another proxy); warpgroup barrier; thread 0 issues the two box stores and
+//   through another proxy); warpgroup barrier; thread 0 starts the two box stores and
 //   commits them as one group.
 // Before exit thread 0 waits for its stores to complete (wait_stores<0>).
 #include "roofline/cluster.cuh"
