@@ -43,9 +43,8 @@ for line in open('labs/04-async/lab.yaml'):
 
 log "== 1. verify every skeleton (roofline run; expected INCORRECT)"
 for v in $variants; do
-  timeout 60 $R $FLAGS run "04-async/$v" --no-build >> "$OUT/verify-skeletons.txt" 2>&1
-  log "  labs $v: rc=$? $(grep -m1 -oE "(CORRECT|INCORRECT)[^.]*" "$OUT/verify-skeletons.txt" | tail -1)"
-  # (the grep reads the first verdict; each run's full text is in verify-skeletons.txt)
+  timeout 60 $R $FLAGS run "04-async/$v" --no-build > "$OUT/verify-labs-$v.txt" 2>&1
+  log "  labs $v: rc=$? $(grep -m1 -oE "(INCORRECT|CORRECT)[^.]*" "$OUT/verify-labs-$v.txt")"
 done
 
 log "== 2. grade --all --solutions (verify, then each beside its peer in the same run) [$(elapsed) s]"
