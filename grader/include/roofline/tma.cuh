@@ -82,4 +82,35 @@ __device__ inline void prefetch_map(const CUtensorMap* map) {
     asm volatile("prefetch.tensormap [%0];" : : "l"(map) : "memory");
 }
 
+// The other direction: a box of shared memory (written by this block's threads, laid out
+// as the map's box and swizzle say) stored to global memory at (row, col) by the TMA unit.
+// The threads that wrote the box must first make their writes visible to the TMA unit
+// (fence_shared_to_async, then a barrier among them); then one thread calls store_2d and
+// commit_stores. Before the box's shared memory is written again, that thread calls
+// wait_stores_read<0>() (the TMA unit has read it); before the kernel ends, wait_stores<0>().
+__device__ inline void store_2d(const CUtensorMap* map, int row, int col, const void* source) {
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];"
+                 :
+                 : "l"(map), "r"(col), "r"(row), "r"(smem_address(source))
+                 : "memory");
+}
+
+// Closes the stores issued so far by this thread into one bulk group.
+__device__ inline void commit_stores() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+
+// Waits until at most kGroupsPending of this thread's store groups still read shared memory.
+template <int kGroupsPending>
+__device__ inline void wait_stores_read() {
+    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(kGroupsPending) : "memory");
+}
+
+// Waits until at most kGroupsPending of this thread's store groups are still incomplete.
+template <int kGroupsPending>
+__device__ inline void wait_stores() {
+    asm volatile("cp.async.bulk.wait_group %0;" ::"n"(kGroupsPending) : "memory");
+}
+
+// Orders this thread's ordinary shared-memory writes before later async-proxy (TMA) reads.
+__device__ inline void fence_shared_to_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+
 }  // namespace roofline::tma

@@ -83,4 +83,8 @@ __device__ inline void claim_registers() {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegisters));
 }
 
+// A barrier among the 128 threads of one warpgroup only (named barrier `id`, 1..15; 0 is
+// __syncthreads'), so that one consumer warpgroup can sync without stopping the others.
+__device__ inline void warpgroup_sync(int id) { asm volatile("bar.sync %0, 128;" ::"r"(id) : "memory"); }
+
 }  // namespace roofline::wgmma

@@ -1,0 +1,226 @@
+// Lab 04, part 5 (solution): part 4's cluster GEMM (two blocks, Bt multicast) with a TMA
+// store epilogue. C[M,N] = A[M,K] Bt[N,K]^T, bf16 in, fp32 accumulate, bf16 out.
+//
+// Parts 3 and 4 store C straight from the accumulator registers: each consumer thread
+// writes 64 pairs of bf16 to 16 rows of C, and the warpgroup's next tile starts only once
+// the last store instruction has left. Here each consumer warpgroup writes its 64 x 256
+// part of the tile as bf16 into shared memory instead, in the 128-byte swizzled layout of
+// a 64 x 64 TMA box (conflict-free: the 8 rows a warp writes at once land in 8 different
+// 16-byte columns of the swizzle), and one thread hands the boxes to the TMA unit, which
+// writes them to global memory while the warpgroup already runs the next tile's wgmmas.
+//
+// Shared memory: the ring (4 x 48 KiB) leaves 32 KiB, so each consumer stages half of its
+// part (64 x 128 = two boxes, 16 KiB) at a time:
+//   for each half: thread 0 of the warpgroup waits until the TMA unit has READ the boxes
+//   of the previous store (wait_stores_read<0>); warpgroup barrier; every thread writes
+//   its accumulators for those 128 columns; fence_shared_to_async (the TMA unit reads
+//   through another proxy); warpgroup barrier; thread 0 starts the two box stores and
+//   commits them as one group.
+// Before exit thread 0 waits for its stores to complete (wait_stores<0>).
+#include "roofline/cluster.cuh"
+#include "roofline/mbarrier.cuh"
+#include "roofline/tma.cuh"
+#include "roofline/gemm.cuh"
+#include "roofline/wgmma.cuh"
+
+#include <cuda_bf16.h>
+
+#include <algorithm>
+#include <cstdint>
+
+namespace {
+
+constexpr int kBlockM = 128, kBlockN = 256, kBlockK = 64;
+constexpr int kClusterSize = 2;                               // blocks per cluster, stacked along M
+constexpr int kStages = 4;
+constexpr int kConsumers = 2;
+constexpr int kThreads = 128 * (kConsumers + 1);
+constexpr std::uint32_t kATileBytes = kBlockM * kBlockK * 2;
+constexpr std::uint32_t kBTileBytes = kBlockN * kBlockK * 2;  // the whole slice, half from each block
+constexpr int kBRowsPerBlock = kBlockN / kClusterSize;        // the part of the Bt slice one block loads
+constexpr int kGroupPairs = 4;                                // 4 pairs = 8 tile rows, as in part 3
+constexpr int kBoxRows = 64, kBoxCols = 64;                   // one TMA store box: 64 bf16 = the swizzle width
+constexpr int kStoreBoxes = 2;                                // boxes a consumer stages at a time (64 x 128)
+
+struct SharedStorage {
+    alignas(1024) __nv_bfloat16 a[kStages][kBlockM * kBlockK];
+    alignas(1024) __nv_bfloat16 b[kStages][kBlockN * kBlockK];
+    alignas(1024) __nv_bfloat16 c[kConsumers][kStoreBoxes][kBoxRows * kBoxCols];  // 128-byte swizzled boxes
+    std::uint64_t full[kStages];
+    std::uint64_t empty[kStages];
+};
+static_assert(sizeof(SharedStorage) + 1024 <= 227 * 1024, "an H200 block may have at most 227 KiB of shared memory");
+
+// Pair p -> (pair row, tile column), grouped as part 3 groups tiles.
+__device__ inline void pair_position(int pair, int pairs_m, int tiles_n, int& pair_m, int& tile_n) {
+    const int pairs_per_group = kGroupPairs * tiles_n;
+    const int first_m = (pair / pairs_per_group) * kGroupPairs;
+    const int group_rows = min(pairs_m - first_m, kGroupPairs);
+    pair_m = first_m + (pair % pairs_per_group) % group_rows;
+    tile_n = (pair % pairs_per_group) / group_rows;
+}
+
+// Consumer `consumer`'s 64 x 256 part of tile (tile_m, tile_n), through shared memory and
+// TMA stores, half (128 columns) at a time. Accumulator fragment: rows r and r + 8, with
+// r = 16 (warp in group) + lane / 4, columns 8j + 2 (lane % 4) + {0, 1}.
+__device__ inline void store_tile_tma(const float (&accumulator)[128], SharedStorage& shared,
+                                      const CUtensorMap* c_map, int tile_m, int tile_n, int consumer) {
+    const int thread = threadIdx.x % 128, warp_in_group = thread / 32, lane = thread % 32;
+    const int row = warp_in_group * 16 + lane / 4;  // and row + 8; both have row % 8 == lane / 4
+#pragma unroll
+    for (int half = 0; half < kBlockN / (kStoreBoxes * kBoxCols); ++half) {
+        if (thread == 0) roofline::tma::wait_stores_read<0>();  // the boxes are free again
+        roofline::wgmma::warpgroup_sync(1 + consumer);
+#pragma unroll
+        for (int jj = 0; jj < kStoreBoxes * kBoxCols / 8; ++jj) {
+            const int j = half * (kStoreBoxes * kBoxCols / 8) + jj;  // 8-column group of the 256
+            unsigned char* box = reinterpret_cast<unsigned char*>(shared.c[consumer][jj / 8]);
+            // 128-byte swizzle: 16-byte column (j % 8) of row r is stored at column (j % 8) ^ (r % 8).
+            const int offset = ((jj % 8) ^ (lane / 4)) * 16 + 4 * (lane % 4);
+            *reinterpret_cast<__nv_bfloat162*>(box + row * 128 + offset) =
+                __floats2bfloat162_rn(accumulator[4 * j], accumulator[4 * j + 1]);
+            *reinterpret_cast<__nv_bfloat162*>(box + (row + 8) * 128 + offset) =
+                __floats2bfloat162_rn(accumulator[4 * j + 2], accumulator[4 * j + 3]);
+        }
+        roofline::tma::fence_shared_to_async();
+        roofline::wgmma::warpgroup_sync(1 + consumer);
+        if (thread == 0) {
+            for (int b = 0; b < kStoreBoxes; ++b)
+                roofline::tma::store_2d(c_map, tile_m * kBlockM + consumer * 64,
+                                        tile_n * kBlockN + (half * kStoreBoxes + b) * kBoxCols, shared.c[consumer][b]);
+            roofline::tma::commit_stores();
+        }
+    }
+}
+
+__global__ void __launch_bounds__(kThreads, 1) gemm_wgmma_tma_store(const __grid_constant__ CUtensorMap a_map,
+                                                                    const __grid_constant__ CUtensorMap b_map,
+                                                                    const __grid_constant__ CUtensorMap c_map, int M,
+                                                                    int N, int K) {
+    extern __shared__ unsigned char shared_raw[];
+    auto base = (reinterpret_cast<std::uintptr_t>(shared_raw) + 1023) & ~std::uintptr_t(1023);
+    auto& shared = *reinterpret_cast<SharedStorage*>(base);
+
+    const int warpgroup = threadIdx.x / 128;
+    const int rank = int(roofline::cluster::block_rank());
+    const int pairs_m = M / (kBlockM * kClusterSize), tiles_n = N / kBlockN, pairs = pairs_m * tiles_n;
+    const int k_slices = K / kBlockK;
+    const int cluster = int(roofline::cluster::cluster_index()), clusters = int(roofline::cluster::cluster_count());
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < kStages; ++s) {
+            roofline::mbarrier::init(&shared.full[s], 1);
+            roofline::mbarrier::init(&shared.empty[s], kConsumers * 4 * kClusterSize);
+        }
+        roofline::mbarrier::fence_init();
+    }
+    roofline::cluster::sync();  // both blocks' barriers exist before either block's copies signal them
+
+    if (warpgroup == 0) {
+        roofline::wgmma::release_registers<40>();
+        if (threadIdx.x == 0) {
+            roofline::tma::prefetch_map(&a_map);
+            roofline::tma::prefetch_map(&b_map);
+            roofline::tma::prefetch_map(&c_map);
+            int stage = 0;
+            std::uint32_t phase = 0;
+            for (int pair = cluster; pair < pairs; pair += clusters) {
+                int pair_m, tile_n;
+                pair_position(pair, pairs_m, tiles_n, pair_m, tile_n);
+                const int tile_m = pair_m * kClusterSize + rank;
+                for (int k = 0; k < k_slices; ++k) {
+                    roofline::cluster::wait(&shared.empty[stage], phase ^ 1);  // both blocks freed it
+                    roofline::mbarrier::arrive_expect_tx(&shared.full[stage], kATileBytes + kBTileBytes);
+                    roofline::tma::load_2d(shared.a[stage], &a_map, tile_m * kBlockM, k * kBlockK, &shared.full[stage]);
+                    roofline::cluster::load_2d_multicast(shared.b[stage] + rank * kBRowsPerBlock * kBlockK, &b_map,
+                                                         tile_n * kBlockN + rank * kBRowsPerBlock, k * kBlockK,
+                                                         &shared.full[stage], (1u << kClusterSize) - 1);
+                    if (++stage == kStages) stage = 0, phase ^= 1;
+                }
+            }
+        }
+    } else {
+        roofline::wgmma::claim_registers<232>();
+        const int consumer = warpgroup - 1;
+        const int lane = threadIdx.x % 32;
+        float accumulator[128] = {};
+        int stage = 0;
+        std::uint32_t phase = 0;
+        // Frees a stage in both blocks of the cluster: one arrival per warp on each.
+        auto release = [&](int s) {
+            if (lane == 0)
+                for (int r = 0; r < kClusterSize; ++r) roofline::cluster::arrive_remote(&shared.empty[s], r);
+        };
+
+        for (int pair = cluster; pair < pairs; pair += clusters) {
+            int pair_m, tile_n;
+            pair_position(pair, pairs_m, tiles_n, pair_m, tile_n);
+            const int tile_m = pair_m * kClusterSize + rank;
+            int previous_stage = -1;
+            for (int k = 0; k < k_slices; ++k) {
+                roofline::mbarrier::wait(&shared.full[stage], phase);
+                const std::uint64_t a_descriptor = roofline::wgmma::sw128_kmajor_descriptor(
+                    roofline::tma::smem_address(shared.a[stage] + consumer * 64 * kBlockK));
+                const std::uint64_t b_descriptor =
+                    roofline::wgmma::sw128_kmajor_descriptor(roofline::tma::smem_address(shared.b[stage]));
+                roofline::wgmma::fence();
+#pragma unroll
+                for (int step = 0; step < kBlockK / 16; ++step)
+                    roofline::wgmma::mma_m64n256k16_bf16(accumulator, a_descriptor + 2 * step, b_descriptor + 2 * step,
+                                                         k > 0 || step > 0);
+                roofline::wgmma::commit();
+                roofline::wgmma::wait<1>();
+                if (previous_stage >= 0) release(previous_stage);
+                previous_stage = stage;
+                if (++stage == kStages) stage = 0, phase ^= 1;
+            }
+            roofline::wgmma::wait<0>();
+            release(previous_stage);
+            store_tile_tma(accumulator, shared, &c_map, tile_m, tile_n, consumer);
+        }
+        if (threadIdx.x % 128 == 0) roofline::tma::wait_stores<0>();  // C is in global memory
+    }
+    roofline::cluster::sync();  // the other block may still arrive on our empty barriers until here
+}
+
+// M a multiple of 256 (a pair of tiles), N of 256, K of 64 (lab.yaml: divisible_by).
+void launch_gemm_wgmma_tma_store(const __nv_bfloat16* A, const __nv_bfloat16* Bt, __nv_bfloat16* C, int M, int N,
+                                 int K, cudaStream_t stream) {
+    const CUtensorMap a_map = roofline::tma::make_2d_bf16(A, M, K, kBlockM, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
+    const CUtensorMap b_map =
+        roofline::tma::make_2d_bf16(Bt, N, K, kBRowsPerBlock, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
+    const CUtensorMap c_map = roofline::tma::make_2d_bf16(C, M, N, kBoxRows, kBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
+    constexpr int shared_bytes = sizeof(SharedStorage) + 1024;
+
+    cudaLaunchConfig_t config{};
+    cudaLaunchAttribute attribute[1];
+    attribute[0].id = cudaLaunchAttributeClusterDimension;
+    attribute[0].val.clusterDim.x = kClusterSize;
+    attribute[0].val.clusterDim.y = 1;
+    attribute[0].val.clusterDim.z = 1;
+    config.attrs = attribute;
+    config.numAttrs = 1;
+    config.blockDim = dim3(kThreads);
+    config.dynamicSmemBytes = shared_bytes;
+    config.stream = stream;
+
+    // How many clusters of two fit at once: a cluster's blocks share one GPC, so this can be
+    // fewer than half the SM count. Asked once; the grid is that many clusters, or fewer.
+    static const int resident_clusters = [&] {
+        cudaFuncSetAttribute(gemm_wgmma_tma_store, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
+        cudaLaunchConfig_t probe = config;
+        probe.gridDim = dim3(roofline::tma::multiprocessor_count() / kClusterSize * kClusterSize);
+        int count = 0;
+        if (cudaOccupancyMaxActiveClusters(&count, gemm_wgmma_tma_store, &probe) != cudaSuccess || count < 1)
+            count = roofline::tma::multiprocessor_count() / kClusterSize;
+        return count;
+    }();
+    const int pairs = (M / (kBlockM * kClusterSize)) * (N / kBlockN);
+    config.gridDim = dim3(std::min(pairs, resident_clusters) * kClusterSize);
+    cudaLaunchKernelEx(&config, gemm_wgmma_tma_store, a_map, b_map, c_map, M, N, K);
+}
+
+}  // namespace
+
+ROOFLINE_GEMM_ABT_VARIANT(wgmma_tma_store_4096, launch_gemm_wgmma_tma_store);
+ROOFLINE_GEMM_ABT_VARIANT(wgmma_tma_store_8192, launch_gemm_wgmma_tma_store);
