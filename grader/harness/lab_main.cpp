@@ -524,7 +524,10 @@ int main(int argc, char** argv) {
     HandFlags flags;
     bool list = false, serve_jobs = false;
     app.add_flag("--list", list, "print the registered variants as JSON and exit");
+    std::string job_file;
     app.add_flag("--serve", serve_jobs, "run jobs read from stdin, one JSON object (protocol/lab_job.hpp) per line");
+    app.add_option("--job", job_file, "run the one job in this JSON file (protocol/lab_job.hpp; what `roofline profile` "
+                                      "and `run --sanitize` send, since the tool around the program owns its stdin)");
     add_job_options(app, job, flags);
     CLI11_PARSE(app, argc, argv);
 
@@ -538,8 +541,14 @@ int main(int argc, char** argv) {
     }
     if (serve_jobs) return serve();
     try {
-        job = job_from_flags(job, flags);
-    } catch (const std::invalid_argument& e) {
+        if (job_file.empty()) {
+            job = job_from_flags(job, flags);
+        } else {
+            std::ifstream in(job_file);
+            if (!in) throw std::invalid_argument("cannot read the job file " + job_file);
+            job = json::parse(in).get<Job>();
+        }
+    } catch (const std::exception& e) {
         std::cerr << "error: " << e.what() << "\n";
         return 2;
     }

@@ -1,4 +1,6 @@
 #include "tool_run.hpp"
+#include "grade.hpp"
+#include "report.hpp"
 
 #include "process.hpp"
 
@@ -38,17 +40,14 @@ std::string missing_tool_message(const std::string& name, const std::string& env
 
 std::vector<std::string> once_arguments(const LabSpec& lab, const VariantSpec& variant, const std::vector<Shape>& shapes,
                                         std::uint64_t seed, const std::filesystem::path& result_file) {
-    const auto& tol = lab.tolerance_for(variant);
-    std::vector<std::string> argv{"--variant", variant.name,
-                                  "--mode", "once",
-                                  "--seed", std::to_string(seed),
-                                  "--atol", fmt::format("{:g}", tol.atol),
-                                  "--rtol", fmt::format("{:g}", tol.rtol),
-                                  "--max-rel-l2", fmt::format("{:g}", tol.max_rel_l2),
-                                  "--launch-timeout-s", "0",  // a tool's replay makes one launch take many times longer
-                                  "--result", result_file.string()};
-    for (const auto& shape : shapes) argv.insert(argv.end(), {"--verify-shape", shape_text(shape)});
-    return argv;
+    // The same typed Job the grader sends with --serve, handed over in a file: a tool wraps
+    // the process, so nothing can be written to its stdin.
+    auto job = lab_job(lab, variant, protocol::JobMode::once, seed, result_file, 0);
+    job.verify_shapes = shapes;
+    job.launch_timeout_s = 0;  // a tool's replay makes one launch take many times longer
+    auto job_file = result_file.parent_path() / "job.json";
+    write_json_file(job_file, nlohmann::json(job));
+    return {"--job", job_file.string()};
 }
 
 }  // namespace roofline
