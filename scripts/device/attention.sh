@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # Lab 07 (attention) on the GPU machine, in one pass of about two minutes on an H200:
+#   0. the peer alone (attention_peer_probe --forms, with cuDNN's error log on): for each
+#      shape and mask, every form of the cuDNN graph (sdpa_forms.hpp), which finalized, on
+#      which engine, and its answer against fp64; the lines say what cuDNN accepts;
 #   1. build what it needs (roofline, both lab 07 programs, the peer probe);
 #   2. the skeletons: given code (naive) CORRECT, the rest INCORRECT;
 #   3. every reference solution, plain and causal, verified on the lab's shapes
@@ -12,6 +15,7 @@
 #      the same inputs, the answers compared, PyTorch's own backends timed.
 # Usage: bash scripts/device/attention.sh BUILD_DIR OUT_DIR
 # SKIP_SANITIZER=1 and SKIP_TORCH=1 leave out steps 4 and 7 (about 40 s together).
+# (Step 0 runs after the build, which it needs.)
 # One step failing never stops the next; each writes its log under OUT_DIR, and
 # OUT_DIR/summary.txt holds one line or a short table per step.
 set -u
@@ -38,6 +42,20 @@ log "build: rc=$? ($(elapsed))"
 if [[ ! -x "$BUILD/labs/solution-$LAB" ]]; then
   log "solution-$LAB was not built (cuDNN missing at configure time? see build.log); the lab steps below will fail"
 fi
+
+# 0. The peer's forms, one shape at a time; cuDNN's own log (errors and warnings) to a file per shape.
+log "== peer forms: which cuDNN graph finalizes (attention_peer_probe --forms; log: peer-forms-*.txt) ($(elapsed))"
+PROBE="$BUILD/grader/tests/gpu/attention_peer_probe"
+for spec in "1 2 1000 64 0" "1 2 1000 64 1" "2 3 17 128 1" "1 1 1 64 1" "4 16 4096 128 0" \
+            "4 16 4096 128 1"; do
+  set -- $spec
+  f="$OUT/peer-forms-$1x$2x$3x$4-c$5.txt"
+  CUDNN_LOGLEVEL_DBG=2 CUDNN_LOGERR_DBG=1 CUDNN_LOGWARN_DBG=1 CUDNN_LOGDEST_DBG="$OUT/peer-forms-$1x$2x$3x$4-c$5.cudnn.log" \
+    timeout 60 "$PROBE" --forms "$@" > "$f" 2>&1
+  rc=$?
+  log "  $spec (b h seq d causal): rc $rc"
+  grep -E "^form|finalized$" "$f" | cut -c1-260 | sed 's/^/    /' | tee -a "$summary"
+done
 
 variants=$(python3 - <<'PY'
 import re
