@@ -15,7 +15,7 @@
 //     N-major ("transposed") by the descriptor, as it lies in memory.
 // The two consumer warpgroups run the same tiles out of step with each other, so one's
 // softmax overlaps the other's matmuls; FA3's explicit ping-pong and its intra-warpgroup
-// overlap (issuing the next tile's Q K^T before this tile's softmax) are the next steps.
+// overlap (starting the next tile's Q K^T before this tile's softmax) are the next steps.
 //
 // Any sequence length: the tensor maps are 3-D ([batch x heads][seq][D]), so a tile that
 // runs past the end of a head is zero-filled by TMA, and keys >= seq are masked to -inf.
