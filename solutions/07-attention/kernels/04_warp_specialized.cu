@@ -11,8 +11,9 @@
 //     with wgmma m64n{D}k16 taking P straight from registers: the scores' accumulator
 //     layout is the A-operand layout, so P never touches shared memory. V is read
 //     N-major ("transposed") by the descriptor, as it lies in memory.
-// The two consumer warpgroups run the same tiles out of step with each other, so one's
-// softmax overlaps the other's matmuls; FA3's explicit ping-pong and its intra-warpgroup
+// A tile's P V is not waited for: the next tile's Q K^T is queued behind it, and one wait
+// covers both. The two consumer warpgroups run the same tiles out of step with each other,
+// so one's softmax overlaps the other's matmuls; FA3's explicit ping-pong and its intra-warpgroup
 // overlap (starting the next tile's Q K^T before this tile's softmax) are the next steps.
 //
 // Any sequence length: the tensor maps are 3-D ([batch x heads][seq][D]), so a tile that
@@ -164,7 +165,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     float max0 = -INFINITY, max1 = -INFINITY, sum0 = 0.0f, sum1 = 0.0f;  // sums: this thread's columns only
 
     mbarrier::wait(&shared.q_full, 0);
-    int stage = 0;
+    int stage = 0, previous_stage = -1;
     std::uint32_t phase = 0;
     for (int tile = 0; tile < key_tiles; ++tile) {
         // S = Q K^T for this warpgroup's 64 queries and the tile's 128 keys.
@@ -180,8 +181,9 @@ __global__ void __launch_bounds__(kThreads, 1)
                 wgmma::mma_m64n128k16_ss(s, q_descriptor + 2 * step, k_descriptor + 2 * step, c > 0 || step > 0);
         }
         wgmma::commit();
-        wgmma::wait<0>();
+        wgmma::wait<0>();  // this S, and the previous tile's P V behind which it was queued
         mbarrier::arrive(&shared.k_empty[stage]);
+        if (previous_stage >= 0) mbarrier::arrive(&shared.v_empty[previous_stage]);
 
         // Mask keys past the end and, causal, above the diagonal (only the last tiles need it).
         const int key0 = tile * kBlockK;
@@ -246,11 +248,11 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
         for (int step = 0; step < 8; ++step)
             mma_pv<D>(out, p[step], wgmma::sw128_mn_major_descriptor(v_address + step * 2048, kBlockK * kChunk * 2));
-        wgmma::commit();
-        wgmma::wait<0>();
-        mbarrier::arrive(&shared.v_empty[stage]);
+        wgmma::commit();  // not waited for here: the next tile's Q K^T queues behind it
+        previous_stage = stage;
         if (++stage == kStages) stage = 0, phase ^= 1;
     }
+    wgmma::wait<0>();
 
     // The rows' sums over the 4 threads of each row, then O / sum, in bf16, rows < seq only.
 #pragma unroll
