@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # Lab 07 (attention) on the GPU machine, in one pass of about two minutes on an H200:
+#   0. the peer alone (attention_peer_probe --forms, with cuDNN's error log on): for each
+#      shape and mask, every form of the cuDNN graph (sdpa_forms.hpp), which finalized, on
+#      which engine, and its answer against fp64; the lines say what cuDNN accepts;
 #   1. build what it needs (roofline, both lab 07 programs, the peer probe);
 #   2. the skeletons: given code (naive) CORRECT, the rest INCORRECT;
 #   3. every reference solution, plain and causal, verified on the lab's shapes
 #      (seq 1, 17, 64, 1000, 2113; head_dim 64 and 128), which also checks cuDNN once;
-#   4. compute-sanitizer: memcheck on rung 3 causal, racecheck on rung 2, at odd lengths;
+#   4. compute-sanitizer: memcheck on rungs 3 and 4, racecheck on rung 2, at odd lengths;
 #   5. grade --all --solutions: every rung against cuDNN in the same run;
-#   6. rung 3 and cuDNN at seq 1k, 2k and 8k (16k tokens a batch, 16 heads), plain and causal:
+#   6. rungs 3 and 4 and cuDNN at seq 1k, 2k and 8k (16k tokens a batch, 16 heads), plain and causal:
 #      with step 5's 4k and 16k, the sweep 1k-16k;
 #   7. cuDNN alone (the peer probe) against PyTorch's scaled_dot_product_attention:
 #      the same inputs, the answers compared, PyTorch's own backends timed.
 # Usage: bash scripts/device/attention.sh BUILD_DIR OUT_DIR
-# SKIP_SANITIZER=1 and SKIP_TORCH=1 leave out steps 4 and 7 (about 40 s together).
+# SKIP_SANITIZER=1 and SKIP_TORCH=1 leave out steps 4 and 7 (about 40 s together), SKIP_FORMS=1
+# step 0 (up to ~30 s: each form cuDNN accepts may compile its kernel). Step 0 runs after
+# the build, which it needs.
 # One step failing never stops the next; each writes its log under OUT_DIR, and
 # OUT_DIR/summary.txt holds one line or a short table per step.
 set -u
@@ -38,6 +43,21 @@ log "build: rc=$? ($(elapsed))"
 if [[ ! -x "$BUILD/labs/solution-$LAB" ]]; then
   log "solution-$LAB was not built (cuDNN missing at configure time? see build.log); the lab steps below will fail"
 fi
+
+# 0. The peer's forms, one shape at a time; cuDNN's own log (errors and warnings) to a file per shape.
+log "== peer forms: which cuDNN graph finalizes (attention_peer_probe --forms; log: peer-forms-*.txt) ($(elapsed))"
+PROBE="$BUILD/grader/tests/gpu/attention_peer_probe"
+[[ "${SKIP_FORMS:-0}" == 1 ]] && log "  skipped (SKIP_FORMS=1)"
+[[ "${SKIP_FORMS:-0}" == 1 ]] || for spec in "1 2 1000 64 0" "1 2 1000 64 1" "1 1 1 64 1" "4 16 4096 128 0" \
+            "4 16 4096 128 1"; do
+  set -- $spec
+  f="$OUT/peer-forms-$1x$2x$3x$4-c$5.txt"
+  CUDNN_LOGLEVEL_DBG=2 CUDNN_LOGERR_DBG=1 CUDNN_LOGWARN_DBG=1 CUDNN_LOGDEST_DBG="$OUT/peer-forms-$1x$2x$3x$4-c$5.cudnn.log" \
+    timeout 60 "$PROBE" --forms "$@" > "$f" 2>&1
+  rc=$?
+  log "  $spec (b h seq d causal): rc $rc"
+  grep -E "^form|finalized$" "$f" | cut -c1-260 | sed 's/^/    /' | tee -a "$summary"
+done
 
 variants=$(python3 - <<'PY'
 import re
@@ -94,7 +114,9 @@ command -v compute-sanitizer > /dev/null || { SKIP_SANITIZER=1; log "== compute-
 [[ "${SKIP_SANITIZER:-0}" == 1 ]] && log "== compute-sanitizer: skipped"
 [[ "${SKIP_SANITIZER:-0}" == 1 ]] || log "== compute-sanitizer"
 [[ "${SKIP_SANITIZER:-0}" == 1 ]] || for spec in "memcheck pipelined_causal batch=1,heads=2,seq=1000,head_dim=128" \
-            "racecheck fused batch=1,heads=1,seq=200,head_dim=64"; do
+            "racecheck fused batch=1,heads=1,seq=200,head_dim=64" \
+            "memcheck warp_specialized_causal batch=1,heads=2,seq=333,head_dim=128" \
+            "memcheck warp_specialized batch=2,heads=1,seq=17,head_dim=64"; do
   set -- $spec
   timeout 120 compute-sanitizer --tool "$1" --error-exitcode 99 "$BUILD/labs/solution-$LAB" --variant "$2" --mode verify \
     --verify-shape "$3" --seed 7 $tol --result "$OUT/sanitizer-$1-$2.json" > "$OUT/sanitizer-$1-$2.txt" 2>&1
@@ -110,9 +132,9 @@ grep -A20 "^variant " "$OUT/grade-all.txt" | tee -a "$summary"
 tar czf "$OUT/results-roofline.tgz" .roofline/results/$LAB 2>/dev/null
 
 # 6. Sweep: rung 3 and cuDNN, seq 1k-16k at 16k tokens a batch and 16 heads, plain and causal.
-log "== sweep: pipelined vs cuDNN, head_dim 128, batch x seq = 16384, 16 heads (4k, 16k: step 5) ($(elapsed))"
-printf "  %-17s %6s %10s %10s %10s %8s\n" variant seq "ours ms" "cuDNN ms" "TFLOP/s" "of cuDNN" | tee -a "$summary"
-for v in pipelined pipelined_causal; do
+log "== sweep: rungs 3 and 4 vs cuDNN, head_dim 128, batch x seq = 16384, 16 heads (4k, 16k: step 5) ($(elapsed))"
+printf "  %-23s %6s %10s %10s %10s %8s\n" variant seq "ours ms" "cuDNN ms" "TFLOP/s" "of cuDNN" | tee -a "$summary"
+for v in pipelined pipelined_causal warp_specialized warp_specialized_causal; do
   for seq in 1024 2048 8192; do
     batch=$(( 16384 / seq ))
     shape="batch=$batch,heads=16,seq=$seq,head_dim=128"
@@ -127,10 +149,10 @@ try:
     t = j["timing"]
     ours, peer = t["variant"]["median_s"], t["peer"]["median_s"]
     flops = 4.0 * seq * seq * 128 * batch * 16 * (0.5 if "causal" in v else 1.0)
-    print(f"  {v:<17} {seq:6d} {ours*1e3:10.3f} {peer*1e3:10.3f} {flops/ours/1e12:10.1f} {peer/ours:8.3f}"
+    print(f"  {v:<23} {seq:6d} {ours*1e3:10.3f} {peer*1e3:10.3f} {flops/ours/1e12:10.1f} {peer/ours:8.3f}"
           f"   (cuDNN {flops/peer/1e12:.1f} TFLOP/s, clock {t['sm_clock_mhz']['median']:.0f} MHz, {j['status']})")
 except Exception as e:
-    print(f"  {v:<17} {seq:6d} no result ({e}); see {path.replace('.json', '.txt')}")
+    print(f"  {v:<23} {seq:6d} no result ({e}); see {path.replace('.json', '.txt')}")
 PY
   done
 done

@@ -5,9 +5,13 @@
 
 #include "attention/model.hpp"
 #include "batch/hidden.hpp"
+#include "hardware_requirement.hpp"
 #include "lab_spec.hpp"
 
 #include <nlohmann/json.hpp>
+
+#include <set>
+#include <utility>
 
 using namespace roofline;
 using namespace roofline_test;
@@ -141,4 +145,27 @@ TEST_CASE("cli calc --attention: text names the score-matrix bytes; bad input is
         CHECK(e.out.empty());
         CHECK(count_lines(e.err) == 1);
     }
+}
+
+TEST_CASE("lab 07 is built for sm_90a: every variant requires 9.0, rung 4 refused on a B200", "[attention][lab][requires]") {
+    // Rung 4's wgmma exists on sm_90a only, and one lab program holds one architecture's code.
+    auto lab = load_lab(attention_lab_yaml());
+    for (const auto& v : lab.variants) {
+        INFO(v.name);
+        REQUIRE(v.requires_cc.has_value());
+        CHECK(*v.requires_cc == ComputeCapability{9, 0});
+    }
+    // Rung 4 plain and causal at both timed lengths, all from the one kernel file.
+    std::set<std::pair<std::string, long long>> rung4;
+    for (const auto& v : lab.variants) {
+        if (v.file != "kernels/04_warp_specialized.cu") continue;
+        rung4.insert({v.op, v.timed.at("seq")});
+        CHECK(v.target_fraction > 0.0);
+        CHECK(v.target_fraction < 1.0);
+    }
+    CHECK(rung4 == std::set<std::pair<std::string, long long>>{
+                       {"attention", 4096}, {"attention", 16384}, {"attention_causal", 4096}, {"attention_causal", 16384}});
+    const auto& ws = lab.variant("warp_specialized");
+    CHECK(hardware_refusal("07-attention/warp_specialized", *ws.requires_cc, "NVIDIA B200", {10, 0}).has_value());
+    CHECK_FALSE(hardware_refusal("07-attention/warp_specialized", *ws.requires_cc, "NVIDIA H200", {9, 0}).has_value());
 }
