@@ -73,7 +73,36 @@ bool is_global_definition(char type) {
 }
 // nm in POSIX format: "name type [value size]" per line; archive member headers end in ':'.
 // Run without a shell: the paths are a submission's.
-bool read_symbols(const std::string& file, bool dynamic, std::vector<Symbol>& symbols, std::string& error) {
+// Where the listings of the libraries a lab program links are kept between gradings (every
+// grading of a batch reads the same dozen libraries): ROOFLINE_CACHE_DIR, else the user's cache
+// folder; empty when there is none. Keyed by path, size and modification time, so a rebuilt or
+// updated library is read again. A submission's own objects are never cached.
+fs::path listing_cache_dir() {
+    if (const char* dir = std::getenv("ROOFLINE_CACHE_DIR"); dir && *dir) return fs::path(dir) / "nm";
+    if (const char* dir = std::getenv("XDG_CACHE_HOME"); dir && *dir) return fs::path(dir) / "roofline" / "nm";
+    if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "roofline" / "nm";
+    return {};
+}
+
+fs::path cached_listing_file(const std::string& file, bool dynamic) {
+    auto dir = listing_cache_dir();
+    std::error_code error;
+    auto size = fs::file_size(file, error);
+    if (dir.empty() || error) return {};
+    auto written = fs::last_write_time(file, error);
+    if (error) return {};
+    auto key = fmt::format("{}|{}|{}|{}", fs::absolute(file).string(), size, written.time_since_epoch().count(), dynamic);
+    return dir / fmt::format("{:016x}.txt", std::hash<std::string>{}(key));
+}
+
+// nm's listing of `file` (-D --defined-only for a shared library), or false and why not.
+// `cacheable`: a library of the course or the system, whose listing may be kept.
+bool nm_listing(const std::string& file, bool dynamic, bool cacheable, std::string& output, std::string& error) {
+    auto cached = cacheable ? cached_listing_file(file, dynamic) : fs::path();
+    if (!cached.empty() && fs::exists(cached)) {
+        output = read_file_text(cached);
+        return true;
+    }
     static const auto nm = find_on_path("nm");
     if (nm.empty()) {
         error = "nm (binutils) is not on PATH";
@@ -88,12 +117,26 @@ bool read_symbols(const std::string& file, bool dynamic, std::vector<Symbol>& sy
     spec.output_file = listing;
     spec.limits.timeout_s = 60;
     auto run = run_process(spec);
-    auto output = read_file_text(listing);
-    fs::remove(listing);
+    output = read_file_text(listing);
     if (!run.ok()) {
+        fs::remove(listing);
         error = fmt::format("nm could not read {}: {}", file, output.substr(0, 300));
         return false;
     }
+    std::error_code ignored;
+    if (!cached.empty()) {
+        fs::create_directories(cached.parent_path(), ignored);
+        fs::rename(listing, cached, ignored);  // atomic: two gradings at once write the same text
+        if (!ignored) return true;
+    }
+    fs::remove(listing, ignored);
+    return true;
+}
+
+bool read_symbols(const std::string& file, bool dynamic, bool cacheable, std::vector<Symbol>& symbols,
+                  std::string& error) {
+    std::string output;
+    if (!nm_listing(file, dynamic, cacheable, output, error)) return false;
     std::istringstream lines(output);
     std::string line;
     while (std::getline(lines, line)) {
@@ -285,19 +328,20 @@ SymbolCheck check_symbols(const LinkManifest& manifest, const std::vector<std::s
         std::string error;
         bool ok = false;
     };
-    auto listing_of = [](std::string file, bool dynamic) {
-        return std::async(std::launch::async, [file = std::move(file), dynamic] {
+    auto listing_of = [](std::string file, bool dynamic, bool cacheable) {
+        return std::async(std::launch::async, [file = std::move(file), dynamic, cacheable] {
             Listing listing;
-            listing.ok = read_symbols(file, dynamic, listing.symbols, listing.error);
+            listing.ok = read_symbols(file, dynamic, cacheable, listing.symbols, listing.error);
             return listing;
         });
     };
     std::vector<std::pair<std::string, std::future<Listing>>> library_listings;
     for (const auto& library : libraries) {
-        if (!reserved().has(library)) library_listings.emplace_back(library, listing_of(library, is_shared_library(library)));
+        if (!reserved().has(library))
+            library_listings.emplace_back(library, listing_of(library, is_shared_library(library), true));
     }
     std::vector<std::future<Listing>> object_listings;
-    for (const auto& object : manifest.objects) object_listings.push_back(listing_of(object.string(), false));
+    for (const auto& object : manifest.objects) object_listings.push_back(listing_of(object.string(), false, false));
     for (auto& [library, pending] : library_listings) {
         auto listing = pending.get();
         if (!listing.ok && check.error.empty()) check.error = listing.error;

@@ -212,7 +212,8 @@ private:
             auto began = std::chrono::steady_clock::now();
             try {
                 GradeJob grade{o_.roofline, &job.staged, lab_.id, seed_, gpu, o_.hardware, timeout_s_,
-                               submission_dir(o_.out, job.submission.name), sandbox_ ? &*sandbox_ : nullptr};
+                               submission_dir(o_.out, job.submission.name), sandbox_ ? &*sandbox_ : nullptr,
+                               temp_root_ / "cache"};
                 auto run = run_grading(grade);
                 if (run.process.interrupted) return;  // no result, no marker: a re-run grades it
                 auto result = classify_grading(job.submission.name, lab_,

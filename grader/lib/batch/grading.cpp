@@ -56,7 +56,7 @@ GradingRun run_grading(const GradeJob& job) {
     spec.work_dir = work;
     spec.output_file = job.out_dir / "grade.json";
     spec.error_file = job.out_dir / "grade-stderr.txt";
-    spec.env = {{"TMPDIR", work.string()}, {"ROOFLINE_ROOT", ""}};
+    spec.env = {{"TMPDIR", work.string()}, {"ROOFLINE_ROOT", ""}, {"ROOFLINE_CACHE_DIR", job.cache_dir.string()}};
     if (!job.gpu.empty()) spec.env["CUDA_VISIBLE_DEVICES"] = job.gpu;
     spec.env[kSandboxVariable] = job.sandbox ? sandbox_to_environment(*job.sandbox) : "";  // "": unset
     spec.limits.timeout_s = job.timeout_s;

@@ -30,6 +30,9 @@ struct GradeJob {
     double timeout_s = 600;
     std::filesystem::path out_dir;  // grade.json, grade-stderr.txt and gradescope/ land here
     const Sandbox* sandbox = nullptr;  // the lab program's (grade itself runs outside); null: none
+    // Where the gradings of one batch keep what they share (the libraries' symbol listings),
+    // inside the batch's temporary folder: a batch writes nothing into the instructor's home.
+    std::filesystem::path cache_dir;
 };
 
 struct GradingRun {
