@@ -112,7 +112,9 @@ void run_timeline(Context& context, const TimelineFlags& f) {
     const std::string device = run.result["device"].value("name", std::string("?"));
     fmt::print("timeline of {}/{} ({}) at {} on {}\n\n{}", lab.id, variant.name, f.solutions ? "solutions" : "labs",
                shape_text(shape), device, timeline_text(timeline));
-    fmt::print("(recorded under CUPTI, which adds about 1 us to each launch: an unwatched run's gaps are smaller)\n");
+    fmt::print("UPPER BOUNDS: recorded under CUPTI, which adds host time to every launch (about 1 us; far more for a "
+               "CUDA graph's nodes), so every gap above is at most what an unwatched run has. Read the timeline for "
+               "its shape; take the step's time from `roofline grade`, which times without CUPTI.\n");
     auto svg_path = f.svg.empty() ? ws.results_dir(lab.id, f.solutions) / "timeline" / (variant.name + ".svg")
                                   : std::filesystem::path(f.svg);
     if (svg_path.has_parent_path()) std::filesystem::create_directories(svg_path.parent_path());

@@ -328,10 +328,12 @@ int run(const Job& job, json& result) {
     }
     if (job.mode == JobMode::grade) {
         stage("timing " + shape_text(*job.timed_shape));
-        auto measured = measure_interleaved(
-            {{"variant", [&](cudaStream_t s) { problem->launch_variant(s); }},
-             {"peer", [&](cudaStream_t s) { problem->launch_peer(s); }}},
-            measure_config_of(job), stream);
+        std::vector<TimedTarget> targets{{"variant", [&](cudaStream_t s) { problem->launch_variant(s); }},
+                                         {"peer", [&](cudaStream_t s) { problem->launch_peer(s); }}};
+        const std::string also_name = problem->also_measured_name();
+        if (!also_name.empty())
+            targets.push_back({"also measured", [&](cudaStream_t s) { problem->launch_also_measured(s); }});
+        auto measured = measure_interleaved(targets, measure_config_of(job), stream);
         trace_mark(fmt::format("  timed: {} + {} samples", measured.stats[0].samples_s.size(), measured.stats[1].samples_s.size()));
         // The inputs the timed launches read are still those of the last check.
         auto timing_changes = guard.changes(problem->inputs(), stream);
@@ -344,6 +346,8 @@ int run(const Job& job, json& result) {
                                               {"max", measured.sm_clock_mhz_max}}},
                             {"hit_time_cap", measured.hit_time_cap},
                             {"l2_flush_bytes", measured.l2_flush_bytes}};
+        if (!also_name.empty())  // shown beside the peer, never scored (score.hpp)
+            result["timing"]["also_measured"] = {{"name", also_name}, {"stats", to_json(measured.stats[2])}};
         if (!timing_changes.empty()) {
             VerifyReport report;
             report.verdict = describe_changes(timing_changes) + " (while it was timed)";
@@ -354,7 +358,7 @@ int run(const Job& job, json& result) {
             set_status(result, JobStatus::incorrect);
             return 1;
         }
-        if (auto disagreement = timing_disagreement(measured.cross_checks, {"variant", "peer"})) {
+        if (auto disagreement = timing_disagreement(measured.cross_checks, {"variant", "peer", "also measured"})) {
             set_status(result, JobStatus::timing_refused);
             result["message"] = *disagreement;
             return 1;

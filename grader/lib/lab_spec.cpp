@@ -135,6 +135,12 @@ std::optional<Workload> LabSpec::unfused_work(const VariantSpec& v, const Shape&
     return op.unfused_work(shape, v.dtype);
 }
 
+std::optional<Workload> LabSpec::also_work(const VariantSpec& v, const Shape& shape) const {
+    const auto& op = family_op(v.problem, v.op);
+    if (!op.also_work) return std::nullopt;
+    return op.also_work(shape, v.dtype);
+}
+
 LabSpec load_lab(const std::filesystem::path& lab_yaml) {
     auto root = YamlView::load_file(lab_yaml);
     if (!root.node().IsMap()) root.fail("lab.yaml must be a mapping (title:, problem:, variants:, ...)");

@@ -90,6 +90,8 @@ struct LabSpec {
     Workload work(const VariantSpec& v, const Shape& shape) const;
     Workload peer_work(const VariantSpec& v, const Shape& shape) const;
     std::optional<Workload> unfused_work(const VariantSpec& v, const Shape& shape) const;
+    // The work of the run shown beside the peer (ProblemOp::also_work), where the family has one.
+    std::optional<Workload> also_work(const VariantSpec& v, const Shape& shape) const;
 };
 
 LabSpec load_lab(const std::filesystem::path& lab_yaml);

@@ -30,6 +30,9 @@ struct ProblemOp {
     WorkModel work;                       // FLOPs and fewest bytes of a variant
     WorkModel peer_work;                  // the same for the peer (cudaMemcpy of one array, cuBLAS, ...)
     WorkModel unfused_work;               // the unfused chain the op replaces; empty: none to show
+    // A second library run the lab program times beside the peer and the report shows,
+    // never scored (lab 08: cuBLAS's bf16 GEMV of the same shape); empty: none.
+    WorkModel also_work;
     bool takes(Dtype dtype) const;
 };
 

@@ -33,6 +33,15 @@ PredictionScore score_prediction(const Prediction& prediction, double measured_s
     return s;
 }
 
+std::string also_measured_line(const AlsoMeasured& a, const std::string& unit) {
+    if (a.same_work())
+        return fmt::format("  also      {}: {:.4g} {}; yours is {:.1f}% of it (not scored)\n", a.name, a.achieved, unit,
+                           100 * a.speedup);
+    return fmt::format("  also      {}: {:.4g} us ({:.4g} {} on its own bytes); yours is {:.2f}x faster, the bytes "
+                       "predict {:.2f}x (not scored)\n",
+                       a.name, a.timing.median_s * 1e6, a.achieved, unit, a.speedup, a.bytes_speedup);
+}
+
 Score score_run(const LabSpec& lab, const VariantSpec& variant, const nlohmann::json& result,
                 const HardwareProfile& datasheet, const CeilingChoice& ceiling, const Prediction* prediction,
                 std::optional<Regime> sweep_regime) {
@@ -59,6 +68,17 @@ Score score_run(const LabSpec& lab, const VariantSpec& variant, const nlohmann::
     s.attainable = memory_bound ? ceiling.ceiling.bandwidth_tbs : s.roofline.attainable_tflops;
     s.fraction_of_peer = s.peer_achieved > 0 ? s.achieved / s.peer_achieved : 0;
     s.fraction_of_roofline = s.achieved / s.attainable;
+    auto also_work = lab.also_work(variant, variant.timed);
+    if (also_work && timing.contains("also_measured")) {
+        const auto& also = timing.at("also_measured");
+        AlsoMeasured a{.name = also.at("name").get<std::string>(),
+                       .timing = TimingSummary::from_json(also.at("stats")),
+                       .work = *also_work};
+        a.achieved = rate(a.work, a.timing.median_s);
+        a.speedup = a.timing.median_s / s.variant.median_s;
+        a.bytes_speedup = a.work.bytes / s.work.bytes;
+        s.also = a;
+    }
     s.ceiling_origin = memory_bound ? ceiling.bandwidth_origin : ceiling.peak_origin;
     if (variant.against == "peer") {
         s.fraction = s.fraction_of_peer;

@@ -33,6 +33,23 @@ struct PredictionScore {
 PredictionScore score_prediction(const Prediction& prediction, double measured_s, Regime measured_regime,
                                  double max_points);
 
+// A second library run timed in the same run as the variant and its peer, shown beside
+// them and never scored (lab 08: cuBLAS's GEMV beside cudaMemcpy; for the int8 and fp8
+// GEMVs, cuBLAS's bf16 GEMV of the same shape, whose bytes say what quantizing buys).
+struct AlsoMeasured {
+    std::string name;
+    TimingSummary timing;
+    Workload work;              // what it does
+    double achieved = 0;        // on its own work, in the score's unit
+    double speedup = 0;         // its time over the variant's: above 1 when the variant is faster
+    double bytes_speedup = 0;   // its bytes over the variant's: the speedup reading fewer bytes predicts
+    bool same_work() const { return work.bytes > 0 && bytes_speedup > 0.999 && bytes_speedup < 1.001; }
+};
+
+// The report's line for it: the fraction of its rate when it does the same work, else the
+// measured speedup beside the one the bytes predict.
+std::string also_measured_line(const AlsoMeasured& also, const std::string& unit);
+
 struct Score {
     bool correct = false;
     bool impossible = false;  // faster than the datasheet allows: the work was not done
@@ -55,6 +72,7 @@ struct Score {
     std::string ceiling_origin;
     double physical_floor_s = 0;  // from the datasheet
     std::optional<Workload> unfused;  // fusion labs: what the unfused chain moves
+    std::optional<AlsoMeasured> also;  // a second library run beside the peer, not scored
 
     double correctness_points = 0, performance_points = 0, prediction_points = 0;
     double max_points = 0;

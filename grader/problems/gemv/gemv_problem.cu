@@ -8,6 +8,10 @@
 //   its reads plus writes are W's size: the memory roof for reading W once (model.hpp).
 //   gemv_batched: cuBLAS GemmEx doing the same product (bf16 in, fp32 accumulate, bf16 out); at
 //   M = 1 that is cuBLAS's GEMV.
+// Also measured (shown, never scored), for the single-row ops: cuBLAS GemmEx at M = 1 on bf16
+//   weights of the same shape, into a y of its own. For gemv it is the same product by the
+//   library; for gemv_int8 and gemv_fp8 it is the bf16 baseline (its own random bf16 W) whose
+//   time, over the variant's, is the speedup quantizing bought.
 #include "roofline/gemv.cuh"
 
 #include "../../harness/registry.hpp"
@@ -111,11 +115,12 @@ public:
         y_ = DeviceArray<__nv_bfloat16>(std::size_t(m) * n, /*guarded=*/true);
         reference_ = DeviceArray<float>(std::size_t(m) * n);
         if constexpr (kQuantized<Weight>) scale_ = DeviceArray<float>(n);
-        if (batched_) {
-            if (handle_ == nullptr) CUBLAS_CHECK(cublasCreate(&handle_));
-        } else {
+        if (handle_ == nullptr) CUBLAS_CHECK(cublasCreate(&handle_));
+        if (!batched_) {
             peer_bytes_ = w_.size() * sizeof(Weight) / 2;
             peer_scratch_ = harness::DeviceBytes(peer_bytes_ + 1);
+            also_y_ = DeviceArray<__nv_bfloat16>(std::size_t(n));
+            if constexpr (kQuantized<Weight>) also_w_ = DeviceArray<__nv_bfloat16>(std::size_t(n) * k);
         }
     }
 
@@ -130,6 +135,7 @@ public:
             fill_e4m3<<<1024, 256, 0, stream>>>(w_.data(), w_.size(), seed);
             harness::fill_random(scale_.data(), scale_.size(), seed + 1, 0.5f, 2.0f, stream);
         }
+        if (also_w_.size() > 0) harness::fill_random(also_w_.data(), also_w_.size(), seed + 2, -1.0f, 1.0f, stream);
         CUDA_CHECK(cudaGetLastError());
     }
 
@@ -174,6 +180,23 @@ public:
                                   CUBLAS_GEMM_DEFAULT));
     }
 
+    std::string also_measured_name() const override {
+        if (batched_) return {};
+        if constexpr (kQuantized<Weight>) return "cuBLAS GemmEx at M = 1 on bf16 weights of this shape";
+        return "cuBLAS GemmEx at M = 1 (its GEMV)";
+    }
+
+    void launch_also_measured(cudaStream_t stream) override {
+        const __nv_bfloat16* w_bf16 = nullptr;
+        if constexpr (kQuantized<Weight>) w_bf16 = also_w_.data();
+        else w_bf16 = w_.data();
+        CUBLAS_CHECK(cublasSetStream(handle_, stream));
+        const float alpha = 1.0f, beta = 0.0f;
+        CUBLAS_CHECK(cublasGemmEx(handle_, CUBLAS_OP_T, CUBLAS_OP_N, n_, 1, k_, &alpha, w_bf16, CUDA_R_16BF, k_,
+                                  x_.data(), CUDA_R_16BF, k_, &beta, also_y_.data(), CUDA_R_16BF, n_,
+                                  CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    }
+
 private:
     const float* scale_data() const {
         if constexpr (kQuantized<Weight>) return scale_.data();
@@ -186,6 +209,7 @@ private:
     cublasHandle_t handle_ = nullptr;
     DeviceArray<Weight> w_;
     DeviceArray<__nv_bfloat16> x_, y_;
+    DeviceArray<__nv_bfloat16> also_w_, also_y_;  // cuBLAS's bf16 GEMV beside the peer (quantized ops: its own W)
     DeviceArray<float> scale_, reference_;
     harness::DeviceBytes peer_scratch_;
     std::size_t peer_bytes_ = 0;

@@ -29,6 +29,19 @@ inline Workload work_of(const std::string& op, double m, double n, double k) {
 // cudaMemcpy of W's bytes (read plus write), for the single-row ops.
 inline Workload memcpy_peer_work(const std::string& op, double n, double k) { return {0, n * k * weight_bytes(op)}; }
 
+// decode_layer (rung 5): one decoder layer at batch 1 (grader/include/roofline/decode_layer.cuh):
+// hidden H = heads x 128, ffn F, P positions in the KV cache. The fewest bytes read every weight
+// (W_qkv 3H x H, W_o H x H, W_gate_up 2F x H, W_down H x F, two norms of H) and the cache's k and v
+// (2 x heads x P x 128) once, all bf16, plus x and y. The FLOPs are the four GEMVs' and the
+// attention's q.k and p.v over P + 1 positions; norms, rotary and softmax are left out (< 0.1%).
+inline Workload decode_layer_work(double hidden, double heads, double ffn, double cache) {
+    const double head_dim = 128;
+    const double weights = 4 * hidden * hidden + 3 * ffn * hidden + 2 * hidden;
+    const double kv = 2 * heads * cache * head_dim;
+    const double flops = 2 * (4 * hidden * hidden + 3 * ffn * hidden) + 4 * heads * (cache + 1) * head_dim;
+    return {flops, 2 * (weights + kv) + 2 * hidden + 2 * hidden};
+}
+
 // FLOPs per byte: what the roofline's x axis shows. Climbs with M until W stops dominating.
 inline double intensity(const std::string& op, double m, double n, double k) {
     auto w = work_of(op, m, n, k);

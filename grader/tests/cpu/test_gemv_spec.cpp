@@ -7,6 +7,8 @@
 #include "gemv/model.hpp"
 #include "lab_spec.hpp"
 
+#include <set>
+
 using namespace roofline;
 using namespace roofline_test;
 
@@ -60,6 +62,7 @@ TEST_CASE("the skinny GEMM's intensity climbs with M; its peer is cuBLAS on the 
 TEST_CASE("each gemv variant is verified on its own op's shapes, odd ones included", "[gemv]") {
     auto lab = decode_lab();
     for (const auto& v : lab.variants) {
+        if (v.op == "decode_layer") continue;  // the next test
         INFO(v.name);
         auto shapes = lab.verify_shapes_for(v);
         REQUIRE_FALSE(shapes.empty());
@@ -97,3 +100,50 @@ variants:
     CHECK(contains(message, "k, n"));
     CHECK(contains(message, "gemv_int8"));
 }
+
+TEST_CASE("the decoder layer is timed at two hidden sizes and verified on small, odd ones", "[gemv]") {
+    auto lab = decode_lab();
+    std::set<long long> hidden_sizes;
+    int layer_variants = 0;
+    for (const auto& v : lab.variants) {
+        if (v.op != "decode_layer") continue;
+        INFO(v.name);
+        ++layer_variants;
+        hidden_sizes.insert(v.timed.at("hidden"));
+        CHECK(v.timed.at("hidden") == 128 * v.timed.at("heads"));  // head_dim 128
+        auto shapes = lab.verify_shapes_for(v);
+        REQUIRE(shapes.size() >= 3);
+        bool one_position = false, odd_ffn = false;
+        for (const auto& shape : shapes) {
+            CHECK(shape.at("hidden") == 128 * shape.at("heads"));
+            one_position = one_position || shape.at("cache") == 1;
+            odd_ffn = odd_ffn || shape.at("ffn") % 8 != 0;
+        }
+        CHECK(one_position);
+        CHECK(odd_ffn);
+    }
+    CHECK(layer_variants == 6);  // given launches, graph, fused, each at both sizes
+    CHECK(hidden_sizes == std::set<long long>{512, 4096});
+}
+
+TEST_CASE("the decoder layer's bytes put hidden 512 under the launches and hidden 4096 above them", "[gemv]") {
+    auto lab = decode_lab();
+    const auto& small = lab.variant("decode_launches_h512");
+    const auto& large = lab.variant("decode_launches_h4096");
+    auto w_small = lab.work(small, small.timed), w_large = lab.work(large, large.timed);
+    // hidden 512, ffn 1408: 4 x 512^2 + 3 x 1408 x 512 + 1,024 = 3,212,288 weights; cache 2 x 4 x 512 x 128
+    // = 524,288 values; all bf16, plus x and y: 7,475,200 bytes
+    CHECK(w_small.bytes == 7475200.0);
+    // hidden 4096, ffn 11008, 32 heads, 4096 positions: 202,383,360 weights, 33,554,432 cache values
+    CHECK(w_large.bytes == 2 * (4.0 * 4096 * 4096 + 3.0 * 11008 * 4096 + 2 * 4096) + 2 * 33554432.0 + 4 * 4096);
+    // At 4.2 TB/s: ~1.8 us against 13 launches of a few us each; ~112 us against the same 13.
+    CHECK(w_small.bytes / 4.2e12 < 2e-6);
+    CHECK(w_large.bytes / 4.2e12 > 100e-6);
+    // Intensity ~1 FLOP per byte at both: memory-bound whenever the launches are hidden.
+    CHECK(w_small.flops / w_small.bytes == Approx(1.0).epsilon(0.05));
+    CHECK(w_large.flops / w_large.bytes == Approx(1.0).epsilon(0.05));
+    // The peer is cudaMemcpy moving the same bytes; nothing is shown beside it.
+    CHECK(lab.peer_work(small, small.timed).bytes == w_small.bytes);
+    CHECK_FALSE(lab.also_work(small, small.timed).has_value());
+}
+

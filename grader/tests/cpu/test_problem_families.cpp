@@ -61,6 +61,12 @@ const std::vector<PinnedWork>& pinned() {
         // M = 4 rows of x: 6,400 FLOP; W once (1,600), x 4 x 100 and y 4 x 8 bf16 (864); cuBLAS the same
         {"gemv", "gemv_batched", Dtype::bf16, {{"m", 4}, {"n", 8}, {"k", 100}}, {6400, 2464}, {6400, 2464},
          std::nullopt},
+        // one decoder layer, hidden 128 (1 head), ffn 8, 2 cached positions: the GEMVs 2 x (4 x 128^2 +
+        // 3 x 8 x 128) = 137,216 FLOP and q.k, p.v over 3 positions 4 x 3 x 128 = 1,536; bytes: the weights
+        // (65,536 + 3,072 + two norms of 128 = 68,864) and the cache (2 x 2 x 128 = 512) in bf16, x and y
+        // (2 x 256); the copy moves the same bytes
+        {"gemv", "decode_layer", Dtype::bf16, {{"hidden", 128}, {"heads", 1}, {"ffn", 8}, {"cache", 2}},
+         {138752, 139264}, {0, 139264}, std::nullopt},
         // transpose, 8 x 100 fp32: nothing computed; x read and y written, 800 x 4 bytes each; the copy the same
         {"transpose", "transpose", Dtype::fp32, {{"rows", 8}, {"cols", 100}}, {0, 6400}, {0, 6400}, std::nullopt},
         // attention, 1 x 2 heads, seq 10, head_dim 4, bf16: 4 n^2 d = 1,600 FLOP per head; Q, K, V, O

@@ -1,0 +1,37 @@
+// Rung 6: the same 13 launches, captured once in a CUDA graph.      (your file: edit the TODOs)
+// Nothing changes on the GPU: the same kernels read the same bytes. What goes is the host's
+// part of every launch. Before you write it, predict the step's time at both sizes: what does
+// a graph node still cost that a launch also cost (lab 00's rung 4 measured it), and at which
+// size does that matter?
+//
+// A graph bakes in its pointers and sizes: keep one per distinct DecodeLayer.
+#include "roofline/decode_layer_steps.cuh"
+
+#include <map>
+#include <string>
+
+namespace {
+
+using roofline::gemv::DecodeLayer;
+
+std::map<std::string, cudaGraphExec_t> graphs;  // key: the DecodeLayer's bytes
+
+std::string key_of(const DecodeLayer& layer) {
+    return std::string(reinterpret_cast<const char*>(&layer), sizeof(layer));
+}
+
+void step(const DecodeLayer& layer, cudaStream_t stream) {
+    // TODO: if `graphs` holds no graph for key_of(layer) yet:
+    //         cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
+    //         roofline::gemv::steps::launch_decode_layer_steps(layer, stream);
+    //         cudaStreamEndCapture(stream, &graph); cudaGraphInstantiate(&exec, graph, 0);
+    //       then cudaGraphLaunch(exec, stream).
+    (void)graphs;
+    (void)layer;
+    (void)stream;
+}
+
+}  // namespace
+
+ROOFLINE_DECODE_LAYER_VARIANT(decode_graph_h512, step);
+ROOFLINE_DECODE_LAYER_VARIANT(decode_graph_h4096, step);
