@@ -7,6 +7,13 @@
 
 namespace roofline {
 
+const ProfileEntry* first_profile_of(const PredictionLog& log, const Prediction& prediction) {
+    for (const auto& entry : log.profiles) {
+        if (entry.prediction_id == prediction.id) return &entry;
+    }
+    return nullptr;
+}
+
 std::vector<ProfiledPrediction> profiled_predictions(const PredictionLog& log) {
     std::vector<ProfiledPrediction> out;
     for (const auto& entry : log.profiles) {

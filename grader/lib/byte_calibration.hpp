@@ -14,6 +14,9 @@ struct ProfiledPrediction {
     double ratio() const { return first->dram_bytes / *prediction->predicted_dram_bytes; }  // counted / predicted
 };
 
+// The first profile bound to `prediction` (the one its byte points are scored on), or null.
+const ProfileEntry* first_profile_of(const PredictionLog& log, const Prediction& prediction);
+
 // Every prediction with a byte figure and a profile naming it, in the order of that profile.
 std::vector<ProfiledPrediction> profiled_predictions(const PredictionLog& log);
 

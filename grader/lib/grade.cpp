@@ -1,5 +1,6 @@
 #include "grade.hpp"
 
+#include "byte_calibration.hpp"
 #include "cpu_grade.hpp"
 #include "debrief.hpp"
 #include "device_query.hpp"
@@ -493,9 +494,11 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     trace_stage(target + ": prediction gate");
     std::optional<PredictionLog> own_log;
     GatePassed gate;
+    const ProfileEntry* profiled = nullptr;  // the prediction's first profile, for its byte points
     if (!request.verify_only) {
         const auto& log = request.log_read ? *request.log_read : own_log.emplace(load_log(request.log));
         if (auto refused = prediction_gate(g, log, kernel_file, gate)) return *refused;
+        if (gate.prediction) profiled = first_profile_of(log, *gate.prediction);
     }
 
     // 3. Build: a compile error is reported even where there is no GPU.
@@ -569,7 +572,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
         sweep_verdict = classify_sweep(timed.sweep->points, ceilings.choice.ceiling);
     }
     auto score = score_run(lab, variant, run.result, *ceilings.profile, ceilings.choice, gate.prediction,
-                           sweep_verdict ? std::optional<Regime>(sweep_verdict->regime) : std::nullopt);
+                           sweep_verdict ? std::optional<Regime>(sweep_verdict->regime) : std::nullopt, profiled);
 
     // 8. Record and report.
     trace_stage(target + ": record");

@@ -145,7 +145,7 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
     auto root = YamlView::load_file(lab_yaml);
     if (!root.node().IsMap()) root.fail("lab.yaml must be a mapping (title:, problem:, variants:, ...)");
     root.only_keys({"title", "lesson", "problem", "timeout_s", "launch_timeout_s", "shapes", "tolerance", "scoring",
-                    "variants", "sweep", "requires", "allow_calls"});
+                    "variants", "sweep", "requires", "allow_calls", "given_kernels"});
     LabSpec lab;
     lab.file = lab_yaml;
     lab.id = lab_yaml.parent_path().filename().string();
@@ -161,6 +161,16 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
                 allow->fail(fmt::format("allow_calls takes cudaMemcpy and cudaMemset (got '{}'); libraries such as "
                                         "cuBLAS are never allowed: the timed work must be the student's own", call));
         }
+    }
+
+    if (auto given = root.maybe("given_kernels")) {
+        auto kind = given->as_string();
+        if (kind != "skeletons" && kind != "correct") {
+            given->fail(fmt::format("is '{}'; use 'skeletons' (the kernel files hold TODOs and fail until written: the "
+                                    "default) or 'correct' (correct kernels, slow by design, for the student to fix)",
+                                    kind));
+        }
+        lab.given_kernels_correct = kind == "correct";
     }
 
     auto shapes = root.at("shapes");
@@ -202,11 +212,12 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
     }
 
     auto scoring = root.at("scoring");
-    scoring.only_keys({"correctness", "performance", "prediction", "against", "floor_fraction", "target_fraction",
-                       "gap_note"});
+    scoring.only_keys({"correctness", "performance", "prediction", "byte_prediction", "against", "floor_fraction",
+                       "target_fraction", "gap_note"});
     lab.scoring.correctness = scoring.at("correctness").as_nonnegative_double();
     lab.scoring.performance = scoring.at("performance").as_nonnegative_double();
     lab.scoring.prediction = scoring.at("prediction").as_nonnegative_double();
+    if (auto bytes = scoring.maybe("byte_prediction")) lab.scoring.byte_prediction = bytes->as_nonnegative_double();
     if (auto gap_note = scoring.maybe("gap_note")) lab.scoring.gap_note = gap_note->as_nonnegative_double();
     lab.scoring.against = scoring.string("against");
     if (lab.scoring.against != "peer" && lab.scoring.against != "roofline") {
@@ -290,6 +301,10 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
     }
     if (lab.variants.empty()) root.at("variants").fail("must list at least one variant");
     return lab;
+}
+
+bool given_kernel_passes(const LabSpec& lab, const VariantSpec& v, const std::filesystem::path& solutions_lab_dir) {
+    return lab.given_kernels_correct || !std::filesystem::exists(solutions_lab_dir / v.file);
 }
 
 std::vector<LabSpec> load_labs(const std::filesystem::path& labs_dir) {

@@ -24,13 +24,16 @@ struct Scoring {
     double correctness = 0;   // points for passing every check
     double performance = 0;   // points, linear from floor_fraction to target_fraction
     double prediction = 0;    // points for the prediction's regime and time
+    // Points for the DRAM byte prediction (`predict --bytes`), earned when ncu's count for
+    // that prediction (`roofline profile`) is within 10% of it (score.hpp). 0: not scored.
+    double byte_prediction = 0;
     std::string against = "peer";  // peer: the library measured in the same run; roofline: the ceiling
     double floor_fraction = 0;
     double target_fraction = 1;
     // Points per variant for the gap note (`roofline explain`), awarded by the
     // instructor by hand; not in total(), which the grader awards. 0: not graded.
     double gap_note = 0;
-    double total() const { return correctness + performance + prediction; }
+    double total() const { return correctness + performance + prediction + byte_prediction; }
 };
 
 struct VariantSpec {
@@ -74,6 +77,10 @@ struct LabSpec {
     std::vector<long long> sweep_divisors;
     std::map<Dtype, Tolerance> tolerance;
     Scoring scoring;
+    // `given_kernels: correct`: the kernel files handed out pass every check as they are and
+    // are slow by design (lab 06: the student profiles and fixes them). The default,
+    // `skeletons`: they hold TODOs and fail until written.
+    bool given_kernels_correct = false;
     std::vector<VariantSpec> variants;
     std::filesystem::path file;  // the lab.yaml
 
@@ -95,6 +102,11 @@ struct LabSpec {
 };
 
 LabSpec load_lab(const std::filesystem::path& lab_yaml);
+// Whether `v`'s kernel file under labs/ passes every check as handed out: the lab says its
+// kernels are correct (`given_kernels: correct`), or the file has no counterpart under
+// `solutions_lab_dir` (solutions/LAB), so it is given code the student does not write
+// (lab 03's unfused baselines).
+bool given_kernel_passes(const LabSpec& lab, const VariantSpec& v, const std::filesystem::path& solutions_lab_dir);
 // All labs under root/labs, sorted by id.
 std::vector<LabSpec> load_labs(const std::filesystem::path& labs_dir);
 // "01-memory-roof/copy_naive_fp32" -> (lab, variant); the error shows the expected form.

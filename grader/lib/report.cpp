@@ -55,11 +55,14 @@ std::string terminal_report(const GradeContext& c, const Score& s, const nlohman
     if (s.prediction) {
         out += fmt::format("  predicted {}\n", s.prediction->verdict);
     }
+    if (s.byte_prediction) out += fmt::format("  bytes     {}\n", s.byte_prediction->verdict);
     if (c.prediction_edited) out += "  WARNING   the prediction was edited after it was measured (see roofline log)\n";
     out += fmt::format("  SM clock  {:.0f} MHz median ({:.0f}-{:.0f}) sampled after each timed launch\n", s.sm_clock_mhz,
                        s.sm_clock_min_mhz, s.sm_clock_max_mhz);
-    out += fmt::format("  points    {:g} correctness + {:.1f} performance + {:.1f} prediction = {:.1f} / {:g}\n",
-                       s.correctness_points, s.performance_points, s.prediction_points, s.total(), s.max_points);
+    out += fmt::format("  points    {:g} correctness + {:.1f} performance + {:.1f} prediction{} = {:.1f} / {:g}\n",
+                       s.correctness_points, s.performance_points, s.prediction_points,
+                       s.byte_prediction ? fmt::format(" + {:g} bytes", s.byte_prediction_points) : "", s.total(),
+                       s.max_points);
     if (!s.correct) out += mismatch_lines(result);
     return out;
 }
@@ -137,6 +140,10 @@ nlohmann::json score_json(const GradeContext& c, const Score& s, const nlohmann:
         j["prediction"] = {{"ratio", s.prediction->ratio}, {"regime_right", s.prediction->regime_right},
                            {"verdict", s.prediction->verdict}};
     }
+    if (s.byte_prediction) {
+        j["points"]["byte_prediction"] = s.byte_prediction_points;
+        j["byte_prediction"] = {{"ratio", s.byte_prediction->ratio}, {"verdict", s.byte_prediction->verdict}};
+    }
     return j;
 }
 
@@ -165,11 +172,19 @@ nlohmann::json gradescope_json(const LabSpec& lab, const GradeContext& c, const 
                          s->scored_against, 100 * lab.variant(c.target.substr(c.target.find('/') + 1)).target_fraction));
         test(c.target + ": prediction", s->prediction_points, lab.scoring.prediction,
              s->prediction ? s->prediction->verdict : "no prediction scored");
+        if (lab.scoring.byte_prediction > 0) {
+            test(c.target + ": byte prediction", s->byte_prediction_points, lab.scoring.byte_prediction,
+                 s->byte_prediction ? s->byte_prediction->verdict : "no prediction scored");
+        }
         total = s->total();
     } else if (failure) {
         test(c.target + ": correctness", 0, lab.scoring.correctness, failure->message + "\n" + mismatch_lines(failure->result));
         test(c.target + ": performance", 0, lab.scoring.performance, "not timed: the kernel must be correct first");
         test(c.target + ": prediction", 0, lab.scoring.prediction, "not scored: the kernel must be correct first");
+        if (lab.scoring.byte_prediction > 0) {
+            test(c.target + ": byte prediction", 0, lab.scoring.byte_prediction,
+                 "not scored: the kernel must be correct first");
+        }
     }
     return {{"score", total}, {"max_score", lab.scoring.total()}, {"output", c.target + " on " + c.gpu},
             {"visibility", "visible"}, {"tests", tests}};

@@ -1,5 +1,7 @@
 #include "score.hpp"
 
+#include "profile_report.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -42,9 +44,30 @@ std::string also_measured_line(const AlsoMeasured& a, const std::string& unit) {
                        a.name, a.timing.median_s * 1e6, a.achieved, unit, a.speedup, a.bytes_speedup);
 }
 
+BytePredictionScore score_byte_prediction(const Prediction& prediction, const ProfileEntry* counted,
+                                          const std::string& target, double max_points) {
+    BytePredictionScore s;
+    if (!prediction.predicted_dram_bytes) {
+        s.verdict = fmt::format("no byte prediction: predict again with --bytes B (the DRAM bytes you expect), "
+                                "profile it (roofline profile {}), then grade", target);
+        return s;
+    }
+    if (!counted) {
+        s.verdict = fmt::format("your {:.4g} bytes are not counted yet: roofline profile {}, then grade again",
+                                *prediction.predicted_dram_bytes, target);
+        return s;
+    }
+    s.ratio = counted->dram_bytes / *prediction.predicted_dram_bytes;
+    bool close = std::fabs(s.ratio - 1) <= kBytePredictionTolerance;
+    s.points = close ? max_points : 0;
+    s.verdict = fmt::format("ncu counted {:.4g} DRAM bytes, {:.2f}x your {:.4g}: {}", counted->dram_bytes, s.ratio,
+                            *prediction.predicted_dram_bytes, close ? "within 10%" : "more than 10% off");
+    return s;
+}
+
 Score score_run(const LabSpec& lab, const VariantSpec& variant, const nlohmann::json& result,
                 const HardwareProfile& datasheet, const CeilingChoice& ceiling, const Prediction* prediction,
-                std::optional<Regime> sweep_regime) {
+                std::optional<Regime> sweep_regime, const ProfileEntry* profiled) {
     Score s;
     s.max_points = lab.scoring.total();
     s.correct = result.at("status") == "ok";
@@ -111,6 +134,11 @@ Score score_run(const LabSpec& lab, const VariantSpec& variant, const nlohmann::
         if (prediction) {
             s.prediction = score_prediction(*prediction, s.variant.median_s, s.measured_regime, lab.scoring.prediction);
             s.prediction_points = s.prediction->points;
+            if (lab.scoring.byte_prediction > 0) {
+                s.byte_prediction = score_byte_prediction(*prediction, profiled, lab.id + "/" + variant.name,
+                                                          lab.scoring.byte_prediction);
+                s.byte_prediction_points = s.byte_prediction->points;
+            }
         }
     }
     return s;

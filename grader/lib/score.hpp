@@ -50,6 +50,18 @@ struct AlsoMeasured {
 // measured speedup beside the one the bytes predict.
 std::string also_measured_line(const AlsoMeasured& also, const std::string& unit);
 
+// Points for a DRAM byte prediction (`predict --bytes`) against what ncu counted for that
+// prediction at its first profile (`roofline profile`): all of them within 10% either way
+// (kBytePredictionTolerance), none beyond. `counted` is null when the prediction has not
+// been profiled; a prediction with no byte figure earns nothing either; both say why.
+struct BytePredictionScore {
+    double ratio = 0;  // counted / predicted; 0 when there is nothing to compare
+    double points = 0;
+    std::string verdict;
+};
+BytePredictionScore score_byte_prediction(const Prediction& prediction, const ProfileEntry* counted,
+                                          const std::string& target, double max_points);
+
 struct Score {
     bool correct = false;
     bool impossible = false;  // faster than the datasheet allows: the work was not done
@@ -74,16 +86,19 @@ struct Score {
     std::optional<Workload> unfused;  // fusion labs: what the unfused chain moves
     std::optional<AlsoMeasured> also;  // a second library run beside the peer, not scored
 
-    double correctness_points = 0, performance_points = 0, prediction_points = 0;
+    double correctness_points = 0, performance_points = 0, prediction_points = 0, byte_prediction_points = 0;
     double max_points = 0;
-    double total() const { return correctness_points + performance_points + prediction_points; }
+    double total() const { return correctness_points + performance_points + prediction_points + byte_prediction_points; }
     std::optional<PredictionScore> prediction;
+    std::optional<BytePredictionScore> byte_prediction;  // only in a lab that scores byte predictions
 };
 
 // `result` is the lab executable's JSON; `sweep_regime`, when given, is the
 // regime classified from a size sweep (lab 00) and replaces the roofline's.
+// `profiled` is the prediction's first profile, if any (byte_calibration.hpp
+// first_profile_of); it is read only where lab.yaml gives byte predictions points.
 Score score_run(const LabSpec& lab, const VariantSpec& variant, const nlohmann::json& result,
                 const HardwareProfile& datasheet, const CeilingChoice& ceiling, const Prediction* prediction,
-                std::optional<Regime> sweep_regime = std::nullopt);
+                std::optional<Regime> sweep_regime = std::nullopt, const ProfileEntry* profiled = nullptr);
 
 }  // namespace roofline

@@ -333,3 +333,102 @@ TEST_CASE("scoring.gap_note: hand-graded points per variant, outside the grader'
     CHECK(contains(message, "lab.yaml:"));
     CHECK(contains(message, "gap_note"));
 }
+
+TEST_CASE("given_kernels: which kernel files pass as handed out (the GPU test's expectation)", "[lab][given]") {
+    auto lab_of = [](const std::string& id) { return load_lab(repo_root() / "labs" / id / "lab.yaml"); };
+    auto solutions = [](const LabSpec& lab) { return repo_root() / "solutions" / lab.id; };
+    if (!std::filesystem::is_directory(repo_root() / "solutions")) {
+        WARN("the student edition has no solutions/: only the lab.yaml part is checked");
+    }
+
+    SECTION("lab 06 says its kernels are correct and slow by design: every variant passes as given") {
+        auto lab = lab_of("06-profile");
+        CHECK(lab.given_kernels_correct);
+        for (const auto& v : lab.variants) {
+            INFO(v.name);
+            CHECK(given_kernel_passes(lab, v, solutions(lab)));
+        }
+    }
+    SECTION("the default is skeletons: lab 01's files have solutions, so none passes as given") {
+        auto lab = lab_of("01-memory-roof");
+        CHECK_FALSE(lab.given_kernels_correct);
+        if (std::filesystem::is_directory(solutions(lab))) {
+            for (const auto& v : lab.variants) {
+                INFO(v.name);
+                CHECK_FALSE(given_kernel_passes(lab, v, solutions(lab)));
+            }
+        }
+    }
+    SECTION("in a skeleton lab, a file with no solution is given code: lab 03's unfused chain passes, its fix not") {
+        auto lab = lab_of("03-fusion");
+        CHECK_FALSE(lab.given_kernels_correct);
+        if (std::filesystem::is_directory(solutions(lab))) {
+            int given = 0, skeletons = 0;
+            for (const auto& v : lab.variants) {
+                bool passes = given_kernel_passes(lab, v, solutions(lab));
+                CHECK(passes == (v.file.filename() == "01_chain_unfused.cu" || v.file.filename() == "03_rmsnorm_naive.cu" ||
+                                 v.file.filename() == "05_gemm_bare.cu" ||
+                                 v.file.filename() == "06_gemm_bias_gelu_unfused.cu"));
+                (passes ? given : skeletons) += 1;
+            }
+            CHECK(given > 0);
+            CHECK(skeletons > 0);
+        }
+    }
+    SECTION("the field is read from lab.yaml, and a wrong value names the file, the line and the choices") {
+        TempDir dir;
+        std::filesystem::copy(fixture_lab("scoring").parent_path(), dir / "scoring",
+                              std::filesystem::copy_options::recursive);
+        auto lab_yaml = dir / "scoring" / "lab.yaml";
+        auto text = read_file(fixture_lab("scoring"));
+        auto at = text.find("shapes:");
+        REQUIRE(at != std::string::npos);
+        CHECK_FALSE(load_lab(lab_yaml).given_kernels_correct);  // absent: skeletons
+
+        write_file(lab_yaml, text.substr(0, at) + "given_kernels: correct\n" + text.substr(at));
+        auto correct = load_lab(lab_yaml);
+        CHECK(correct.given_kernels_correct);
+        // Every variant passes, whatever solutions/ holds (here nothing at all).
+        CHECK(given_kernel_passes(correct, correct.variants.front(), dir / "no-solutions"));
+
+        write_file(lab_yaml, text.substr(0, at) + "given_kernels: skeletons\n" + text.substr(at));
+        auto skeletons = load_lab(lab_yaml);
+        CHECK_FALSE(skeletons.given_kernels_correct);
+        std::filesystem::create_directories(dir / "solutions" / "kernels");
+        write_file(dir / "solutions" / "kernels" / "k.cu", "// the answer\n");
+        CHECK_FALSE(given_kernel_passes(skeletons, skeletons.variants.front(), dir / "solutions"));
+        CHECK(given_kernel_passes(skeletons, skeletons.variants.front(), dir / "no-solutions"));
+
+        write_file(lab_yaml, text.substr(0, at) + "given_kernels: slow\n" + text.substr(at));
+        auto message = input_error_of([&] { load_lab(lab_yaml); });
+        INFO(message);
+        CHECK(contains(message, "lab.yaml:7:"));
+        CHECK(contains(message, "given_kernels"));
+        CHECK(contains(message, "'slow'"));
+        CHECK(contains(message, "skeletons"));
+        CHECK(contains(message, "correct"));
+    }
+}
+
+TEST_CASE("scoring.byte_prediction: points in the grader's total, 0 when absent", "[lab][bytes]") {
+    TempDir dir;
+    auto text = read_file(fixture_lab("scoring"));
+    auto at = text.find("  against:");
+    REQUIRE(at != std::string::npos);
+    std::filesystem::copy(fixture_lab("scoring").parent_path(), dir / "scoring", std::filesystem::copy_options::recursive);
+    auto lab_yaml = dir / "scoring" / "lab.yaml";
+    CHECK(load_lab(lab_yaml).scoring.byte_prediction == 0);
+    CHECK(load_lab(lab_yaml).scoring.total() == 100);
+
+    write_file(lab_yaml, text.substr(0, at) + "  byte_prediction: 5\n" + text.substr(at));
+    auto lab = load_lab(lab_yaml);
+    CHECK(lab.scoring.byte_prediction == 5);
+    CHECK(lab.scoring.total() == 105);
+    CHECK(load_lab(repo_root() / "labs" / "06-profile" / "lab.yaml").scoring.total() == 100);
+
+    write_file(lab_yaml, text.substr(0, at) + "  byte_prediction: -5\n" + text.substr(at));
+    auto message = input_error_of([&] { load_lab(lab_yaml); });
+    INFO(message);
+    CHECK(contains(message, "lab.yaml:"));
+    CHECK(contains(message, "byte_prediction"));
+}

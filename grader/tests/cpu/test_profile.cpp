@@ -236,6 +236,12 @@ TEST_CASE("predict --bytes is kept in the log; a profile entry reads back; bytes
     auto profiled = profiled_predictions(read);
     REQUIRE(profiled.size() == 1);  // counted once, at its first profile
     CHECK(profiled[0].ratio() == Approx(2147811328.0 / 2.2e9));
+    // grade scores the byte points on that same first profile.
+    REQUIRE(first_profile_of(read, read.predictions[0]) != nullptr);
+    CHECK(first_profile_of(read, read.predictions[0])->dram_bytes == Approx(2147811328.0));  // not the later 4e9
+    auto unprofiled = read.predictions[0];
+    unprofiled.id = "p9";
+    CHECK(first_profile_of(read, unprofiled) == nullptr);
     auto calibration = byte_calibration(profiled);
     CHECK(calibration.count == 1);
     CHECK(calibration.share_within_10pct == 1.0);

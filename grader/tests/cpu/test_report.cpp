@@ -208,3 +208,49 @@ TEST_CASE("write_json_file writes the whole value, creating folders", "[report]"
     CHECK(json::parse(read_file(file)) == value);
     CHECK_FALSE(std::filesystem::exists(dir / "results/01-memory-roof/labs/results.json.tmp"));
 }
+
+TEST_CASE("reports of a lab that scores byte predictions: the bytes line, the points, the Gradescope test", "[report][bytes]") {
+    Scored plain;
+    CHECK_FALSE(contains(terminal_report(plain.context, plain.score, plain.result), "bytes "));
+    CHECK_FALSE(score_json(plain.context, plain.score, plain.result)["points"].contains("byte_prediction"));
+
+    Scored run;
+    run.lab.scoring.byte_prediction = 5;
+    Prediction p;
+    p.id = "p1";
+    p.predicted_time_s = 600e-6;
+    p.regime = Regime::memory;
+    p.predicted_dram_bytes = 2.0e9;
+    ProfileEntry counted;
+    counted.prediction_id = "p1";
+    counted.dram_bytes = 2.126e9;
+    const auto& v = run.lab.variant("copy_fp32");
+    run.score = score_run(run.lab, v, run.result, run.h200, choose_ceiling(run.h200, nullptr, v.dtype), &p,
+                          std::nullopt, &counted);
+
+    auto text = terminal_report(run.context, run.score, run.result);
+    INFO(text);
+    CHECK(contains(text, "  bytes     ncu counted 2.126e+09 DRAM bytes, 1.06x your 2e+09: within 10%"));
+    CHECK(contains(text, "10.0 prediction + 5 bytes = 92.5 / 105"));
+
+    auto j = score_json(run.context, run.score, run.result);
+    CHECK(j["points"]["byte_prediction"].get<double>() == 5);
+    CHECK(j["points"]["total"].get<double>() == Approx(92.5));
+    CHECK(j["byte_prediction"]["ratio"].get<double>() == Approx(1.063));
+
+    auto g = gradescope_json(run.lab, run.context, &run.score, nullptr);
+    check_gradescope_shape(g);
+    REQUIRE(g["tests"].size() == 4);
+    CHECK(g["tests"][3]["name"] == "scoring/copy_fp32: byte prediction");
+    CHECK(g["tests"][3]["score"].get<double>() == 5);
+    CHECK(g["max_score"].get<double>() == 105);
+
+    LabRun failure;
+    failure.outcome = Outcome::crashed;
+    failure.message = "signal 11";
+    failure.result = lab_result("crashed", 625e-6, 500e-6);
+    auto failed = gradescope_json(run.lab, run.context, nullptr, &failure);
+    check_gradescope_shape(failed);
+    CHECK(failed["tests"].size() == 4);
+    CHECK(failed["score"].get<double>() == 0);
+}

@@ -249,3 +249,112 @@ TEST_CASE("TimingSummary reads the lab program's statistics", "[score]") {
     CHECK(t.count == 17);
     CHECK_THROWS(TimingSummary::from_json(nlohmann::json{{"median_s", 1.0}}));
 }
+
+namespace {
+
+Prediction predicted_bytes(double time_s, std::optional<double> bytes) {
+    auto p = predicted(time_s, Regime::memory);
+    p.predicted_dram_bytes = bytes;
+    return p;
+}
+
+ProfileEntry counted_bytes(double dram_bytes, const std::string& prediction_id = "p1") {
+    ProfileEntry e;
+    e.prediction_id = prediction_id;
+    e.dram_bytes = dram_bytes;
+    return e;
+}
+
+}  // namespace
+
+TEST_CASE("score_byte_prediction: all the points within 10% of ncu's count, none beyond", "[score][bytes]") {
+    auto p = predicted_bytes(600e-6, 2.0e9);
+    auto points = [&](double counted) {
+        auto e = counted_bytes(counted);
+        return score_byte_prediction(p, &e, "06-profile/copy_staged_fp32", 5).points;
+    };
+    CHECK(points(2.0e9) == 5);
+    CHECK(points(2.19e9) == 5);   // 1.095x
+    CHECK(points(1.81e9) == 5);   // 0.905x
+    CHECK(points(2.21e9) == 0);   // 1.105x
+    CHECK(points(1.79e9) == 0);   // 0.895x
+    CHECK(points(16.0e9) == 0);   // 8x: the scattered copy's surprise
+    auto e = counted_bytes(2.126e9);
+    auto s = score_byte_prediction(p, &e, "06-profile/copy_staged_fp32", 5);
+    CHECK(s.ratio == Approx(1.063));
+    CHECK(contains(s.verdict, "2.126e+09"));
+    CHECK(contains(s.verdict, "1.06x"));
+    CHECK(contains(s.verdict, "within 10%"));
+    auto far = counted_bytes(4e9);
+    CHECK(contains(score_byte_prediction(p, &far, "06-profile/copy_staged_fp32", 5).verdict, "more than 10% off"));
+
+    SECTION("not profiled yet: nothing, and the verdict says what to run") {
+        auto s = score_byte_prediction(p, nullptr, "06-profile/copy_staged_fp32", 5);
+        CHECK(s.points == 0);
+        CHECK(contains(s.verdict, "roofline profile 06-profile/copy_staged_fp32"));
+    }
+    SECTION("a prediction without --bytes: nothing, and the verdict says how to make one") {
+        auto none = predicted_bytes(600e-6, std::nullopt);
+        auto e = counted_bytes(2.0e9);
+        auto s = score_byte_prediction(none, &e, "06-profile/copy_staged_fp32", 5);
+        CHECK(s.points == 0);
+        CHECK(contains(s.verdict, "--bytes"));
+    }
+}
+
+TEST_CASE("score_run: a lab with byte_prediction points adds them to the total", "[score][bytes]") {
+    Setup setup;
+    auto lab = setup.lab;
+    lab.scoring.byte_prediction = 5;
+    const auto& v = lab.variant("copy_fp32");
+    auto ceiling = choose_ceiling(setup.h200, nullptr, v.dtype);
+    auto prediction = predicted_bytes(600e-6, 2.1e9);
+    auto close = counted_bytes(2.147e9), far = counted_bytes(4.3e9);
+
+    // The same run as "a memory-bound copy against cudaMemcpy": 40 + 37.5 + 10 of 100, now of 105.
+    auto s = score_run(lab, v, lab_result("ok", 625e-6, 500e-6), setup.h200, ceiling, &prediction, std::nullopt, &close);
+    REQUIRE(s.byte_prediction.has_value());
+    CHECK(s.byte_prediction_points == 5);
+    CHECK(s.total() == Approx(92.5));
+    CHECK(s.max_points == 105);
+
+    auto off = score_run(lab, v, lab_result("ok", 625e-6, 500e-6), setup.h200, ceiling, &prediction, std::nullopt, &far);
+    CHECK(off.byte_prediction_points == 0);
+    CHECK(off.total() == Approx(87.5));
+
+    auto unprofiled = score_run(lab, v, lab_result("ok", 625e-6, 500e-6), setup.h200, ceiling, &prediction);
+    REQUIRE(unprofiled.byte_prediction.has_value());
+    CHECK(unprofiled.byte_prediction_points == 0);
+    CHECK(contains(unprofiled.byte_prediction->verdict, "roofline profile scoring/copy_fp32"));
+
+    // An incorrect kernel earns no prediction points of either kind.
+    auto wrong = score_run(lab, v, lab_result("mismatch", 625e-6, 500e-6), setup.h200, ceiling, &prediction,
+                           std::nullopt, &close);
+    CHECK(wrong.byte_prediction_points == 0);
+    CHECK(wrong.total() == 0);
+}
+
+TEST_CASE("score_run: a lab without byte_prediction points scores exactly as before, bytes or not", "[score][bytes]") {
+    Setup setup;  // the fixture lab gives no byte_prediction points
+    REQUIRE(setup.lab.scoring.byte_prediction == 0);
+    const auto& v = setup.lab.variant("copy_fp32");
+    auto ceiling = choose_ceiling(setup.h200, nullptr, v.dtype);
+    auto plain = predicted(600e-6, Regime::memory);
+    auto with_bytes = predicted_bytes(600e-6, 2.147e9);
+    auto close = counted_bytes(2.147e9);
+    auto before = score_run(setup.lab, v, lab_result("ok", 625e-6, 500e-6), setup.h200, ceiling, &plain);
+    auto after = score_run(setup.lab, v, lab_result("ok", 625e-6, 500e-6), setup.h200, ceiling, &with_bytes,
+                           std::nullopt, &close);
+    CHECK_FALSE(after.byte_prediction.has_value());
+    CHECK(after.byte_prediction_points == 0);
+    CHECK(after.total() == Approx(before.total()));
+    CHECK(after.total() == Approx(87.5));
+    CHECK(after.max_points == 100);
+    // Every shipped lab but 06 gives byte predictions no points, so their totals keep their sums.
+    for (const auto& lab : load_labs(repo_root() / "labs")) {
+        INFO(lab.id);
+        CHECK(lab.scoring.byte_prediction == (lab.id == "06-profile" ? 5 : 0));
+        CHECK(lab.scoring.total() == lab.scoring.correctness + lab.scoring.performance + lab.scoring.prediction +
+                                         lab.scoring.byte_prediction);
+    }
+}

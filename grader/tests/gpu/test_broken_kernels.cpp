@@ -233,14 +233,6 @@ TEST_CASE("a lab program that has watched refuses the next grade job; one that h
     std::filesystem::remove_all(dir);
 }
 
-// A labs/ kernel file with no counterpart in solutions/ is given code (lab 03's
-// unfused baselines), not a skeleton: it is meant to pass.
-// Lab 06 hands out correct kernels that are slow on purpose (the student profiles and fixes them).
-bool is_given(const std::string& lab, const std::filesystem::path& file) {
-    if (lab == "06-profile") return true;
-    return !std::filesystem::exists(std::filesystem::path(ROOFLINE_SOURCE_DIR) / "solutions" / lab / file);
-}
-
 // A variant whose machine code is for another GPU (lab 05, sm_100a, on the H200) is
 // refused cleanly instead: exit 7, one message, nothing run.
 TEST_CASE("every lab skeleton grades incorrect without crashing; given code passes", "[gpu]") {
@@ -264,7 +256,10 @@ TEST_CASE("every lab skeleton grades incorrect without crashing; given code pass
                     CHECK_FALSE(contains(r.output, "INCORRECT"));
                     continue;
                 }
-                bool given = is_given(lab.id, variant.file);
+                // Given code (lab 03's unfused baselines) and lab 06's slow-by-design kernels pass
+                // (lab.yaml's `given_kernels: correct`); skeletons fail.
+                bool given = roofline::given_kernel_passes(
+                    lab, variant, std::filesystem::path(ROOFLINE_SOURCE_DIR) / "solutions" / lab.id);
                 CHECK(r.exit_code == (given ? 0 : 1));
                 CHECK(contains(r.output, given ? "CORRECT" : "INCORRECT"));
             }
