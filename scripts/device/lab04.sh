@@ -9,9 +9,14 @@
 #      (cudaMemcpy for the row sums, cuBLAS for the GEMMs) in the same run;
 #   3. the latency probe: L2 and DRAM latency, idle and under a streaming load;
 #   4. the overlap experiment, with Little's law from step 3's latency under load;
-#   5. repeated gradings of the TMA-store GEMM (the cluster rung that aims past cuBLAS), for the spread;
-#   6. the stage sweep (scripts/device/teaching.sh) with what is left of the time budget.
-# Budget: 150 s once built (steps 5 and 6 shrink to fit; LAB04_BUDGET_S changes it).
+#   5. diagnostics of the cluster rungs (LAB04_DIAG=0 skips it; ~30 s): the SASS of each
+#      GEMM kernel counted (no MEMBAR.ALL.GPU may sit in a main loop), the resident-cluster
+#      count the launch was given (ROOFLINE_LAB04_DIAG), and, where ncu exists, one profiled
+#      launch of part 4 and of part 3 at 4096^3 (speed of light, launch, occupancy, stalls);
+#   6. repeated gradings of the four cluster rungs, for the spread;
+#   7. the stage sweep (scripts/device/teaching.sh), if at least 30 s of the budget are left.
+# Budget: 150 s once built (steps 6 and 7 shrink to fit; LAB04_BUDGET_S changes it). A quick
+# run: LAB04_BUDGET_S=60 keeps steps 1-5 and a few repeats, and skips the sweep.
 set -u
 BUILD=${1:?usage: lab04.sh BUILD_DIR OUT_DIR}
 OUT=${2:?usage: lab04.sh BUILD_DIR OUT_DIR}
@@ -91,19 +96,74 @@ timeout 60 "$BUILD/labs/lab04-overlap" --latency-ns "$latency_ns" ${copy_tbs:+--
 log "  rc=$?"
 sed 's/^/  /' "$OUT/overlap.txt" | tee -a "$summary" > /dev/null
 
-log "== 5. repeated gradings of wgmma_tma_store_4096 / _8192 (same-run ratio to cuBLAS) [$(elapsed) s]"
-for i in 1 2 3 4 5; do
-  for v in wgmma_tma_store_4096 wgmma_tma_store_8192; do
-    if (( $(elapsed) > BUDGET - 60 )); then log "  stopped before repeat $i of $v: keeping 60 s for the sweep"; break 2; fi
+log "== 5. diagnostics of the cluster rungs [$(elapsed) s]"
+if [[ "${LAB04_DIAG:-1}" != 0 ]]; then
+  program="$BUILD/labs/solution-04-async"
+  tol="--atol 1e-2 --rtol 8e-3 --max-rel-l2 4e-3"
+  # SASS: per kernel, the fences and the async instructions. A MEMBAR.ALL.GPU per arrival
+  # in the main loop is what held the first cluster solutions at ~60% of part 3.
+  if command -v cuobjdump > /dev/null; then
+    cuobjdump -sass "$program" > "$OUT/sass.txt" 2>&1
+    python3 - "$OUT/sass.txt" <<'PY' 2>&1 | tee -a "$summary"
+import re, sys
+counts, name = {}, None
+for line in open(sys.argv[1], errors="replace"):
+    m = re.search(r"Function : (\S+)", line)
+    if m:
+        name = m.group(1); counts[name] = {}; continue
+    if name and "gemm_wgmma" in name:
+        for op in ("MEMBAR.ALL.GPU", "CCTL.IVALL", "HGMMA", "UTMALDG.2D.MULTICAST", "UTMASTG", "SYNCS.ARRIVE.TRANS64.RED"):
+            if op + " " in line or op + ";" in line or op + "." in line:
+                counts[name][op] = counts[name].get(op, 0) + 1
+for name, c in counts.items():
+    if "gemm_wgmma" in name:
+        short = re.sub(r"_ZN\w*?_GLOBAL__N_\w*?(\d+)(gemm_wgmma\w*?)E.*", r"\2", name)
+        print(f"  sass {short[:40]:40} " + " ".join(f"{k}={v}" for k, v in sorted(c.items())))
+print("  (in the cluster kernels, 2 MEMBAR.ALL.GPU and 2 CCTL.IVALL are the cluster barriers at start and end)")
+PY
+  else
+    log "  cuobjdump not found: no SASS counts"
+  fi
+  # The resident-cluster count the launch asked for, printed by the solutions' launch path.
+  for v in wgmma_cluster_4096 wgmma_tma_store_4096; do
+    ROOFLINE_LAB04_DIAG=1 timeout 30 "$program" --variant $v --mode verify --verify-shape m=256,n=256,k=64 $tol \
+      --result "$OUT/diag-$v.json" > "$OUT/diag-$v.txt" 2>&1
+    log "  $v launch: rc=$? $(grep -m1 "cudaOccupancyMaxActiveClusters" "$OUT/diag-$v.txt")"
+  done
+  if command -v ncu > /dev/null && [[ "${LAB04_NCU:-1}" != 0 ]]; then
+    for v in wgmma_cluster_4096 wgmma_gemm_4096; do
+      timeout 40 ncu --profile-from-start off --clock-control none --kernel-name regex:gemm_wgmma --launch-count 1 \
+        --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats \
+        "$program" --variant $v --mode once --verify-shape m=4096,n=4096,k=4096 $tol --launch-timeout-s 0 \
+        --result "$OUT/ncu-$v.json" > "$OUT/ncu-$v.txt" 2>&1
+      log "  ncu $v: rc=$? (full report: ncu-$v.txt)"
+      grep -E "^ +(Duration|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|Registers Per Thread|Dynamic Shared Memory Per Block|Cluster Size|Grid Size|Theoretical Occupancy|Warp Cycles Per Issued Instruction|Block Limit Shared Mem|Block Limit Registers) " \
+        "$OUT/ncu-$v.txt" | sed 's/^ */    /' | tee -a "$summary" > /dev/null
+      grep -m2 -iE "stalled|stall" "$OUT/ncu-$v.txt" | cut -c1-240 | sed 's/^ */    /' | tee -a "$summary" > /dev/null
+      (( $(elapsed) > BUDGET )) && break
+    done
+  else
+    log "  ncu not found (or LAB04_NCU=0): no profile"
+  fi
+else
+  log "  skipped (LAB04_DIAG=0)"
+fi
+
+# Keep 30 s for the sweep only when the budget has room for it (a quick run skips it).
+sweep_reserve=$(( BUDGET >= 120 ? 40 : 0 ))
+log "== 6. repeated gradings of the cluster rungs (same-run ratio to cuBLAS) [$(elapsed) s]"
+for i in 1 2 3; do
+  for v in wgmma_cluster_4096 wgmma_cluster_8192 wgmma_tma_store_4096 wgmma_tma_store_8192; do
+    if (( $(elapsed) > BUDGET - sweep_reserve - 5 )); then log "  stopped before repeat $i of $v (budget)"; break 2; fi
     timeout 60 $R $FLAGS grade "04-async/$v" --solutions --no-build --json > "$OUT/repeat-$v-$i.json" 2>> "$OUT/repeat.err"
     rc=$?
     log "  $v #$i: rc=$rc $(python3 -c "import json;d=json.load(open('$OUT/repeat-$v-$i.json'));print(f\"{100*d['fraction_of_peer']:.1f}% of cuBLAS, {d['time_s']['median']*1e6:.1f} us\")" 2>/dev/null)"
   done
 done
 
-log "== 6. stage sweep (teaching.sh) [$(elapsed) s]"
+log "== 7. stage sweep (teaching.sh) [$(elapsed) s]"
 left=$(( BUDGET - $(elapsed) ))
-if (( left > 15 )); then
+if (( left > 30 )); then
   SWEEP_BUDGET_S=$(( left - 10 )) COPY_TBS=${copy_tbs:-} bash scripts/device/teaching.sh "$BUILD" "$OUT/sweep" \
     > "$OUT/sweep.txt" 2>&1
   log "  rc=$?"

@@ -46,28 +46,21 @@ __device__ inline void sync() {
 }
 
 // Arrives on the mbarrier at the same shared-memory offset as `local_barrier`, in the
-// block of cluster rank `rank` (which may be this block).
+// block of cluster rank `rank` (which may be this block). Wait on it, in its own block,
+// with mbarrier::wait.
+//
+// The release is CTA-scoped on purpose. A consumer arrives to say "I have finished
+// reading this stage"; its reads were wgmma operand reads, which wgmma.wait_group has
+// already waited for, so no fence is needed to order them. A cluster-scope release
+// (mbarrier.arrive.release.cluster) makes ptxas put MEMBAR.ALL.CTA, MEMBAR.ALL.GPU,
+// ERRBAR and CGAERRBAR before the arrival: a GPU-wide wait for every earlier memory
+// operation of the warp, per arrival, inside the GEMM's main loop. (Likewise a
+// cluster-scope acquire on the waiting side adds an L1 invalidation, CCTL.IVALL.)
+// This is the form CUTLASS's ClusterBarrier::arrive(cta_id) uses.
 __device__ inline void arrive_remote(std::uint64_t* local_barrier, std::uint32_t rank) {
     std::uint32_t remote;
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(smem_address(local_barrier)), "r"(rank));
-    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" : : "r"(remote) : "memory");
-}
-
-// Waits for a phase whose arrivals may come from other blocks of the cluster (acquire at
-// cluster scope, so their earlier shared-memory reads are ordered before what follows).
-__device__ inline void wait(std::uint64_t* barrier, std::uint32_t phase_parity) {
-    std::uint32_t done = 0;
-    do {
-        asm volatile(
-            "{\n"
-            ".reg .pred complete;\n"
-            "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 complete, [%1], %2;\n"
-            "selp.u32 %0, 1, 0, complete;\n"
-            "}\n"
-            : "=r"(done)
-            : "r"(smem_address(barrier)), "r"(phase_parity)
-            : "memory");
-    } while (!done);
+    asm volatile("mbarrier.arrive.release.cta.shared::cluster.b64 _, [%0];" : : "r"(remote) : "memory");
 }
 
 // A TMA load whose box lands at `destination`'s offset in every block whose bit is set in

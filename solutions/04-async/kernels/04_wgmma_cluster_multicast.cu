@@ -16,7 +16,9 @@
 //   empty[s]: the other block's producer writes into this block's stage s too, so it may
 //     refill it only when BOTH blocks' consumers are done with it. Every consumer warp
 //     arrives on empty[s] of both blocks (16 arrivals per phase), and each producer waits
-//     on its own.
+//     on its own. The arrival's release is CTA-scoped (cluster::arrive_remote says why): a
+//     cluster-scope one puts a GPU-wide MEMBAR before each arrival, twice per warp and K
+//     slice, and in our first version held the rung at ~60% of part 3.
 //   Start and end: a cluster-wide barrier after the mbarrier initialisation (nobody may
 //     signal a barrier in the other block before it exists) and another before exit (the
 //     other block's consumers may still arrive on this block's empty barriers).
@@ -31,6 +33,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 
 namespace {
 
@@ -109,7 +113,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_wgmma_cluster(const __grid_c
                 pair_position(pair, pairs_m, tiles_n, pair_m, tile_n);
                 const int tile_m = pair_m * kClusterSize + rank;
                 for (int k = 0; k < k_slices; ++k) {
-                    roofline::cluster::wait(&shared.empty[stage], phase ^ 1);  // both blocks freed it
+                    roofline::mbarrier::wait(&shared.empty[stage], phase ^ 1);  // both blocks freed it
                     roofline::mbarrier::arrive_expect_tx(&shared.full[stage], kATileBytes + kBTileBytes);
                     roofline::tma::load_2d(shared.a[stage], &a_map, tile_m * kBlockM, k * kBlockK, &shared.full[stage]);
                     roofline::cluster::load_2d_multicast(shared.b[stage] + rank * kBRowsPerBlock * kBlockK, &b_map,
@@ -189,8 +193,15 @@ void launch_gemm_wgmma_cluster(const __nv_bfloat16* A, const __nv_bfloat16* Bt, 
         cudaLaunchConfig_t probe = config;
         probe.gridDim = dim3(roofline::tma::multiprocessor_count() / kClusterSize * kClusterSize);
         int count = 0;
-        if (cudaOccupancyMaxActiveClusters(&count, gemm_wgmma_cluster, &probe) != cudaSuccess || count < 1)
-            count = roofline::tma::multiprocessor_count() / kClusterSize;
+        const cudaError_t status = cudaOccupancyMaxActiveClusters(&count, gemm_wgmma_cluster, &probe);
+        if (std::getenv("ROOFLINE_LAB04_DIAG")) {  // for a profiling run: what the launch was told
+            cudaFuncAttributes attributes{};
+            cudaFuncGetAttributes(&attributes, gemm_wgmma_cluster);
+            std::fprintf(stderr, "wgmma_cluster: cudaOccupancyMaxActiveClusters = %d (%s) for %d SMs; %d registers, %d bytes "
+                         "of shared memory per block\n", count, cudaGetErrorString(status),
+                         roofline::tma::multiprocessor_count(), attributes.numRegs, shared_bytes);
+        }
+        if (status != cudaSuccess || count < 1) count = roofline::tma::multiprocessor_count() / kClusterSize;
         return count;
     }();
     const int pairs = (M / (kBlockM * kClusterSize)) * (N / kBlockN);

@@ -17,6 +17,7 @@
 //   through another proxy); warpgroup barrier; thread 0 starts the two box stores and
 //   commits them as one group.
 // Before exit thread 0 waits for its stores to complete (wait_stores<0>).
+// The ring and its barriers are part 4's, CTA-scoped arrivals included.
 #include "roofline/cluster.cuh"
 #include "roofline/mbarrier.cuh"
 #include "roofline/tma.cuh"
@@ -27,6 +28,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 
 namespace {
 
@@ -129,7 +132,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_wgmma_tma_store(const __grid
                 pair_position(pair, pairs_m, tiles_n, pair_m, tile_n);
                 const int tile_m = pair_m * kClusterSize + rank;
                 for (int k = 0; k < k_slices; ++k) {
-                    roofline::cluster::wait(&shared.empty[stage], phase ^ 1);  // both blocks freed it
+                    roofline::mbarrier::wait(&shared.empty[stage], phase ^ 1);  // both blocks freed it
                     roofline::mbarrier::arrive_expect_tx(&shared.full[stage], kATileBytes + kBTileBytes);
                     roofline::tma::load_2d(shared.a[stage], &a_map, tile_m * kBlockM, k * kBlockK, &shared.full[stage]);
                     roofline::cluster::load_2d_multicast(shared.b[stage] + rank * kBRowsPerBlock * kBlockK, &b_map,
@@ -211,8 +214,15 @@ void launch_gemm_wgmma_tma_store(const __nv_bfloat16* A, const __nv_bfloat16* Bt
         cudaLaunchConfig_t probe = config;
         probe.gridDim = dim3(roofline::tma::multiprocessor_count() / kClusterSize * kClusterSize);
         int count = 0;
-        if (cudaOccupancyMaxActiveClusters(&count, gemm_wgmma_tma_store, &probe) != cudaSuccess || count < 1)
-            count = roofline::tma::multiprocessor_count() / kClusterSize;
+        const cudaError_t status = cudaOccupancyMaxActiveClusters(&count, gemm_wgmma_tma_store, &probe);
+        if (std::getenv("ROOFLINE_LAB04_DIAG")) {  // for a profiling run: what the launch was told
+            cudaFuncAttributes attributes{};
+            cudaFuncGetAttributes(&attributes, gemm_wgmma_tma_store);
+            std::fprintf(stderr, "wgmma_tma_store: cudaOccupancyMaxActiveClusters = %d (%s) for %d SMs; %d registers, %d bytes "
+                         "of shared memory per block\n", count, cudaGetErrorString(status),
+                         roofline::tma::multiprocessor_count(), attributes.numRegs, shared_bytes);
+        }
+        if (status != cudaSuccess || count < 1) count = roofline::tma::multiprocessor_count() / kClusterSize;
         return count;
     }();
     const int pairs = (M / (kBlockM * kClusterSize)) * (N / kBlockN);
