@@ -84,7 +84,6 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_wgmma_cluster(const __grid_c
     auto base = (reinterpret_cast<std::uintptr_t>(shared_raw) + 1023) & ~std::uintptr_t(1023);
     auto& shared = *reinterpret_cast<SharedStorage*>(base);
 
-    const int warpgroup = threadIdx.x / 128;
     const int rank = int(roofline::cluster::block_rank());
     const int pairs_m = M / (kBlockM * kClusterSize), tiles_n = N / kBlockN, pairs = pairs_m * tiles_n;
     const int k_slices = K / kBlockK;
@@ -99,8 +98,9 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_wgmma_cluster(const __grid_c
     }
     roofline::cluster::sync();  // both blocks' barriers exist before either block's copies signal them
 
-    // TODO: the producer warpgroup and the two consumer warpgroups (see the top of the file).
-    (void)warpgroup, (void)rank, (void)pairs, (void)k_slices, (void)cluster, (void)clusters;
+    // TODO: which warpgroup this thread is in (as in part 3), then the producer warpgroup and
+    // the two consumer warpgroups (see the top of the file).
+    (void)rank, (void)pairs, (void)k_slices, (void)cluster, (void)clusters;
 
     roofline::cluster::sync();  // the other block may still arrive on our empty barriers until here
 }

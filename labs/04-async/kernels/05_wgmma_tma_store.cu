@@ -81,7 +81,6 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_wgmma_tma_store(const __grid
     auto base = (reinterpret_cast<std::uintptr_t>(shared_raw) + 1023) & ~std::uintptr_t(1023);
     auto& shared = *reinterpret_cast<SharedStorage*>(base);
 
-    const int warpgroup = threadIdx.x / 128;
     const int rank = int(roofline::cluster::block_rank());
     const int pairs_m = M / (kBlockM * kClusterSize), tiles_n = N / kBlockN, pairs = pairs_m * tiles_n;
     const int k_slices = K / kBlockK;
@@ -99,6 +98,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_wgmma_tma_store(const __grid
     // TODO: the producer warpgroup and the two consumer warpgroups: your part 4, with
     // store_tile_tma(accumulator, shared, &c_map, tile_m, tile_n, consumer) after each tile.
     (void)rank, (void)pairs, (void)k_slices, (void)cluster, (void)clusters;
+    const int warpgroup = threadIdx.x / 128;
     if (warpgroup > 0) {
         if (threadIdx.x % 128 == 0) roofline::tma::wait_stores<0>();  // C is in global memory
     }
