@@ -4,6 +4,8 @@
 // data/sanitizer/ are hand-written from the tools' documented layouts (each says so).
 #include "byte_calibration.hpp"
 #include "diagnosis.hpp"
+#include "hardware.hpp"
+#include "lab_spec.hpp"
 #include "ncu_csv.hpp"
 #include "ncu_metrics.hpp"
 #include "profile_report.hpp"
@@ -11,6 +13,7 @@
 #include "test_support.hpp"
 
 #include <cmath>
+#include <map>
 
 using namespace roofline;
 using namespace roofline_test;
@@ -341,4 +344,36 @@ TEST_CASE("roofline diagnose records a cause; profile says whether the counters 
     CHECK(contains(profiled.out, "diagnosis you named uncoalesced: the counters do not show it"));
     auto json = run_cli(course_flags() + " profile 06-profile/copy_transposed_fp32 --json --log " + log + " --csv " + fixture);
     CHECK(nlohmann::json::parse(json.out)["diagnosis"]["matches_counters"] == false);
+}
+
+// Lab 06 as it ran on the H200 (data/ncu/h200-2026-11-30/): each given kernel shows the defect
+// it was built with, and each fix shows none, the roof binding. This is what
+// scripts/device/profile.sh checks on the GPU, kept here as fixtures.
+TEST_CASE("lab 06's real profiles: the given kernels show their defects, the fixes reach a roof",
+          "[profile][diagnose]") {
+    auto lab = load_lab(repo_root() / "labs" / "06-profile" / "lab.yaml");
+    const std::map<std::string, std::string> defect{{"copy_transposed_fp32", "uncoalesced"},
+                                                    {"copy_scattered_fp32", "traversal_order"},
+                                                    {"copy_staged_fp32", "occupancy"},
+                                                    {"row_sum_bank_conflict_bf16", "bank_conflicts"},
+                                                    {"fma_few_warps_fp32", "occupancy"}};
+    for (const auto& [variant_name, cause] : defect) {
+        const auto& variant = lab.variant(variant_name);
+        for (const std::string edition : {"given", "solutions"}) {
+            INFO(edition << " " << variant_name);
+            auto csv = parse_fixture("h200-2026-11-30/" + edition + "-" + variant_name + ".ncu.csv");
+            REQUIRE(csv.launches.size() >= 1);
+            ProfileInput input = copy_input(csv);
+            input.target = "06-profile/" + variant_name;
+            input.model = lab.work(variant, variant.timed);
+            // The run's ceilings: that machine had no measured ones, so the H200's datasheet.
+            const auto h200 = load_profile(repo_root() / "hardware" / "h200-sxm.yaml");
+            const auto ceiling = h200.datasheet_ceiling(variant.dtype);
+            input.dram_bytes_per_s = ceiling.bandwidth_tbs * 1e12;
+            input.peak_flops_per_s = ceiling.peak_tflops * 1e12;
+            auto shown = causes_shown(build_profile_report(input));
+            if (edition == "given") CHECK(std::find(shown.begin(), shown.end(), cause) != shown.end());
+            else CHECK(shown == std::vector<std::string>{"at_roof"});
+        }
+    }
 }

@@ -205,7 +205,10 @@ void launch_fused(const DecodeLayer& l, cudaStream_t stream) {
     const int splits = std::min(kMaxSplits, blocks_for(positions, 32));
     const int chunk = blocks_for(positions, splits);
     qkv_kernel<<<blocks_for(3LL * l.hidden / 2, kWarps), kWarps * 32, 0, stream>>>(l, s + at.qkv);
-    attention_partial_kernel<<<dim3(splits, l.heads), kAttentionThreads, chunk * sizeof(float), stream>>>(
+    // weights[] rounded up to whole float4s: the compiler reads it in vectors of up to four, and
+    // compute-sanitizer caught a 12-byte read past a 2-float slice (H200, 2026-11-30).
+    const std::size_t weights_bytes = std::size_t(blocks_for(chunk, 4)) * 4 * sizeof(float);
+    attention_partial_kernel<<<dim3(splits, l.heads), kAttentionThreads, weights_bytes, stream>>>(
         l, s + at.qkv, s + at.partial, chunk);
     attention_combine_kernel<<<l.heads, kHeadDim, 0, stream>>>(s + at.partial, s + at.o, splits);
     gemv_residual_kernel<__nv_bfloat16, float><<<blocks_for(l.hidden, kWarps), kWarps * 32, 0, stream>>>(
