@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 13 on one GPU: the class of scripts/make_test_submissions.sh (22 ordinary, one named
+# Trusted grading on one GPU: the class of scripts/make_test_submissions.sh (22 ordinary, one named
 # with markup, and 8 hostile submissions of lab 01) graded by `roofline batch` with the instructor's hidden
 # file, first inside the bubblewrap sandbox, then without it, and checks every outcome of
 # the sandboxed run against expected.csv. Prints both wall times (the sandbox's cost).
