@@ -210,4 +210,45 @@ std::string warp_specialized_pipeline_svg(int stages, int slices, double latency
     return c.finish(0, 0);
 }
 
+std::string swizzle_bank_map_svg(int highlight) {
+    constexpr int kRows = 8, kChunks = 8;
+    constexpr double kCell = 46, kRowHeight = 26, kGap = 70;
+    SvgCanvas c;
+    c.text(12, 24, fmt::format("Chunk {} of 8 rows of 128 bytes: where a warp's 8 reads land", highlight), kTitleFont,
+           "start", "font-weight='bold'");
+    const double top = 78, label_width = 56;
+    auto panel = [&](double left, const std::string& title, bool swizzled) {
+        c.text(left + label_width, top - 34, title, kFont, "start", "font-weight='bold'");
+        c.text(left, top - 8, "banks", kSmallFont);
+        for (int q = 0; q < kChunks; ++q) {
+            c.text(left + label_width + kCell * (q + 0.5), top - 8, fmt::format("{}-{}", 4 * q, 4 * q + 3), kSmallFont,
+                   "middle");
+        }
+        for (int row = 0; row < kRows; ++row) {
+            double y = top + kRowHeight * row;
+            c.text(left, y + kRowHeight - 8, fmt::format("row {}", row), kSmallFont);
+            for (int physical = 0; physical < kChunks; ++physical) {
+                // The cell at physical chunk p holds logical chunk p ^ (row % 8) when swizzled.
+                int logical = swizzled ? physical ^ (row % kRows) : physical;
+                bool marked = logical == highlight;
+                rect(c, left + label_width + kCell * physical, y, kCell, kRowHeight, marked ? kMma : "#ffffff",
+                     marked ? (swizzled ? " class='swizzled'" : " class='plain'") : "");
+                c.text(left + label_width + kCell * (physical + 0.5), y + kRowHeight - 8, std::to_string(logical),
+                       kSmallFont, "middle", marked ? "font-weight='bold'" : "");
+            }
+        }
+    };
+    panel(12, "no swizzle: chunk q of row i at q", false);
+    const double right_panel = 12 + label_width + kCell * kChunks + kGap;
+    panel(right_panel, "128B swizzle: chunk q of row i at q ^ (i % 8)", true);
+    const double bottom = top + kRowHeight * kRows + 24;
+    c.text(12, bottom, fmt::format("Left: all 8 reads of chunk {} fall in banks {}-{}, an 8-way conflict.", highlight,
+                                   4 * highlight, 4 * highlight + 3),
+           kFont);
+    c.text(12, bottom + kLine, "Right: the 8 reads land in 8 different chunks, all 32 banks once: no conflict.", kFont);
+    c.text(12, bottom + 2 * kLine, "Each cell shows the logical chunk it holds; a row's chunks are only permuted.",
+           kFont);
+    return c.finish(0, 0);
+}
+
 }  // namespace roofline

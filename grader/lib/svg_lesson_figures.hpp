@@ -18,4 +18,10 @@ std::string mbarrier_ring_svg(int stages);
 // Not measured: the schedule is computed from those three numbers.
 std::string warp_specialized_pipeline_svg(int stages, int slices, double latency_slots);
 
+// Lesson 09, section 8: shared memory as rows of 128 bytes (8 chunks of 16 bytes, 4 banks
+// each), without a swizzle and with the 128-byte one (chunk q of row i stored at q ^ (i % 8)),
+// each cell labelled with the logical chunk it holds; logical chunk `highlight` is marked in
+// every row, so a warp reading that column of chunks sees where its 8 reads land.
+std::string swizzle_bank_map_svg(int highlight);
+
 }  // namespace roofline

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 #include <cstdlib>
 #include <regex>
 
@@ -324,7 +325,8 @@ namespace {
 // The diagrams lessons/figures/ holds, each with the code that draws it.
 std::vector<std::pair<std::string, std::string>> lesson_figures() {
     return {{"mbarrier-ring.svg", mbarrier_ring_svg(4)},
-            {"warp-specialized-pipeline.svg", warp_specialized_pipeline_svg(4, 8, 2.5)}};
+            {"warp-specialized-pipeline.svg", warp_specialized_pipeline_svg(4, 8, 2.5)},
+            {"swizzle-bank-map.svg", swizzle_bank_map_svg(2)}};
 }
 
 // The MMA bars of consumer warpgroup 1, left to right: {x, width}.
@@ -376,6 +378,22 @@ TEST_CASE("lesson figures: a deep enough ring keeps the MMAs back to back; a sha
     int waits = 0;
     for (std::size_t k = 1; k < gaps.size(); ++k) waits += gaps[k].first > gaps[k - 1].first + gaps[k - 1].second + 1;
     CHECK(waits == 3);
+}
+
+TEST_CASE("lesson figures: the swizzle spreads a column of chunks over all 32 banks, no swizzle piles it on 4",
+          "[pictures]") {
+    for (int chunk = 0; chunk < 8; ++chunk) {
+        INFO("chunk " << chunk);
+        Picture picture(swizzle_bank_map_svg(chunk));
+        picture.check_labels_fit();
+        std::set<double> plain_columns, swizzled_columns;
+        for (const auto& tag : picture.tags("rect", "plain")) plain_columns.insert(number_attribute(tag, "x"));
+        for (const auto& tag : picture.tags("rect", "swizzled")) swizzled_columns.insert(number_attribute(tag, "x"));
+        CHECK(picture.tags("rect", "plain").size() == 8);
+        CHECK(plain_columns.size() == 1);     // one bank group, 8 times
+        CHECK(picture.tags("rect", "swizzled").size() == 8);
+        CHECK(swizzled_columns.size() == 8);  // 8 bank groups, once each
+    }
 }
 
 TEST_CASE("lesson figures: the files in lessons/figures are the ones the code draws", "[pictures]") {
