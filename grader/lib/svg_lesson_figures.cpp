@@ -251,4 +251,33 @@ std::string swizzle_bank_map_svg(int highlight) {
     return c.finish(0, 0);
 }
 
+std::string coalescing_svg() {
+    constexpr int kSide = 32;  // 32 fp32 = one 128-byte line per row
+    constexpr double kCell = 8, kGap = 90;
+    SvgCanvas c;
+    c.text(12, 24, "One warp, one load instruction: how many 128-byte lines it touches", kTitleFont, "start",
+           "font-weight='bold'");
+    const double top = 84;
+    auto panel = [&](double left, const std::vector<std::string>& title, const std::string& tag, bool along_m) {
+        for (std::size_t i = 0; i < title.size(); ++i) {
+            c.text(left, top - 40 + kLine * double(i), title[i], kFont, "start", i == 0 ? "font-weight='bold'" : "");
+        }
+        const int picked = 5;  // the k (rung 1) or the row (rung 2) this load reads
+        for (int row = 0; row < kSide; ++row) {
+            for (int col = 0; col < kSide; ++col) {
+                bool read = along_m ? col == picked : row == picked;
+                rect(c, left + kCell * col, top + kCell * row, kCell, kCell, read ? kMma : "#ffffff",
+                     read ? " class='" + tag + "'" : "");
+            }
+        }
+        c.text(left, top + kCell * kSide + 16, "each row: one 128-byte line (32 x fp32)", kSmallFont);
+    };
+    panel(12, {"Rung 1: threadIdx.x along M", "A[row .. row+31][k]: 32 lines"}, "rung1", true);
+    panel(12 + kCell * kSide + kGap, {"Rung 2: threadIdx.x along N", "B[k][col .. col+31]: 1 line"}, "rung2", false);
+    const double bottom = top + kCell * kSide + 44;
+    c.text(12, bottom, "Same arithmetic, same number of loads; rung 1's load asks the memory system for 32 lines,", kFont);
+    c.text(12, bottom + kLine, "rung 2's for one (and A[row][k] becomes one address broadcast to the warp).", kFont);
+    return c.finish(0, 0);
+}
+
 }  // namespace roofline

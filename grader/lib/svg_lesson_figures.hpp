@@ -24,4 +24,9 @@ std::string warp_specialized_pipeline_svg(int stages, int slices, double latency
 // every row, so a warp reading that column of chunks sees where its 8 reads land.
 std::string swizzle_bank_map_svg(int highlight);
 
+// Lesson 02, section 3: what one warp's load touches in a row-major fp32 matrix whose rows are
+// 128-byte lines: rung 1 (threadIdx.x along M) reads one element from each of 32 rows, 32
+// lines; rung 2 (threadIdx.x along N) reads 32 neighbours of one row, one line.
+std::string coalescing_svg();
+
 }  // namespace roofline

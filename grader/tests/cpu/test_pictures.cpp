@@ -326,7 +326,8 @@ namespace {
 std::vector<std::pair<std::string, std::string>> lesson_figures() {
     return {{"mbarrier-ring.svg", mbarrier_ring_svg(4)},
             {"warp-specialized-pipeline.svg", warp_specialized_pipeline_svg(4, 8, 2.5)},
-            {"swizzle-bank-map.svg", swizzle_bank_map_svg(2)}};
+            {"swizzle-bank-map.svg", swizzle_bank_map_svg(2)},
+            {"coalescing.svg", coalescing_svg()}};
 }
 
 // The MMA bars of consumer warpgroup 1, left to right: {x, width}.
@@ -394,6 +395,18 @@ TEST_CASE("lesson figures: the swizzle spreads a column of chunks over all 32 ba
         CHECK(picture.tags("rect", "swizzled").size() == 8);
         CHECK(swizzled_columns.size() == 8);  // 8 bank groups, once each
     }
+}
+
+TEST_CASE("lesson figures: rung 1's warp load spans 32 lines, rung 2's one", "[pictures]") {
+    Picture picture(coalescing_svg());
+    picture.check_labels_fit();
+    std::set<double> rung1_lines, rung2_lines;  // a row of the picture is a 128-byte line
+    for (const auto& tag : picture.tags("rect", "rung1")) rung1_lines.insert(number_attribute(tag, "y"));
+    for (const auto& tag : picture.tags("rect", "rung2")) rung2_lines.insert(number_attribute(tag, "y"));
+    CHECK(picture.tags("rect", "rung1").size() == 32);
+    CHECK(picture.tags("rect", "rung2").size() == 32);
+    CHECK(rung1_lines.size() == 32);
+    CHECK(rung2_lines.size() == 1);
 }
 
 TEST_CASE("lesson figures: the files in lessons/figures are the ones the code draws", "[pictures]") {
