@@ -280,4 +280,48 @@ std::string coalescing_svg() {
     return c.finish(0, 0);
 }
 
+std::string tmem_lanes_svg(int accumulator_columns, int warp, int load_column) {
+    constexpr int kLanes = 128, kColumns = 512;
+    constexpr double kLanePx = 2, kColumnPx = 1;
+    SvgCanvas c;
+    c.text(12, 24, "Tensor memory of one SM: 128 lanes x 512 columns of 32-bit cells", kTitleFont, "start",
+           "font-weight='bold'");
+    const double left = 200, top = 70;
+    // The columns' scale above the grid.
+    for (int column = 0; column <= kColumns; column += 128) {
+        c.text(left + kColumnPx * column, top - 8, std::to_string(column), kSmallFont, "middle");
+    }
+    c.text(left + kColumnPx * kColumns + 24, top - 8, "(column)", kSmallFont);
+    // The four lane quarters and who may read them.
+    const char* fills[] = {"#f7fbff", "#deebf7", "#f7fbff", "#deebf7"};
+    for (int quarter = 0; quarter < 4; ++quarter) {
+        double y = top + kLanePx * 32 * quarter;
+        rect(c, left, y, kColumnPx * kColumns, kLanePx * 32, fills[quarter], " class='quarter'");
+        c.text(left - 10, y + kLanePx * 16 + 4,
+               fmt::format("lanes {}-{}: warps {}, {}, ...", 32 * quarter, 32 * quarter + 31, quarter, quarter + 4),
+               kFont, "end");
+    }
+    // The accumulator: row i of C in lane i, column j in column j.
+    rect(c, left, top, kColumnPx * accumulator_columns, kLanePx * kLanes, "none",
+         " class='accumulator' stroke-width='2.5' stroke-dasharray='6 3'");
+    // One load: warp `warp` reads its quarter, 32 columns from load_column.
+    const int quarter = warp % 4;
+    rect(c, left + kColumnPx * load_column, top + kLanePx * 32 * quarter, kColumnPx * 32, kLanePx * 32, kMma,
+         " class='load'");
+    const double bottom = top + kLanePx * kLanes + 26;
+    c.text(left, bottom,
+           fmt::format("dashed: a 128 x {} fp32 accumulator (row i in lane i), {} of the 512 columns",
+                       accumulator_columns, accumulator_columns),
+           kFont);
+    c.text(left, bottom + kLine,
+           fmt::format("orange: warp {} runs tcgen05.ld.32x32b.x32 at column {}: lane i of the warp gets", warp,
+                       load_column),
+           kFont);
+    c.text(left, bottom + 2 * kLine,
+           fmt::format("columns {}-{} of lane {} + i; a warp reaches only lanes 32 (w % 4) .. 32 (w % 4) + 31",
+                       load_column, load_column + 31, 32 * quarter),
+           kFont);
+    return c.finish(0, 0);
+}
+
 }  // namespace roofline

@@ -29,4 +29,10 @@ std::string swizzle_bank_map_svg(int highlight);
 // lines; rung 2 (threadIdx.x along N) reads 32 neighbours of one row, one line.
 std::string coalescing_svg();
 
+// Lesson 05, section 3: one SM's tensor memory, 128 lanes x 512 columns of 32-bit cells: a
+// 128 x `accumulator_columns` fp32 accumulator allocated from column 0, the four lane quarters
+// and the warps (w % 4) that may read each, and one 32x32b.x32 load of warp `warp` at
+// column `load_column` (lane i of the warp gets 32 columns of lane 32 (w % 4) + i).
+std::string tmem_lanes_svg(int accumulator_columns, int warp, int load_column);
+
 }  // namespace roofline

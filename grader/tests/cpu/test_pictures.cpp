@@ -327,7 +327,8 @@ std::vector<std::pair<std::string, std::string>> lesson_figures() {
     return {{"mbarrier-ring.svg", mbarrier_ring_svg(4)},
             {"warp-specialized-pipeline.svg", warp_specialized_pipeline_svg(4, 8, 2.5)},
             {"swizzle-bank-map.svg", swizzle_bank_map_svg(2)},
-            {"coalescing.svg", coalescing_svg()}};
+            {"coalescing.svg", coalescing_svg()},
+            {"tmem-lanes.svg", tmem_lanes_svg(256, 1, 64)}};
 }
 
 // The MMA bars of consumer warpgroup 1, left to right: {x, width}.
@@ -407,6 +408,25 @@ TEST_CASE("lesson figures: rung 1's warp load spans 32 lines, rung 2's one", "[p
     CHECK(picture.tags("rect", "rung2").size() == 32);
     CHECK(rung1_lines.size() == 32);
     CHECK(rung2_lines.size() == 1);
+}
+
+TEST_CASE("lesson figures: a warp's TMEM load lies in its own lane quarter, 32 columns wide", "[pictures]") {
+    for (int warp = 0; warp < 8; ++warp) {
+        INFO("warp " << warp);
+        Picture picture(tmem_lanes_svg(256, warp, 96));
+        picture.check_labels_fit();
+        auto quarters = picture.tags("rect", "quarter");
+        REQUIRE(quarters.size() == 4);
+        const auto& own = quarters[warp % 4];
+        auto load = picture.tags("rect", "load");
+        REQUIRE(load.size() == 1);
+        CHECK(number_attribute(load[0], "y") == Approx(number_attribute(own, "y")));
+        CHECK(number_attribute(load[0], "height") == Approx(number_attribute(own, "height")));
+        CHECK(number_attribute(load[0], "width") * 16 == Approx(number_attribute(own, "width")));  // 32 of 512 columns
+        auto accumulator = picture.tags("rect", "accumulator");
+        REQUIRE(accumulator.size() == 1);
+        CHECK(number_attribute(accumulator[0], "width") * 2 == Approx(number_attribute(own, "width")));  // 256 of 512
+    }
 }
 
 TEST_CASE("lesson figures: the files in lessons/figures are the ones the code draws", "[pictures]") {
