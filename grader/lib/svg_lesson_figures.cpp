@@ -324,4 +324,31 @@ std::string tmem_lanes_svg(int accumulator_columns, int warp, int load_column) {
     return c.finish(0, 0);
 }
 
+std::string tile_walk_svg(int steps, int step) {
+    constexpr double kTile = 44, kStep = 22;  // a T-wide side, a T_K-wide side
+    SvgCanvas c;
+    c.text(12, 24, fmt::format("A block's tile of C walks K: step {} of {}", step + 1, steps), kTitleFont, "start",
+           "font-weight='bold'");
+    // B's column panel on top, A's row panel on the left, C's tile where they cross.
+    const double a_left = 12 + 60, c_left = a_left + kStep * steps + 24, b_top = 60, c_top = b_top + kStep * steps + 24;
+    c.text(c_left + kTile + 10, b_top + kStep * steps / 2, "B: T_K x T tiles", kFont);
+    for (int k = 0; k < steps; ++k) {
+        bool now = k == step;
+        rect(c, c_left, b_top + kStep * k, kTile, kStep, now ? kMma : (k < step ? kWait : "#ffffff"),
+             now ? " class='b-now'" : " class='b'");
+        rect(c, a_left + kStep * k, c_top, kStep, kTile, now ? kMma : (k < step ? kWait : "#ffffff"),
+             now ? " class='a-now'" : " class='a'");
+    }
+    c.text(12, c_top - 8, "A: T x T_K tiles", kFont);
+    rect(c, c_left, c_top, kTile, kTile, kCopy, " class='c'");
+    c.text(c_left + kTile / 2, c_top + kTile / 2 + 4, "C", kFont, "middle", "font-weight='bold'");
+    const double bottom = c_top + kTile + 28;
+    c.text(12, bottom, "Orange: the two tiles this step brings into shared memory (the same k range of A and B);",
+           kFont);
+    c.text(12, bottom + kLine, "grey: steps done, their products already added into the C tile, which stays on chip.",
+           kFont);
+    c.text(12, bottom + 2 * kLine, "Per step: (T + T) T_K elements loaded, 2 T T T_K FLOPs: T FLOPs per element.", kFont);
+    return c.finish(0, 0);
+}
+
 }  // namespace roofline

@@ -35,4 +35,9 @@ std::string coalescing_svg();
 // column `load_column` (lane i of the warp gets 32 columns of lane 32 (w % 4) + i).
 std::string tmem_lanes_svg(int accumulator_columns, int warp, int load_column);
 
+// Lesson 02, section 2: a thread block's T x T tile of C = A B walks K in `steps` steps of
+// T_K: at step `step` it brings A's T x T_K tile and B's T_K x T tile (the same k range of
+// each) into shared memory and adds their product into its C tile.
+std::string tile_walk_svg(int steps, int step);
+
 }  // namespace roofline

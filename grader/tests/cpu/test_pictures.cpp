@@ -328,7 +328,8 @@ std::vector<std::pair<std::string, std::string>> lesson_figures() {
             {"warp-specialized-pipeline.svg", warp_specialized_pipeline_svg(4, 8, 2.5)},
             {"swizzle-bank-map.svg", swizzle_bank_map_svg(2)},
             {"coalescing.svg", coalescing_svg()},
-            {"tmem-lanes.svg", tmem_lanes_svg(256, 1, 64)}};
+            {"tmem-lanes.svg", tmem_lanes_svg(256, 1, 64)},
+            {"tile-walk.svg", tile_walk_svg(8, 2)}};
 }
 
 // The MMA bars of consumer warpgroup 1, left to right: {x, width}.
@@ -426,6 +427,28 @@ TEST_CASE("lesson figures: a warp's TMEM load lies in its own lane quarter, 32 c
         auto accumulator = picture.tags("rect", "accumulator");
         REQUIRE(accumulator.size() == 1);
         CHECK(number_attribute(accumulator[0], "width") * 2 == Approx(number_attribute(own, "width")));  // 256 of 512
+    }
+}
+
+TEST_CASE("lesson figures: each step of the K walk takes the same k range of A and of B", "[pictures]") {
+    for (int step = 0; step < 8; ++step) {
+        INFO("step " << step);
+        Picture picture(tile_walk_svg(8, step));
+        picture.check_labels_fit();
+        CHECK(picture.tags("rect", "a").size() + picture.tags("rect", "a-now").size() == 8);
+        CHECK(picture.tags("rect", "b").size() + picture.tags("rect", "b-now").size() == 8);
+        auto a_now = picture.tags("rect", "a-now"), b_now = picture.tags("rect", "b-now");
+        REQUIRE(a_now.size() == 1);
+        REQUIRE(b_now.size() == 1);
+        // A's tiles step along x, B's along y, from the same origin: the same index k on both.
+        double a_first = 1e9, b_first = 1e9;
+        for (const auto& tag : picture.tags("rect", "a")) a_first = std::min(a_first, number_attribute(tag, "x"));
+        for (const auto& tag : picture.tags("rect", "b")) b_first = std::min(b_first, number_attribute(tag, "y"));
+        a_first = std::min(a_first, number_attribute(a_now[0], "x"));
+        b_first = std::min(b_first, number_attribute(b_now[0], "y"));
+        const double width = number_attribute(a_now[0], "width"), height = number_attribute(b_now[0], "height");
+        CHECK((number_attribute(a_now[0], "x") - a_first) / width == Approx(step));
+        CHECK((number_attribute(b_now[0], "y") - b_first) / height == Approx(step));
     }
 }
 
