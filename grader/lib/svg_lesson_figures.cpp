@@ -351,4 +351,48 @@ std::string tile_walk_svg(int steps, int step) {
     return c.finish(0, 0);
 }
 
+std::string warp_tile_svg(int lane) {
+    constexpr int kBlock = 128, kWarpM = 32, kWarpN = 64, kSubM = 16, kSubN = 32, kPiece = 4;
+    constexpr double kBlockPx = 1.25, kZoomPx = 6;
+    SvgCanvas c;
+    c.text(12, 24, fmt::format("Rung 7: block tile, warp tile, and the four 4 x 4 pieces of lane {}", lane),
+           kTitleFont, "start", "font-weight='bold'");
+    const double top = 64, left = 12;
+    // The block tile: 4 x 2 warps.
+    const std::string block_caption = "block tile 128 x 128: 4 x 2 warp tiles";
+    c.text(left, top - 10, block_caption, kFont);
+    for (int wm = 0; wm < kBlock / kWarpM; ++wm) {
+        for (int wn = 0; wn < kBlock / kWarpN; ++wn) {
+            bool first = wm == 0 && wn == 0;
+            double x = left + kBlockPx * kWarpN * wn, y = top + kBlockPx * kWarpM * wm;
+            rect(c, x, y, kBlockPx * kWarpN, kBlockPx * kWarpM, first ? kCopy : "#ffffff");
+            c.text(x + kBlockPx * kWarpN / 2, y + kBlockPx * kWarpM / 2 + 4, fmt::format("warp {}", 2 * wm + wn),
+                   kSmallFont, "middle");
+        }
+    }
+    // The first warp's tile, enlarged: 2 x 2 sub-tiles, each 4 x 8 lanes of 4 x 4 pieces.
+    const double zoom_left = left + std::max(kBlockPx * kBlock, text_width(block_caption, kFont)) + 40;
+    c.text(zoom_left, top - 10, "warp 0's tile, 32 x 64: 2 x 2 sub-tiles of 16 x 32 (numbers: the owning lane)",
+           kFont);
+    for (int row = 0; row < kWarpM; row += kPiece) {
+        for (int col = 0; col < kWarpN; col += kPiece) {
+            int owner = ((row % kSubM) / kPiece) * 8 + (col % kSubN) / kPiece;
+            bool mine = owner == lane;
+            double x = zoom_left + kZoomPx * col, y = top + kZoomPx * row;
+            rect(c, x, y, kZoomPx * kPiece, kZoomPx * kPiece, mine ? kMma : ((row / kSubM + col / kSubN) % 2 ? "#f0f0f0" : "#ffffff"),
+                 mine ? " class='lane-piece'" : " class='piece'");
+            c.text(x + kZoomPx * kPiece / 2, y + kZoomPx * kPiece / 2 + 3, std::to_string(owner), kSmallFont - 2,
+                   "middle", mine ? "font-weight='bold'" : "");
+        }
+    }
+    const double bottom = top + kZoomPx * kWarpM + 28;
+    c.text(12, bottom, fmt::format("Lane {} owns rows {}-{} and {}-{}, columns {}-{} and {}-{} of the warp tile: 64 outputs.",
+                                   lane, 4 * (lane / 8), 4 * (lane / 8) + 3, 16 + 4 * (lane / 8), 16 + 4 * (lane / 8) + 3,
+                                   4 * (lane % 8), 4 * (lane % 8) + 3, 32 + 4 * (lane % 8), 32 + 4 * (lane % 8) + 3),
+           kFont);
+    c.text(12, bottom + kLine, "In one step the 32 lanes read 32 + 64 consecutive floats of a k row: 64 or 128 contiguous bytes", kFont);
+    c.text(12, bottom + 2 * kLine, "per 16-byte load, no bank conflicts.", kFont);
+    return c.finish(0, 0);
+}
+
 }  // namespace roofline

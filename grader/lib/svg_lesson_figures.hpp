@@ -40,4 +40,10 @@ std::string tmem_lanes_svg(int accumulator_columns, int warp, int load_column);
 // each) into shared memory and adds their product into its C tile.
 std::string tile_walk_svg(int steps, int step);
 
+// Lesson 02, rung 7 (warp tiling): the 128 x 128 block tile as 4 x 2 warp tiles of 32 x 64,
+// and one warp tile as 2 x 2 sub-tiles of 16 x 32, each a 4 x 8 grid of lanes owning 4 x 4
+// pieces; lane `lane`'s four pieces (rows {0..3, 16..19} + 4 (lane / 8), columns
+// {0..3, 32..35} + 4 (lane % 8)) are marked.
+std::string warp_tile_svg(int lane);
+
 }  // namespace roofline

@@ -329,7 +329,8 @@ std::vector<std::pair<std::string, std::string>> lesson_figures() {
             {"swizzle-bank-map.svg", swizzle_bank_map_svg(2)},
             {"coalescing.svg", coalescing_svg()},
             {"tmem-lanes.svg", tmem_lanes_svg(256, 1, 64)},
-            {"tile-walk.svg", tile_walk_svg(8, 2)}};
+            {"tile-walk.svg", tile_walk_svg(8, 2)},
+            {"warp-tile.svg", warp_tile_svg(9)}};
 }
 
 // The MMA bars of consumer warpgroup 1, left to right: {x, width}.
@@ -450,6 +451,30 @@ TEST_CASE("lesson figures: each step of the K walk takes the same k range of A a
         CHECK((number_attribute(a_now[0], "x") - a_first) / width == Approx(step));
         CHECK((number_attribute(b_now[0], "y") - b_first) / height == Approx(step));
     }
+}
+
+TEST_CASE("lesson figures: each lane of the warp tile owns four pieces, and the lanes cover the tile once", "[pictures]") {
+    std::set<std::pair<double, double>> covered;
+    for (int lane = 0; lane < 32; ++lane) {
+        INFO("lane " << lane);
+        Picture picture(warp_tile_svg(lane));
+        if (lane == 0) picture.check_labels_fit();
+        auto mine = picture.tags("rect", "lane-piece");
+        REQUIRE(mine.size() == 4);
+        CHECK(picture.tags("rect", "piece").size() == 128 - 4);  // 32 x 64 in 4 x 4 pieces
+        std::set<double> xs, ys;
+        for (const auto& tag : mine) {
+            xs.insert(number_attribute(tag, "x"));
+            ys.insert(number_attribute(tag, "y"));
+            CHECK(covered.insert({number_attribute(tag, "x"), number_attribute(tag, "y")}).second);
+        }
+        CHECK(xs.size() == 2);  // columns c and c + 32
+        CHECK(ys.size() == 2);  // rows r and r + 16
+        const double piece = number_attribute(mine[0], "width");
+        CHECK((*xs.rbegin() - *xs.begin()) / piece == Approx(8));  // 32 columns apart
+        CHECK((*ys.rbegin() - *ys.begin()) / piece == Approx(4));  // 16 rows apart
+    }
+    CHECK(covered.size() == 128);
 }
 
 TEST_CASE("lesson figures: the files in lessons/figures are the ones the code draws", "[pictures]") {
