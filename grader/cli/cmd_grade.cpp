@@ -76,12 +76,12 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
     trace_stage("grade: start");
     auto ws = context.build_workspace();
     std::vector<std::pair<std::string, std::string>> targets;
-    std::string lab_name;
+    std::string lab_name, variant_name;
     if (f.all) {
         if (f.target.find('/') != std::string::npos) throw InputError("--all takes a lab (e.g. 02-gemm), not LAB/VARIANT");
         lab_name = f.target;
     } else {
-        lab_name = split_target(f.target).first;
+        std::tie(lab_name, variant_name) = split_target(f.target);
         if (!std::filesystem::exists(ws.lab_yaml(lab_name))) {
             throw InputError(fmt::format("no lab '{}' under {}; see `roofline list`", lab_name, ws.labs_dir().string()));
         }
@@ -91,7 +91,7 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
     if (f.all) {
         for (const auto& v : lab_context.lab.variants) targets.emplace_back(lab_context.lab.id, v.name);
     } else {
-        targets.emplace_back(lab_name, split_target(f.target).second);
+        targets.emplace_back(lab_name, variant_name);
     }
     std::vector<std::pair<std::string, GradeOutcome>> rows;
     nlohmann::json all_json = nlohmann::json::array();

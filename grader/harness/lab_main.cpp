@@ -14,6 +14,7 @@
 #include "registry.hpp"
 
 #include "lab_job.hpp"
+#include "stage_trace.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cuda_profiler_api.h>
@@ -91,19 +92,9 @@ std::string& last_stage() {
 }
 
 // Progress for the parent: if this process hangs or dies, the last stage names where.
-// With ROOFLINE_TRACE set: when each step of a job began, in ms since the program started
-// (where a job's time goes; `roofline grade` traces its own stages the same way).
-void trace_mark(const std::string& what) {
-    static const bool enabled = std::getenv("ROOFLINE_TRACE") != nullptr;
-    static const auto began = std::chrono::steady_clock::now();
-    if (!enabled) return;
-    auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
-    std::fprintf(stderr, "[trace %9.2f ms] %s\n", ms, what.c_str());
-}
-
 void stage(const std::string& what) {
     last_stage() = what;
-    trace_mark(what);
+    roofline::trace_stage(what);
     std::fprintf(stderr, "roofline-stage: %s\n", what.c_str());
     std::fflush(stderr);
 }
@@ -152,7 +143,7 @@ json check_once(Problem& problem, InputGuard& guard, const Shape& shape, std::ui
     problem.fill_inputs(seed, stream);
     guard.snapshot(problem.inputs(), stream);
     problem.poison_outputs(stream);
-    trace_mark("  inputs filled and snapshotted, outputs poisoned");
+    roofline::trace_stage("  inputs filled and snapshotted, outputs poisoned");
     if (watch) LaunchWatch::instance().start(stream);
     // Only the variant's own launch lies inside the range a profiler is told to record.
     if (profiled) {
@@ -165,16 +156,16 @@ json check_once(Problem& problem, InputGuard& guard, const Shape& shape, std::ui
     if (profiled) CUDA_CHECK(cudaProfilerStop());
     auto launched = watch ? LaunchWatch::instance().stop() : WatchedWork{};
     CUDA_CHECK(cudaGetLastError());
-    trace_mark("  launched");
+    roofline::trace_stage("  launched");
     auto changes = guard.changes(problem.inputs(), stream);
-    trace_mark("  inputs compared with the snapshot");
+    roofline::trace_stage("  inputs compared with the snapshot");
     VerifyReport report;
     if (changes.empty()) {
         report = problem.verify(tolerance, stream);
     } else {
         report.verdict = describe_changes(changes);
     }
-    trace_mark("  verified");
+    roofline::trace_stage("  verified");
     return {{"shape", shape},
             {"seed", seed},
             {"when", when},
@@ -334,7 +325,7 @@ int run(const Job& job, json& result) {
         if (!also_name.empty())
             targets.push_back({"also measured", [&](cudaStream_t s) { problem->launch_also_measured(s); }});
         auto measured = measure_interleaved(targets, measure_config_of(job), stream);
-        trace_mark(fmt::format("  timed: {} + {} samples", measured.stats[0].samples_s.size(), measured.stats[1].samples_s.size()));
+        roofline::trace_stage(fmt::format("  timed: {} + {} samples", measured.stats[0].samples_s.size(), measured.stats[1].samples_s.size()));
         // The inputs the timed launches read are still those of the last check.
         auto timing_changes = guard.changes(problem->inputs(), stream);
         result["timing"] = {{"variant", to_json(measured.stats[0])},
@@ -373,7 +364,7 @@ int run(const Job& job, json& result) {
         }
     }
     if (job.mode == JobMode::timeline) result["timeline"] = record_timeline(*problem, job, stream);
-    trace_mark("job done");
+    roofline::trace_stage("job done");
     set_status(result, JobStatus::ok);
     return 0;
 }

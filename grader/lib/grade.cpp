@@ -68,10 +68,6 @@ protocol::Job lab_job(const LabSpec& lab, const VariantSpec& variant, protocol::
 
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point began) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-}
-
 // The variant's verify shapes (those its divisibility allows; `skipped` says which not)
 // and, but for a correctness-only run, its timed shape.
 protocol::Job variant_job(const LabSpec& lab, const VariantSpec& variant, protocol::JobMode mode, std::uint64_t seed,

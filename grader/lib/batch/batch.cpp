@@ -1,4 +1,5 @@
 #include "batch/batch.hpp"
+#include "stage_trace.hpp"
 #include "file_text.hpp"
 
 #include "batch/build_kit.hpp"
@@ -128,10 +129,6 @@ struct Ready {
     StagedSubmission staged;
     double build_s = 0;
 };
-
-double seconds_since(std::chrono::steady_clock::time_point began) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-}
 
 class Batch {
 public:
