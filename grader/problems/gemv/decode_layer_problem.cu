@@ -10,6 +10,7 @@
 #include "roofline/decode_layer.cuh"
 
 #include "../../harness/registry.hpp"
+#include "model.hpp"
 
 #include <climits>
 #include <cmath>
@@ -160,8 +161,8 @@ public:
         reference_ = DeviceArray<float>(H);
         // x, a, qkv (3H), o, attention out, h, b, d: 10 H; gate_up 2F, act F; scores.
         ref_ = DeviceArray<double>(10 * H + 3 * F + std::size_t(heads_) * (cache_ + 1));
-        const auto work = decode_layer_bytes();
-        peer_bytes_ = std::size_t(work / 2);
+        const double layer_bytes = decode_layer_work(hidden_, heads_, ffn_, cache_).bytes;
+        peer_bytes_ = std::size_t(layer_bytes / 2);
         peer_scratch_ = harness::DeviceBytes(peer_bytes_ + 1);
         peer_source_ = harness::DeviceBytes(peer_bytes_ + 1);
     }
@@ -240,11 +241,6 @@ public:
     }
 
 private:
-    double decode_layer_bytes() const {  // model.hpp's decode_layer_work, bytes only
-        const double H = hidden_, F = ffn_;
-        return 2 * (4 * H * H + 3 * F * H + 2 * H + 2.0 * heads_ * cache_ * kHeadDim) + 4 * H;
-    }
-
     DecodeLayerLaunch launch_;
     int hidden_ = 0, heads_ = 0, ffn_ = 0, cache_ = 0;
     DeviceArray<__nv_bfloat16> x_, attn_norm_, mlp_norm_, w_qkv_, w_o_, w_gate_up_, w_down_, k_cache_, v_cache_, y_;
