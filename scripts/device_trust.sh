@@ -68,6 +68,18 @@ for err in pathlib.Path(sys.argv[1]).glob("*/grade-stderr.txt"):
     if marks: walls.append(marks[-1][0] / 1000)
 print("   roofline grade, start to report, summed over %d submissions: %.1f s" % (len(walls), sum(walls)))
 for name, seconds in stages.most_common(12): print("     %-34s %6.2f s" % (name, seconds))
+# The lab programs' own marks ("[lab trace N ...]", forwarded by the grader): per stage, digits folded.
+lab_stages = collections.Counter(); lab_counts = collections.Counter()
+for err in pathlib.Path(sys.argv[1]).glob("*/grade-stderr.txt"):
+    by_program = collections.defaultdict(list)
+    for m in re.finditer(r"\[lab trace (\S+) +([0-9.]+) ms\] (.*)", err.read_text()):
+        by_program[m.group(1)].append((float(m.group(2)), re.sub(r"[0-9]+", "#", m.group(3).strip())))
+    for marks in by_program.values():
+        for (t0, name), (t1, _) in zip(marks, marks[1:]):
+            lab_stages[name] += (t1 - t0) / 1000; lab_counts[name] += 1
+print("   inside the lab programs, summed (time from each mark to the next):")
+for name, seconds in lab_stages.most_common(16):
+    print("     %-60s %6.2f s (%d)" % (name[:60], seconds, lab_counts[name]))
 PY
 t_plain=skipped
 if [[ "${SKIP_PLAIN:-0}" != 1 ]]; then

@@ -53,6 +53,7 @@ public:
 private:
     bool start();
     bool send(const std::string& line);
+    void forward_trace() const;
 
     std::filesystem::path executable_, work_dir_, output_file_;
     std::optional<DeviceInfo> device_;
