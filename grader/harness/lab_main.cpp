@@ -99,15 +99,20 @@ void stage(const std::string& what) {
     std::fflush(stderr);
 }
 
-json device_info() {
-    int device = 0;
-    cudaDeviceProp prop{};
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-    return {{"name", prop.name},
-            {"sm_count", prop.multiProcessorCount},
-            {"l2_bytes", prop.l2CacheSize},
-            {"compute_capability", fmt::format("{}.{}", prop.major, prop.minor)}};
+// Read once per process: cudaGetDeviceProperties asks the driver for every property,
+// some of them slowly, and a program serves hundreds of jobs on the same device.
+const json& device_info() {
+    static const json info = [] {
+        int device = 0;
+        cudaDeviceProp prop{};
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+        return json{{"name", prop.name},
+                    {"sm_count", prop.multiProcessorCount},
+                    {"l2_bytes", prop.l2CacheSize},
+                    {"compute_capability", fmt::format("{}.{}", prop.major, prop.minor)}};
+    }();
+    return info;
 }
 
 json to_json(const std::vector<ClockCrossCheck>& checks) {
@@ -279,6 +284,7 @@ int run(const Job& job, json& result) {
         ~Stream() { cudaStreamDestroy(handle); }
     } owned_stream;
     cudaStream_t stream = owned_stream.handle;
+    roofline::trace_stage("  device read, stream made");
     auto problem = entry->make();
     InputGuard guard;
     result["checks"] = json::array();

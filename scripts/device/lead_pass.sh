@@ -19,7 +19,9 @@ export PATH=/usr/local/cuda/bin:$PATH
 log "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
 for request in "$@"; do
   step=${request%%:*}; limit=${request#*:}; [[ $limit == "$request" ]] && limit=300
-  dir=$out/$step; mkdir -p "$dir"; began=$(date +%s)
+  dir=$out/$step; repeat=2
+  while [[ -e $dir ]]; do dir=$out/$step-$repeat; repeat=$(( repeat + 1 )); done  # a step named twice runs twice
+  mkdir -p "$dir"; began=$(date +%s)
   case $step in
     build) timeout "$limit" bash -c "cmake -S . -B '$build' -G Ninja -DCMAKE_BUILD_TYPE=Release && cmake --build '$build' --parallel $(nproc) -- -k 0" > "$dir/log.txt" 2>&1 ;;
     gpu-tests) (cd "$build" && timeout "$limit" ctest -L gpu --output-on-failure) > "$dir/log.txt" 2>&1 ;;
