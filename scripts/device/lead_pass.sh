@@ -3,7 +3,8 @@
 # time limit, each logged under OUT_DIR/STEP/, none stopping the next.
 #   bash scripts/device/lead_pass.sh BUILD_DIR OUT_DIR STEP[:SECONDS]...
 # Steps: build, gpu-tests, trust (the hostile class through batch), lab00 (overhead rungs in
-# --all and alone), attention, decode, profile, lab04, layouts, families, teaching.
+# --all and alone), attention, decode, profile, lab04, lab04_repeats, layouts, families, teaching,
+# start-cost (scripts/probes/start_cost.sh).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:?usage: lead_pass.sh BUILD_DIR OUT_DIR STEP[:SECONDS]...}
@@ -26,6 +27,7 @@ for request in "$@"; do
     build) timeout "$limit" bash -c "cmake -S . -B '$build' -G Ninja -DCMAKE_BUILD_TYPE=Release && cmake --build '$build' --parallel $(nproc) -- -k 0" > "$dir/log.txt" 2>&1 ;;
     gpu-tests) (cd "$build" && timeout "$limit" ctest -L gpu --output-on-failure) > "$dir/log.txt" 2>&1 ;;
     trust) OUT=$dir SKIP_PLAIN=${SKIP_PLAIN:-1} timeout "$limit" bash scripts/device_trust.sh "$build" > "$dir/log.txt" 2>&1 ;;
+    start-cost) timeout "$limit" bash scripts/probes/start_cost.sh "$build" > "$dir/summary.txt" 2>&1 ;;
     lab04) LAB04_BUDGET_S=$(( limit - 30 )) timeout "$limit" bash scripts/device/lab04.sh "$build" "$dir" > "$dir/log.txt" 2>&1 ;;
     *) timeout "$limit" bash "scripts/device/$step.sh" "$build" "$dir" > "$dir/log.txt" 2>&1 ;;
   esac
