@@ -56,5 +56,6 @@ void add_explain_command(CLI::App& app, Context& context);
 void add_profile_command(CLI::App& app, Context& context);  // cmd_profile.cpp
 void add_diagnose_command(CLI::App& app, Context& context);
 void add_timeline_command(CLI::App& app, Context& context);  // cmd_timeline.cpp
+void add_hold_gpu_command(CLI::App& app, Context& context);  // hidden, for batch
 
 }  // namespace roofline::cli

@@ -5,6 +5,7 @@
 #include "batch/build_kit.hpp"
 #include "batch/class_report.hpp"
 #include "batch/gpus.hpp"
+#include "batch/gpu_holder.hpp"
 #include "batch/gradebook.hpp"
 #include "batch/grading.hpp"
 #include "batch/hidden.hpp"
@@ -157,6 +158,7 @@ public:
                 }
             });
         }
+        GpuHolder holder(o_.roofline, gpus_, temp_root_);
         std::vector<std::string> workers = gpus_.empty() ? std::vector<std::string>{""} : gpus_;
         for (const auto& gpu : workers) threads.emplace_back([this, gpu] { grade_loop(gpu); });
         for (auto& t : threads) t.join();

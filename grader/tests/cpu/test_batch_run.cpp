@@ -97,3 +97,16 @@ TEST_CASE("batch: a submission that does not compile is named, with the compiler
     CHECK(gradescope["tests"].size() == 9);
     CHECK(contains(read_file(out / "gradebook.csv"), "broken,compile_error,0.00"));
 }
+
+TEST_CASE("batch: the GPU holder ends when its stdin closes, and holds only where there is a GPU", "[batch]") {
+    // roofline batch starts one per GPU and closes its stdin when done; with no GPU it must not linger.
+    auto r = run_cli("hold-gpu < /dev/null");
+    INFO(r.all());
+    if (r.exit_code == 0) {
+        CHECK(r.out == "holding\n");  // a GPU here: it held a context until stdin closed
+    } else {
+        CHECK(r.exit_code == 1);  // none: nothing to hold, nothing printed
+        CHECK(r.out.empty());
+        CHECK(r.err.empty());
+    }
+}
