@@ -53,4 +53,10 @@ void wait_for_event(cudaEvent_t event, double limit_s) {
     wait_with_limit([event] { return cudaEventQuery(event); }, "cudaEventQuery(stop)", limit_s);
 }
 
+bool legacy_stream_busy() {
+    const bool busy = cudaStreamQuery(cudaStreamLegacy) == cudaErrorNotReady;
+    if (busy) (void)cudaGetLastError();  // "not ready" is an answer, not an error to carry
+    return busy;
+}
+
 }  // namespace roofline::harness

@@ -20,4 +20,10 @@ void set_hang_handler(HangHandler handler);
 void wait_for_stream(cudaStream_t stream, double limit_s);
 void wait_for_event(cudaEvent_t event, double limit_s);
 
+// True when the legacy default stream still has work right after a variant's launch
+// function returned: the harness never queues any there, so the variant did (its
+// `stream` argument left out). Work that already finished is not seen: the watched
+// checks (CUPTI) name those; this catches the long launches of the timed shape.
+bool legacy_stream_busy();
+
 }  // namespace roofline::harness

@@ -157,6 +157,8 @@ json check_once(Problem& problem, InputGuard& guard, const Shape& shape, std::ui
     }
     problem.launch_variant(stream);
     CUDA_CHECK(cudaGetLastError());
+    const bool on_legacy_stream = legacy_stream_busy();
+    if (on_legacy_stream) wait_for_stream(cudaStreamLegacy, launch_timeout_s);
     wait_for_stream(stream, launch_timeout_s);
     if (profiled) CUDA_CHECK(cudaProfilerStop());
     auto launched = watch ? LaunchWatch::instance().stop() : WatchedWork{};
@@ -165,7 +167,11 @@ json check_once(Problem& problem, InputGuard& guard, const Shape& shape, std::ui
     auto changes = guard.changes(problem.inputs(), stream);
     roofline::trace_stage("  inputs compared with the snapshot");
     VerifyReport report;
-    if (changes.empty()) {
+    if (on_legacy_stream) {
+        report.verdict = "launched work on a stream other than the one it was given (the legacy default stream: "
+                         "`stream` left out of <<<grid, block, shared, stream>>>): it races the checks and the "
+                         "timer, so its answer and its time mean nothing; launch everything on `stream`";
+    } else if (changes.empty()) {
         report = problem.verify(tolerance, stream);
     } else {
         report.verdict = describe_changes(changes);

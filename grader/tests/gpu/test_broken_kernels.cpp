@@ -115,6 +115,16 @@ TEST_CASE("grade --all: each variant's outcome is the one it gets in a program o
     }
 }
 
+// Graded, the checks before timing are not watched (CUPTI stays out of a timing program):
+// the lab program sees the legacy stream still busy after the launch and names it.
+TEST_CASE("grade: a launch on the legacy default stream is named, not given a random verdict", "[gpu]") {
+    auto r = run_cli(in_fixtures("grade 99-broken-kernels/legacy_stream --score-without-prediction --seed 7"));
+    INFO(r.output);
+    CHECK(r.exit_code == 1);
+    CHECK(contains(r.output, "legacy default stream"));
+    CHECK(contains(r.output, "on a stream other than the one it was given"));
+}
+
 TEST_CASE("grading: a cached answer fails the check after timing; a correct one is scored and logged", "[gpu]") {
     auto log = fixture_root() / "predictions.yaml";
     std::filesystem::remove(log);
