@@ -59,17 +59,21 @@ struct Panel {
     double begin_ns, end_ns;
 };
 
-// The time window of the consumers' intervals whose slices lie in [first, last].
-Panel window(const std::vector<OverlapInterval>& intervals, int k_slices, double first, double last, std::string id,
+// The time consumer 0 spends on slices first..last (counted across tiles): from its wait for
+// slice `first` to its wait for slice last + 1, or to its last interval if there is none.
+// An iteration is a wait for slice k, its wgmma issue and the wait for slice k - 1's MMAs, so
+// the window holds the MMA wait of slice first - 1 and not that of slice last.
+Panel window(const std::vector<OverlapInterval>& consumer0, int k_slices, int first, int last, std::string id,
              std::string title) {
-    Panel panel{std::move(id), std::move(title), 1e300, -1e300};
-    for (const auto& i : intervals) {
-        if (i.role == OverlapRole::producer) continue;
-        double g = global_slice(i, k_slices);
-        if (g < first || g > last) continue;
-        panel.begin_ns = std::min(panel.begin_ns, i.begin_ns);
-        panel.end_ns = std::max(panel.end_ns, i.end_ns);
+    Panel panel{std::move(id), std::move(title), -1, -1};
+    for (const auto& i : consumer0) {
+        if (i.event != OverlapEvent::wait_full) continue;
+        const double g = global_slice(i, k_slices);
+        if (g == first) panel.begin_ns = i.begin_ns;
+        if (g == last + 1) panel.end_ns = i.begin_ns;
     }
+    if (panel.begin_ns < 0) panel.begin_ns = consumer0.front().begin_ns;
+    if (panel.end_ns < 0) panel.end_ns = consumer0.back().end_ns;
     return panel;
 }
 
@@ -101,19 +105,19 @@ std::string overlap_timeline_svg(const OverlapTimeline& timeline, int block) {
 
     const int start_slices = std::min(12, k_slices);
     std::vector<Panel> panels;
-    Panel start = window(intervals, k_slices, 0, start_slices - 1, "start",
+    Panel start = window(consumer0, k_slices, 0, start_slices - 1, "start",
                          fmt::format("The start: the block's first {} K slices", start_slices));
     for (const auto& i : intervals) start.begin_ns = std::min(start.begin_ns, i.begin_ns);
     panels.push_back(start);
     if (tiles >= 2) {
         const int before = std::min(6, k_slices), after = std::min(6, k_slices);
-        panels.push_back(window(intervals, k_slices, k_slices - before, k_slices + after - 1, "steady",
+        panels.push_back(window(consumer0, k_slices, k_slices - before, k_slices + after - 1, "steady",
                                 fmt::format("Steady state and a change of tile: slices {}-{} of the first tile, its "
                                             "epilogue, slices 0-{} of the next",
                                             k_slices - before, k_slices - 1, after - 1)));
     } else {
         const int first = std::max(0, k_slices / 2 - 6), last = std::min(k_slices - 1, first + 11);
-        panels.push_back(window(intervals, k_slices, first, last, "steady",
+        panels.push_back(window(consumer0, k_slices, first, last, "steady",
                                 fmt::format("Steady state: slices {}-{} of the first tile", first, last)));
     }
 

@@ -17,8 +17,9 @@ namespace roofline {
 //     epilogue between them (the middle 12 slices of the first tile if it has one tile).
 // Time runs left to right in units of one steady-state K slice (the median time between
 // consumer 0's successive MMA issues within a tile), the same scale in both panels, so
-// the picture shows the pipeline's shape and not the kernel's speed. Bars are clipped
-// to their panel. Throws InputError if the block has no consumer 0 intervals or fewer
+// the picture shows the pipeline's shape and not the kernel's speed. A panel spans
+// consumer 0's loop iterations for its slices (each: wait for slice k, issue it, wait for
+// slice k - 1's MMAs); the other lanes are shown over the same time, their bars clipped. Throws InputError if the block has no consumer 0 intervals or fewer
 // than two K slices in a tile.
 std::string overlap_timeline_svg(const OverlapTimeline& timeline, int block);
 
