@@ -15,6 +15,7 @@
 #include "svg.hpp"
 #include "svg_canvas.hpp"
 #include "svg_lesson_figures.hpp"
+#include "svg_overlap_timeline.hpp"
 
 #include <fmt/format.h>
 
@@ -322,6 +323,13 @@ TEST_CASE("scatter: one prediction graded twice is one colour, one legend entry;
 
 namespace {
 
+// Lesson 04's overlap timeline draws the CSV beside it: synthetic until the probe
+// (scripts/probes/lab04_overlap_timeline.cu) has measured one; its "# source:" line says which.
+OverlapTimeline lesson_overlap_timeline() {
+    const auto file = fs::path(ROOFLINE_SOURCE_DIR) / "lessons" / "figures" / "overlap-timeline.csv";
+    return read_overlap_timeline(read_file(file), file);
+}
+
 // The diagrams lessons/figures/ holds, each with the code that draws it.
 std::vector<std::pair<std::string, std::string>> lesson_figures() {
     return {{"mbarrier-ring.svg", mbarrier_ring_svg(4)},
@@ -330,7 +338,8 @@ std::vector<std::pair<std::string, std::string>> lesson_figures() {
             {"coalescing.svg", coalescing_svg()},
             {"tmem-lanes.svg", tmem_lanes_svg(256, 1, 64)},
             {"tile-walk.svg", tile_walk_svg(8, 2)},
-            {"warp-tile.svg", warp_tile_svg(9)}};
+            {"warp-tile.svg", warp_tile_svg(9)},
+            {"overlap-timeline.svg", overlap_timeline_svg(lesson_overlap_timeline(), 0)}};
 }
 
 // The MMA bars of consumer warpgroup 1, left to right: {x, width}.
@@ -475,6 +484,133 @@ TEST_CASE("lesson figures: each lane of the warp tile owns four pieces, and the 
         CHECK((*ys.rbegin() - *ys.begin()) / piece == Approx(4));  // 16 rows apart
     }
     CHECK(covered.size() == 128);
+}
+
+namespace {
+
+// One bar of the overlap timeline, read back from the SVG.
+struct TimelineBar {
+    std::string panel, lane, event;
+    int tile, k;
+    double x, width, y;
+};
+
+std::vector<TimelineBar> timeline_bars(const Picture& picture) {
+    std::vector<TimelineBar> bars;
+    for (const auto& tag : picture.tags("rect", "bar")) {
+        bars.push_back({attribute(tag, "data-panel"), attribute(tag, "data-lane"), attribute(tag, "data-event"),
+                        std::stoi(attribute(tag, "data-tile")), std::stoi(attribute(tag, "data-k")),
+                        number_attribute(tag, "x"), number_attribute(tag, "width"), number_attribute(tag, "y")});
+    }
+    return bars;
+}
+
+std::vector<TimelineBar> bars_of(const std::vector<TimelineBar>& bars, const std::string& panel,
+                                 const std::string& lane, const std::string& event = "") {
+    std::vector<TimelineBar> out;
+    for (const auto& b : bars) {
+        if (b.panel == panel && b.lane == lane && (event.empty() || b.event == event)) out.push_back(b);
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.x < b.x; });
+    return out;
+}
+
+// What every overlap timeline must show, measured or synthetic: two panels of three lanes
+// (producer, consumer 0, consumer 1, top to bottom, each on one row), no two bars of a lane
+// overlapping, and each slice's steps in program order.
+void check_timeline_drawing(const Picture& picture) {
+    picture.check_labels_fit();
+    const auto bars = timeline_bars(picture);
+    REQUIRE(!bars.empty());
+    double previous_panel_bottom = 0;
+    for (const std::string panel : {"start", "steady"}) {
+        double previous_lane_y = previous_panel_bottom;
+        for (const std::string lane : {"producer", "consumer0", "consumer1"}) {
+            INFO(panel << " panel, " << lane);
+            const auto mine = bars_of(bars, panel, lane);
+            REQUIRE(!mine.empty());
+            for (const auto& b : mine) CHECK(b.y == Approx(mine[0].y));
+            CHECK(mine[0].y > previous_lane_y);
+            previous_lane_y = mine[0].y;
+            for (std::size_t i = 1; i < mine.size(); ++i) {
+                INFO(mine[i - 1].event << " " << mine[i - 1].k << " then " << mine[i].event << " " << mine[i].k);
+                CHECK(mine[i - 1].x + mine[i - 1].width <= mine[i].x + 2e-3);  // x and width are each rounded to 1e-3
+            }
+            // Slice by slice: wait_empty before issue (producer); wait_full before mma_issue before
+            // mma_wait (consumers).
+            auto x_of = [&](const std::string& event, int tile, int k) {
+                for (const auto& b : mine)
+                    if (b.event == event && b.tile == tile && b.k == k) return b.x;
+                return -1.0;
+            };
+            for (const auto& b : mine) {
+                if (b.event == "issue" && x_of("wait_empty", b.tile, b.k) >= 0) {
+                    CHECK(x_of("wait_empty", b.tile, b.k) <= b.x);
+                }
+                if (b.event == "mma_issue") {
+                    if (x_of("wait_full", b.tile, b.k) >= 0) CHECK(x_of("wait_full", b.tile, b.k) <= b.x);
+                    if (x_of("mma_wait", b.tile, b.k) >= 0) CHECK(x_of("mma_wait", b.tile, b.k) > b.x);
+                }
+            }
+        }
+        previous_panel_bottom = previous_lane_y;
+    }
+}
+
+}  // namespace
+
+TEST_CASE("lesson figures: the overlap timeline has three lanes per panel, bars in order, none overlapping",
+          "[pictures][overlap]") {
+    const auto file = fs::path(ROOFLINE_TEST_DATA) / "overlap" / "synthetic_timeline.csv";
+    const auto timeline = read_overlap_timeline(read_file(file), file);
+    for (int block : {0, 66}) {
+        INFO("block " << block);
+        Picture picture(overlap_timeline_svg(timeline, block));
+        check_timeline_drawing(picture);
+        CHECK(contains(picture.svg, "SYNTHETIC"));
+        const auto bars = timeline_bars(picture);
+        // The start: slices 0-11 of the first tile. Steady state: 6 slices either side of the change of tile.
+        for (const std::string lane : {"consumer0", "consumer1"}) {
+            INFO(lane);
+            std::vector<std::pair<int, int>> start, steady, expected_start, expected_steady;
+            for (const auto& b : bars_of(bars, "start", lane, "mma_issue")) start.emplace_back(b.tile, b.k);
+            for (const auto& b : bars_of(bars, "steady", lane, "mma_issue")) steady.emplace_back(b.tile, b.k);
+            for (int k = 0; k < 12; ++k) expected_start.emplace_back(0, k);
+            for (int k = 10; k < 16; ++k) expected_steady.emplace_back(0, k);
+            for (int k = 0; k < 6; ++k) expected_steady.emplace_back(1, k);
+            CHECK(start == expected_start);
+            CHECK(steady == expected_steady);
+            const auto epilogue = bars_of(bars, "steady", lane, "epilogue");
+            REQUIRE(epilogue.size() == 1);
+            // In this schedule the producer has issued the next tile's first copies before the store ends,
+            // and the last of the four as the store starts (its stage is the last one the MMAs free).
+            int issued_before_store_ends = 0;
+            for (const auto& b : bars_of(bars, "steady", "producer", "issue")) {
+                issued_before_store_ends += b.tile == 1 && b.x < epilogue[0].x + epilogue[0].width;
+            }
+            CHECK(issued_before_store_ends == 4);
+        }
+        // Widths are durations on one scale: consumer 0's epilogue against its first wait for data.
+        const auto rows = timeline.of(block, OverlapRole::consumer0);
+        double epilogue_ns = 0, first_wait_ns = 0;
+        for (const auto& r : rows) {
+            if (r.event == OverlapEvent::epilogue && r.tile == 0) epilogue_ns = r.end_ns - r.begin_ns;
+            if (r.event == OverlapEvent::wait_full && r.tile == 0 && r.k_slice == 0) first_wait_ns = r.end_ns - r.begin_ns;
+        }
+        const auto first_wait = bars_of(bars, "start", "consumer0", "wait_full");
+        const auto epilogue = bars_of(bars, "steady", "consumer0", "epilogue");
+        REQUIRE(!first_wait.empty());
+        REQUIRE(epilogue.size() == 1);
+        CHECK(epilogue[0].width / first_wait[0].width == Approx(epilogue_ns / first_wait_ns).epsilon(0.01));
+    }
+}
+
+TEST_CASE("lesson figures: lesson 04's overlap timeline, whatever its data, draws as a timeline must",
+          "[pictures][overlap]") {
+    const auto timeline = lesson_overlap_timeline();
+    INFO("lessons/figures/overlap-timeline.csv: " << timeline.source);
+    check_timeline_drawing(Picture(overlap_timeline_svg(timeline, 0)));
+    CHECK_THROWS_AS(overlap_timeline_svg(timeline, 12345), InputError);
 }
 
 TEST_CASE("lesson figures: the files in lessons/figures are the ones the code draws", "[pictures]") {

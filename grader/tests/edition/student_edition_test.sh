@@ -22,7 +22,8 @@ if [[ ! -x $overlap ]]; then
 fi
 
 "$course/scripts/student_edition.sh" "$edition" || fail "student_edition.sh exited $?"
-for gone in solutions instructor .git build .roofline predictions.yaml scripts/make_test_submissions.sh; do
+for gone in solutions instructor .git build .roofline predictions.yaml scripts/make_test_submissions.sh \
+            scripts/probes/lab04_overlap_timeline.cu; do
   [[ ! -e $edition/$gone ]] || fail "the edition holds $gone"
 done
 for kept in README.md setup.sh CMakeLists.txt labs/01-memory-roof/lab.yaml grader/cli/main.cpp grader/include/roofline \
