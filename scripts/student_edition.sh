@@ -17,14 +17,16 @@ dest=$(cd "$dest" && pwd)
 case "$dest/" in "$root"/*) echo "error: $dest is inside the course; write the edition elsewhere" >&2; exit 2 ;; esac
 
 # Left out: the answers, the instructor's files, and everything a checkout makes locally.
-# Scripts that need the solutions (test submissions, device runs, the given GEMM's probe) stay out too.
+# Scripts that need the solutions (test submissions, device runs, the given GEMM's and the skinny GEMM's
+# probes) stay out too.
 tar -C "$root" -cf - \
   --exclude=./solutions --exclude=./instructor \
   --exclude=./.git --exclude='./build*' --exclude=./.roofline --exclude='./predictions.yaml*' \
   --exclude=./out --exclude=./.gl --exclude=./.whl \
   --exclude=./scripts/make_test_submissions.sh --exclude=./scripts/device_batch.sh \
   --exclude=./scripts/device_session.sh --exclude=./scripts/instructor_predictions.sh \
-  --exclude=./scripts/probes/given_gemm_check.cu --exclude=./scripts/device \
+  --exclude=./scripts/probes/given_gemm_check.cu --exclude=./scripts/probes/skinny_variants.cu \
+  --exclude=./scripts/device \
   . | tar -C "$dest" -xf -
 
 cat > "$dest/EDITION.md" <<MD
