@@ -1,25 +1,38 @@
 // Rung 2: the skinny GEMM, Y[M,N] = X[M,K] W[N,K]^T for M = 1..16, on the tensor cores.
 // With M rows of activations each weight is used M times: 2M FLOPs per 2 bytes.
 // Up to M ~ 16 that is still far under the H200's ridge (~200 FLOP/byte for bf16
-// against HBM), so the time stays W's bytes over the bandwidth, the same ~32 us
-// at N = K = 8192 for every M. What breaks first is the arithmetic: at M = 16 the
+// against HBM), so the time stays W's bytes over the bandwidth, the same at
+// N = K = 8192 for every M. What breaks first is the arithmetic: at M = 16 the
 // FMAs on the CUDA cores alone (2 x 16 x 8192^2 = 2.1 GFLOP at 67 TFLOP/s fp32)
 // take as long as reading W. So the multiply goes to mma.sync (m16n8k16, bf16 in,
-// fp32 accumulate): 16 rows of W are the A operand, up to 8 rows of X the B
-// operand (two tiles for M > 8), and the tensor cores have time to spare.
+// fp32 accumulate): the 16 rows of the mma's A operand are X's (up to 16, zeros
+// past M), its 8 columns (B) are 8 rows of W. Eight warps split K and add their
+// tiles in shared memory.
 //
 // The trick that lets the loads stay 16 bytes wide: a dot product does not care
 // in which order k is summed, as long as A and B agree. Lane (g, q) = (lane / 4,
 // lane % 4) needs, of one 16-wide k step, the pairs 2q, 2q+1 and 2q+8, 2q+9; we
-// let it load 8 consecutive weights k0 + 8q .. 8q+7 of rows g and g+8 instead
-// (one uint4 each) and the same 8 activations of X row g, and feed elements 0-3 to
-// one mma and 4-7 to a second. Each k "step" of 32 thus costs 2 mma and three 16-byte
-// loads. Eight warps split K between them and add their tiles in shared memory.
+// give it 8 consecutive weights 8c .. 8c+7 of W row g (one uint4) and the same 8
+// activations of X rows g and g + 8, and feed elements 0-3 to one mma and 4-7 to
+// a second. Each lane then covers 16-byte piece c = 4s + q of "step" s: per load
+// instruction, 8 rows x 64 bytes, half of each 128-byte line.
 //
-// Prediction at N = K = 8192: ~32 us at every M (128 MiB of W at ~4.2 TB/s),
-// ~90-100% of cudaMemcpy's rate on W. cuBLAS at these M runs a GEMV or a GEMM
-// tile built for large M: expect it at 60-90% of the memory roof, so >= 1x cuBLAS.
-// M > 16 is done 16 rows of X at a time, reading W once per 16 rows.
+// Rung 1 reads W a whole line at a time and runs ~15% faster per byte, so here
+// the loads are those of rung 1 and the layout comes after: of 8 pieces (128
+// bytes) of the block's 8 rows, load instruction i (0, 1) gives lane 8r + j
+// piece j ^ 4i of row 4i + r: each instruction reads 4 whole lines. Piece 4s + q
+// of row g then sits in lane 8(g & 3) + 4(s ^ (g >> 2)) + q, in the register of
+// instruction g >> 2, and a lane is asked for instruction 0 exactly when j / 4 ==
+// s: one shuffle per 32-bit word moves every lane's piece into place.
+//
+// A block is 8 rows of W (128 KiB at K = 8192): 1024 blocks, about 2.6 per slot
+// at 3 blocks per SM, so an SM that finishes early takes another (a single wave
+// of equal blocks waits for the slowest SM).
+//
+// Prediction at N = K = 8192: ~41-42 us for M <= 8 (128 MiB of W at rung 1's
+// 3.2-3.3 TB/s), 110-116% of cuBLAS (46-48 us there on 2026-11-30); M = 16 ~45 us,
+// ~105%: each block reads all of X (256 KiB at M = 16, more than L1 holds), twice
+// W's bytes from L2. M > 16 is done 16 rows of X at a time, reading W once per 16.
 #include "roofline/gemv.cuh"
 #include "roofline/mma_sync.cuh"
 
@@ -29,10 +42,10 @@ namespace {
 
 using roofline::gemm::mma::mma_bf16_16816;
 
-constexpr int kWarps = 8;       // per block, splitting K
-constexpr int kRows = 16;       // rows of W (outputs n) per block: the mma's M
-constexpr int kUnroll = 4;      // 32-wide k steps a warp loads before it multiplies
-constexpr int kMaxM = 16;       // rows of X per launch: two n8 tiles
+constexpr int kWarps = 8;   // per block, splitting K
+constexpr int kRows = 8;    // rows of W (outputs n) per block: the mma's N
+constexpr int kPairs = 2;   // 128-byte pieces of each row a warp loads before it multiplies
+constexpr int kMaxM = 16;   // rows of X per launch: the mma's M
 
 __device__ __forceinline__ uint4 load_streaming(const uint4* p) {
     uint4 v;
@@ -42,66 +55,82 @@ __device__ __forceinline__ uint4 load_streaming(const uint4* p) {
     return v;
 }
 
-// kTiles n8 tiles of X rows (1: M <= 8, 2: M <= 16). Requires K % 8 == 0.
-template <int kTiles>
-__global__ __launch_bounds__(kWarps * 32, 4) void skinny_mma_kernel(const __nv_bfloat16* __restrict__ W,
+__device__ __forceinline__ uint4 shfl_uint4(uint4 v, int src_lane) {
+    return make_uint4(__shfl_sync(0xffffffffu, v.x, src_lane), __shfl_sync(0xffffffffu, v.y, src_lane),
+                      __shfl_sync(0xffffffffu, v.z, src_lane), __shfl_sync(0xffffffffu, v.w, src_lane));
+}
+
+// kXHalves: 1 if M <= 8 (X rows g + 8 are zeros and never loaded), 2 if M <= 16. Requires K % 8 == 0.
+template <int kXHalves>
+__global__ __launch_bounds__(kWarps * 32, 3) void skinny_mma_kernel(const __nv_bfloat16* __restrict__ W,
                                                                  const __nv_bfloat16* __restrict__ X,
                                                                  __nv_bfloat16* __restrict__ Y, int M, int N, int K) {
-    __shared__ float partial[kWarps][kTiles][4][32];
+    __shared__ float partial[kWarps][4][32];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const int g = lane / 4, q = lane % 4;
+    const int g = lane / 4, q = lane % 4;  // the mma's view
+    const int r = lane / 8, j = lane % 8;  // the loads' view
     const int n0 = blockIdx.x * kRows;
     const int vecs = K / 8;  // uint4 per row
     const uint4 zero = make_uint4(0, 0, 0, 0);
-    // This lane's rows: of W, n0 + g and n0 + g + 8 (zero past N); of X, g and g + 8 (zero past M).
-    const uint4* w_lo = n0 + g < N ? reinterpret_cast<const uint4*>(W + std::size_t(n0 + g) * K) : nullptr;
-    const uint4* w_hi = n0 + g + 8 < N ? reinterpret_cast<const uint4*>(W + std::size_t(n0 + g + 8) * K) : nullptr;
-    const uint4* x_row[kTiles];
+    // Loads: instruction i reads row n0 + 4i + r (null past N). The mma: X rows g and g + 8 (null past M).
+    const uint4* w_row[2];
 #pragma unroll
-    for (int t = 0; t < kTiles; ++t)
-        x_row[t] = g + 8 * t < M ? reinterpret_cast<const uint4*>(X + std::size_t(g + 8 * t) * K) : nullptr;
+    for (int i = 0; i < 2; ++i)
+        w_row[i] = n0 + 4 * i + r < N ? reinterpret_cast<const uint4*>(W + std::size_t(n0 + 4 * i + r) * K) : nullptr;
+    const uint4* x_row[kXHalves];
+#pragma unroll
+    for (int h = 0; h < kXHalves; ++h)
+        x_row[h] = g + 8 * h < M ? reinterpret_cast<const uint4*>(X + std::size_t(g + 8 * h) * K) : nullptr;
+    int src_lane[2];  // where piece 4s + q of row g is, for s = 0, 1
+#pragma unroll
+    for (int s = 0; s < 2; ++s) src_lane[s] = 8 * (g & 3) + 4 * (s ^ (g >> 2)) + q;
 
-    float d[kTiles][4] = {};
-    // Chunks of kUnroll steps of 32 k (4 uint4 per row per step); warp w takes chunks w, w + kWarps, ...
-    const int chunk_vecs = 4 * kUnroll;
+    float d[4] = {};
+    // Chunks of kPairs x 8 uint4; warp w takes chunks w, w + kWarps, ...
+    constexpr int chunk_vecs = 8 * kPairs;
+#pragma unroll 1
     for (int c0 = warp * chunk_vecs; c0 < vecs; c0 += kWarps * chunk_vecs) {
-        uint4 a_lo[kUnroll], a_hi[kUnroll], b[kTiles][kUnroll];
+        uint4 w_raw[kPairs][2], x[kPairs][2][kXHalves];
 #pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
-            const int v = c0 + 4 * u + q;
-            const bool in = v < vecs;
-            a_lo[u] = in && w_lo ? load_streaming(w_lo + v) : zero;
-            a_hi[u] = in && w_hi ? load_streaming(w_hi + v) : zero;
+        for (int p = 0; p < kPairs; ++p) {
+            const int base = c0 + 8 * p;
 #pragma unroll
-            for (int t = 0; t < kTiles; ++t) b[t][u] = in && x_row[t] ? __ldg(x_row[t] + v) : zero;
-        }
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
-            // Elements 0-3 of each uint4 (words x, y) as one k16 step, 4-7 (words z, w) as the next.
-            const std::uint32_t first[4] = {a_lo[u].x, a_hi[u].x, a_lo[u].y, a_hi[u].y};
-            const std::uint32_t second[4] = {a_lo[u].z, a_hi[u].z, a_lo[u].w, a_hi[u].w};
-#pragma unroll
-            for (int t = 0; t < kTiles; ++t) {
-                mma_bf16_16816(d[t], first, b[t][u].x, b[t][u].y);
-                mma_bf16_16816(d[t], second, b[t][u].z, b[t][u].w);
+            for (int i = 0; i < 2; ++i) {
+                const int v = base + (j ^ (4 * i));
+                w_raw[p][i] = v < vecs && w_row[i] ? load_streaming(w_row[i] + v) : zero;
             }
+#pragma unroll
+            for (int s = 0; s < 2; ++s)
+#pragma unroll
+                for (int h = 0; h < kXHalves; ++h) {
+                    const int v = base + 4 * s + q;
+                    x[p][s][h] = v < vecs && x_row[h] ? __ldg(x_row[h] + v) : zero;
+                }
         }
+#pragma unroll
+        for (int p = 0; p < kPairs; ++p)
+#pragma unroll
+            for (int s = 0; s < 2; ++s) {
+                const uint4 w = shfl_uint4(j / 4 == s ? w_raw[p][0] : w_raw[p][1], src_lane[s]);
+                const uint4 lo = x[p][s][0], hi = kXHalves == 2 ? x[p][s][kXHalves - 1] : zero;
+                // Elements 0-3 of each uint4 (words x, y) as one k16 step, 4-7 (words z, w) as the next.
+                const std::uint32_t first[4] = {lo.x, hi.x, lo.y, hi.y}, second[4] = {lo.z, hi.z, lo.w, hi.w};
+                mma_bf16_16816(d, first, w.x, w.y);
+                mma_bf16_16816(d, second, w.z, w.w);
+            }
     }
 #pragma unroll
-    for (int t = 0; t < kTiles; ++t)
-#pragma unroll
-        for (int i = 0; i < 4; ++i) partial[warp][t][i][lane] = d[t][i];
+    for (int i = 0; i < 4; ++i) partial[warp][i][lane] = d[i];
     __syncthreads();
-    // One thread per output of the block's 16 x (8 kTiles) tile: d[i] of lane (g, q) holds
-    // row g + 8 (i / 2), column 2q + i % 2.
-    for (int e = threadIdx.x; e < kRows * 8 * kTiles; e += blockDim.x) {
-        const int t = e / (kRows * 8), r = (e / 8) % kRows, col = e % 8;
-        const int i = (r / 8) * 2 + col % 2, src_lane = (r % 8) * 4 + col / 2;
+    // One thread per output of the block's 16 x 8 tile: Y[m][n0 + c] is d[i] of lane (g, q) with
+    // m = g + 8 (i / 2), c = 2q + i % 2.
+    if (threadIdx.x < 16 * kRows) {
+        const int m = threadIdx.x / kRows, c = threadIdx.x % kRows;
+        const int i = (m / 8) * 2 + c % 2, src = (m % 8) * 4 + c / 2;
         float sum = 0.0f;
 #pragma unroll
-        for (int w = 0; w < kWarps; ++w) sum += partial[w][t][i][src_lane];
-        const int m = 8 * t + col, n = n0 + r;
-        if (m < M && n < N) Y[std::size_t(m) * N + n] = __float2bfloat16(sum);
+        for (int w = 0; w < kWarps; ++w) sum += partial[w][i][src];
+        if (m < M && n0 + c < N) Y[std::size_t(m) * N + n0 + c] = __float2bfloat16(sum);
     }
 }
 
