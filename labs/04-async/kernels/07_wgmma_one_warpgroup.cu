@@ -15,10 +15,12 @@
 //   2. for each K slice k: wait on full[k % kStages] (which parity?); descriptors with
 //      wgmma::sw128_kmajor_descriptor for the A and the Bt stage; wgmma::fence(); four
 //      mma_m64n256k16_bf16, stepping 2 (32 bytes) along K in each descriptor, the very
-//      first with accumulate = false; commit(); wait<1>() (slice k-1's MMAs are done,
-//      slice k's keep running); __syncthreads() (so in every warp); then thread 0
-//      refills slice k-1's stage with slice k - 1 + kStages, if there is one;
-//   3. wait<0>(), then store_tile().
+//      first with accumulate = false; commit(); wait<0>() (slice k's MMAs are done);
+//      __syncthreads() (so in every warp); then thread 0 refills slice k's stage with
+//      slice k + kStages, if there is one. Not wait<1>: a TMA copy issued while a wgmma
+//      group is still running makes ptxas serialize every wgmma of the kernel (warning
+//      C7515 in the build log); rung 5 gives the copies to a producer to get around it;
+//   3. store_tile().
 // Predict first: per K slice, how many bytes does a block pull from L2 for how many
 // FLOPs, and what rate does that allow if L2 delivers about what part 3 needs?
 #include "roofline/mbarrier.cuh"

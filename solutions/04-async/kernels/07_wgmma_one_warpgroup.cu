@@ -5,18 +5,23 @@
 // once (not persistent). 64-wide K slices of A (64 x 64) and Bt (256 x 64) come in by
 // TMA, 128-byte swizzled, through a 4-stage ring with one "full" mbarrier per stage,
 // as in part 1's row sums. Per slice the warpgroup waits for its stage, issues four
-// wgmma m64n256k16 (128 fp32 accumulators a thread), commits them and waits until the
-// PREVIOUS slice's group is done (wait<1>), so one slice of MMAs stays queued behind
-// the running one. A __syncthreads then tells thread 0 that no warp reads that
-// previous stage any more, and thread 0 refills it with the slice kStages further on.
-// No producer warp, no empty barriers, no setmaxnreg: those come in rung 5.
+// wgmma m64n256k16 (128 fp32 accumulators a thread), commits them and waits for them
+// (wait<0>); a __syncthreads then tells thread 0 that no warp reads the stage any more,
+// and thread 0 refills it with the slice kStages further on.
+//
+// Why wait<0> and not wait<1> (one slice queued behind the running one, as part 3 does):
+// the refill would then sit inside the wgmma pipeline, between the MMAs of slice k and
+// the wait that ends them, and ptxas answers a TMA copy there by serializing every wgmma
+// of the kernel (warning C7515, "wgmma.mma_async instructions are serialized"). So the
+// tensor cores idle for a moment per slice: the barrier, the refill and the next slice's
+// issue. Rung 5 moves the refill to a producer warpgroup and gets wait<1> back.
 //
 // Shared memory: 4 x (8 + 32) KiB = 160 KiB, so one block per SM; 128 threads with the
 // 128 accumulators fit easily in registers. Per K slice: 40 KiB loaded for
 // 2 x 64 x 256 x 64 = 2.1 MFLOP, 52 FLOP per byte (rung 5's 128 x 256 tile: 85). At
 // cuBLAS's rate the 132 SMs would pull ~15 TB/s from L2 at 52 FLOP/B, more than it
 // delivers (~9-10 TB/s, from what part 3 sustains at 85 FLOP/B), and every block fills
-// its ring and stores its tile with the tensor cores idle. Expected: ~60-75% of cuBLAS.
+// its ring and stores its tile with the tensor cores idle. Expected: ~55-70% of cuBLAS.
 #include "roofline/mbarrier.cuh"
 #include "roofline/tma.cuh"
 #include "roofline/gemm.cuh"
@@ -98,12 +103,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_one_warpgroup(const __grid_c
                                                  k > 0 || step > 0);
         }
         roofline::wgmma::commit();
-        roofline::wgmma::wait<1>();  // slice k-1's MMAs are done (slice k's keep the tensor cores busy)
+        roofline::wgmma::wait<0>();  // slice k's MMAs are done (no TMA copy may sit inside the wgmma pipeline)
         __syncthreads();             // ... in every warp: its stage may be refilled
-        const int refill = k - 1 + kStages;
-        if (threadIdx.x == 0 && k >= 1 && refill < k_slices) issue(refill);
+        if (threadIdx.x == 0 && k + kStages < k_slices) issue(k + kStages);
     }
-    roofline::wgmma::wait<0>();
     store_tile(accumulator, C, N, tile_m, tile_n);
 }
 
