@@ -34,8 +34,13 @@ verdict() { grep -m1 -oE "\b(INCORRECT|CORRECT)\b" "$1" || echo "no verdict"; }
 log "== lab 04 ladder $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
 cmake --build "$BUILD" --target roofline lab-04-async solution-04-async > "$OUT/build.txt" 2>&1
 log "build: rc=$? (not counted)"
-# ptxas's C7515 means it serialized a kernel's wgmmas; none of the ladder's kernels may have it.
-log "ptxas C7515 (wgmma serialized) in the build log: $(grep -c C7515 "$OUT/build.txt") lines"
+# ptxas's C7515 (shown with -v) means it serialized a kernel's wgmmas; no GEMM rung may have it.
+c7515=0
+for f in solutions/04-async/kernels/0[378]_*.cu; do
+  nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -Igrader/include -Xptxas -v -c "$f" -o /dev/null     > "$OUT/ptxas-$(basename "$f" .cu).txt" 2>&1
+  c7515=$(( c7515 + $(grep -c C7515 "$OUT/ptxas-$(basename "$f" .cu).txt") ))
+done
+log "ptxas C7515 (wgmma serialized) in files 03, 07, 08: $c7515 (expected 0; ptxas-*.txt)"
 start=$(date +%s)
 elapsed() { echo $(( $(date +%s) - start )); }
 
