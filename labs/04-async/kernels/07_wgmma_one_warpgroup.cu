@@ -18,8 +18,8 @@
 //      first with accumulate = false; commit(); wait<0>() (slice k's MMAs are done);
 //      __syncthreads() (so in every warp); then thread 0 refills slice k's stage with
 //      slice k + kStages, if there is one. Not wait<1>: a TMA copy issued while a wgmma
-//      group is still running makes ptxas serialize every wgmma of the kernel (warning
-//      C7515 in the build log); rung 5 gives the copies to a producer to get around it;
+//      group is still running makes ptxas serialize every wgmma of the kernel (C7515,
+//      shown with nvcc -Xptxas -v); rung 5 gives the copies to a producer to get around it;
 //   3. store_tile().
 // Predict first: per K slice, how many bytes does a block pull from L2 for how many
 // FLOPs, and what rate does that allow if L2 delivers about what part 3 needs?

@@ -11,8 +11,9 @@
 //
 // Why wait<0> and not wait<1> (one slice queued behind the running one, as part 3 does):
 // the refill would then sit inside the wgmma pipeline, between the MMAs of slice k and
-// the wait that ends them, and ptxas answers a TMA copy there by serializing every wgmma
-// of the kernel (warning C7515, "wgmma.mma_async instructions are serialized"). So the
+// the wait that ends them, and ptxas (CUDA 13.0) answers a TMA copy there by serializing
+// every wgmma of the kernel (C7515 under -Xptxas -v: "wgmma.mma_async instructions are
+// serialized"; checked with nvcc 13.0). So the
 // tensor cores idle for a moment per slice: the barrier, the refill and the next slice's
 // issue. Rung 5 moves the refill to a producer warpgroup and gets wait<1> back.
 //
