@@ -4,6 +4,7 @@
 #include "catch.hpp"
 #include "cli_run.hpp"
 #include "lab_spec.hpp"
+#include "run_checks.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -15,26 +16,6 @@
 #include <set>
 #include <vector>
 #include <string>
-
-namespace {
-
-
-// Every verification in `run --json`'s output, wherever the report nests them.
-void collect_checks(const nlohmann::json& j, std::vector<nlohmann::json>& out) {
-    if (j.is_object()) {
-        for (const auto& [key, value] : j.items()) {
-            if (key == "checks" && value.is_array()) {
-                for (const auto& check : value) out.push_back(check);
-            } else {
-                collect_checks(value, out);
-            }
-        }
-    } else if (j.is_array()) {
-        for (const auto& item : j) collect_checks(item, out);
-    }
-}
-
-}  // namespace
 
 TEST_CASE("lab 07: every solution is correct on odd sequence lengths, plain and causal", "[gpu][attention]") {
     const std::filesystem::path source(ROOFLINE_SOURCE_DIR);

@@ -1,0 +1,68 @@
+// Lab 04 on a GPU: every reference solution, the ladder's rungs included, passes
+// `roofline run` on the lab's verify shapes, and among them the shapes that exercise
+// each pipeline's edges: for the row sums, more row groups than blocks (a block walks
+// two groups, the buffers wrap across them); for the GEMMs, one K slice (fewer slices
+// than stages) and five (the ring wraps inside a tile).
+#include "catch.hpp"
+#include "cli_run.hpp"
+#include "device_query.hpp"
+#include "lab_spec.hpp"
+#include "run_checks.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+TEST_CASE("lab 04: every solution is correct on the verify shapes that wrap its pipeline", "[gpu][async]") {
+    const std::filesystem::path source(ROOFLINE_SOURCE_DIR);
+    if (!std::filesystem::is_directory(source / "solutions" / "04-async")) {
+        WARN("no solutions/04-async (the student edition): skipped");
+        return;
+    }
+    auto device = roofline::first_device(nullptr);
+    REQUIRE(device.has_value());
+    auto lab = roofline::load_lab(source / "labs" / "04-async" / "lab.yaml");
+    for (const auto& variant : lab.variants) {
+        if (variant.requires_cc && !(*variant.requires_cc == roofline::ComputeCapability{device->cc_major,
+                                                                                          device->cc_minor})) {
+            WARN("04-async/" << variant.name << " needs another GPU than " << device->name << ": skipped");
+            continue;
+        }
+        DYNAMIC_SECTION(variant.name) {
+            auto r = run_cli(std::string("--build-dir ") + ROOFLINE_TEST_BUILD_DIR + " run 04-async/" + variant.name +
+                             " --solutions --no-build --json");
+            INFO(r.output);
+            CHECK(r.exit_code == 0);
+            auto j = nlohmann::json::parse(r.output, nullptr, /*allow_exceptions=*/false);
+            REQUIRE_FALSE(j.is_discarded());
+            std::vector<nlohmann::json> checks;
+            collect_checks(j, checks);
+            REQUIRE(checks.size() >= 3);
+            std::set<long long> edges;
+            for (const auto& check : checks) {
+                CHECK(check["report"]["passed"].get<bool>());
+                const auto& shape = check["shape"];
+                if (variant.op == "row_sum") {
+                    edges.insert(shape["rows"].get<long long>());
+                } else {
+                    edges.insert(shape["k"].get<long long>());
+                }
+            }
+            // Each edge shape of lab.yaml's list, where the variant's divisible_by admits it.
+            auto admits = [&](const char* dimension, long long value) {
+                auto it = variant.divisible_by.find(dimension);
+                return it == variant.divisible_by.end() || value % it->second == 0;
+            };
+            if (variant.op == "row_sum") {
+                if (admits("rows", 8448)) CHECK(edges.count(8448) == 1);  // 264 row groups: two per block
+                if (admits("rows", 32)) CHECK(edges.count(32) == 1);      // one tile
+            } else {
+                if (admits("k", 64)) CHECK(edges.count(64) == 1);    // one K slice: fewer than the stages
+                if (admits("k", 320)) CHECK(edges.count(320) == 1);  // five: the ring wraps inside a tile
+            }
+        }
+    }
+}
