@@ -67,7 +67,7 @@ void write_text(const fs::path& file, const std::string& text) {
 }
 
 // OUT/lab/LAB/lab.yaml: a lab folder of its own (the lab's id is its folder's name, and
-// its kernels/ links to the course's, so that lab.yaml's `file:` entries resolve).
+// its kernels/ and cpu/ link to the course's, so that lab.yaml's `file:` entries resolve).
 fs::path graded_lab_yaml(const fs::path& out, const std::string& lab) { return out / "lab" / lab / "lab.yaml"; }
 
 // The lab.yaml the batch grades against: the public one or the hidden shapes in it.
@@ -77,6 +77,8 @@ LabSpec prepare_lab_yaml(const Workspace& course, const LabSpec& public_lab, con
     auto kernels = out_yaml.parent_path() / "kernels";
     std::error_code exists;  // the Slurm array's tasks all get here: the first one makes it
     fs::create_directory_symlink(fs::absolute(course.kernels_root(public_lab.id, false) / "kernels"), kernels, exists);
+    auto cpu = course.kernels_root(public_lab.id, false) / "cpu";  // a CPU part's files (lab 09), likewise
+    if (fs::is_directory(cpu)) fs::create_directory_symlink(fs::absolute(cpu), out_yaml.parent_path() / "cpu", exists);
     // Written beside and renamed into place, so a parallel slice never reads half a file.
     auto temporary = out_yaml;
     temporary += fmt::format(".{}.tmp", ::getpid());
