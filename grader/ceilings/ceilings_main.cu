@@ -1,11 +1,13 @@
 // roofline-ceilings: measures this GPU's practical ceilings the way the grader
 // measures a student's kernel (events, L2 flushed before each sample, stop at
 // 0.5% standard error): copy and read bandwidth, cudaMemcpy, the fp32 FMA rate,
-// cuBLAS GEMM per dtype, and the cost of a kernel launch with and without a
-// CUDA graph. `roofline ceilings` runs it and saves the result as this GPU's
-// measured profile. Writes JSON to --result (or stdout).
+// bf16 mma.sync from registers (mma_sync_probe.cuh), cuBLAS GEMM per dtype, and
+// the cost of a kernel launch with and without a CUDA graph. `roofline ceilings`
+// runs it and saves the result as this GPU's measured profile. Writes JSON to
+// --result (or stdout).
 #include "cuda_check.hpp"
 #include "measure.cuh"
+#include "mma_sync_probe.cuh"
 #include "verify.cuh"
 
 #include <cublas_v2.h>
@@ -278,14 +280,23 @@ int main(int argc, char** argv) {
             fma_kernel<<<fma_blocks, 256, 0, s>>>(1.0f, static_cast<float*>(sink.data()));
         }, stream);
         double fma_flops = 2.0 * kFmaChains * kFmaIterations * fma_blocks * 256.0;
+        int mma_blocks = sm_count() * 4;  // 32 warps per SM, 8 accumulator chains each
+        auto mma = time_one("mma_sync", [&](cudaStream_t s) {
+            roofline::ceilings::mma_sync_kernel<<<mma_blocks, 256, 0, s>>>(7u, static_cast<float*>(sink.data()));
+        }, stream);
 
         out["copy_kernel_tbs"] = copy_tbs(*copy);
         out["memcpy_tbs"] = 2.0 * kBytes / memcpy.stats[0].median_s / 1e12;
         out["read_only_tbs"] = double(kBytes) / read.stats[0].median_s / 1e12;
         out["fp32_fma_tflops"] = fma_flops / fma.stats[0].median_s / 1e12;
         out["fp32_fma_sm_clock_mhz"] = fma.sm_clock_mhz_median;
+        if (prop.major >= 8) {  // mma.sync with bf16 operands exists from sm_80 on
+            out["mma_sync_bf16_tflops"] = roofline::ceilings::mma_sync_flops(mma_blocks) / mma.stats[0].median_s / 1e12;
+            out["mma_sync_sm_clock_mhz"] = mma.sm_clock_mhz_median;
+        }
         out["timing"] = {{"copy", stats_json(copy->stats[0])}, {"memcpy", stats_json(memcpy.stats[0])},
-                         {"read", stats_json(read.stats[0])}, {"fma", stats_json(fma.stats[0])}};
+                         {"read", stats_json(read.stats[0])}, {"fma", stats_json(fma.stats[0])},
+                         {"mma_sync", stats_json(mma.stats[0])}};
         double gemm_clock = 0;
         out["gemm"] = measure_gemms(stream, &gemm_clock);
         out["sm_clock_mhz"] = gemm_clock;

@@ -60,6 +60,7 @@ void run_ceilings(Context& context, const std::string& hardware, bool json_outpu
     m.memcpy_tbs = j["memcpy_tbs"].get<double>();
     m.read_only_tbs = j["read_only_tbs"].get<double>();
     m.fp32_fma_tflops = j["fp32_fma_tflops"].get<double>();
+    m.mma_sync_bf16_tflops = j.value("mma_sync_bf16_tflops", 0.0);
     for (const auto& [dtype, figure] : j["gemm"].items()) {
         m.gemm_tflops[require_dtype(dtype, "ceilings probe")] = figure["tflops"].get<double>();
     }
@@ -86,6 +87,9 @@ void run_ceilings(Context& context, const std::string& hardware, bool json_outpu
     row("copy kernel, 16-byte (read + write)", m.copy_kernel_tbs, sheet_bw, "TB/s");
     row("read-only kernel", m.read_only_tbs, sheet_bw, "TB/s");
     row("fp32 FMA kernel", m.fp32_fma_tflops, profile->peak.at(Dtype::fp32).dense_tflops, "TF");
+    if (m.mma_sync_bf16_tflops > 0 && profile->supports(Dtype::bf16)) {
+        row("bf16 mma.sync m16n8k16, registers", m.mma_sync_bf16_tflops, profile->peak.at(Dtype::bf16).dense_tflops, "TF");
+    }
     for (const auto& [dtype, tflops] : m.gemm_tflops) {
         double sheet = profile->supports(dtype) ? profile->peak.at(dtype).dense_tflops : 0;
         row(fmt::format("cuBLAS {} GEMM, N=8192", dtype_name(dtype)), tflops, sheet, "TF");

@@ -1,4 +1,5 @@
 #include "cpu_grade.hpp"
+#include "sandbox.hpp"
 
 #include "debrief.hpp"
 #include "exit_code.hpp"
@@ -96,6 +97,11 @@ GradeOutcome grade_cpu_variant(const Workspace& ws, const GradeRequest& request,
     spec.output_file = work_dir / "stdout.txt";
     spec.error_file = work_dir / "stderr.txt";
     spec.limits.timeout_s = lab.timeout_s;
+    if (auto sandbox = sandbox_from_environment()) {
+        // Under roofline batch: the student's code runs in the sandbox like a lab program,
+        // seeing the system and its program, writing only its working folder.
+        spec.argv = sandboxed_argv(*sandbox, {{program}, {work_dir}, work_dir}, spec.argv);
+    }
     auto ended = run_process(spec);
     std::optional<nlohmann::json> result;
     if (std::filesystem::exists(result_file)) {

@@ -125,6 +125,7 @@ MeasuredCeilings load_measured(const std::filesystem::path& file) {
     m.memcpy_tbs = root.positive("memcpy_tbs");
     m.read_only_tbs = root.positive("read_only_tbs");
     m.fp32_fma_tflops = root.positive("fp32_fma_tflops");
+    if (root.has("mma_sync_bf16_tflops")) m.mma_sync_bf16_tflops = root.positive("mma_sync_bf16_tflops");
     m.launch_us = root.positive("launch_us");
     m.graph_launch_us = root.positive("graph_launch_us");
     m.sm_clock_mhz = root.at("sm_clock_mhz").as_nonnegative_double();
@@ -146,6 +147,7 @@ void save_measured(const MeasuredCeilings& m, const std::filesystem::path& file)
     out << YAML::Key << "memcpy_tbs" << YAML::Value << m.memcpy_tbs;
     out << YAML::Key << "read_only_tbs" << YAML::Value << m.read_only_tbs;
     out << YAML::Key << "fp32_fma_tflops" << YAML::Value << m.fp32_fma_tflops;
+    if (m.mma_sync_bf16_tflops > 0) out << YAML::Key << "mma_sync_bf16_tflops" << YAML::Value << m.mma_sync_bf16_tflops;
     out << YAML::Key << "launch_us" << YAML::Value << m.launch_us;
     out << YAML::Key << "graph_launch_us" << YAML::Value << m.graph_launch_us;
     out << YAML::Key << "sm_clock_mhz" << YAML::Value << m.sm_clock_mhz;
@@ -171,6 +173,7 @@ CeilingChoice choose_ceiling(const HardwareProfile& profile, const MeasuredCeili
     choice.peak_origin = fmt::format("datasheet {} ({})", dtype_name(dtype), profile.id);
     choice.bandwidth_origin = fmt::format("datasheet ({})", profile.id);
     if (!measured) return choice;
+    choice.measured = *measured;
     if (measured->memcpy_tbs > 0) {
         choice.ceiling.bandwidth_tbs = measured->memcpy_tbs;
         choice.bandwidth_origin = fmt::format("measured cudaMemcpy D2D ({})", measured->measured_at);

@@ -59,6 +59,9 @@ struct MeasuredCeilings {
     double memcpy_tbs = 0;       // cudaMemcpy device to device, read + written
     double read_only_tbs = 0;    // float4 read-and-reduce kernel
     double fp32_fma_tflops = 0;  // FMA chain kernel on CUDA cores
+    // bf16 m16n8k16 mma.sync from registers: the roof of warp-level tensor-core kernels.
+    // 0: not measured (a file written before the probe had it, or a GPU older than sm_80).
+    double mma_sync_bf16_tflops = 0;
     std::map<Dtype, double> gemm_tflops;  // cuBLAS at the largest size measured
     double launch_us = 0;        // back-to-back empty kernels
     double graph_launch_us = 0;  // the same captured in a CUDA graph
@@ -75,6 +78,7 @@ struct CeilingChoice {
     std::string peak_origin;       // "measured: cuBLAS bf16 GEMM" or "datasheet"
     std::string bandwidth_origin;  // "measured: cudaMemcpy D2D" or "datasheet"
     double launch_overhead_s = 5e-6;
+    std::optional<MeasuredCeilings> measured;  // what was measured on this GPU, when anything was
 };
 CeilingChoice choose_ceiling(const HardwareProfile& profile, const MeasuredCeilings* measured, Dtype dtype);
 

@@ -1,4 +1,5 @@
 #include "lab_spec.hpp"
+#include "instruction_roof.hpp"
 
 #include "input_error.hpp"
 #include "yaml_fields.hpp"
@@ -231,7 +232,8 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
 
     for (const auto& item : root.at("variants").items()) {
         item.only_keys({"name", "problem", "op", "dtype", "file", "summary", "timed", "divisible_by",
-                        "target_fraction", "floor_fraction", "against", "tolerance", "requires"});
+                        "target_fraction", "floor_fraction", "against", "tolerance", "requires",
+                        "instruction_roof"});
         VariantSpec v;
         v.line = item.line();
         v.name = item.string("name");
@@ -290,6 +292,13 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
             if (v.against != "peer" && v.against != "roofline") against->fail("must be 'peer' or 'roofline'");
         }
         if (auto tolerance = item.maybe("tolerance")) v.tolerance = read_tolerance(*tolerance);
+        if (auto roof = item.maybe("instruction_roof")) {
+            v.instruction_roof = roof->as_string();
+            const auto& ids = instruction_roof_ids();
+            if (std::find(ids.begin(), ids.end(), v.instruction_roof) == ids.end())
+                roof->fail(fmt::format("names '{}'; the instruction roofs `roofline ceilings` measures are: {}",
+                                       v.instruction_roof, fmt::join(ids, ", ")));
+        }
         if (auto requirement = root.maybe("requires")) v.requires_cc = read_requirement(*requirement);
         if (auto requirement = item.maybe("requires")) v.requires_cc = read_requirement(*requirement);
         if (!v.tolerance && !lab.tolerance.count(v.dtype)) {

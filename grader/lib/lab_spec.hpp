@@ -52,6 +52,9 @@ struct VariantSpec {
     // `requires: {compute_capability: "10.0"}` (the lab's unless the variant sets its own):
     // the one GPU its machine code runs on. Empty: any GPU the lab programs are built for.
     std::optional<ComputeCapability> requires_cc;
+    // `instruction_roof: mma_sync`: the report also shows the variant's fraction of that
+    // measured instruction ceiling (instruction_roof.hpp). Empty: none.
+    std::string instruction_roof;
     // Graded on the CPU (a family such as lab 09's layout library): its CPU program checks
     // it, with no GPU, no timing and no prediction; `dtype`, shapes and tolerances do not apply.
     bool cpu_graded = false;

@@ -44,6 +44,7 @@ std::string terminal_report(const GradeContext& c, const Score& s, const nlohman
     out += fmt::format("            {:.1f}% of the roofline ({:.4g} {}, {}){}\n", 100 * s.fraction_of_roofline,
                        s.attainable, s.unit, s.ceiling_origin,
                        s.scored_against.rfind("roofline", 0) == 0 ? "  <- scored" : "");
+    if (s.instruction_roof) out += instruction_roof_line(*s.instruction_roof);
     if (s.also) out += also_measured_line(*s.also, s.unit);
     if (s.unfused) {
         out += fmt::format("  bytes     the operation needs {}; the unfused chain moves {}: fusing saves {} ({:.0f}%)\n",
@@ -127,6 +128,7 @@ nlohmann::json score_json(const GradeContext& c, const Score& s, const nlohmann:
         j["bytes_saved_by_fusion"] = {{"fused_bytes", s.work.bytes}, {"unfused_bytes", s.unfused->bytes},
                                       {"saved_bytes", s.unfused->bytes - s.work.bytes}};
     }
+    if (s.instruction_roof) j["instruction_roof"] = instruction_roof_json(*s.instruction_roof);
     if (s.also) {
         j["also_measured"] = {{"name", s.also->name},
                               {"median_s", s.also->timing.median_s},

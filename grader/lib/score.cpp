@@ -102,6 +102,10 @@ Score score_run(const LabSpec& lab, const VariantSpec& variant, const nlohmann::
         a.bytes_speedup = a.work.bytes / s.work.bytes;
         s.also = a;
     }
+    if (!variant.instruction_roof.empty()) {
+        s.instruction_roof = instruction_roof_for(variant.instruction_roof, ceiling.measured ? &*ceiling.measured : nullptr,
+                                                  s.work.flops / s.variant.median_s / 1e12);
+    }
     s.ceiling_origin = memory_bound ? ceiling.bandwidth_origin : ceiling.peak_origin;
     if (variant.against == "peer") {
         s.fraction = s.fraction_of_peer;

@@ -5,6 +5,7 @@
 // roofline ceiling.
 #pragma once
 #include "hardware.hpp"
+#include "instruction_roof.hpp"
 #include "lab_spec.hpp"
 #include "prediction_log.hpp"
 
@@ -85,6 +86,7 @@ struct Score {
     double physical_floor_s = 0;  // from the datasheet
     std::optional<Workload> unfused;  // fusion labs: what the unfused chain moves
     std::optional<AlsoMeasured> also;  // a second library run beside the peer, not scored
+    std::optional<InstructionRoof> instruction_roof;  // lab.yaml's `instruction_roof`, not scored
 
     double correctness_points = 0, performance_points = 0, prediction_points = 0, byte_prediction_points = 0;
     double max_points = 0;

@@ -1,11 +1,11 @@
 // Thread-block clusters (sm_90): the blocks of a cluster run at the same time on SMs of
 // one GPC and can reach each other's shared memory (distributed shared memory). Lab 04
-// uses them for TMA multicast: one global read of a tile lands in the shared memory of
+// uses them to add partial row sums across blocks (load_remote) and for TMA multicast: one global read of a tile lands in the shared memory of
 // every block named in a mask, and each copy's bytes are counted on the mbarrier at the
 // same offset in each of those blocks.
 //
 // PTX ISA 8.x: "Cluster of cooperative thread arrays", special register %cluster_ctarank,
-// "barrier.cluster", "mapa", "mbarrier.arrive" (.shared::cluster), "cp.async.bulk.tensor"
+// "barrier.cluster", "mapa", "ld" (.shared::cluster), "mbarrier.arrive" (.shared::cluster), "cp.async.bulk.tensor"
 // (.multicast::cluster). CUDA programming guide, "Thread Block Clusters" (cluster launch
 // with cudaLaunchKernelEx and cudaLaunchAttributeClusterDimension).
 #pragma once
@@ -61,6 +61,17 @@ __device__ inline void arrive_remote(std::uint64_t* local_barrier, std::uint32_t
     std::uint32_t remote;
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(smem_address(local_barrier)), "r"(rank));
     asm volatile("mbarrier.arrive.release.cta.shared::cluster.b64 _, [%0];" : : "r"(remote) : "memory");
+}
+
+// Distributed shared memory: reads the float at `local`'s shared-memory offset in the block
+// of cluster rank `rank` (which may be this block). What that block wrote before a
+// cluster::sync() that both passed is visible here.
+__device__ inline float load_remote(const float* local, std::uint32_t rank) {
+    std::uint32_t remote;
+    float value;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(smem_address(local)), "r"(rank));
+    asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(value) : "r"(remote) : "memory");
+    return value;
 }
 
 // A TMA load whose box lands at `destination`'s offset in every block whose bit is set in

@@ -68,7 +68,7 @@ void write_text(const fs::path& file, const std::string& text) {
 }
 
 // OUT/lab/LAB/lab.yaml: a lab folder of its own (the lab's id is its folder's name, and
-// its kernels/ links to the course's, so that lab.yaml's `file:` entries resolve).
+// its kernels/ and cpu/ link to the course's, so that lab.yaml's `file:` entries resolve).
 fs::path graded_lab_yaml(const fs::path& out, const std::string& lab) { return out / "lab" / lab / "lab.yaml"; }
 
 // The lab.yaml the batch grades against: the public one or the hidden shapes in it.
@@ -78,6 +78,8 @@ LabSpec prepare_lab_yaml(const Workspace& course, const LabSpec& public_lab, con
     auto kernels = out_yaml.parent_path() / "kernels";
     std::error_code exists;  // the Slurm array's tasks all get here: the first one makes it
     fs::create_directory_symlink(fs::absolute(course.kernels_root(public_lab.id, false) / "kernels"), kernels, exists);
+    auto cpu = course.kernels_root(public_lab.id, false) / "cpu";  // a CPU part's files (lab 09), likewise
+    if (fs::is_directory(cpu)) fs::create_directory_symlink(fs::absolute(cpu), out_yaml.parent_path() / "cpu", exists);
     // Written beside and renamed into place, so a parallel slice never reads half a file.
     auto temporary = out_yaml;
     temporary += fmt::format(".{}.tmp", ::getpid());
@@ -133,10 +135,11 @@ struct Ready {
 
 class Batch {
 public:
-    Batch(const Workspace& course, const BatchOptions& o, LabSpec lab, BuildKit kit, std::uint64_t seed,
-          std::vector<Submission> todo, std::vector<std::string> gpus, fs::path temp_root,
+    Batch(const Workspace& course, const BatchOptions& o, LabSpec lab, BuildKit kit, std::optional<BuildKit> cpu_kit,
+          std::uint64_t seed, std::vector<Submission> todo, std::vector<std::string> gpus, fs::path temp_root,
           std::optional<Sandbox> sandbox)
-        : course_(course), o_(o), lab_(std::move(lab)), kit_(std::move(kit)), seed_(seed), todo_(std::move(todo)),
+        : course_(course), o_(o), lab_(std::move(lab)), kit_(std::move(kit)), cpu_kit_(std::move(cpu_kit)), seed_(seed),
+          todo_(std::move(todo)),
           gpus_(std::move(gpus)), temp_root_(std::move(temp_root)), sandbox_(std::move(sandbox)) {
         public_lab_ = load_lab(course.lab_yaml(o.lab));
         timeout_s_ = o.timeout_s > 0 ? o.timeout_s : double(lab_.variants.size()) * (lab_.timeout_s + 15) + 60;
@@ -180,6 +183,14 @@ private:
                 auto build = build_submission(kit_, staged.sources, staged.workspace.build_dir / "objects",
                                               staged.workspace.lab_executable(lab_.id, false), o_.out / "objects",
                                               compiler_limits_, sandbox_ ? &*sandbox_ : nullptr);
+                if (build.ok && cpu_kit_) {  // the CPU part's program, compiled the same way (sandbox, limits)
+                    auto cpu = build_submission(*cpu_kit_, staged.cpu_sources, staged.workspace.build_dir / "objects-cpu",
+                                                staged.workspace.cpu_executable(lab_.id, false), o_.out / "objects",
+                                                compiler_limits_, sandbox_ ? &*sandbox_ : nullptr);
+                    build.ok = cpu.ok;
+                    build.log += cpu.log;
+                    if (!cpu.ok) build.message = cpu.message;
+                }
                 // The compiler names files by their staging path; the student knows them as kernels/NAME.
                 auto staged_prefix = (staged.workspace.kernels_root(lab_.id, false) / "").string();
                 write_text(dir / "build.log", replace_all(build.log, staged_prefix, ""));
@@ -246,6 +257,7 @@ private:
     const BatchOptions& o_;
     LabSpec lab_, public_lab_;
     BuildKit kit_;
+    std::optional<BuildKit> cpu_kit_;  // the lab's CPU part, if it has one
     std::uint64_t seed_;
     std::vector<Submission> todo_;
     std::vector<std::string> gpus_;
@@ -269,15 +281,13 @@ int run_batch(const Workspace& course, const BatchOptions& o) {
         throw InputError(fmt::format("no lab '{}' under {}; see `roofline list`", o.lab, course.labs_dir().string()));
     }
     auto public_lab = load_lab(course.lab_yaml(o.lab));
-    for (const auto& v : public_lab.variants) {  // lab 09's layout library: not staged or graded by batch yet
-        if (v.cpu_graded)
-            throw InputError(public_lab.file, v.line,
-                             fmt::format("variant {} is graded on the CPU; roofline batch does not grade CPU parts yet. "
-                                         "Grade a submission's cpu/ files with `roofline grade {}/{}` in a course checkout that holds them",
-                                         v.name, public_lab.id, v.name));
-    }
     auto all = find_submissions(o.submissions);
     auto kit = load_build_kit(course.build_dir, o.lab);
+    // A CPU part (lab 09's layout library): its own kit, its program built per submission
+    // beside the lab program and run by `roofline grade` in the same sandbox.
+    std::optional<BuildKit> cpu_kit;
+    if (std::any_of(public_lab.variants.begin(), public_lab.variants.end(), [](const VariantSpec& v) { return v.cpu_graded; }))
+        cpu_kit = load_build_kit(course.build_dir, o.lab + "-cpu");
     fs::create_directories(o.out / "submissions");
     std::optional<HiddenSpec> hidden;
     auto lab = prepare_lab_yaml(course, public_lab, o.hidden, graded_lab_yaml(o.out, o.lab), hidden);
@@ -317,7 +327,7 @@ int run_batch(const Workspace& course, const BatchOptions& o) {
             throw;
         }
         if (sandbox) fmt::print(stderr, "sandbox: {} (every compile and lab program)\n", sandbox->bwrap.string());
-        Batch batch(course, o, lab, kit, seed, todo, gpus, pattern, std::move(sandbox));
+        Batch batch(course, o, lab, kit, cpu_kit, seed, todo, gpus, pattern, std::move(sandbox));
         batch.run();
         if (!o.keep_stage) fs::remove_all(pattern);
         else fmt::print(stderr, "staging trees kept in {}\n", pattern);

@@ -34,7 +34,7 @@ BuildKit parse_build_kit(const std::string& text, const std::filesystem::path& f
         if (eq == std::string::npos) throw InputError(file, number, "expected key=value; re-run cmake to regenerate it");
         auto key = line.substr(0, eq), value = line.substr(eq + 1);
         if (key == "lab") kit.lab = value;
-        else if (key == "nvcc") kit.nvcc = value;
+        else if (key == "nvcc" || key == "compiler") kit.nvcc = value;  // compiler: a CPU part's (RooflineCpuPart.cmake)
         else if (key == "compile") {
             // Empty lists leave a bare -I or -D; /usr/include as -I breaks the C++ headers' #include_next.
             if (value == "-I" || value == "-D" || value.empty() || value == "-I/usr/include") continue;

@@ -14,7 +14,7 @@ namespace roofline::batch {
 struct BuildKit {
     std::filesystem::path file;
     std::string lab;
-    std::string nvcc;
+    std::string nvcc;  // the compiler: nvcc, or the C++ compiler for a lab's CPU part (LAB-cpu.build-kit)
     std::vector<std::string> compile;  // flags for every kernel file
     std::vector<std::string> link;     // library files and flags, in link order
 };

@@ -123,7 +123,9 @@ SubmissionResult classify_grading(const std::string& submission, const LabSpec& 
             if (j.contains("points") && j["points"].contains("max")) vr.max_points = number_at(j, "points", "max");
             if (j.contains("fraction_of_roofline")) vr.fraction_of_roofline = j["fraction_of_roofline"].get<double>();
             vr.verdict = j.value("verdict", j.value("message", std::string()));
-            r.correctness += number_at(j, "points", "correctness");
+            // A CPU part's points are all correctness points (cpu_grade.hpp).
+            r.correctness += j.value("graded_on", "") == "cpu" ? number_at(j, "points", "total")
+                                                                : number_at(j, "points", "correctness");
             r.performance += number_at(j, "points", "performance");
             r.prediction += number_at(j, "points", "prediction");
         }

@@ -44,7 +44,14 @@ SubmissionOutcome submission_word(roofline::Outcome variant) {
 
 SubmissionOutcome variant_outcome(const nlohmann::json& variant) {
     if (!variant.is_object() || !variant.contains("outcome") || !variant["outcome"].is_string()) return SubmissionOutcome::error;
-    auto outcome = roofline::parse_outcome(variant["outcome"].get<std::string>());
+    const auto word = variant["outcome"].get<std::string>();
+    // A CPU part's checker (cpu_grade.hpp) also says "threw" (the student's code threw: a
+    // wrong answer) and "hang" (past lab.yaml's timeout_s).
+    if (variant.value("graded_on", "") == "cpu") {
+        if (word == "threw") return SubmissionOutcome::wrong_answer;
+        if (word == "hang") return SubmissionOutcome::hang;
+    }
+    auto outcome = roofline::parse_outcome(word);
     return outcome ? submission_word(*outcome) : SubmissionOutcome::error;
 }
 

@@ -89,6 +89,7 @@ void rebase_predictions(const PredictionLog& log, const LabSpec& public_lab, con
                         const fs::path& stage_kernels, const fs::path& out, std::vector<std::string>& notes) {
     std::vector<std::string> without;
     for (const auto& v : staged_lab.variants) {
+        if (v.cpu_graded) continue;  // checked on the CPU: no prediction to carry over
         const auto& public_v = public_lab.variant(v.name);
         auto hash = hash_file(stage_kernels / v.file.filename());
         const Prediction* p = log.find_current(public_lab.id, v.name, shape_text(public_v.timed), hash);
@@ -143,6 +144,27 @@ StagedSubmission stage_submission(const Workspace& course, const LabSpec& public
     for (const auto& name : files.given) {  // given code always comes from the course
         fs::copy_file(course.kernels_root(public_lab.id, false) / "kernels" / name, kernels / name);
         staged.sources.push_back(kernels / name);
+    }
+    // The CPU part's files (lab 09's layout library: cpu/*.cpp), from the submission's cpu/
+    // folder or its top level, else the course's skeleton.
+    auto cpu_skeletons = course.kernels_root(public_lab.id, false) / "cpu";
+    if (std::any_of(public_lab.variants.begin(), public_lab.variants.end(), [](const VariantSpec& v) { return v.cpu_graded; })) {
+        auto cpu = staged.workspace.kernels_root(public_lab.id, false) / "cpu";
+        fs::create_directories(cpu);
+        auto cpu_from = fs::is_directory(submission.dir / "cpu") ? submission.dir / "cpu" : submission.dir;
+        std::vector<std::string> names;
+        for (const auto& entry : fs::directory_iterator(cpu_skeletons))
+            if (entry.path().extension() == ".cpp") names.push_back(entry.path().filename().string());
+        std::sort(names.begin(), names.end());
+        for (const auto& name : names) {
+            auto source = cpu_from / name;
+            if (!fs::is_regular_file(source)) {
+                missing.push_back("cpu/" + name);
+                source = cpu_skeletons / name;
+            }
+            fs::copy_file(source, cpu / name);
+            staged.cpu_sources.push_back(cpu / name);
+        }
     }
     if (!missing.empty()) {
         staged.notes.push_back(fmt::format("not in the submission, graded as the unedited skeleton: {}",

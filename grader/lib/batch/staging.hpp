@@ -4,11 +4,11 @@
 // prediction log. `roofline grade --root STAGE` grades it like any checkout,
 // and nothing it writes lands in the course or the submission.
 //
-//   STAGE/labs/LAB/lab.yaml, STAGE/labs/LAB/kernels/*.cu
+//   STAGE/labs/LAB/lab.yaml, STAGE/labs/LAB/kernels/*.cu, STAGE/labs/LAB/cpu/*.cpp (a CPU part)
 //   STAGE/hardware -> COURSE/hardware
 //   STAGE/.roofline/ceilings/   (copied from the course)
 //   STAGE/predictions.yaml      (the student's current predictions, rebased to the hidden shapes)
-//   STAGE/build/labs/lab-LAB    (built by build_submission)
+//   STAGE/build/labs/lab-LAB    (built by build_submission; lab-LAB-cpu too for a CPU part)
 #pragma once
 #include "lab_spec.hpp"
 #include "workspace.hpp"
@@ -47,6 +47,7 @@ enum class LogState { present, missing, malformed };
 struct StagedSubmission {
     Workspace workspace;  // root: the staging tree; build_dir: STAGE/build
     std::vector<std::filesystem::path> sources;  // the kernel files to compile
+    std::vector<std::filesystem::path> cpu_sources;  // the CPU part's files (lab 09's cpu/*.cpp), if the lab has one
     LogState log = LogState::missing;
     std::string log_message;  // why malformed (file:line and the parser's words)
     std::vector<std::string> notes;  // missing files, predictions not matching the source

@@ -110,3 +110,51 @@ TEST_CASE("batch: the GPU holder ends when its stdin closes, and holds only wher
         CHECK(r.err.empty());
     }
 }
+
+// Lab 09's CPU part (the layout library) under batch, with no GPU: each submission's
+// cpu/*.cpp are staged, compiled with the CPU part's build kit and checked by
+// `roofline grade` like its GPU variants (which stop at the device check here).
+TEST_CASE("batch: lab 09's CPU part is compiled and graded per submission; a broken one is a compile_error",
+          "[batch][layout]") {
+    TempDir dir;
+    auto subs = dir / "subs";
+    auto out = dir / "out";
+    // "solved": the reference's layout library; "skeleton": no cpu/ files (graded as the
+    // unedited skeletons, noted); "broken": one file that does not compile.
+    for (const auto& entry : std::filesystem::directory_iterator(repo_root() / "solutions" / "09-layouts" / "cpu")) {
+        write_file(subs / "solved" / "cpu" / entry.path().filename(), read_file(entry.path()));
+    }
+    std::filesystem::create_directories(subs / "skeleton" / "kernels");
+    write_file(subs / "broken" / "cpu" / "03_compose.cpp", "#include \"roofline/layout.hpp\"\nint oops( {\n");
+
+    auto r = run_cli(course_flags() + " batch 09-layouts --gpus none --jobs 2 --submissions " + shell_quote(subs.string()) +
+                     " --out " + shell_quote(out.string()));
+    INFO(r.all());
+    CHECK(r.exit_code == 0);
+    CHECK_FALSE(contains(r.err, "does not grade CPU parts"));
+    auto variant_of = [](const json& result, const std::string& name) {
+        for (const auto& v : result["variants"])
+            if (v["name"] == name) return v;
+        return json();
+    };
+
+    auto solved = json::parse(read_file(submission_dir(out, "solved") / "result.json"));
+    for (auto part : {"evaluate", "coalesce", "compose", "complement", "logical_divide", "swizzle", "wavefronts"}) {
+        INFO(part << ": " << variant_of(solved, part).dump());
+        CHECK(variant_of(solved, part)["outcome"] == "graded");
+        CHECK(variant_of(solved, part)["points"].get<double>() == 40);
+    }
+    CHECK(solved["outcome"] == "no_gpu");  // the transposes need a GPU
+    CHECK(solved["correctness"].get<double>() == 7 * 40);
+
+    auto skeleton = json::parse(read_file(submission_dir(out, "skeleton") / "result.json"));
+    CHECK(variant_of(skeleton, "evaluate")["outcome"] == "wrong_answer");
+    CHECK(variant_of(skeleton, "evaluate")["points"].get<double>() == 0);
+    CHECK(skeleton["correctness"].get<double>() == 0);
+    CHECK(contains(skeleton["reason"].get<std::string>(), "cpu/01_evaluate.cpp"));  // graded as the skeleton, noted
+
+    auto broken = json::parse(read_file(submission_dir(out, "broken") / "result.json"));
+    CHECK(broken["outcome"] == "compile_error");
+    CHECK(contains(broken["reason"].get<std::string>(), "03_compose.cpp"));
+    CHECK(contains(read_file(out / "gradebook.csv"), "broken,compile_error,0.00"));
+}
