@@ -89,7 +89,7 @@ void run_timeline(Context& context, const TimelineFlags& f) {
     {
         LabSession session(ws.lab_executable(lab.id, f.solutions), work_dir / "program");
         if (session.device(&why_no_device))
-            run = interpret(session.run(job, lab.timeout_s), result_file, variant.name, lab.timeout_s);
+            run = interpret(session.run(job, lab.timeout_s), job, lab.timeout_s);
     }
     std::filesystem::remove_all(work_dir);
     if (!why_no_device.empty()) {
@@ -104,12 +104,13 @@ void run_timeline(Context& context, const TimelineFlags& f) {
     }
     if (!f.trace.empty()) {
         std::ofstream out(f.trace);
-        out << run.result["timeline"].dump(1) << "\n";
+        out << nlohmann::json(*run.result.timeline).dump(1) << "\n";
         if (!out) throw InputError(f.trace, 0, "cannot write the trace here; pass --trace with a writable path");
     }
-    auto timeline = build_timeline(parse_timeline_records(run.result["timeline"], result_file.string()),
-                                   run.result["timeline"].value("began_ns", 0.0));
-    const std::string device = run.result["device"].value("name", std::string("?"));
+    // interpret() saw to it that a correct timeline job's answer holds its timeline and device.
+    auto timeline = build_timeline(timeline_records(*run.result.timeline, result_file.string()),
+                                   double(run.result.timeline->began_ns));
+    const std::string device = run.result.device->name;
     fmt::print("timeline of {}/{} ({}) at {} on {}\n\n{}", lab.id, variant.name, f.solutions ? "solutions" : "labs",
                shape_text(shape), device, timeline_text(timeline));
     fmt::print("UPPER BOUNDS: recorded under CUPTI, which adds host time to every launch (about 1 us; far more for a "

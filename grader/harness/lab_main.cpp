@@ -1,5 +1,5 @@
 // main() of every lab executable (lab-NN-name, solution-NN-name). It verifies
-// and times one variant and writes a JSON result file. `roofline` runs it with
+// and times one variant and writes its answer (protocol/lab_result.hpp) as a JSON file. `roofline` runs it with
 // --serve, as one child process for a whole lab (lab_session.hpp): one job
 // (protocol/lab_job.hpp, a JSON object) per line on stdin. Run by hand:
 //   build/labs/lab-01-memory-roof --list
@@ -14,6 +14,7 @@
 #include "registry.hpp"
 
 #include "lab_job.hpp"
+#include "lab_result.hpp"
 #include "stage_trace.hpp"
 
 #include <CLI/CLI.hpp>
@@ -24,7 +25,6 @@
 #include <algorithm>
 #include <unistd.h>
 
-#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -34,9 +34,11 @@
 #include <sstream>
 
 using namespace roofline::harness;
+namespace protocol = roofline::protocol;
 using roofline::protocol::Job;
 using roofline::protocol::JobMode;
 using roofline::protocol::JobStatus;
+using roofline::protocol::Result;
 using nlohmann::json;
 
 namespace {
@@ -53,31 +55,16 @@ Shape parse_shape(const std::string& text) {
     return shape;
 }
 
-json to_json(const SampleStats& s) {
-    return {{"count", s.count},   {"median_s", s.median_s}, {"q1_s", s.q1_s},       {"q3_s", s.q3_s},
-            {"min_s", s.min_s},   {"mean_s", s.mean_s},     {"rse", s.rse},         {"samples_s", s.samples_s}};
+// The harness's working types in their wire form.
+protocol::TimingStats stats_of(const SampleStats& s) {
+    return {s.count, s.median_s, s.q1_s, s.q3_s, s.min_s, s.mean_s, s.rse, s.samples_s};
 }
 
-json to_json(const VerifyReport& r) {
-    json examples = json::array();
-    for (const auto& m : r.first_mismatches) {
-        // JSON has no NaN or Inf: those values travel as strings.
-        json got = m.unwritten ? json("unwritten")
-                   : std::isnan(m.got) ? json("NaN")
-                   : std::isinf(m.got) ? json(m.got > 0 ? "Inf" : "-Inf")
-                                       : json(m.got);
-        examples.push_back({{"index", m.index}, {"expected", m.expected}, {"got", got}});
-    }
-    return {{"passed", r.passed},
-            {"verdict", r.verdict},
-            {"elements", r.elements},
-            {"mismatches", r.mismatches},
-            {"unwritten", r.unwritten},
-            {"nonfinite", r.nonfinite},
-            {"guard_bytes_damaged", r.guard_bytes_damaged},
-            {"rel_l2", r.rel_l2},
-            {"max_abs_error", r.max_abs_error},
-            {"first_mismatches", examples}};
+protocol::VerifyReport report_of(const VerifyReport& r) {
+    protocol::VerifyReport out{r.passed,    r.verdict,  r.elements,           r.mismatches, r.unwritten, r.nonfinite,
+                               r.guard_bytes_damaged, r.rel_l2, r.max_abs_error, {}};
+    for (const auto& m : r.first_mismatches) out.first_mismatches.push_back({m.index, m.expected, m.got, m.unwritten});
+    return out;
 }
 
 std::string shape_text(const Shape& shape) {
@@ -101,47 +88,41 @@ void stage(const std::string& what) {
 
 // Read once per process: cudaGetDeviceProperties asks the driver for every property,
 // some of them slowly, and a program serves hundreds of jobs on the same device.
-const json& device_info() {
-    static const json info = [] {
+const protocol::Device& device_info() {
+    static const protocol::Device info = [] {
         int device = 0;
         cudaDeviceProp prop{};
         CUDA_CHECK(cudaGetDevice(&device));
         CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-        return json{{"name", prop.name},
-                    {"sm_count", prop.multiProcessorCount},
-                    {"l2_bytes", prop.l2CacheSize},
-                    {"compute_capability", fmt::format("{}.{}", prop.major, prop.minor)}};
+        return protocol::Device{prop.name, prop.multiProcessorCount, prop.l2CacheSize,
+                                fmt::format("{}.{}", prop.major, prop.minor)};
     }();
     return info;
 }
 
-json to_json(const std::vector<ClockCrossCheck>& checks) {
-    json out = json::array();
-    for (const auto& c : checks)
-        out.push_back({{"event_median_s", c.event_median_s}, {"globaltimer_median_s", c.globaltimer_median_s}});
+std::vector<protocol::ClockCrossCheck> cross_checks_of(const std::vector<ClockCrossCheck>& checks) {
+    std::vector<protocol::ClockCrossCheck> out;
+    for (const auto& c : checks) out.push_back({c.event_median_s, c.globaltimer_median_s});
     return out;
 }
 
-json to_json(const WatchedWork& work) {
-    if (!work.watched) return {{"watched", false}, {"error", work.error}};
-    return {{"watched", true},
-            {"kernels", work.kernels},
-            {"other_stream_kernels", work.other_stream_kernels},
-            {"copies", work.copies},
-            {"memsets", work.memsets}};
+protocol::WatchedLaunches launched_of(const WatchedWork& work) {
+    if (!work.watched) return {.watched = false, .error = work.error};
+    return {.watched = true, .kernels = work.kernels, .other_stream_kernels = work.other_stream_kernels,
+            .copies = work.copies, .memsets = work.memsets};
 }
 
-json to_json(const std::vector<InputChange>& changes) {
-    json out = json::array();
-    for (const auto& c : changes) out.push_back({{"input", c.name}, {"changed", c.changed}, {"elements", c.elements}});
+std::vector<protocol::InputChange> changes_of(const std::vector<InputChange>& changes) {
+    std::vector<protocol::InputChange> out;
+    for (const auto& c : changes) out.push_back({c.name, c.changed, c.elements});
     return out;
 }
 
-// Verifies on a fresh seed with poisoned outputs; returns the check's JSON. The inputs
+// Verifies on a fresh seed with poisoned outputs; returns the check. The inputs
 // are copied aside first: a launch that changes them fails here, named, and the
 // reference is computed from inputs equal to the copy. Everything the launch ran on
 // the GPU is recorded for the grader (launch_watch.hpp).
-json check_once(Problem& problem, InputGuard& guard, const Shape& shape, std::uint64_t seed, const std::string& when,
+protocol::Check check_once(Problem& problem, InputGuard& guard, const Shape& shape, std::uint64_t seed, const std::string& when,
                 const Tolerance& tolerance, double launch_timeout_s, bool watch, cudaStream_t stream,
                 bool profiled = false) {
     stage(fmt::format("verify {} seed {} ({})", shape_text(shape), seed, when));
@@ -177,12 +158,9 @@ json check_once(Problem& problem, InputGuard& guard, const Shape& shape, std::ui
         report.verdict = describe_changes(changes);
     }
     roofline::trace_stage("  verified");
-    return {{"shape", shape},
-            {"seed", seed},
-            {"when", when},
-            {"report", to_json(report)},
-            {"inputs_changed", to_json(changes)},
-            {"launched", watch ? to_json(launched) : json(nullptr)}};
+    protocol::Check check{shape, seed, when, report_of(report), changes_of(changes), std::nullopt};
+    if (watch) check.launched = launched_of(launched);
+    return check;
 }
 
 Tolerance tolerance_of(const Job& job) { return {job.atol, job.rtol, job.max_rel_l2}; }
@@ -198,12 +176,10 @@ MeasureConfig measure_config_of(const Job& job) {
     return config;
 }
 
-void set_status(json& result, JobStatus status) { result["status"] = status; }
-
 // The timed launches again, watched: what the GPU ran while the variant was timed, in
 // a process that is not timing (the grade job's process never watches). Warm L2, no
 // flush kernel in the window; stops after `launches` or about a second.
-json replay_watched(Problem& problem, const Job& job, cudaStream_t stream) {
+protocol::Replay replay_watched(Problem& problem, const Job& job, cudaStream_t stream) {
     struct Events {
         cudaEvent_t begin = nullptr, end = nullptr;
         Events() {
@@ -232,18 +208,15 @@ json replay_watched(Problem& problem, const Job& job, cudaStream_t stream) {
     }
     auto launched = LaunchWatch::instance().stop();
     std::sort(times_s.begin(), times_s.end());
-    return {{"shape", *job.timed_shape},
-            {"when", "replaying the timed launches"},
-            {"launches", times_s.size()},
-            {"median_s", times_s[times_s.size() / 2]},
-            {"launched", to_json(launched)}};
+    return {*job.timed_shape, static_cast<long long>(times_s.size()), times_s[times_s.size() / 2],
+            launched_of(launched)};
 }
 
 // `roofline timeline`: one launch of the variant at the timed shape (set up by the last
 // check), after one unwatched warm-up launch, with every kernel's start and end on the GPU's
 // clock (lib/timeline.hpp reads it). Watching costs ~1 us per launch (launch_watch.hpp), so
 // the gaps it shows are an upper bound on an unwatched run's.
-json record_timeline(Problem& problem, const Job& job, cudaStream_t stream) {
+protocol::Timeline record_timeline(Problem& problem, const Job& job, cudaStream_t stream) {
     stage("timeline " + shape_text(*job.timed_shape));
     problem.launch_variant(stream);
     wait_for_stream(stream, job.launch_timeout_s);
@@ -251,37 +224,34 @@ json record_timeline(Problem& problem, const Job& job, cudaStream_t stream) {
     problem.launch_variant(stream);
     wait_for_stream(stream, job.launch_timeout_s);
     auto watched = LaunchWatch::instance().stop();
-    if (!watched.watched) return {{"watched", false}, {"error", watched.error}};
-    json kernels = json::array();
+    if (!watched.watched) return {.watched = false, .error = watched.error};
+    protocol::Timeline timeline{.watched = true, .began_ns = watched.began_ns};
     for (const auto& span : watched.spans)
-        kernels.push_back({{"name", span.name}, {"start_ns", span.start_ns}, {"end_ns", span.end_ns},
-                           {"stream", span.stream_id}});
-    return {{"watched", true}, {"began_ns", watched.began_ns}, {"kernels", kernels}};
+        timeline.kernels.push_back({span.name, span.start_ns, span.end_ns, span.stream_id});
+    return timeline;
 }
 
-int run(const Job& job, json& result) {
+int run(const Job& job, Result& result) {
     const VariantEntry* entry = find_variant(job.variant);
     if (!entry) {
-        set_status(result, JobStatus::unknown_variant);
+        result.status = JobStatus::unknown_variant;
         std::vector<std::string> names;
         for (const auto& e : registered_variants()) names.push_back(e.name);
-        result["message"] = fmt::format("no variant '{}' is registered in this executable; registered: {}",
+        result.message = fmt::format("no variant '{}' is registered in this executable; registered: {}",
                                         job.variant, fmt::join(names, ", "));
         return 2;
     }
     // CUPTI, attached, slows every launch of its process (launch_watch.hpp). The grader keeps
     // a program for watching and others for timing; this keeps them apart.
     if (job.mode == JobMode::grade && LaunchWatch::instance().ever_started()) {
-        set_status(result, JobStatus::error);
-        result["message"] = "this lab program has watched launches (CUPTI) and will not time any more; the grader "
+        result.status = JobStatus::error;
+        result.message = "this lab program has watched launches (CUPTI) and will not time any more; the grader "
                             "must send grade jobs to a program that never watches";
         return 4;
     }
-    result["problem"] = entry->problem;
-    result["dtype"] = entry->dtype;
-    result["source_file"] = entry->source_file;
+    result.registration = protocol::Registration{entry->problem, entry->dtype, entry->source_file};
     stage("device setup");
-    result["device"] = device_info();
+    result.device = device_info();
 
     // One stream for every job of the process (made once: a stream made and destroyed per job
     // cost ~8 ms in run 48's trace). A job ends with the stream idle; one that cannot ends the process.
@@ -293,7 +263,6 @@ int run(const Job& job, json& result) {
     roofline::trace_stage("  device read, stream ready");
     auto problem = entry->make();
     InputGuard guard;
-    result["checks"] = json::array();
     std::uint64_t seed = job.seed;
     // once: unwatched (ncu and compute-sanitizer need the profiling interface to themselves).
     const bool watch = job.mode != JobMode::grade && job.mode != JobMode::once;
@@ -306,8 +275,8 @@ int run(const Job& job, json& result) {
             problem->setup(shape);
             auto check = check_once(*problem, guard, shape, seed++, when, tolerance, job.launch_timeout_s, watch, stream,
                                     profiled);
-            result["checks"].push_back(check);
-            if (!check["report"]["passed"].get<bool>()) return false;
+            result.checks.push_back(check);
+            if (!check.report.passed) return false;
         }
         return true;
     };
@@ -316,18 +285,18 @@ int run(const Job& job, json& result) {
     if (roofline::protocol::needs_timed_shape(job.mode)) shapes.push_back(*job.timed_shape);  // the last check sets up the timed shape
     if (profiled && job.timed_shape) shapes.push_back(*job.timed_shape);
     if (!verify_all(shapes, profiled ? "one profiled launch" : "before timing")) {
-        set_status(result, JobStatus::incorrect);
+        result.status = JobStatus::incorrect;
         return 1;
     }
     if (job.mode == JobMode::watch) {
-        result["checks"].push_back(replay_watched(*problem, job, stream));
+        result.replay = replay_watched(*problem, job, stream);
         stage("the peer once, watched");
         // The peer alone, watched once: its time must be the library's own work.
         LaunchWatch::instance().start(stream);
         problem->launch_peer(stream);
         wait_for_stream(stream, job.launch_timeout_s);
-        result["peer_launched"] = to_json(LaunchWatch::instance().stop());
-        result["watch_seconds"] = LaunchWatch::instance().seconds_spent();  // this process's total so far
+        result.peer_launched = launched_of(LaunchWatch::instance().stop());
+        result.watch_seconds = LaunchWatch::instance().seconds_spent();  // this process's total so far
     }
     if (job.mode == JobMode::grade) {
         stage("timing " + shape_text(*job.timed_shape));
@@ -340,57 +309,55 @@ int run(const Job& job, json& result) {
         roofline::trace_stage(fmt::format("  timed: {} + {} samples", measured.stats[0].samples_s.size(), measured.stats[1].samples_s.size()));
         // The inputs the timed launches read are still those of the last check.
         auto timing_changes = guard.changes(problem->inputs(), stream);
-        result["timing"] = {{"variant", to_json(measured.stats[0])},
-                            {"peer", to_json(measured.stats[1])},
-                            {"cross_check", to_json(measured.cross_checks)},
-                            {"peer_name", problem->peer_name()},
-                            {"sm_clock_mhz", {{"median", measured.sm_clock_mhz_median},
-                                              {"min", measured.sm_clock_mhz_min},
-                                              {"max", measured.sm_clock_mhz_max}}},
-                            {"hit_time_cap", measured.hit_time_cap},
-                            {"l2_flush_bytes", measured.l2_flush_bytes}};
+        auto& timing = result.timing.emplace();
+        timing.variant = stats_of(measured.stats[0]);
+        timing.peer = stats_of(measured.stats[1]);
+        timing.cross_check = cross_checks_of(measured.cross_checks);
+        timing.peer_name = problem->peer_name();
+        timing.sm_clock_mhz = {measured.sm_clock_mhz_median, measured.sm_clock_mhz_min, measured.sm_clock_mhz_max};
+        timing.hit_time_cap = measured.hit_time_cap;
+        timing.l2_flush_bytes = static_cast<long long>(measured.l2_flush_bytes);
         if (!also_name.empty())  // shown beside the peer, never scored (score.hpp)
-            result["timing"]["also_measured"] = {{"name", also_name}, {"stats", to_json(measured.stats[2])}};
+            timing.also_measured = protocol::AlsoMeasured{also_name, stats_of(measured.stats[2])};
         if (!timing_changes.empty()) {
             VerifyReport report;
             report.verdict = describe_changes(timing_changes) + " (while it was timed)";
-            result["checks"].push_back({{"shape", *job.timed_shape},
-                                        {"when", "during timing"},
-                                        {"report", to_json(report)},
-                                        {"inputs_changed", to_json(timing_changes)}});
-            set_status(result, JobStatus::incorrect);
+            result.checks.push_back({*job.timed_shape, std::nullopt, "during timing", report_of(report),
+                                     changes_of(timing_changes), std::nullopt});
+            result.status = JobStatus::incorrect;
             return 1;
         }
         if (auto disagreement = timing_disagreement(measured.cross_checks, {"variant", "peer", "also measured"})) {
-            set_status(result, JobStatus::timing_refused);
-            result["message"] = *disagreement;
+            result.status = JobStatus::timing_refused;
+            result.message = *disagreement;
             return 1;
         }
         // New inputs after timing: a kernel that replays a cached answer fails here.
         auto check = check_once(*problem, guard, *job.timed_shape, seed++, "after timing", tolerance,
                                 job.launch_timeout_s, false, stream);
-        result["checks"].push_back(check);
-        if (!check["report"]["passed"].get<bool>()) {
-            set_status(result, JobStatus::incorrect);
+        result.checks.push_back(check);
+        if (!check.report.passed) {
+            result.status = JobStatus::incorrect;
             return 1;
         }
     }
-    if (job.mode == JobMode::timeline) result["timeline"] = record_timeline(*problem, job, stream);
+    if (job.mode == JobMode::timeline) result.timeline = record_timeline(*problem, job, stream);
     roofline::trace_stage("job done");
-    set_status(result, JobStatus::ok);
+    result.status = JobStatus::ok;
     return 0;
 }
 
 // Written beside and renamed into place: the parent takes the file's existence as "done".
-void write_result(const json& result, const std::string& path) {
+void write_result(const Result& result, const std::string& path) {
+    const auto text = json(result).dump(2);
     if (path == "-") {
-        std::cout << result.dump(2) << "\n";
+        std::cout << text << "\n";
         return;
     }
     auto temporary = path + ".tmp";
     {
         std::ofstream out(temporary);
-        out << result.dump(2) << "\n";
+        out << text << "\n";
     }
     std::filesystem::rename(temporary, path);
 }
@@ -445,12 +412,14 @@ const char* usage_error(const Job& job) {
 }
 
 // One job: the result's status says how it went; the return value is the exit code.
-int run_job(const Job& job, json& result) {
-    result = {{"variant", job.variant}, {"mode", job.mode}};
+int run_job(const Job& job, Result& result) {
+    result = Result{};
+    result.variant = job.variant;
+    result.mode = job.mode;
     // A hung kernel cannot be stopped: report it and end here, skipping the destructors.
     set_hang_handler([&result, &job](double limit_s) {
-        set_status(result, JobStatus::hang);
-        result["message"] = fmt::format("a kernel was still running {:g} s after its launch, during '{}'", limit_s,
+        result.status = JobStatus::hang;
+        result.message = fmt::format("a kernel was still running {:g} s after its launch, during '{}'", limit_s,
                                         last_stage());
         ::close(STDIN_FILENO);  // with --serve, the parent's next job goes to a fresh program
         write_result(result, job.result_path);
@@ -461,38 +430,38 @@ int run_job(const Job& job, json& result) {
         int count = 0;
         cudaError_t status = cudaGetDeviceCount(&count);
         if (status != cudaSuccess || count == 0) {
-            set_status(result, JobStatus::no_device);
-            result["message"] = status != cudaSuccess ? cudaGetErrorString(status) : "no CUDA device found";
+            result.status = JobStatus::no_device;
+            result.message = status != cudaSuccess ? cudaGetErrorString(status) : "no CUDA device found";
             return 4;
         }
         try {
-            result["device"] = device_info();
+            result.device = device_info();
         } catch (const CudaError& e) {
-            set_status(result, JobStatus::no_device);
-            result["message"] = e.what();
+            result.status = JobStatus::no_device;
+            result.message = e.what();
             return 4;
         }
-        set_status(result, JobStatus::ok);
+        result.status = JobStatus::ok;
         return 0;
     }
     if (const char* error = usage_error(job)) {
-        set_status(result, JobStatus::error);
-        result["message"] = error;
+        result.status = JobStatus::error;
+        result.message = error;
         return 2;
     }
     try {
         return run(job, result);
     } catch (const CudaError& e) {
-        set_status(result, JobStatus::cuda_error);
-        result["message"] = e.what();
+        result.status = JobStatus::cuda_error;
+        result.message = e.what();
         return 3;
     } catch (const std::invalid_argument& e) {
-        set_status(result, JobStatus::bad_shape);
-        result["message"] = e.what();
+        result.status = JobStatus::bad_shape;
+        result.message = e.what();
         return 2;
     } catch (const std::exception& e) {
-        set_status(result, JobStatus::error);
-        result["message"] = e.what();
+        result.status = JobStatus::error;
+        result.message = e.what();
         return 4;
     }
 }
@@ -510,9 +479,9 @@ int serve() {
             std::fprintf(stderr, "error: a job line the lab program cannot read (%s): %s\n", e.what(), line.c_str());
             return 2;
         }
-        json result;
+        Result result;
         int code = run_job(job, result);
-        bool ending = result["status"] == JobStatus::cuda_error;
+        bool ending = result.status == JobStatus::cuda_error;
         // Stdin closed before the result exists: the parent's next job is refused at once
         // (and goes to a fresh program) rather than sent to one that is exiting.
         if (ending) ::close(STDIN_FILENO);
@@ -563,7 +532,7 @@ int main(int argc, char** argv) {
         std::cerr << "error: " << error << "\n";
         return 2;
     }
-    json result;
+    Result result;
     int code = run_job(job, result);
     write_result(result, job.result_path);
     return code;

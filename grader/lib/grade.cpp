@@ -102,12 +102,12 @@ SweepTimes time_sweep(LabSession& session, const LabSpec& lab, const VariantSpec
             auto result = dir / "result.json";
             auto job = lab_job(lab, variant, protocol::JobMode::grade, seed + divisor, result, 1);
             job.timed_shape = shape;
-            auto run = interpret(session.run(job, lab.timeout_s), result, variant.name, lab.timeout_s);
+            auto run = interpret(session.run(job, lab.timeout_s), job, lab.timeout_s);
             if (run.outcome != Outcome::correct) {
                 outcome.failure = run;
                 return outcome;
             }
-            median_s = run.result["timing"]["variant"]["median_s"].get<double>();
+            median_s = run.result.timing->variant.median_s;
         }
         points.push_back({double(shape["n"]), median_s, lab.work(variant, shape)});
     }
@@ -318,10 +318,10 @@ TimedRun timed_run(const VariantGrading& g, LabSession& session, const std::file
     auto job = variant_job(g.lab, g.variant, mode, timed.seed, result_file, &timed.skipped);
     trace_stage(g.target + ": timing job");
     auto began = std::chrono::steady_clock::now();
-    timed.run = interpret(session.run(job, g.lab.timeout_s), result_file, g.variant.name, g.lab.timeout_s);
+    timed.run = interpret(session.run(job, g.lab.timeout_s), job, g.lab.timeout_s);
     if (timed.run.outcome == Outcome::correct && !request.verify_only && !g.lab.sweep_divisors.empty()) {
         timed.sweep = time_sweep(session, g.lab, g.variant, timed.seed,
-                                 timed.run.result["timing"]["variant"]["median_s"].get<double>(), work_dir);
+                                 timed.run.result.timing->variant.median_s, work_dir);
     }
     timed.seconds = seconds_since(began);
     return timed;
@@ -342,7 +342,7 @@ Judgement watch_and_judge(const VariantGrading& g, LabSession& session, const Sy
     Judgement judgement;
     LabRun& run = timed.run;
     if (run.outcome != Outcome::correct) return judgement;
-    if (auto mismatch = registration_mismatch(run.result, g.variant, g.lab)) {
+    if (auto mismatch = registration_mismatch(*run.result.registration, g.variant, g.lab)) {
         run.outcome = Outcome::incorrect;
         run.message = fmt::format("{}: {}", g.variant.name, *mismatch);
         return judgement;
@@ -359,10 +359,10 @@ Judgement watch_and_judge(const VariantGrading& g, LabSession& session, const Sy
         }
         auto watch_file = work_dir / "watched.json";
         auto job = variant_job(g.lab, g.variant, protocol::JobMode::watch, timed.seed, watch_file, &timed.skipped);
-        job.replay_launches = run.result["timing"]["variant"].value("count", 10);
+        job.replay_launches = run.result.timing->variant.count;
         trace_stage(g.target + ": watch job");
         auto began = std::chrono::steady_clock::now();
-        watched = interpret(watch_session->run(job, g.lab.timeout_s), watch_file, g.variant.name, g.lab.timeout_s);
+        watched = interpret(watch_session->run(job, g.lab.timeout_s), job, g.lab.timeout_s);
         judgement.watch_seconds = seconds_since(began);
         // Outside the two passes of `roofline grade` (grade.hpp), the watching program ends
         // before anything else is timed: no program times while one watches.
@@ -544,13 +544,13 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     }
     if (request.verify_only) {
         out.exit_code = kGradedCorrect;
-        long long checks = run.result["checks"].size();
+        auto checks = run.result.checks.size();
         out.text = timed.skipped + fmt::format("{}  CORRECT on {}: {} checks on fresh random inputs (seed {}), every "
                                                "element compared, guards intact. Not timed: use `roofline grade` for "
                                                "that.\n",
                                                target, program.device.name, checks, timed.seed);
         out.json = {{"target", target}, {"outcome", outcome_name(Outcome::correct)}, {"seed", timed.seed},
-                    {"checks", run.result["checks"]}};
+                    {"checks", protocol::checks_json(run.result)}};
         return out;
     }
 

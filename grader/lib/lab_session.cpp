@@ -127,20 +127,27 @@ std::optional<DeviceInfo> LabSession::device(std::string* why_not, bool* failed)
     job.mode = protocol::JobMode::device_info;
     job.result_path = result_file.string();
     auto child = run(job, 120);
-    auto result = fs::exists(result_file) ? nlohmann::json::parse(read_file_text(result_file), nullptr, false)
-                                          : nlohmann::json();
-    auto status = result.is_object() ? result.value("status", std::string()) : std::string();
-    if (status == "ok" && result.contains("device")) {
-        const auto& d = result["device"];
-        DeviceInfo info{d.value("name", std::string()), d.value("sm_count", 0), d.value("l2_bytes", 0LL), 0, 0};
-        auto cc = d.value("compute_capability", std::string("0.0"));
-        std::sscanf(cc.c_str(), "%d.%d", &info.cc_major, &info.cc_minor);
+    std::optional<protocol::Result> answer;
+    std::string malformed;
+    if (fs::exists(result_file)) {
+        try {
+            answer = read_answer(job);
+        } catch (const protocol::MalformedResult& e) {
+            malformed = e.what();
+        }
+    }
+    if (answer && answer->status == protocol::JobStatus::ok) {
+        const auto& d = *answer->device;
+        DeviceInfo info{d.name, d.sm_count, d.l2_bytes, 0, 0};
+        std::sscanf(d.compute_capability.c_str(), "%d.%d", &info.cc_major, &info.cc_minor);
         device_ = info;
         return device_;
     }
-    if (failed) *failed = status != "no_device";
+    const bool no_device = answer && answer->status == protocol::JobStatus::no_device;
+    if (failed) *failed = !no_device;
     if (why_not) {
-        *why_not = status == "no_device" ? result.value("message", std::string("no CUDA device found"))
+        *why_not = no_device           ? (answer->message.empty() ? "no CUDA device found" : answer->message)
+                   : !malformed.empty() ? "the lab program's answer cannot be read: " + malformed
                    : child.timed_out     ? "the lab program did not answer within 120 s"
                    : child.signal        ? fmt::format("the lab program died of signal {} ({})", child.signal,
                                                        strsignal(child.signal))

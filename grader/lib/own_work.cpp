@@ -26,31 +26,32 @@ std::string list(const std::vector<std::string>& names) {
 
 }  // namespace
 
-OwnWorkVerdict judge_own_work(const nlohmann::json& result, const SymbolCheck& kernel_file_symbols,
+OwnWorkVerdict judge_own_work(const protocol::Result& result, const SymbolCheck& kernel_file_symbols,
                               const std::vector<std::string>& allow_calls) {
     OwnWorkVerdict verdict;
     std::vector<std::string> foreign, other_stream;
     long long copies = 0, memsets = 0;
     std::string unwatched;
-    if (result.contains("checks")) {
-        for (const auto& check : result["checks"]) {
-            if (!check.contains("launched") || check["launched"].is_null()) continue;  // not watched
-            const auto& launched = check["launched"];
-            if (!launched.value("watched", false)) {
-                unwatched = launched.value("error", std::string("no reason given"));
-                continue;
-            }
-            for (const auto& [name, count] : launched["kernels"].items()) {
-                if (!kernel_file_symbols.defines_kernel(name) && std::find(foreign.begin(), foreign.end(), name) == foreign.end())
-                    foreign.push_back(name);
-            }
-            for (const auto& [name, count] : launched["other_stream_kernels"].items()) {
-                if (std::find(other_stream.begin(), other_stream.end(), name) == other_stream.end())
-                    other_stream.push_back(name);
-            }
-            copies += launched.value("copies", 0LL);
-            memsets += launched.value("memsets", 0LL);
+    std::vector<const protocol::WatchedLaunches*> watched;  // every check's launch, then the replay's
+    for (const auto& check : result.checks) {
+        if (check.launched) watched.push_back(&*check.launched);
+    }
+    if (result.replay) watched.push_back(&result.replay->launched);
+    for (const auto* launched : watched) {
+        if (!launched->watched) {
+            unwatched = launched->error.empty() ? "no reason given" : launched->error;
+            continue;
         }
+        for (const auto& [name, count] : launched->kernels) {
+            if (!kernel_file_symbols.defines_kernel(name) && std::find(foreign.begin(), foreign.end(), name) == foreign.end())
+                foreign.push_back(name);
+        }
+        for (const auto& [name, count] : launched->other_stream_kernels) {
+            if (std::find(other_stream.begin(), other_stream.end(), name) == other_stream.end())
+                other_stream.push_back(name);
+        }
+        copies += launched->copies;
+        memsets += launched->memsets;
     }
     if (!unwatched.empty()) {
         verdict.note = "the run-time check of what the kernel file launched did not run (" + unwatched +
@@ -78,9 +79,9 @@ OwnWorkVerdict judge_own_work(const nlohmann::json& result, const SymbolCheck& k
             return verdict;
         }
     }
-    if (result.contains("peer_launched") && result["peer_launched"].value("watched", false)) {
+    if (result.peer_launched && result.peer_launched->watched) {
         std::vector<std::string> inside;
-        for (const auto& [name, count] : result["peer_launched"]["kernels"].items()) {
+        for (const auto& [name, count] : result.peer_launched->kernels) {
             if (kernel_file_symbols.defines_kernel(name)) inside.push_back(name);
         }
         if (!inside.empty()) {
@@ -102,19 +103,14 @@ OwnWorkVerdict judge_own_work(const nlohmann::json& result, const SymbolCheck& k
     return verdict;
 }
 
-std::optional<ReplayComparison> compare_replay(const nlohmann::json& graded, const nlohmann::json& watched) {
-    const nlohmann::json* replay = nullptr;
-    if (watched.contains("checks") && watched["checks"].is_array()) {
-        for (const auto& check : watched["checks"]) {
-            if (check.contains("median_s")) replay = &check;
-        }
-    }
-    auto timed = graded.contains("timing") ? graded["timing"]["variant"].value("median_s", 0.0) : 0.0;
-    if (!replay || timed <= 0 || (*replay)["median_s"].get<double>() <= 0) return std::nullopt;
+std::optional<ReplayComparison> compare_replay(const protocol::Result& graded, const protocol::Result& watched) {
+    if (!graded.timing || !watched.replay) return std::nullopt;
+    const double timed = graded.timing->variant.median_s, replayed = watched.replay->median_s;
+    if (!(timed > 0) || !(replayed > 0)) return std::nullopt;  // NaN too
     ReplayComparison comparison;
-    comparison.launches = replay->value("launches", 0LL);
+    comparison.launches = watched.replay->launches;
     comparison.timed_median_s = timed;
-    comparison.watched_median_s = (*replay)["median_s"].get<double>();
+    comparison.watched_median_s = replayed;
     if (comparison.timed_median_s * kTimedFasterLimit < comparison.watched_median_s) {
         comparison.refused = true;
         comparison.message = fmt::format(

@@ -9,10 +9,9 @@
 //  - a kernel on a stream other than the one given (the legacy default stream, when
 //    the `stream` argument was forgotten): incorrect, since it races the harness.
 #pragma once
+#include "lab_result.hpp"
 #include "runner.hpp"
 #include "symbol_check.hpp"
-
-#include <nlohmann/json.hpp>
 
 #include <optional>
 #include <set>
@@ -27,8 +26,8 @@ struct OwnWorkVerdict {
     std::string note;  // the run-time check could not run (CUPTI unavailable): said, not refused
 };
 
-// `result`: the lab program's JSON result for one variant (a watch job's, in a grading).
-OwnWorkVerdict judge_own_work(const nlohmann::json& result, const SymbolCheck& kernel_file_symbols,
+// `result`: the lab program's answer for one variant (a watch job's, in a grading).
+OwnWorkVerdict judge_own_work(const protocol::Result& result, const SymbolCheck& kernel_file_symbols,
                               const std::vector<std::string>& allow_calls);
 
 // The timed launches against the same launches replayed under the watch (warm L2, each
@@ -41,7 +40,7 @@ struct ReplayComparison {
     bool refused = false;
     std::string message;
 };
-// Nothing when either result lacks its median.
-std::optional<ReplayComparison> compare_replay(const nlohmann::json& graded, const nlohmann::json& watched);
+// Nothing when the graded answer has no timing or the watched one no replay, or either median is not positive.
+std::optional<ReplayComparison> compare_replay(const protocol::Result& graded, const protocol::Result& watched);
 
 }  // namespace roofline

@@ -124,8 +124,8 @@ ProfileOutcome profile_variant(const Workspace& ws, const ProfileRequest& reques
         auto result_file = work_dir / "result.json";
         auto report_file = work_dir / (variant.name + ".ncu-rep");
         std::vector<std::string> program{ws.lab_executable(lab.id, request.solutions).string()};
-        auto arguments = once_arguments(lab, variant, {variant.timed}, request.seed ? *request.seed : fresh_seed(),
-                                        result_file);
+        auto job = once_job(lab, variant, {variant.timed}, request.seed ? *request.seed : fresh_seed(), result_file);
+        auto arguments = once_arguments(job);
         program.insert(program.end(), arguments.begin(), arguments.end());
         double timeout_s = std::min(600.0, std::max(120.0, 4 * lab.timeout_s));
         auto child = run_child(ncu_profile_command(ncu, report_file, program), timeout_s, work_dir);
@@ -134,18 +134,18 @@ ProfileOutcome profile_variant(const Workspace& ws, const ProfileRequest& reques
             std::filesystem::remove_all(work_dir);
             return refused(kToolUnavailable, target, "profiler_unavailable", failure->message);
         }
-        auto run = interpret(child, result_file, variant.name, timeout_s);
+        auto run = interpret(child, job, timeout_s);
         if (run.outcome != Outcome::correct) {
             std::filesystem::remove_all(work_dir);
             int code = run.outcome == Outcome::incorrect ? kGradedIncorrect : kCrashedOrTimedOut;
-            if (run.result.is_object() && run.result.value("status", "") == "cuda_error" &&
+            if (run.result.status == protocol::JobStatus::cuda_error &&
                 run.message.find("no CUDA-capable device") != std::string::npos)
                 code = kNoDevice;
             return refused(code, target, "not_profiled",
                            fmt::format("{} (under ncu); the profile needs a correct run first: `roofline run {}`\n{}",
                                        run.message, target, run.child.output_tail));
         }
-        input.gpu = run.result["device"].value("name", std::string());
+        input.gpu = run.result.device->name;
         add_ceilings(ws, request.hardware, input.gpu, variant.dtype, input);
         // The table, from the report file: the lab program's own output stays out of it.
         auto csv_file = work_dir / (variant.name + ".csv");

@@ -4,29 +4,28 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <fstream>
 
 namespace roofline {
 
-std::string mismatch_lines(const nlohmann::json& result) {
+std::string mismatch_lines(const protocol::Result& result) {
     std::string out;
-    if (!result.contains("checks")) return out;
-    for (const auto& check : result["checks"]) {
-        const auto& report = check["report"];
-        if (report["passed"].get<bool>()) continue;
-        for (const auto& m : report["first_mismatches"]) {
-            std::string got = !m["got"].is_string()      ? fmt::format("{:.6g}", m["got"].get<double>())
-                              : m["got"] == "unwritten" ? "never written (still the NaN poison)"
-                                                        : m["got"].get<std::string>();
-            out += fmt::format("    index {:>12}: expected {:.6g}, got {}\n", m["index"].get<long long>(),
-                               m["expected"].get<double>(), got);
+    for (const auto& check : result.checks) {
+        if (check.report.passed) continue;
+        for (const auto& m : check.report.first_mismatches) {
+            std::string got = m.unwritten           ? "never written (still the NaN poison)"
+                              : std::isnan(m.got) ? "NaN"
+                              : std::isinf(m.got) ? (m.got > 0 ? "Inf" : "-Inf")
+                                                  : fmt::format("{:.6g}", m.got);
+            out += fmt::format("    index {:>12}: expected {:.6g}, got {}\n", m.index, m.expected, got);
         }
         break;
     }
     return out;
 }
 
-std::string terminal_report(const GradeContext& c, const Score& s, const nlohmann::json& result) {
+std::string terminal_report(const GradeContext& c, const Score& s, const protocol::Result& result) {
     std::string out;
     out += fmt::format("{}  {}  on {}\n", c.target, s.correct ? "CORRECT" : "INCORRECT", c.gpu);
     if (!s.correct) out += fmt::format("  {}\n", s.verdict);
@@ -92,7 +91,7 @@ std::string failure_report(const GradeContext& c, const LabRun& run) {
     return out;
 }
 
-nlohmann::json score_json(const GradeContext& c, const Score& s, const nlohmann::json& result) {
+nlohmann::json score_json(const GradeContext& c, const Score& s, const protocol::Result& result) {
     nlohmann::json j = {
         {"target", c.target},
         {"source", c.source},
@@ -122,7 +121,7 @@ nlohmann::json score_json(const GradeContext& c, const Score& s, const nlohmann:
         {"points", {{"correctness", s.correctness_points}, {"performance", s.performance_points},
                     {"prediction", s.prediction_points}, {"total", s.total()}, {"max", s.max_points}}},
         {"prediction_edited", c.prediction_edited},
-        {"checks", result.value("checks", nlohmann::json::array())},
+        {"checks", protocol::checks_json(result)},
     };
     if (s.unfused) {
         j["bytes_saved_by_fusion"] = {{"fused_bytes", s.work.bytes}, {"unfused_bytes", s.unfused->bytes},
@@ -157,7 +156,7 @@ nlohmann::json failure_json(const GradeContext& c, const LabRun& run, double max
             {"outcome", outcome_name(run.outcome)},
             {"verdict", run.message},
             {"points", {{"total", 0}, {"max", max_points}}},
-            {"checks", run.result.is_object() ? run.result.value("checks", nlohmann::json::array()) : nlohmann::json::array()},
+            {"checks", protocol::checks_json(run.result)},
             {"output_tail", run.child.output_tail}};
 }
 

@@ -19,11 +19,11 @@ struct GradeContext {
     bool prediction_edited = false;
 };
 
-std::string terminal_report(const GradeContext& context, const Score& score, const nlohmann::json& result);
+std::string terminal_report(const GradeContext& context, const Score& score, const protocol::Result& result);
 // For a run that never reached scoring: wrong answer, crash, timeout, CUDA error.
 std::string failure_report(const GradeContext& context, const LabRun& run);
 
-nlohmann::json score_json(const GradeContext& context, const Score& score, const nlohmann::json& result);
+nlohmann::json score_json(const GradeContext& context, const Score& score, const protocol::Result& result);
 nlohmann::json failure_json(const GradeContext& context, const LabRun& run, double max_points);
 
 // Gradescope's autograder format: score, max_score, tests[{name, score, max_score, output, visibility}].
@@ -31,7 +31,7 @@ nlohmann::json gradescope_json(const LabSpec& lab, const GradeContext& context, 
                                const LabRun* failure);
 
 // The first mismatches of the first failing check, as "index: expected X, got Y" lines.
-std::string mismatch_lines(const nlohmann::json& result);
+std::string mismatch_lines(const protocol::Result& result);
 
 void write_json_file(const std::filesystem::path& file, const nlohmann::json& value);
 

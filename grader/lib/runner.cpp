@@ -50,8 +50,28 @@ ChildRun run_child(const std::vector<std::string>& argv, double timeout_s, const
     return run;
 }
 
-LabRun interpret(const ChildRun& child, const std::filesystem::path& result_file, const std::string& variant,
-                 double timeout_s) {
+protocol::Result read_answer(const protocol::Job& job) {
+    const auto& file = job.result_path;
+    protocol::Result result;
+    try {
+        result = nlohmann::json::parse(read_file_text(file)).get<protocol::Result>();
+    } catch (const protocol::MalformedResult& e) {
+        throw protocol::MalformedResult(file, e.what());
+    } catch (const nlohmann::json::exception& e) {
+        throw protocol::MalformedResult(file, fmt::format("not JSON ({})", protocol::result_fields::without_prefix(e.what())));
+    }
+    if (result.variant != job.variant || result.mode != job.mode) {
+        throw protocol::MalformedResult(file, fmt::format("answers variant '{}' in mode {}, not the job's '{}' in mode {}",
+                                                          result.variant, nlohmann::json(result.mode).dump(),
+                                                          job.variant, nlohmann::json(job.mode).dump()));
+    }
+    if (auto missing = protocol::missing_part(result, job.mode))
+        throw protocol::MalformedResult(file, fmt::format("says ok but has no {}", *missing));
+    return result;
+}
+
+LabRun interpret(const ChildRun& child, const protocol::Job& job, double timeout_s) {
+    const auto& variant = job.variant;
     LabRun run;
     run.child = child;
     if (child.timed_out) {
@@ -67,46 +87,58 @@ LabRun interpret(const ChildRun& child, const std::filesystem::path& result_file
                                   strsignal(child.signal), child.last_stage);
         return run;
     }
-    if (std::filesystem::exists(result_file)) {
-        try {
-            run.result = nlohmann::json::parse(read_file_text(result_file));
-        } catch (const nlohmann::json::exception&) {
-            run.result = nullptr;
-        }
-    }
-    if (!run.result.is_object() || !run.result.contains("status")) {
+    if (!std::filesystem::exists(job.result_path)) {
         run.outcome = Outcome::crashed;
         run.message = fmt::format("{} exited with code {} during '{}' without a result (did the kernel file call exit()?)",
                                   variant, child.exit_code, child.last_stage);
         return run;
     }
-    auto status = run.result["status"].get<std::string>();
-    auto message = run.result.value("message", std::string());
-    if (status == "ok") {
-        run.outcome = Outcome::correct;
-        run.message = "correct";
-    } else if (status == "incorrect") {
-        run.outcome = Outcome::incorrect;
-        for (const auto& check : run.result["checks"]) {
-            if (!check["report"]["passed"].get<bool>()) {
-                run.message = fmt::format("{} is incorrect on {} ({}): {}", variant, check["shape"].dump(),
-                                          check["when"].get<std::string>(),
-                                          check["report"]["verdict"].get<std::string>());
+    try {
+        run.result = read_answer(job);
+    } catch (const protocol::MalformedResult& e) {
+        // A kernel file can write anything into the answer: what it wrote is its crash.
+        run.outcome = Outcome::crashed;
+        run.message = fmt::format("{} left an answer the grader cannot read during '{}': {} (did the kernel file "
+                                  "write to the grader's files? If not, rebuild the lab program: cmake --build)",
+                                  variant, child.last_stage, e.what());
+        return run;
+    }
+    const auto& message = run.result.message;
+    switch (run.result.status) {
+        case protocol::JobStatus::ok:
+            run.outcome = Outcome::correct;
+            run.message = "correct";
+            break;
+        case protocol::JobStatus::incorrect:
+            run.outcome = Outcome::incorrect;
+            run.message = fmt::format("{} is incorrect: {}", variant, message.empty() ? "no check says why" : message);
+            for (const auto& check : run.result.checks) {
+                if (!check.report.passed) {
+                    run.message = fmt::format("{} is incorrect on {} ({}): {}", variant, nlohmann::json(check.shape).dump(),
+                                              check.when, check.report.verdict);
+                }
             }
-        }
-    } else if (status == "hang") {
-        run.outcome = Outcome::timed_out;
-        run.message = fmt::format("{} hung: {} (a loop that never ends, or a barrier not every thread reaches?)",
-                                  variant, message);
-    } else if (status == "timing_refused") {
-        run.outcome = Outcome::timing_refused;
-        run.message = fmt::format("{}: {}", variant, message);
-    } else if (status == "cuda_error") {
-        run.outcome = Outcome::cuda_error;
-        run.message = fmt::format("{} raised a CUDA error during '{}': {}", variant, child.last_stage, message);
-    } else {
-        run.outcome = Outcome::harness_error;
-        run.message = fmt::format("{}: {}", variant, message);
+            break;
+        case protocol::JobStatus::hang:
+            run.outcome = Outcome::timed_out;
+            run.message = fmt::format("{} hung: {} (a loop that never ends, or a barrier not every thread reaches?)",
+                                      variant, message);
+            break;
+        case protocol::JobStatus::timing_refused:
+            run.outcome = Outcome::timing_refused;
+            run.message = fmt::format("{}: {}", variant, message);
+            break;
+        case protocol::JobStatus::cuda_error:
+            run.outcome = Outcome::cuda_error;
+            run.message = fmt::format("{} raised a CUDA error during '{}': {}", variant, child.last_stage, message);
+            break;
+        case protocol::JobStatus::unknown_variant:
+        case protocol::JobStatus::bad_shape:
+        case protocol::JobStatus::no_device:
+        case protocol::JobStatus::error:
+            run.outcome = Outcome::harness_error;
+            run.message = fmt::format("{}: {}", variant, message);
+            break;
     }
     return run;
 }

@@ -1,10 +1,12 @@
 // Runs a lab executable as a child process: its own process group, a
 // wall-clock timeout, stdout and stderr kept in files. The child reports
-// through a JSON result file; a hang, a signal or a missing result is turned
-// into an outcome that names what happened and at which stage.
+// through a JSON result file (protocol/lab_result.hpp); a hang, a signal, a
+// missing or malformed result is turned into an outcome that names what
+// happened and at which stage.
 #pragma once
 #include "grade_outcome.hpp"
-#include <nlohmann/json.hpp>
+#include "lab_job.hpp"
+#include "lab_result.hpp"
 
 #include <filesystem>
 #include <optional>
@@ -31,18 +33,24 @@ ChildRun run_child(const std::vector<std::string>& argv, double timeout_s, const
 std::string last_stage_in(const std::string& output);
 std::string tail_lines(const std::string& text, int lines);
 
-
-
 struct LabRun {
     Outcome outcome = Outcome::harness_error;
     std::string message;  // one line a student can act on
     ChildRun child;
-    nlohmann::json result;  // the child's JSON result (empty when it died first)
+    // The child's answer, read once. Empty (no checks, no parts) when it died first or its
+    // answer was malformed; when the outcome is correct, it holds the parts its job's mode
+    // needs (protocol::missing_part).
+    protocol::Result result;
 };
 
-// Interprets a finished child: its result file, exit status and stages.
-LabRun interpret(const ChildRun& child, const std::filesystem::path& result_file, const std::string& variant,
-                 double timeout_s);
+// The answer a lab program wrote for `job` (at job.result_path), parsed and checked against
+// the job: its variant and mode, and the parts an ok answer of that mode carries. Throws
+// protocol::MalformedResult naming the file and the part; the file must exist.
+protocol::Result read_answer(const protocol::Job& job);
+
+// Interprets a finished child: the answer to `job`, exit status and stages. A missing
+// or malformed answer is the variant's crash, never an exception.
+LabRun interpret(const ChildRun& child, const protocol::Job& job, double timeout_s);
 
 // `cmake --build` of one target; returns the compiler's output on failure.
 struct BuildResult {

@@ -56,12 +56,13 @@ SanitizeOutcome sanitize_variant(const Workspace& ws, const SanitizeRequest& req
     std::uint64_t seed = request.seed ? *request.seed : (std::uint64_t(device()) << 32) ^ device();
     std::vector<std::string> argv{sanitizer.string(), "--tool", request.tool, "--print-limit", "50",
                                   ws.lab_executable(lab.id, request.solutions).string()};
-    auto arguments = once_arguments(lab, variant, shapes, seed, result_file);
+    auto job = once_job(lab, variant, shapes, seed, result_file);
+    auto arguments = once_arguments(job);
     argv.insert(argv.end(), arguments.begin(), arguments.end());
     double timeout_s = std::min(600.0, std::max(120.0, 10 * lab.timeout_s));
     auto child = run_child(argv, timeout_s, work_dir);
     auto output = read_file_text(work_dir / "child-output.txt");
-    auto run = interpret(child, result_file, variant.name, timeout_s);
+    auto run = interpret(child, job, timeout_s);
     std::filesystem::remove_all(work_dir);
 
     auto report = parse_sanitizer_output(output);

@@ -6,19 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace roofline {
-
-TimingSummary TimingSummary::from_json(const nlohmann::json& s) {
-    TimingSummary t;
-    t.median_s = s.at("median_s").get<double>();
-    t.q1_s = s.at("q1_s").get<double>();
-    t.q3_s = s.at("q3_s").get<double>();
-    t.min_s = s.at("min_s").get<double>();
-    t.rse = s.at("rse").get<double>();
-    t.count = s.at("count").get<int>();
-    return t;
-}
 
 PredictionScore score_prediction(const Prediction& prediction, double measured_s, Regime measured_regime,
                                  double max_points) {
@@ -65,19 +55,20 @@ BytePredictionScore score_byte_prediction(const Prediction& prediction, const Pr
     return s;
 }
 
-Score score_run(const LabSpec& lab, const VariantSpec& variant, const nlohmann::json& result,
+Score score_run(const LabSpec& lab, const VariantSpec& variant, const protocol::Result& result,
                 const HardwareProfile& datasheet, const CeilingChoice& ceiling, const Prediction* prediction,
                 std::optional<Regime> sweep_regime, const ProfileEntry* profiled) {
     Score s;
     s.max_points = lab.scoring.total();
-    s.correct = result.at("status") == "ok";
-    const auto& timing = result.at("timing");
-    s.variant = TimingSummary::from_json(timing.at("variant"));
-    s.peer = TimingSummary::from_json(timing.at("peer"));
-    s.peer_name = timing.at("peer_name").get<std::string>();
-    s.sm_clock_mhz = timing.at("sm_clock_mhz").at("median").get<double>();
-    s.sm_clock_min_mhz = timing.at("sm_clock_mhz").at("min").get<double>();
-    s.sm_clock_max_mhz = timing.at("sm_clock_mhz").at("max").get<double>();
+    s.correct = result.status == protocol::JobStatus::ok;
+    if (!result.timing) throw std::invalid_argument("score_run: the answer of " + result.variant + " has no timing");
+    const auto& timing = *result.timing;
+    s.variant = timing.variant;
+    s.peer = timing.peer;
+    s.peer_name = timing.peer_name;
+    s.sm_clock_mhz = timing.sm_clock_mhz.median;
+    s.sm_clock_min_mhz = timing.sm_clock_mhz.min;
+    s.sm_clock_max_mhz = timing.sm_clock_mhz.max;
 
     s.work = lab.work(variant, variant.timed);
     s.unfused = lab.unfused_work(variant, variant.timed);
@@ -92,11 +83,8 @@ Score score_run(const LabSpec& lab, const VariantSpec& variant, const nlohmann::
     s.fraction_of_peer = s.peer_achieved > 0 ? s.achieved / s.peer_achieved : 0;
     s.fraction_of_roofline = s.achieved / s.attainable;
     auto also_work = lab.also_work(variant, variant.timed);
-    if (also_work && timing.contains("also_measured")) {
-        const auto& also = timing.at("also_measured");
-        AlsoMeasured a{.name = also.at("name").get<std::string>(),
-                       .timing = TimingSummary::from_json(also.at("stats")),
-                       .work = *also_work};
+    if (also_work && timing.also_measured) {
+        AlsoMeasured a{.name = timing.also_measured->name, .timing = timing.also_measured->stats, .work = *also_work};
         a.achieved = rate(a.work, a.timing.median_s);
         a.speedup = a.timing.median_s / s.variant.median_s;
         a.bytes_speedup = a.work.bytes / s.work.bytes;

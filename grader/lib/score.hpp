@@ -6,21 +6,17 @@
 #pragma once
 #include "hardware.hpp"
 #include "instruction_roof.hpp"
+#include "lab_result.hpp"
 #include "lab_spec.hpp"
 #include "prediction_log.hpp"
-
-#include <nlohmann/json.hpp>
 
 #include <optional>
 #include <string>
 
 namespace roofline {
 
-struct TimingSummary {
-    double median_s = 0, q1_s = 0, q3_s = 0, min_s = 0, rse = 0;
-    int count = 0;
-    static TimingSummary from_json(const nlohmann::json& stats);
-};
+// One timed target's statistics, as the lab program measured them.
+using TimingSummary = protocol::TimingStats;
 
 struct PredictionScore {
     bool regime_right = false;
@@ -95,11 +91,12 @@ struct Score {
     std::optional<BytePredictionScore> byte_prediction;  // only in a lab that scores byte predictions
 };
 
-// `result` is the lab executable's JSON; `sweep_regime`, when given, is the
+// `result` is the lab executable's answer to a grade job (with its timing; without it,
+// std::invalid_argument); `sweep_regime`, when given, is the
 // regime classified from a size sweep (lab 00) and replaces the roofline's.
 // `profiled` is the prediction's first profile, if any (byte_calibration.hpp
 // first_profile_of); it is read only where lab.yaml gives byte predictions points.
-Score score_run(const LabSpec& lab, const VariantSpec& variant, const nlohmann::json& result,
+Score score_run(const LabSpec& lab, const VariantSpec& variant, const protocol::Result& result,
                 const HardwareProfile& datasheet, const CeilingChoice& ceiling, const Prediction* prediction,
                 std::optional<Regime> sweep_regime = std::nullopt, const ProfileEntry* profiled = nullptr);
 

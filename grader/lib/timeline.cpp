@@ -37,29 +37,18 @@ Timeline build_timeline(std::vector<KernelRecord> records, double began_ns) {
     return t;
 }
 
-std::vector<KernelRecord> parse_timeline_records(const nlohmann::json& timeline, const std::string& source) {
-    if (!timeline.is_object()) throw InputError(source + ": the result has no timeline object; rebuild the lab program");
-    if (!timeline.value("watched", false)) {
+std::vector<KernelRecord> timeline_records(const protocol::Timeline& timeline, const std::string& source) {
+    if (!timeline.watched) {
         throw InputError(fmt::format("{}: CUPTI recorded nothing ({}); check that CUPTI is installed with the CUDA "
                                      "Toolkit and that no other profiler (nsys, ncu) is attached",
-                                     source, timeline.value("error", std::string("no reason given"))));
+                                     source, timeline.error.empty() ? "no reason given" : timeline.error));
     }
-    if (!timeline.contains("kernels") || !timeline["kernels"].is_array())
-        throw InputError(source + ": timeline.kernels must be an array of {name, start_ns, end_ns}");
     std::vector<KernelRecord> records;
-    int index = 0;
-    for (const auto& k : timeline["kernels"]) {
-        if (!k.is_object() || !k.contains("name") || !k["name"].is_string() || !k.contains("start_ns") ||
-            !k["start_ns"].is_number() || !k.contains("end_ns") || !k["end_ns"].is_number()) {
-            throw InputError(fmt::format("{}: timeline.kernels[{}] must have a string name and numbers start_ns and "
-                                         "end_ns",
-                                         source, index));
-        }
-        KernelRecord r{k["name"].get<std::string>(), k["start_ns"].get<double>(), k["end_ns"].get<double>()};
-        if (r.end_ns < r.start_ns)
-            throw InputError(fmt::format("{}: timeline.kernels[{}] ({}) ends before it starts", source, index, r.name));
-        records.push_back(r);
-        ++index;
+    for (std::size_t i = 0; i < timeline.kernels.size(); ++i) {
+        const auto& k = timeline.kernels[i];
+        if (k.end_ns < k.start_ns)
+            throw InputError(fmt::format("{}: timeline.kernels[{}] ({}) ends before it starts", source, i, k.name));
+        records.push_back({k.name, double(k.start_ns), double(k.end_ns)});
     }
     return records;
 }

@@ -5,7 +5,7 @@
 // the CPU to launch the next kernel. Everything here is arithmetic on the records,
 // testable without a GPU.
 #pragma once
-#include <nlohmann/json.hpp>
+#include "lab_result.hpp"
 
 #include <string>
 #include <vector>
@@ -37,9 +37,9 @@ struct Timeline {
 // count once in busy_us and have no gap before them.
 Timeline build_timeline(std::vector<KernelRecord> records, double began_ns = 0);
 
-// The lab program's result's "timeline" object ({watched, began_ns, kernels: [{name, start_ns,
-// end_ns}]}). Throws InputError naming `source` and what is missing or wrong.
-std::vector<KernelRecord> parse_timeline_records(const nlohmann::json& timeline, const std::string& source);
+// The kernels of the lab program's timeline (protocol/lab_result.hpp). Throws InputError
+// naming `source` when CUPTI recorded nothing or a kernel ends before it starts.
+std::vector<KernelRecord> timeline_records(const protocol::Timeline& timeline, const std::string& source);
 
 // "void (anonymous namespace)::add<float>(float const*, ...)" -> "(anonymous namespace)::add<float>";
 // a name that does not demangle is returned as it is.

@@ -38,14 +38,18 @@ std::string missing_tool_message(const std::string& name, const std::string& env
                        name, install, env, name);
 }
 
-std::vector<std::string> once_arguments(const LabSpec& lab, const VariantSpec& variant, const std::vector<Shape>& shapes,
-                                        std::uint64_t seed, const std::filesystem::path& result_file) {
-    // The same typed Job the grader sends with --serve, handed over in a file: a tool wraps
-    // the process, so nothing can be written to its stdin.
+protocol::Job once_job(const LabSpec& lab, const VariantSpec& variant, const std::vector<Shape>& shapes,
+                       std::uint64_t seed, const std::filesystem::path& result_file) {
     auto job = lab_job(lab, variant, protocol::JobMode::once, seed, result_file, 0);
     job.verify_shapes = shapes;
     job.launch_timeout_s = 0;  // a tool's replay makes one launch take many times longer
-    auto job_file = result_file.parent_path() / "job.json";
+    return job;
+}
+
+std::vector<std::string> once_arguments(const protocol::Job& job) {
+    // The same typed Job the grader sends with --serve, handed over in a file: a tool wraps
+    // the process, so nothing can be written to its stdin.
+    auto job_file = std::filesystem::path(job.result_path).parent_path() / "job.json";
     write_json_file(job_file, nlohmann::json(job));
     return {"--job", job_file.string()};
 }

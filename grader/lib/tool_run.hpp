@@ -2,6 +2,7 @@
 // `roofline run --sanitize`): where the tool is, and the lab program's arguments for one
 // unwatched launch per shape (a `once` job, grader/harness/lab_main.cpp).
 #pragma once
+#include "lab_job.hpp"
 #include "lab_spec.hpp"
 
 #include <cstdint>
@@ -17,10 +18,12 @@ std::filesystem::path find_tool(const std::string& name, const std::string& env)
 // Why find_tool found nothing, with `install` (how to get the tool) and the variable to set.
 std::string missing_tool_message(const std::string& name, const std::string& env, const std::string& install);
 
-// The lab program's arguments: one launch per shape in `shapes`, verified after it, the
-// result written to `result_file`; the job itself (protocol/lab_job.hpp) goes in job.json
-// beside it.
-std::vector<std::string> once_arguments(const LabSpec& lab, const VariantSpec& variant, const std::vector<Shape>& shapes,
-                                        std::uint64_t seed, const std::filesystem::path& result_file);
+// The job: one launch per shape in `shapes`, verified after it, the answer written to `result_file`.
+protocol::Job once_job(const LabSpec& lab, const VariantSpec& variant, const std::vector<Shape>& shapes,
+                       std::uint64_t seed, const std::filesystem::path& result_file);
+
+// The lab program's arguments for `job`: the job itself (protocol/lab_job.hpp) in job.json
+// beside its result file.
+std::vector<std::string> once_arguments(const protocol::Job& job);
 
 }  // namespace roofline

@@ -6,10 +6,11 @@
 
 namespace roofline {
 
-std::optional<std::string> registration_mismatch(const nlohmann::json& registration, const VariantSpec& variant,
+std::optional<std::string> registration_mismatch(const protocol::Registration& registration, const VariantSpec& variant,
                                                  const LabSpec& lab) {
-    auto op = registration.value("problem", std::string()), dtype = registration.value("dtype", std::string());
-    auto source = std::filesystem::path(registration.value("source_file", std::string()));
+    const auto& op = registration.problem;
+    const auto& dtype = registration.dtype;
+    auto source = std::filesystem::path(registration.source_file);
     if (op != variant.op && !(variant.op.empty() && op.empty()))
         return fmt::format("the kernel file registers it as op '{}', but {} line {} says op '{}'", op,
                            lab.file.filename().string(), variant.line, variant.op);
@@ -46,7 +47,9 @@ std::vector<std::string> listing_mismatches(const LabSpec& lab, const nlohmann::
                 where(variant.line), program, variant.name, fmt::join(registered, ", "), variant.file.string()));
             continue;
         }
-        if (auto mismatch = registration_mismatch(*entry, variant, lab)) {
+        protocol::Registration registered_as{entry->value("problem", std::string()), entry->value("dtype", std::string()),
+                                             entry->value("source_file", std::string())};
+        if (auto mismatch = registration_mismatch(registered_as, variant, lab)) {
             problems.push_back(fmt::format("{}: variant {}: {}; make the two agree", where(variant.line), variant.name,
                                            *mismatch));
         }

@@ -4,6 +4,7 @@
 // lab.yaml (a run's result carries the registration); the lab-list CTest compares a
 // whole program's `--list` with lab.yaml, so that a drift fails at build time.
 #pragma once
+#include "lab_result.hpp"
 #include "lab_spec.hpp"
 
 #include <nlohmann/json.hpp>
@@ -15,9 +16,9 @@
 namespace roofline {
 
 // How the registration disagrees with `variant` (op, dtype or file), naming lab.yaml's
-// line, or nothing. `registration`: a `--list` entry or a run's result, which both carry
-// "problem" (the op), "dtype" and "source_file".
-std::optional<std::string> registration_mismatch(const nlohmann::json& registration, const VariantSpec& variant,
+// line, or nothing. `registration`: a run's (protocol/lab_result.hpp) or a `--list`
+// entry's, which carries the same "problem" (the op), "dtype" and "source_file".
+std::optional<std::string> registration_mismatch(const protocol::Registration& registration, const VariantSpec& variant,
                                                  const LabSpec& lab);
 
 // Every way a lab program's `--list` (a JSON array) and lab.yaml disagree, one line each,

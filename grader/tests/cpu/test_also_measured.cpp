@@ -16,8 +16,8 @@ namespace {
 
 LabSpec decode_lab() { return load_lab(repo_root() / "labs" / "08-decode" / "lab.yaml"); }
 
-nlohmann::json with_also(nlohmann::json result, const std::string& name, double median_s) {
-    result["timing"]["also_measured"] = {{"name", name}, {"stats", timing_stats(median_s)}};
+protocol::Result with_also(protocol::Result result, const std::string& name, double median_s) {
+    result.timing->also_measured = protocol::AlsoMeasured{name, timing_stats(median_s)};
     return result;
 }
 

@@ -19,15 +19,20 @@ protocol::Job job_for(const std::string& variant, const fs::path& result) {
 
 struct Job {
     LabRun run;
-    long pid = 0;  // the program's, from its result (jobs that wrote one)
+    long pid = 0, sid = 0;  // the program's, from its answer's extra keys (jobs that wrote one)
 };
 
 Job run_job(LabSession& session, const fs::path& dir, const std::string& variant, double timeout_s = 10) {
     static int count = 0;
     auto result = dir / (variant + std::to_string(++count) + ".json");
     Job job;
-    job.run = interpret(session.run(job_for(variant, result), timeout_s), result, variant, timeout_s);
-    if (job.run.result.is_object()) job.pid = job.run.result.value("pid", 0L);
+    auto sent = job_for(variant, result);
+    job.run = interpret(session.run(sent, timeout_s), sent, timeout_s);
+    if (fs::exists(result)) {
+        auto written = nlohmann::json::parse(read_file(result));
+        job.pid = written.value("pid", 0L);
+        job.sid = written.value("sid", 0L);
+    }
     return job;
 }
 }  // namespace
@@ -44,7 +49,7 @@ TEST_CASE("lab session: one program serves the jobs until one of them fails", "[
         CHECK(a.pid == b.pid);
         CHECK(session.starts() == 1);
         // In the grader's session, so that roofline batch, killing a grade's session, kills it too.
-        CHECK(a.run.result.value("sid", 0L) == long(::getsid(0)));
+        CHECK(a.sid == long(::getsid(0)));
         first_pid = a.pid;
 
         auto crash = run_job(session, dir.path(), "segfault");
@@ -66,6 +71,16 @@ TEST_CASE("lab session: one program serves the jobs until one of them fails", "[
         auto cuda = run_job(session, dir.path(), "cuda_error");
         CHECK(cuda.run.outcome == Outcome::cuda_error);
         CHECK(contains(cuda.run.message, "illegal memory access"));
+        CHECK(run_job(session, dir.path(), "ok").run.outcome == Outcome::correct);
+        CHECK(session.starts() == 4);
+
+        // An answer that is there but malformed is the variant's crash, naming the file and the
+        // part, and the program goes on serving.
+        auto garbled = run_job(session, dir.path(), "garbled");
+        CHECK(garbled.run.outcome == Outcome::crashed);
+        CHECK(contains(garbled.run.message, "garbled"));
+        CHECK(contains(garbled.run.message, ".json: checks[0].report: must be a JSON object, not string"));
+        CHECK(garbled.run.result.checks.empty());
         CHECK(run_job(session, dir.path(), "ok").run.outcome == Outcome::correct);
         CHECK(session.starts() == 4);
 

@@ -1,11 +1,13 @@
-// The grader's judgement of what a run launched (own_work.hpp), on lab-program results
+// The grader's judgement of what a run launched (own_work.hpp), on lab-program answers
 // written by hand: the GPU tests run the same judgement on real CUPTI records.
 #include "test_support.hpp"
 
 #include "own_work.hpp"
 
 using namespace roofline_test;
-using nlohmann::json;
+using roofline::protocol::Result;
+using roofline::protocol::WatchedLaunches;
+using Kernels = std::map<std::string, long long>;
 
 namespace {
 
@@ -29,11 +31,15 @@ roofline::SymbolCheck kernel_file() {
     return check;
 }
 
-json launched(json kernels, long long copies = 0, json other = json::object()) {
-    return {{"watched", true}, {"kernels", kernels}, {"other_stream_kernels", other}, {"copies", copies}, {"memsets", 0}};
+WatchedLaunches launched(Kernels kernels, long long copies = 0, Kernels other = {}) {
+    return {.watched = true, .kernels = kernels, .other_stream_kernels = other, .copies = copies, .memsets = 0};
 }
 
-json result_with(json launch) { return {{"checks", json::array({{{"launched", launch}}})}}; }
+Result result_with(WatchedLaunches launch) {
+    Result result;
+    result.checks.emplace_back().launched = launch;
+    return result;
+}
 
 }  // namespace
 
@@ -70,16 +76,27 @@ TEST_CASE("own work: a kernel on another stream is incorrect, with the fix", "[o
 
 TEST_CASE("own work: the kernel file's kernel inside the peer's run is refused", "[own_work]") {
     auto result = result_with(launched({{kDeviceName, 1}}));
-    result["peer_launched"] = launched({{kLibraryKernel, 1}, {"_Z12plain_kernelPf", 1}});
+    result.peer_launched = launched({{kLibraryKernel, 1}, {"_Z12plain_kernelPf", 1}});
     auto verdict = roofline::judge_own_work(result, kernel_file(), {});
     CHECK(verdict.outcome == roofline::Outcome::forbidden_call);
     CHECK(contains(verdict.message, "peer"));
-    result["peer_launched"] = launched({{kLibraryKernel, 1}});
+    result.peer_launched = launched({{kLibraryKernel, 1}});
+    CHECK(roofline::judge_own_work(result, kernel_file(), {}).outcome == roofline::Outcome::correct);
+}
+
+TEST_CASE("own work: the replayed timed launches are judged as the checks are", "[own_work]") {
+    Result result = result_with(launched({{kDeviceName, 1}}));
+    result.replay = roofline::protocol::Replay{.shape = {{"n", 1}}, .launches = 3, .median_s = 1e-5,
+                                               .launched = launched({{kDeviceName, 2}, {kLibraryKernel, 1}})};
+    auto verdict = roofline::judge_own_work(result, kernel_file(), {});
+    CHECK(verdict.outcome == roofline::Outcome::forbidden_call);
+    CHECK(contains(verdict.message, "scopy_kernel_v<float, 256>"));
+    result.replay->launched = launched({{kDeviceName, 3}});
     CHECK(roofline::judge_own_work(result, kernel_file(), {}).outcome == roofline::Outcome::correct);
 }
 
 TEST_CASE("own work: where CUPTI could not watch, the grade says so and goes on", "[own_work]") {
-    json result = result_with({{"watched", false}, {"error", "cuptiActivityEnable: CUPTI_ERROR_MULTIPLE_SUBSCRIBERS"}});
+    auto result = result_with({.watched = false, .error = "cuptiActivityEnable: CUPTI_ERROR_MULTIPLE_SUBSCRIBERS"});
     auto verdict = roofline::judge_own_work(result, kernel_file(), {});
     CHECK(verdict.outcome == roofline::Outcome::correct);
     CHECK(contains(verdict.note, "did not run"));
@@ -88,21 +105,14 @@ TEST_CASE("own work: where CUPTI could not watch, the grade says so and goes on"
 
 TEST_CASE("own work: timed launches far faster than the same launches watched are refused", "[own_work]") {
     auto graded = [](double median_s) {
-        json result;
-        result["timing"]["variant"]["median_s"] = median_s;
+        Result result;
+        result.timing.emplace().variant.median_s = median_s;
         return result;
     };
     auto watched = [](double median_s) {
-        json replay;
-        replay["when"] = "replaying the timed launches";
-        replay["launches"] = 40;
-        replay["median_s"] = median_s;
-        json before;
-        before["when"] = "before timing";
-        json result;
-        result["checks"] = json::array();
-        result["checks"].push_back(before);
-        result["checks"].push_back(replay);
+        Result result;
+        result.checks.emplace_back().when = "before timing";
+        result.replay = roofline::protocol::Replay{.shape = {{"n", 1}}, .launches = 40, .median_s = median_s, .launched = {}};
         return result;
     };
     SECTION("a kernel that is slower watched (CUPTI's cost per launch) passes") {
@@ -119,7 +129,8 @@ TEST_CASE("own work: timed launches far faster than the same launches watched ar
         CHECK(contains(comparison->message, "took 100 us"));
     }
     SECTION("no replay in the watched result: nothing to compare") {
-        CHECK_FALSE(roofline::compare_replay(graded(10e-6), json{{"checks", json::array()}}).has_value());
+        CHECK_FALSE(roofline::compare_replay(graded(10e-6), Result{}).has_value());
+        CHECK_FALSE(roofline::compare_replay(Result{}, watched(100e-6)).has_value());
     }
 }
 

@@ -18,7 +18,7 @@ struct Scored {
     LabSpec lab = load_lab(test_data() / "labs" / "scoring" / "lab.yaml");
     HardwareProfile h200 = test_gpu();
     GradeContext context{"scoring/copy_fp32", "NVIDIA H200", "labs", false};
-    json result;
+    protocol::Result result;
     Score score;
 
     // the fixture lab's copy_fp32 (2^31 bytes), 625 us against cudaMemcpy's 500 us, predicted 600 us memory-bound:
@@ -93,7 +93,9 @@ TEST_CASE("score_json carries the figures of a scored run", "[report]") {
     CHECK(j["prediction"]["ratio"].get<double>() == Approx(625.0 / 600.0));
     CHECK(j["prediction"]["regime_right"] == true);
     CHECK(j["prediction_edited"] == false);
-    CHECK(j["checks"] == run.result["checks"]);
+    CHECK(j["checks"] == json(run.result)["checks"]);
+    CHECK(j["checks"][0]["shape"]["n"] == 17);  // the lab program's keys, as the saved results have them
+    CHECK(j["checks"][0]["report"]["passed"] == true);
     // what `roofline list` and the SVG read back from the saved file
     CHECK(j.contains("intensity"));
     CHECK(j.contains("scored_against"));
@@ -134,9 +136,8 @@ TEST_CASE("failure path: gradescope has zero score and the failure message", "[r
     failure.outcome = Outcome::incorrect;
     failure.message = "copy_fp32 is incorrect on \"n=17\" (before timing): 3 of 17 wrong";
     failure.result = lab_result("incorrect", 625e-6, 500e-6);
-    failure.result["checks"][0]["report"]["first_mismatches"] =
-        json::array({json{{"index", 5}, {"expected", 1.5}, {"got", 2.5}},
-                     json{{"index", 16}, {"expected", -3.0}, {"got", "never written"}}});
+    failure.result.checks[0].report.first_mismatches = {{.index = 5, .expected = 1.5, .got = 2.5},
+                                                        {.index = 16, .expected = -3.0, .unwritten = true}};
 
     auto g = gradescope_json(base.lab, base.context, nullptr, &failure);
     check_gradescope_shape(g);
@@ -178,10 +179,12 @@ TEST_CASE("failure path: gradescope has zero score and the failure message", "[r
 TEST_CASE("mismatch_lines: the first failing check's mismatches", "[report]") {
     auto result = lab_result("incorrect", 1e-3, 1e-3);
     CHECK(mismatch_lines(result).empty());  // no mismatch listed
-    result["checks"][0]["report"]["first_mismatches"] = json::array({json{{"index", 7}, {"expected", 2.0}, {"got", 3.0}}});
+    result.checks[0].report.first_mismatches = {{.index = 7, .expected = 2.0, .got = 3.0},
+                                                {.index = 8, .expected = 1.0, .got = -std::numeric_limits<double>::infinity()}};
     auto lines = mismatch_lines(result);
     CHECK(contains(lines, "7: expected 2, got 3"));
-    CHECK(mismatch_lines(json{{"status", "ok"}}).empty());
+    CHECK(contains(lines, "8: expected 1, got -Inf"));
+    CHECK(mismatch_lines(protocol::Result{}).empty());
 }
 
 TEST_CASE("terminal_report: the five-second summary", "[report]") {

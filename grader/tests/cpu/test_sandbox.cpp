@@ -187,10 +187,10 @@ TEST_CASE("sandbox: a lab program under ROOFLINE_SANDBOX runs inside it", "[sand
     protocol::Job job;
     job.variant = "ok";
     job.result_path = result_file.string();
-    auto run = interpret(session.run(job, 10), result_file, "ok", 10);
+    auto run = interpret(session.run(job, 10), job, 10);
     REQUIRE(run.outcome == Outcome::correct);  // its result file, in its temporary folder, came back
     // A session of its own inside the sandbox (bwrap --new-session), not the grader's.
-    CHECK(run.result.value("sid", 0L) != long(::getsid(0)));
+    CHECK(nlohmann::json::parse(read_file(result_file)).value("sid", 0L) != long(::getsid(0)));
 }
 
 TEST_CASE("lab session: a program that fails as it starts is its own failure, not a missing GPU", "[lab_session]") {

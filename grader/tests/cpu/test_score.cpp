@@ -240,14 +240,21 @@ TEST_CASE("score_run: a compute-bound GEMM rung against cuBLAS", "[score]") {
 }
 
 TEST_CASE("TimingSummary reads the lab program's statistics", "[score]") {
-    auto t = TimingSummary::from_json(timing_stats(2e-3, 17));
+    auto t = nlohmann::json(timing_stats(2e-3, 17)).get<TimingSummary>();
     CHECK(t.median_s == 2e-3);
     CHECK(t.q1_s == Approx(1.98e-3));
     CHECK(t.q3_s == Approx(2.02e-3));
     CHECK(t.min_s == Approx(1.96e-3));
     CHECK(t.rse == 0.002);
     CHECK(t.count == 17);
-    CHECK_THROWS(TimingSummary::from_json(nlohmann::json{{"median_s", 1.0}}));
+    CHECK_THROWS_AS(nlohmann::json({{"median_s", 1.0}}).get<TimingSummary>(), protocol::MalformedResult);
+    // A grade job's answer without its timing cannot be scored, and says so.
+    auto untimed = lab_result("ok", 1e-3, 1e-3);
+    untimed.timing.reset();
+    const auto lab = load_lab(repo_root() / "labs" / "01-memory-roof" / "lab.yaml");
+    const auto& v = lab.variant("copy_naive_fp32");
+    const auto gpu = test_gpu();
+    CHECK_THROWS_AS(score_run(lab, v, untimed, gpu, choose_ceiling(gpu, nullptr, v.dtype), nullptr), std::invalid_argument);
 }
 
 namespace {

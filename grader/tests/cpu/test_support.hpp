@@ -6,6 +6,7 @@
 #include "catch.hpp"
 #include "hardware.hpp"
 #include "input_error.hpp"
+#include "lab_result.hpp"
 #include "prediction_log.hpp"
 
 #include <nlohmann/json.hpp>
@@ -148,24 +149,33 @@ inline roofline::HardwareProfile test_gpu() {
 }
 
 // Timing statistics as the lab program writes them, around a median.
-inline nlohmann::json timing_stats(double median_s, int count = 12) {
-    return {{"median_s", median_s}, {"q1_s", 0.99 * median_s}, {"q3_s", 1.01 * median_s},
-            {"min_s", 0.98 * median_s}, {"rse", 0.002}, {"count", count}};
+inline roofline::protocol::TimingStats timing_stats(double median_s, int count = 12) {
+    return {.count = count, .median_s = median_s, .q1_s = 0.99 * median_s, .q3_s = 1.01 * median_s,
+            .min_s = 0.98 * median_s, .mean_s = median_s, .rse = 0.002, .samples_s = {}};
 }
 
-// A lab program's result JSON with a status, the variant's and the peer's median times.
-inline nlohmann::json lab_result(const std::string& status, double variant_median_s, double peer_median_s,
-                                 const std::string& peer_name = "cudaMemcpy D2D") {
-    nlohmann::json checks = nlohmann::json::array();
-    checks.push_back({{"shape", "n=17"}, {"when", "before timing"},
-                      {"report", {{"passed", status == "ok"}, {"verdict", status == "ok" ? "all match" : "3 of 17 wrong"},
-                                  {"first_mismatches", nlohmann::json::array()}}}});
-    return {{"status", status},
-            {"checks", checks},
-            {"timing", {{"variant", timing_stats(variant_median_s)},
-                        {"peer", timing_stats(peer_median_s)},
-                        {"peer_name", peer_name},
-                        {"sm_clock_mhz", {{"median", 1980.0}, {"min", 1965.0}, {"max", 1980.0}}}}}};
+// A lab program's answer to a grade job with a status (a word of protocol::JobStatus; another
+// reads as "error"), the variant's and the peer's median times.
+inline roofline::protocol::Result lab_result(const std::string& status, double variant_median_s, double peer_median_s,
+                                             const std::string& peer_name = "cudaMemcpy D2D") {
+    roofline::protocol::Result result;
+    result.status = nlohmann::json(status).get<roofline::protocol::JobStatus>();
+    result.variant = "copy_naive_fp32";
+    result.mode = roofline::protocol::JobMode::grade;
+    roofline::protocol::Check check;
+    check.shape = {{"n", 17}};
+    check.seed = 1;
+    check.when = "before timing";
+    check.report.passed = status == "ok";
+    check.report.verdict = status == "ok" ? "all match" : "3 of 17 wrong";
+    check.report.elements = 17;
+    result.checks.push_back(check);
+    auto& timing = result.timing.emplace();
+    timing.variant = timing_stats(variant_median_s);
+    timing.peer = timing_stats(peer_median_s);
+    timing.peer_name = peer_name;
+    timing.sm_clock_mhz = {1980.0, 1965.0, 1980.0};
+    return result;
 }
 
 // A prediction and its measurement, for log tests; fields a test cares about are arguments.

@@ -45,32 +45,46 @@ TEST_CASE("a fused step has no gaps, a launch loop mostly gaps", "[timeline]") {
 TEST_CASE("the timeline object the lab program writes is parsed, and bad ones named", "[timeline]") {
     auto trace = nlohmann::json::parse(R"({"watched": true, "began_ns": 1000,
         "kernels": [{"name": "_ZN12_GLOBAL__N_14stepEPfi", "start_ns": 2000, "end_ns": 3000, "stream": 7},
-                    {"name": "_ZN12_GLOBAL__N_14stepEPfi", "start_ns": 8000, "end_ns": 9000, "stream": 7}]})");
-    auto records = parse_timeline_records(trace, "result.json");
+                    {"name": "_ZN12_GLOBAL__N_14stepEPfi", "start_ns": 8000, "end_ns": 9000, "stream": 7}]})")
+                     .get<protocol::Timeline>();
+    CHECK(trace.kernels[0].stream == 7);
+    auto records = timeline_records(trace, "result.json");
     REQUIRE(records.size() == 2);
     CHECK(records[1].start_ns == 8000);
-    auto t = build_timeline(records, trace["began_ns"].get<double>());
+    auto t = build_timeline(records, double(trace.began_ns));
     CHECK(t.rows[0].name == "(anonymous namespace)::step");
     CHECK(t.gap_us == Approx(6.0));
 
     auto unwatched = input_error_of([] {
-        parse_timeline_records(nlohmann::json::parse(R"({"watched": false, "error": "CUPTI_ERROR_NOT_INITIALIZED"})"),
-                               "r.json");
+        timeline_records(nlohmann::json::parse(R"({"watched": false, "error": "CUPTI_ERROR_NOT_INITIALIZED"})")
+                             .get<protocol::Timeline>(),
+                         "r.json");
     });
     CHECK(contains(unwatched, "r.json"));
     CHECK(contains(unwatched, "CUPTI_ERROR_NOT_INITIALIZED"));
     auto backwards = input_error_of([] {
-        parse_timeline_records(
-            nlohmann::json::parse(R"({"watched": true, "kernels": [{"name": "k", "start_ns": 5, "end_ns": 4}]})"),
+        timeline_records(
+            nlohmann::json::parse(R"({"watched": true, "began_ns": 0, "kernels": [{"name": "k", "start_ns": 5, "end_ns": 4}]})")
+                .get<protocol::Timeline>(),
             "r.json");
     });
     CHECK(contains(backwards, "kernels[0]"));
     CHECK(contains(backwards, "ends before it starts"));
-    auto missing = input_error_of([] {
-        parse_timeline_records(nlohmann::json::parse(R"({"watched": true, "kernels": [{"name": "k"}]})"), "r.json");
-    });
-    CHECK(contains(missing, "start_ns"));
-    CHECK(contains(input_error_of([] { parse_timeline_records(nullptr, "r.json"); }), "no timeline"));
+    // A kernel without its times is a malformed answer, named by its path.
+    std::string missing;
+    try {
+        nlohmann::json::parse(R"({"watched": true, "began_ns": 0, "kernels": [{"name": "k"}]})").get<protocol::Timeline>();
+    } catch (const protocol::MalformedResult& e) {
+        missing = e.what();
+    }
+    CHECK(missing == "kernels[0].start_ns: missing");
+    // An ok answer to a timeline job without its timeline is refused before anything reads it.
+    protocol::Result answer;
+    answer.status = protocol::JobStatus::ok;
+    answer.mode = protocol::JobMode::timeline;
+    answer.device = protocol::Device{"NVIDIA H200", 132, 0, "9.0"};
+    answer.registration = protocol::Registration{"copy", "fp32", "k.cu"};
+    CHECK(protocol::missing_part(answer, protocol::JobMode::timeline) == std::optional<std::string>("timeline"));
 }
 
 TEST_CASE("kernel names lose their parameter lists; others pass through", "[timeline]") {

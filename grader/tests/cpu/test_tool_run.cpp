@@ -1,6 +1,7 @@
 // `roofline profile` and `run --sanitize` hand the lab program the same typed Job as the
 // grader, in a file (tool_run.hpp): a tool wraps the process and owns its stdin.
 #include "lab_job.hpp"
+#include "runner.hpp"
 #include "tool_run.hpp"
 #include "test_support.hpp"
 
@@ -14,7 +15,7 @@ TEST_CASE("a tool's run of the lab program gets a once job in a file", "[profile
     TempDir dir;
     auto lab = load_lab(repo_root() / "labs" / "01-memory-roof" / "lab.yaml");
     const auto& variant = lab.variants.front();
-    auto arguments = once_arguments(lab, variant, {variant.timed}, 42, dir / "result.json");
+    auto arguments = once_arguments(once_job(lab, variant, {variant.timed}, 42, dir / "result.json"));
     REQUIRE(arguments.size() == 2);
     CHECK(arguments[0] == "--job");
     std::ifstream in(arguments[1]);
@@ -42,12 +43,13 @@ TEST_CASE("a lab program runs the job in a --job file and refuses one it cannot 
     write_file(dir / "job.json", nlohmann::json(job).dump());
     int code = std::system((program.string() + " --job " + (dir / "job.json").string() + " 2>/dev/null").c_str());
     REQUIRE(WIFEXITED(code));
-    std::ifstream in(dir / "device.json");
-    REQUIRE(in);
-    auto result = nlohmann::json::parse(in);
-    // Here (no GPU in CI) the answer is no_device; on a GPU machine, ok.
-    CHECK((result["status"] == "no_device" || result["status"] == "ok"));
-    CHECK(WEXITSTATUS(code) == (result["status"] == "ok" ? 0 : 4));
+    // The answer is the typed Result (protocol/lab_result.hpp), read as the grader reads it.
+    auto result = read_answer(job);
+    // Here (no GPU in CI) the answer is no_device; on a GPU machine, ok, with the device.
+    CHECK((result.status == protocol::JobStatus::no_device || result.status == protocol::JobStatus::ok));
+    CHECK(WEXITSTATUS(code) == (result.status == protocol::JobStatus::ok ? 0 : 4));
+    if (result.status == protocol::JobStatus::ok) CHECK_FALSE(result.device->name.empty());
+    else CHECK_FALSE(result.message.empty());
 
     write_file(dir / "broken.json", "{\"mode\": \"once\"}");  // fields missing: refused, not guessed
     code = std::system((program.string() + " --job " + (dir / "broken.json").string() + " 2>/dev/null").c_str());

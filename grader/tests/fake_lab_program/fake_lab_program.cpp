@@ -1,15 +1,19 @@
 // A stand-in for a lab program in --serve mode, for the CPU tests of
 // LabSession: no GPU; it reads the same Job (protocol/lab_job.hpp) a lab program
-// does, and each job's variant names how it ends.
-//   ok          writes {"status": "ok", "pid": its pid, "sid": its session}
-//   cuda_error  closes stdin, writes {"status": "cuda_error"} and exits 3, as a lab program does
+// does, answers with the same Result (protocol/lab_result.hpp), and each job's
+// variant names how it ends.
+//   ok          answers ok, with a device and a registration (and, for the test, its "pid"
+//               and "sid" beside the Result's keys, which a reader ignores)
+//   cuda_error  closes stdin, answers cuda_error and exits 3, as a lab program does
 //   segfault    prints a stage, then dies of SIGSEGV
 //   hang        prints a stage, then sleeps for ever
 //   exit        exits 9 without a result
-// A device_info job: {"status": "no_device"}, or with FAKE_DEVICE set, that device.
+//   garbled     answers ok with a check whose report is a string: a malformed answer
+// A device_info job: no_device, or with FAKE_DEVICE set, that device.
 // FAKE_EXIT_AT_START set: prints it and exits 3 before reading a job, as a submission's
 // failing static initializer makes a lab program do.
 #include "lab_job.hpp"
+#include "lab_result.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -25,10 +29,22 @@
 #include <vector>
 
 namespace {
+using roofline::protocol::JobStatus;
+
 void write_result(const nlohmann::json& result, const std::string& path) {
     std::ofstream(path + ".tmp") << result.dump();
     std::filesystem::rename(path + ".tmp", path);
 }
+
+roofline::protocol::Result answer_to(const roofline::protocol::Job& job, JobStatus status) {
+    roofline::protocol::Result result;
+    result.status = status;
+    result.variant = job.variant;
+    result.mode = job.mode;
+    return result;
+}
+
+const roofline::protocol::Device kFakeDevice{"", 132, 52428800, "9.0"};
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -44,21 +60,35 @@ int main(int argc, char** argv) {
         const auto& result = job.result_path;
         if (job.mode == roofline::protocol::JobMode::device_info) {
             if (const char* name = std::getenv("FAKE_DEVICE")) {
-                write_result({{"status", "ok"},
-                              {"device", {{"name", name}, {"sm_count", 132}, {"l2_bytes", 52428800},
-                                          {"compute_capability", "9.0"}}}},
-                             result);
+                auto answer = answer_to(job, JobStatus::ok);
+                answer.device = kFakeDevice;
+                answer.device->name = name;
+                write_result(answer, result);
             } else {
-                write_result({{"status", "no_device"}, {"message", "fake: no CUDA device"}}, result);
+                auto answer = answer_to(job, JobStatus::no_device);
+                answer.message = "fake: no CUDA device";
+                write_result(answer, result);
             }
             continue;
         }
         std::fprintf(stderr, "roofline-stage: verify n=3 (%s)\n", variant.c_str());
         std::fflush(stderr);
-        if (variant == "ok") write_result({{"status", "ok"}, {"pid", ::getpid()}, {"sid", ::getsid(0)}}, result);
+        if (variant == "ok" || variant == "garbled") {
+            auto answer = answer_to(job, JobStatus::ok);
+            answer.device = kFakeDevice;
+            answer.device->name = "fake GPU";
+            answer.registration = roofline::protocol::Registration{"copy", "fp32", "kernels/00_fake.cu"};
+            nlohmann::json written = answer;
+            written["pid"] = ::getpid();
+            written["sid"] = ::getsid(0);
+            if (variant == "garbled") written["checks"] = {{{"shape", {{"n", 3}}}, {"when", "before timing"}, {"report", "fine"}}};
+            write_result(written, result);
+        }
         if (variant == "cuda_error") {
             ::close(STDIN_FILENO);  // as the lab program does: the next job is refused, not lost
-            write_result({{"status", "cuda_error"}, {"message", "an illegal memory access was encountered"}}, result);
+            auto answer = answer_to(job, JobStatus::cuda_error);
+            answer.message = "an illegal memory access was encountered";
+            write_result(answer, result);
             return 3;
         }
         if (variant == "segfault") std::raise(SIGSEGV);

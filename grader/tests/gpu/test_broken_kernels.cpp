@@ -169,7 +169,9 @@ nlohmann::json lab_program_result(const std::string& arguments) {
     while (auto n = fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
     pclose(pipe);
     INFO(output);
-    return nlohmann::json::parse(output);
+    auto result = nlohmann::json::parse(output);
+    CHECK_NOTHROW(result.get<roofline::protocol::Result>());  // the typed answer the grader reads (lab_result.hpp)
+    return result;
 }
 
 TEST_CASE("the lab program times without watching, and watches in a job of its own", "[gpu]") {
@@ -228,7 +230,7 @@ TEST_CASE("a lab program that has watched refuses the next grade job; one that h
         return job;
     };
     auto result_of = [&](const roofline::protocol::Job& job) {
-        auto run = roofline::interpret(session.run(job, 60), job.result_path, "correct", 60);
+        auto run = roofline::interpret(session.run(job, 60), job, 60);
         INFO(run.message);
         return run;
     };
@@ -238,7 +240,7 @@ TEST_CASE("a lab program that has watched refuses the next grade job; one that h
     REQUIRE(watched.outcome == roofline::Outcome::correct);
     auto timed_again = result_of(job_of(roofline::protocol::JobMode::grade, "timed-again.json"));
     CHECK(timed_again.outcome != roofline::Outcome::correct);
-    CHECK(contains(timed_again.message + timed_again.result.dump(), "will not time any more"));
+    CHECK(contains(timed_again.message + timed_again.result.message, "will not time any more"));
     CHECK(session.starts() == 1);  // refused by the same program, not by a restart
     std::filesystem::remove_all(dir);
 }
