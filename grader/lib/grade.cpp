@@ -4,6 +4,7 @@
 #include "cpu_grade.hpp"
 #include "debrief.hpp"
 #include "device_query.hpp"
+#include "diagnosis_score.hpp"
 #include "exit_code.hpp"
 #include "hardware.hpp"
 #include "input_error.hpp"
@@ -491,10 +492,14 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     std::optional<PredictionLog> own_log;
     GatePassed gate;
     const ProfileEntry* profiled = nullptr;  // the prediction's first profile, for its byte points
+    std::optional<DiagnosisScore> diagnosis;  // lab 06: the diagnosis checked against the profiles' counters
     if (!request.verify_only) {
         const auto& log = request.log_read ? *request.log_read : own_log.emplace(load_log(request.log));
         if (auto refused = prediction_gate(g, log, kernel_file, gate)) return *refused;
         if (gate.prediction) profiled = first_profile_of(log, *gate.prediction);
+        if (gate.prediction && lab.scoring.diagnosis > 0) {
+            diagnosis = score_diagnosis(log, lab.id, variant.name, gate.prediction->source_hash, lab.scoring.diagnosis);
+        }
     }
 
     // 3. Build: a compile error is reported even where there is no GPU.
@@ -569,6 +574,10 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     }
     auto score = score_run(lab, variant, run.result, *ceilings.profile, ceilings.choice, gate.prediction,
                            sweep_verdict ? std::optional<Regime>(sweep_verdict->regime) : std::nullopt, profiled);
+    if (diagnosis && score.correct) {
+        score.diagnosis = diagnosis;
+        score.diagnosis_points = diagnosis->points;
+    }
 
     // 8. Record and report.
     trace_stage(target + ": record");

@@ -213,12 +213,13 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
     }
 
     auto scoring = root.at("scoring");
-    scoring.only_keys({"correctness", "performance", "prediction", "byte_prediction", "against", "floor_fraction",
-                       "target_fraction", "gap_note"});
+    scoring.only_keys({"correctness", "performance", "prediction", "byte_prediction", "diagnosis", "against",
+                       "floor_fraction", "target_fraction", "gap_note"});
     lab.scoring.correctness = scoring.at("correctness").as_nonnegative_double();
     lab.scoring.performance = scoring.at("performance").as_nonnegative_double();
     lab.scoring.prediction = scoring.at("prediction").as_nonnegative_double();
     if (auto bytes = scoring.maybe("byte_prediction")) lab.scoring.byte_prediction = bytes->as_nonnegative_double();
+    if (auto diagnosis = scoring.maybe("diagnosis")) lab.scoring.diagnosis = diagnosis->as_nonnegative_double();
     if (auto gap_note = scoring.maybe("gap_note")) lab.scoring.gap_note = gap_note->as_nonnegative_double();
     lab.scoring.against = scoring.string("against");
     if (lab.scoring.against != "peer" && lab.scoring.against != "roofline") {

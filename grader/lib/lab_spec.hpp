@@ -27,13 +27,17 @@ struct Scoring {
     // Points for the DRAM byte prediction (`predict --bytes`), earned when ncu's count for
     // that prediction (`roofline profile`) is within 10% of it (score.hpp). 0: not scored.
     double byte_prediction = 0;
+    // Points for the diagnosis (`roofline diagnose`) when the counters bear it out: the slow
+    // kernel's profile shows the cause named, the fix's profile shows it gone
+    // (diagnosis_score.hpp). 0: not scored.
+    double diagnosis = 0;
     std::string against = "peer";  // peer: the library measured in the same run; roofline: the ceiling
     double floor_fraction = 0;
     double target_fraction = 1;
     // Points per variant for the gap note (`roofline explain`), awarded by the
     // instructor by hand; not in total(), which the grader awards. 0: not graded.
     double gap_note = 0;
-    double total() const { return correctness + performance + prediction + byte_prediction; }
+    double total() const { return correctness + performance + prediction + byte_prediction + diagnosis; }
 };
 
 struct VariantSpec {

@@ -46,6 +46,10 @@ inline const std::string kRegistersPerThread = "launch__registers_per_thread";
 inline const std::string kBlockSize = "launch__block_size";
 inline const std::string kGridSize = "launch__grid_size";
 inline const std::string kWaves = "launch__waves_per_multiprocessor";
+// How evenly the SMs were kept busy: the average SM's active cycles against the busiest
+// one's. Far under 1 when the last wave of blocks ran on a few SMs while the rest idled.
+inline const std::string kSmActiveCyclesAvg = "sm__cycles_active.avg";
+inline const std::string kSmActiveCyclesMax = "sm__cycles_active.max";
 // Access quality: sectors per request of global loads, shared-memory bank conflicts.
 inline const std::string kGlobalLoadSectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
 inline const std::string kGlobalLoadRequests = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
@@ -57,8 +61,8 @@ inline std::vector<std::string> all() {
             kL2CyclesPerSecond, kL1PeakPerCycle, kL1CyclesPerSecond, kSmCyclesPerSecond, kFfma, kFadd, kFmul,
             kFfmaPeakPerCycle, kTensorInstructions, kDuration, kSolSm, kSolMemory, kSolDram, kSolL2, kSolL1,
             kAchievedOccupancy, kTheoreticalOccupancy, kLimitRegisters, kLimitSharedMem, kLimitWarps, kLimitBlocks,
-            kRegistersPerThread, kBlockSize, kGridSize, kWaves, kGlobalLoadSectors, kGlobalLoadRequests,
-            kSharedBankConflicts};
+            kRegistersPerThread, kBlockSize, kGridSize, kWaves, kSmActiveCyclesAvg, kSmActiveCyclesMax,
+            kGlobalLoadSectors, kGlobalLoadRequests, kSharedBankConflicts};
 }
 
 }  // namespace roofline::ncu_metric

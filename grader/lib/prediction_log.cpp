@@ -49,7 +49,8 @@ Prediction read_prediction(const YamlView& e) {
 }
 
 ProfileEntry read_profile(const YamlView& e) {
-    e.only_keys({"kind", "prediction", "lab", "variant", "shape", "dram_bytes", "model_bytes", "gpu", "profiled_at"});
+    e.only_keys({"kind", "prediction", "lab", "variant", "shape", "dram_bytes", "model_bytes", "gpu", "profiled_at",
+                 "source_hash", "causes", "figures"});
     ProfileEntry p;
     p.line = e.line();
     if (e.has("prediction")) p.prediction_id = e.string("prediction");
@@ -60,6 +61,11 @@ ProfileEntry read_profile(const YamlView& e) {
     p.model_bytes = e.at("model_bytes").as_nonnegative_double();
     p.gpu = e.string("gpu");
     p.profiled_at = e.string("profiled_at");
+    if (e.has("source_hash")) p.source_hash = e.string("source_hash");
+    if (e.has("causes")) p.causes = e.at("causes").as_string_list();
+    if (auto figures = e.maybe("figures")) {
+        for (const auto& key : figures->keys()) p.figures[key] = figures->at(key).as_nonnegative_double();
+    }
     return p;
 }
 
@@ -327,6 +333,13 @@ ProfileEntry append_profile(const std::filesystem::path& file, ProfileEntry p) {
         out << YAML::Key << "model_bytes" << YAML::Value << number(p.model_bytes);
         out << YAML::Key << "gpu" << YAML::Value << YAML::DoubleQuoted << p.gpu;
         out << YAML::Key << "profiled_at" << YAML::Value << p.profiled_at;
+        if (!p.source_hash.empty()) out << YAML::Key << "source_hash" << YAML::Value << p.source_hash;
+        if (!p.causes.empty()) out << YAML::Key << "causes" << YAML::Value << YAML::Flow << p.causes;
+        if (!p.figures.empty()) {
+            out << YAML::Key << "figures" << YAML::Value << YAML::Flow << YAML::BeginMap;
+            for (const auto& [name, value] : p.figures) out << YAML::Key << name << YAML::Value << number(value);
+            out << YAML::EndMap;
+        }
     });
     return p;
 }

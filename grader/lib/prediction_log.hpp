@@ -16,6 +16,7 @@
 #include "roofline.hpp"
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,11 @@ struct ProfileEntry {
     std::string gpu;
     std::string profiled_at;  // UTC, ISO 8601
     int line = 0;
+    // What `grade` checks a diagnosis against (diagnosis_score.hpp); entries written before
+    // these were kept have none of them.
+    std::string source_hash;                 // of the kernel file profiled
+    std::vector<std::string> causes;         // the causes the counters showed (diagnosis.hpp)
+    std::map<std::string, double> figures;   // each cause's counter figure (cause_figures)
 };
 
 struct Measurement {

@@ -75,6 +75,17 @@ std::vector<std::string> ncu_profile_command(const std::filesystem::path& ncu, c
     return argv;
 }
 
+std::vector<std::string> sandboxed_ncu_command(const Sandbox& sandbox, const std::filesystem::path& ncu,
+                                               const std::filesystem::path& executable,
+                                               const std::filesystem::path& work_dir,
+                                               const std::vector<std::string>& ncu_argv) {
+    std::error_code ec;
+    auto ncu_home = std::filesystem::canonical(ncu, ec).parent_path();  // a launcher script may live in bin/
+    std::vector<std::filesystem::path> read_only{executable};
+    if (!ec && !ncu_home.empty()) read_only.push_back(ncu_home);
+    return sandboxed_argv(sandbox, {read_only, {std::filesystem::temp_directory_path(), work_dir}, work_dir}, ncu_argv);
+}
+
 ProfileOutcome profile_variant(const Workspace& ws, const ProfileRequest& request) {
     std::string target = request.lab + "/" + request.variant;
     auto lab = load_lab(ws.lab_yaml(request.lab));
@@ -128,7 +139,11 @@ ProfileOutcome profile_variant(const Workspace& ws, const ProfileRequest& reques
         auto arguments = once_arguments(job);
         program.insert(program.end(), arguments.begin(), arguments.end());
         double timeout_s = std::min(600.0, std::max(120.0, 4 * lab.timeout_s));
-        auto child = run_child(ncu_profile_command(ncu, report_file, program), timeout_s, work_dir);
+        auto command = ncu_profile_command(ncu, report_file, program);
+        if (auto sandbox = sandbox_from_environment()) {
+            command = sandboxed_ncu_command(*sandbox, ncu, ws.lab_executable(lab.id, request.solutions), work_dir, command);
+        }
+        auto child = run_child(command, timeout_s, work_dir);
         auto output = read_file_text(work_dir / "child-output.txt");
         if (auto failure = ncu_failure(output)) {
             std::filesystem::remove_all(work_dir);
@@ -224,6 +239,9 @@ ProfileOutcome profile_variant(const Workspace& ws, const ProfileRequest& reques
         entry.model_bytes = input.model.bytes;
         entry.gpu = input.gpu;
         entry.profiled_at = utc_now_iso8601();
+        entry.source_hash = source_hash;
+        entry.causes = shown;
+        entry.figures = cause_figures(*out.report);
         append_profile(request.log, entry);
     }
     out.exit_code = kGradedCorrect;

@@ -7,6 +7,7 @@
 // sample. The DRAM bytes counted are appended to the prediction log.
 #pragma once
 #include "profile_report.hpp"
+#include "sandbox.hpp"
 #include "workspace.hpp"
 
 #include <nlohmann/json.hpp>
@@ -42,5 +43,14 @@ ProfileOutcome profile_variant(const Workspace& workspace, const ProfileRequest&
 // The ncu command line for one lab program run (the metrics of ncu_metrics.hpp).
 std::vector<std::string> ncu_profile_command(const std::filesystem::path& ncu, const std::filesystem::path& report,
                                              const std::vector<std::string>& program_argv);
+
+// Under `roofline batch` (ROOFLINE_SANDBOX set): that command inside the sandbox, as the lab
+// program runs when graded. ncu starts the submission's program, so ncu goes in with it: it
+// sees the system, its own folder, the lab program, and writes only the temporary folder and
+// `work_dir` (its report, the program's result).
+std::vector<std::string> sandboxed_ncu_command(const Sandbox& sandbox, const std::filesystem::path& ncu,
+                                               const std::filesystem::path& executable,
+                                               const std::filesystem::path& work_dir,
+                                               const std::vector<std::string>& ncu_argv);
 
 }  // namespace roofline

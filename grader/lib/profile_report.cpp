@@ -131,6 +131,8 @@ ProfileReport build_profile_report(const ProfileInput& input) {
     r.theoretical_occupancy_pct = from(main, m::kTheoreticalOccupancy, missing);
     r.registers_per_thread = from(main, m::kRegistersPerThread, missing);
     r.waves = from(main, m::kWaves, missing);
+    auto active_avg = from(main, m::kSmActiveCyclesAvg, missing), active_max = from(main, m::kSmActiveCyclesMax, missing);
+    if (active_avg && active_max && *active_max > 0) r.sm_busy_balance = *active_avg / *active_max;
     for (const auto& [resource, metric] : std::vector<std::pair<std::string, std::string>>{
              {"registers", m::kLimitRegisters},
              {"shared memory", m::kLimitSharedMem},
@@ -177,6 +179,7 @@ ProfileReport build_profile_report(const ProfileInput& input) {
                                           si(r.peak_flops_per_s, "FLOP"))});
     }
     std::sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) { return a.fraction > b.fraction; });
+    if (!candidates.empty()) r.nearest_roof = candidates.front().fraction;
     std::string occupancy_words;
     if (r.achieved_occupancy_pct) {
         occupancy_words = fmt::format("achieved occupancy {:.0f}%", *r.achieved_occupancy_pct);
@@ -197,14 +200,21 @@ ProfileReport build_profile_report(const ProfileInput& input) {
         r.binding += ".";
     } else {
         const auto& top = candidates.front();
-        r.binding = fmt::format("no roof binds (the nearest, {}, is at {}): the kernel waits on latency", top.what,
-                                percent(top.fraction));
-        if (r.achieved_occupancy_pct && *r.achieved_occupancy_pct < 40) {
-            r.binding += fmt::format("; {}: too few warps in flight to cover it", occupancy_words);
-        } else if (r.achieved_occupancy_pct) {
-            r.binding += fmt::format("; {}, so the warps are there, and each waits on its own previous result "
-                                     "(a dependent chain) or on a shared unit",
-                                     occupancy_words);
+        if (r.tail_effect()) {
+            r.binding = fmt::format("no roof binds (the nearest, {}, is at {}): the average SM was busy only {} of "
+                                    "the busiest one's cycles, so for part of the time most SMs had no block to "
+                                    "run (a tail: the last wave ran on a few SMs)",
+                                    top.what, percent(top.fraction), percent(*r.sm_busy_balance));
+        } else {
+            r.binding = fmt::format("no roof binds (the nearest, {}, is at {}): the kernel waits on latency", top.what,
+                                    percent(top.fraction));
+            if (r.achieved_occupancy_pct && *r.achieved_occupancy_pct < 40) {
+                r.binding += fmt::format("; {}: too few warps in flight to cover it", occupancy_words);
+            } else if (r.achieved_occupancy_pct) {
+                r.binding += fmt::format("; {}, so the warps are there, and each waits on its own previous result "
+                                         "(a dependent chain) or on a shared unit",
+                                         occupancy_words);
+            }
         }
         r.binding += ".";
     }
@@ -234,6 +244,12 @@ ProfileReport build_profile_report(const ProfileInput& input) {
     if (r.bank_conflicts && *r.bank_conflicts > 0) {
         r.signs.push_back(fmt::format("{} shared-memory bank conflicts: each one replays a shared access",
                                       count(*r.bank_conflicts)));
+    }
+    if (r.tail_effect()) {
+        std::string waves = r.waves ? fmt::format(" over {:.2f} waves of blocks", *r.waves) : std::string();
+        r.signs.push_back(fmt::format("the average SM was busy {} of the busiest SM's cycles{}: the last wave kept a "
+                                      "few SMs working while the rest idled (a tail effect, wave quantization)",
+                                      percent(*r.sm_busy_balance), waves));
     }
     if (r.theoretical_occupancy_pct && *r.theoretical_occupancy_pct < 50 && !r.occupancy_limits.empty()) {
         r.signs.push_back(fmt::format("theoretical occupancy {:.0f}%: {} allow only {:g} block(s) per SM",
@@ -301,6 +317,7 @@ std::string profile_text(const ProfileReport& r) {
     }
     if (r.registers_per_thread) out += fmt::format("; {:g} registers per thread", *r.registers_per_thread);
     if (r.waves) out += fmt::format("; {:.2f} waves", *r.waves);
+    if (r.sm_busy_balance) out += fmt::format("; SMs busy {} of the busiest one's cycles", percent(*r.sm_busy_balance));
     out += "\n";
     out += "  binds     " + r.binding + "\n";
     for (const auto& sign : r.signs) out += "  sign      " + sign + "\n";
@@ -342,7 +359,8 @@ nlohmann::json profile_json(const ProfileReport& r) {
                                     {"theoretical_pct", optional(r.theoretical_occupancy_pct)},
                                     {"limits", limits},
                                     {"registers_per_thread", optional(r.registers_per_thread)},
-                                    {"waves", optional(r.waves)}}},
+                                    {"waves", optional(r.waves)},
+                                    {"sm_busy_balance", optional(r.sm_busy_balance)}}},
                      {"sectors_per_request", optional(r.sectors_per_request)},
                      {"shared_bank_conflicts", optional(r.bank_conflicts)},
                      {"binding", r.binding},

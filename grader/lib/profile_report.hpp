@@ -45,6 +45,10 @@ struct OccupancyLimit {
     double blocks_per_sm = 0;
 };
 
+// Below this SM busy balance the report names a tail effect (wave quantization): the average
+// SM sat idle for over a fifth of the busiest one's time.
+inline constexpr double kTailBalance = 0.8;
+
 struct ProfileReport {
     std::string target, shape, gpu;
     std::vector<std::string> kernels;  // distinct kernel names, in launch order
@@ -62,9 +66,13 @@ struct ProfileReport {
     std::optional<double> achieved_occupancy_pct, theoretical_occupancy_pct;
     std::vector<OccupancyLimit> occupancy_limits;  // what each resource allows, fewest first
     std::optional<double> registers_per_thread, waves;
+    // The average SM's active cycles over the busiest SM's (sm__cycles_active .avg / .max):
+    // 1 when every SM worked to the end; far under it when the last wave ran on a few.
+    std::optional<double> sm_busy_balance;
     std::optional<double> sectors_per_request, bank_conflicts;
     std::optional<double> predicted_bytes;
     std::vector<std::string> missing_metrics;  // asked for and not in the CSV
+    double nearest_roof = 0;                   // achieved fraction of the roof it runs nearest to
     std::string binding;                       // the one limit that binds, in a sentence
     std::vector<std::string> signs;            // what else the counters point at
 
@@ -73,6 +81,7 @@ struct ProfileReport {
     std::optional<double> byte_prediction_ratio() const;
     // Within 10% either way: what earns the byte-prediction points.
     bool byte_prediction_close() const;
+    bool tail_effect() const { return sm_busy_balance && *sm_busy_balance < kTailBalance; }
 };
 
 inline constexpr double kBytePredictionTolerance = 0.10;

@@ -56,12 +56,14 @@ std::string terminal_report(const GradeContext& c, const Score& s, const protoco
         out += fmt::format("  predicted {}\n", s.prediction->verdict);
     }
     if (s.byte_prediction) out += fmt::format("  bytes     {}\n", s.byte_prediction->verdict);
+    if (s.diagnosis) out += fmt::format("  diagnosis {}\n", s.diagnosis->verdict);
     if (c.prediction_edited) out += "  WARNING   the prediction was edited after it was measured (see roofline log)\n";
     out += fmt::format("  SM clock  {:.0f} MHz median ({:.0f}-{:.0f}) sampled after each timed launch\n", s.sm_clock_mhz,
                        s.sm_clock_min_mhz, s.sm_clock_max_mhz);
-    out += fmt::format("  points    {:g} correctness + {:.1f} performance + {:.1f} prediction{} = {:.1f} / {:g}\n",
+    out += fmt::format("  points    {:g} correctness + {:.1f} performance + {:.1f} prediction{}{} = {:.1f} / {:g}\n",
                        s.correctness_points, s.performance_points, s.prediction_points,
-                       s.byte_prediction ? fmt::format(" + {:g} bytes", s.byte_prediction_points) : "", s.total(),
+                       s.byte_prediction ? fmt::format(" + {:g} bytes", s.byte_prediction_points) : "",
+                       s.diagnosis ? fmt::format(" + {:g} diagnosis", s.diagnosis_points) : "", s.total(),
                        s.max_points);
     if (!s.correct) out += mismatch_lines(result);
     return out;
@@ -145,6 +147,13 @@ nlohmann::json score_json(const GradeContext& c, const Score& s, const protocol:
         j["points"]["byte_prediction"] = s.byte_prediction_points;
         j["byte_prediction"] = {{"ratio", s.byte_prediction->ratio}, {"verdict", s.byte_prediction->verdict}};
     }
+    if (s.diagnosis) {
+        j["points"]["diagnosis"] = s.diagnosis_points;
+        j["diagnosis"] = {{"cause", s.diagnosis->cause},
+                          {"shown_before", s.diagnosis->shown_before},
+                          {"fixed_after", s.diagnosis->fixed_after},
+                          {"verdict", s.diagnosis->verdict}};
+    }
     return j;
 }
 
@@ -177,6 +186,10 @@ nlohmann::json gradescope_json(const LabSpec& lab, const GradeContext& c, const 
             test(c.target + ": byte prediction", s->byte_prediction_points, lab.scoring.byte_prediction,
                  s->byte_prediction ? s->byte_prediction->verdict : "no prediction scored");
         }
+        if (lab.scoring.diagnosis > 0) {
+            test(c.target + ": diagnosis", s->diagnosis_points, lab.scoring.diagnosis,
+                 s->diagnosis ? s->diagnosis->verdict : "no diagnosis scored (grade with a prediction)");
+        }
         total = s->total();
     } else if (failure) {
         test(c.target + ": correctness", 0, lab.scoring.correctness, failure->message + "\n" + mismatch_lines(failure->result));
@@ -185,6 +198,9 @@ nlohmann::json gradescope_json(const LabSpec& lab, const GradeContext& c, const 
         if (lab.scoring.byte_prediction > 0) {
             test(c.target + ": byte prediction", 0, lab.scoring.byte_prediction,
                  "not scored: the kernel must be correct first");
+        }
+        if (lab.scoring.diagnosis > 0) {
+            test(c.target + ": diagnosis", 0, lab.scoring.diagnosis, "not scored: the kernel must be correct first");
         }
     }
     return {{"score", total}, {"max_score", lab.scoring.total()}, {"output", c.target + " on " + c.gpu},

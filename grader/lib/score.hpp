@@ -4,6 +4,7 @@
 // fraction of: the peer timed in the same run (cudaMemcpy, cuBLAS) or the
 // roofline ceiling.
 #pragma once
+#include "diagnosis_score.hpp"
 #include "hardware.hpp"
 #include "instruction_roof.hpp"
 #include "lab_result.hpp"
@@ -85,10 +86,14 @@ struct Score {
     std::optional<InstructionRoof> instruction_roof;  // lab.yaml's `instruction_roof`, not scored
 
     double correctness_points = 0, performance_points = 0, prediction_points = 0, byte_prediction_points = 0;
+    double diagnosis_points = 0;
     double max_points = 0;
-    double total() const { return correctness_points + performance_points + prediction_points + byte_prediction_points; }
+    double total() const {
+        return correctness_points + performance_points + prediction_points + byte_prediction_points + diagnosis_points;
+    }
     std::optional<PredictionScore> prediction;
     std::optional<BytePredictionScore> byte_prediction;  // only in a lab that scores byte predictions
+    std::optional<DiagnosisScore> diagnosis;              // only in a lab that scores diagnoses (grade sets it)
 };
 
 // `result` is the lab executable's answer to a grade job (with its timing; without it,

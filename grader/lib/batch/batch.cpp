@@ -9,10 +9,12 @@
 #include "batch/gradebook.hpp"
 #include "batch/grading.hpp"
 #include "batch/hidden.hpp"
+#include "batch/profiling.hpp"
 #include "batch/summary.hpp"
 #include "input_error.hpp"
 #include "report.hpp"
 #include "sandbox.hpp"
+#include "tool_run.hpp"
 
 #include <fmt/format.h>
 
@@ -167,6 +169,10 @@ public:
         for (auto& t : threads) t.join();
     }
 
+    // Lab 06: profile every submission before grading it, beside the given kernels' profiles
+    // in `given_profiles` (batch/profiling.hpp).
+    void profile_with(fs::path given_profiles) { given_profiles_ = std::move(given_profiles); }
+
 private:
     void build_loop() {
         while (true) {
@@ -224,6 +230,14 @@ private:
                 GradeJob grade{o_.roofline, &job.staged, lab_.id, seed_, gpu, o_.hardware, timeout_s_,
                                submission_dir(o_.out, job.submission.name), sandbox_ ? &*sandbox_ : nullptr,
                                temp_root_ / "cache"};
+                if (!given_profiles_.empty() && job.staged.log == LogState::present) {
+                    // The grader scores the byte predictions and the diagnosis on these, never on the
+                    // submission's own profile entries (staging leaves them out).
+                    auto log = job.staged.workspace.default_log();
+                    copy_profiles(given_profiles_, log);
+                    auto profiled = profile_variants(grade, job.staged.workspace, lab_, log, lab_.timeout_s * 4 + 60);
+                    for (const auto& failure : profiled.failures) job.staged.notes.push_back("not profiled: " + failure);
+                }
                 auto run = run_grading(grade);
                 if (run.process.interrupted) return;  // no result, no marker: a re-run grades it
                 auto result = classify_grading(job.submission.name, lab_,
@@ -265,6 +279,7 @@ private:
     std::optional<Sandbox> sandbox_;
     double timeout_s_ = 0;
     CompilerLimits compiler_limits_;
+    fs::path given_profiles_;  // empty: no profiling (not needed, or no ncu)
 
     std::atomic<std::size_t> next_build_{0};
     std::mutex mutex_, print_mutex_;
@@ -327,7 +342,26 @@ int run_batch(const Workspace& course, const BatchOptions& o) {
             throw;
         }
         if (sandbox) fmt::print(stderr, "sandbox: {} (every compile and lab program)\n", sandbox->bwrap.string());
+        fs::path given_profiles;
+        if (scores_profiles(lab)) {
+            bool ncu_found = !find_tool("ncu", "ROOFLINE_NCU").empty();
+            if (!ncu_found) {
+                fmt::print(stderr, "\n{}\n\n", profiler_missing_note(lab, false));
+            } else {
+                // The course's own kernels, as handed out, at the public shapes: trusted, so no sandbox.
+                given_profiles = o.out / "given-profiles.yaml";
+                fs::remove(given_profiles);
+                GradeJob course_job{o.roofline, nullptr, lab.id, seed, gpus.empty() ? "" : gpus.front(), o.hardware,
+                                    0, o.out, nullptr, fs::path(pattern) / "cache"};
+                auto given = profile_variants(course_job, course, public_lab, given_profiles,
+                                              public_lab.timeout_s * 4 + 60, true);
+                fmt::print(stderr, "profiles: the course's {} kernels profiled once ({} of {}){}{}\n", lab.id,
+                           given.profiled, public_lab.variants.size(), given.failures.empty() ? "" : "; not: ",
+                           fmt::join(given.failures, "; "));
+            }
+        }
         Batch batch(course, o, lab, kit, cpu_kit, seed, todo, gpus, pattern, std::move(sandbox));
+        batch.profile_with(given_profiles);
         batch.run();
         if (!o.keep_stage) fs::remove_all(pattern);
         else fmt::print(stderr, "staging trees kept in {}\n", pattern);

@@ -102,6 +102,11 @@ void rebase_predictions(const PredictionLog& log, const LabSpec& public_lab, con
         double before = work_measure(public_lab, public_v, public_v.timed, p->regime);
         double after = work_measure(staged_lab, v, v.timed, p->regime);
         if (before > 0 && after > 0) staged.predicted_time_s = p->predicted_time_s * after / before;
+        // DRAM bytes follow the model's bytes (lab 06 scores them against the batch's own profile).
+        double bytes_before = public_lab.work(public_v, public_v.timed).bytes;
+        double bytes_after = staged_lab.work(v, v.timed).bytes;
+        if (p->predicted_dram_bytes && bytes_before > 0 && bytes_after > 0)
+            staged.predicted_dram_bytes = *p->predicted_dram_bytes * bytes_after / bytes_before;
         append_prediction(out, staged);
     }
     if (!without.empty()) {
@@ -197,6 +202,11 @@ StagedSubmission stage_submission(const Workspace& course, const LabSpec& public
     }
     auto staged_lab = load_lab(staged.workspace.lab_yaml(public_lab.id));
     rebase_predictions(log, public_lab, staged_lab, kernels, staged.workspace.default_log(), staged.notes);
+    // Diagnoses are the student's words and come along; profiles are measurements, and the
+    // batch makes its own (batch/profiling.hpp).
+    for (const auto& d : log.diagnoses) {
+        if (d.lab == public_lab.id) append_diagnosis(staged.workspace.default_log(), d);
+    }
     return staged;
 }
 

@@ -327,7 +327,7 @@ TEST_CASE("roofline diagnose records a cause; profile says whether the counters 
     auto log = shell_quote((dir / "log.yaml").string());
     auto bad = run_cli(course_flags() + " diagnose 06-profile/copy_transposed_fp32 --cause bad_luck --why x --log " + log);
     CHECK(bad.exit_code == 2);
-    CHECK(contains(bad.err, "uncoalesced, traversal_order, occupancy, bank_conflicts, latency_chain, at_roof"));
+    CHECK(contains(bad.err, "uncoalesced, traversal_order, occupancy, bank_conflicts, latency_chain, tail_effect, at_roof"));
     auto ok = run_cli(course_flags() + " diagnose 06-profile/copy_transposed_fp32 --cause uncoalesced "
                       "--why \"lane r takes row r: 32 sectors per request\" --log " + log);
     INFO(ok.all());

@@ -257,3 +257,47 @@ TEST_CASE("reports of a lab that scores byte predictions: the bytes line, the po
     CHECK(failed["tests"].size() == 4);
     CHECK(failed["score"].get<double>() == 0);
 }
+
+TEST_CASE("reports of a lab that scores diagnoses: the diagnosis line, the points, the Gradescope test",
+          "[report][diagnose]") {
+    Scored plain;
+    CHECK_FALSE(contains(terminal_report(plain.context, plain.score, plain.result), "diagnosis "));
+    CHECK_FALSE(score_json(plain.context, plain.score, plain.result)["points"].contains("diagnosis"));
+
+    Scored run;
+    run.lab.scoring.diagnosis = 10;
+    run.score.max_points = run.lab.scoring.total();
+    DiagnosisScore d;
+    d.cause = "tail_effect";
+    d.shown_before = true;
+    d.points = 5;
+    d.verdict = "you named tail_effect: its counters showed tail_effect; this source is not profiled yet";
+    run.score.diagnosis = d;
+    run.score.diagnosis_points = d.points;
+
+    auto text = terminal_report(run.context, run.score, run.result);
+    INFO(text);
+    CHECK(contains(text, "  diagnosis you named tail_effect: its counters showed tail_effect"));
+    CHECK(contains(text, "10.0 prediction + 5 diagnosis = 92.5 / 110"));
+    auto j = score_json(run.context, run.score, run.result);
+    CHECK(j["points"]["diagnosis"].get<double>() == 5);
+    CHECK(j["points"]["total"].get<double>() == Approx(92.5));
+    CHECK(j["diagnosis"]["shown_before"].get<bool>());
+    CHECK_FALSE(j["diagnosis"]["fixed_after"].get<bool>());
+
+    auto g = gradescope_json(run.lab, run.context, &run.score, nullptr);
+    check_gradescope_shape(g);
+    REQUIRE(g["tests"].size() == 4);
+    CHECK(g["tests"][3]["name"] == "scoring/copy_fp32: diagnosis");
+    CHECK(g["tests"][3]["score"].get<double>() == 5);
+    CHECK(g["max_score"].get<double>() == 110);
+
+    LabRun failure;
+    failure.outcome = Outcome::crashed;
+    failure.message = "signal 11";
+    failure.result = lab_result("crashed", 625e-6, 500e-6);
+    auto failed = gradescope_json(run.lab, run.context, nullptr, &failure);
+    check_gradescope_shape(failed);
+    CHECK(failed["tests"].size() == 4);
+    CHECK(failed["tests"][3]["output"] == "not scored: the kernel must be correct first");
+}

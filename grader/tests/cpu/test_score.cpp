@@ -357,11 +357,12 @@ TEST_CASE("score_run: a lab without byte_prediction points scores exactly as bef
     CHECK(after.total() == Approx(before.total()));
     CHECK(after.total() == Approx(87.5));
     CHECK(after.max_points == 100);
-    // Every shipped lab but 06 gives byte predictions no points, so their totals keep their sums.
+    // Every shipped lab but 06 gives byte predictions and diagnoses no points, so their totals keep their sums.
     for (const auto& lab : load_labs(repo_root() / "labs")) {
         INFO(lab.id);
         CHECK(lab.scoring.byte_prediction == (lab.id == "06-profile" ? 5 : 0));
+        CHECK(lab.scoring.diagnosis == (lab.id == "06-profile" ? 10 : 0));
         CHECK(lab.scoring.total() == lab.scoring.correctness + lab.scoring.performance + lab.scoring.prediction +
-                                         lab.scoring.byte_prediction);
+                                         lab.scoring.byte_prediction + lab.scoring.diagnosis);
     }
 }
