@@ -90,8 +90,6 @@ def load(v):
         return json.load(open(os.path.join(d, v + ".json")))
     except Exception as e:
         return {"error": str(e)}
-def median(j):
-    return j.get("time", {}).get("median_s") if isinstance(j.get("time"), dict) else j.get("median_s")
 for suffix, goal, predicted in [("", 1.05, "~1.05 (WMMA loop, run 30: 1.045)"), ("_k512", 1.4, "~1.36 (1.30-1.42)")]:
     fused, unfused, bare = (load(f"gemm_bias_gelu_fused{suffix}"), load(f"gemm_bias_gelu_unfused{suffix}"),
                             load(f"gemm_bare{suffix}"))
@@ -100,10 +98,9 @@ for suffix, goal, predicted in [("", 1.05, "~1.05 (WMMA loop, run 30: 1.045)"), 
     if not also:
         print(f"  {label}: no also_measured in the fused grade ({fused.get('error') or fused.get('outcome')})")
         continue
-    tf = also and fused and fused.get("timing", {})
     line = f"  {label}: fused/three kernels = {also['speedup']:.3f}x interleaved (three kernels {also['median_s']*1e6:.1f} us)"
     try:
-        t = {k: v["time"]["median_s"] for k, v in (("fused", fused), ("unfused", unfused), ("bare", bare))}
+        t = {k: v["time_s"]["median"] for k, v in (("fused", fused), ("unfused", unfused), ("bare", bare))}
         line += (f"; own gradings: fused {t['fused']*1e6:.1f}, unfused {t['unfused']*1e6:.1f}, bare {t['bare']*1e6:.1f} us"
                  f" -> {t['unfused']/t['fused']:.3f}x; fused/bare {t['fused']/t['bare']:.3f}x")
     except Exception as e:
@@ -112,8 +109,9 @@ for suffix, goal, predicted in [("", 1.05, "~1.05 (WMMA loop, run 30: 1.045)"), 
     print(f"    goal >= {goal}x: {'MET' if also['speedup'] >= goal else 'NOT MET'}; predicted {predicted}")
     for name, j in (("fused", fused), ("unfused", unfused), ("bare", bare)):
         try:
-            print(f"    {name}{suffix}: {j['rate']['fraction_of_peer']:.3f} of cuBLASLt, {j['points']['total']:.1f} points, "
-                  f"clock {j['sm_clock_mhz']['median']:.0f} MHz")
+            extra = f", also {j['also_measured']['speedup']:.3f}x" if "also_measured" in j else ""
+            print(f"    {name}{suffix}: {j['fraction_of_peer']:.3f} of cuBLASLt ({j['peer']['median_s']*1e6:.1f} us), "
+                  f"{j['points']['total']:.1f} points, clock {j['sm_clock_mhz']['median']:.0f} MHz{extra}")
         except Exception as e:
             print(f"    {name}{suffix}: fields unreadable ({e}); see grade-all.txt")
 PY
