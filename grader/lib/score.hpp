@@ -31,9 +31,10 @@ struct PredictionScore {
 PredictionScore score_prediction(const Prediction& prediction, double measured_s, Regime measured_regime,
                                  double max_points);
 
-// A second library run timed in the same run as the variant and its peer, shown beside
+// A second run timed in the same run as the variant and its peer, shown beside
 // them and never scored (lab 08: cuBLAS's GEMV beside cudaMemcpy; for the int8 and fp8
-// GEMVs, cuBLAS's bf16 GEMV of the same shape, whose bytes say what quantizing buys).
+// GEMVs, cuBLAS's bf16 GEMV of the same shape, whose bytes say what quantizing buys;
+// lab 03: the given three kernels beside a GEMM + bias + GELU, the fused/unfused ratio).
 struct AlsoMeasured {
     std::string name;
     TimingSummary timing;
@@ -45,7 +46,8 @@ struct AlsoMeasured {
 };
 
 // The report's line for it: the fraction of its rate when it does the same work, else the
-// measured speedup beside the one the bytes predict.
+// measured speedup beside the one the bytes predict (memory-bound) or beside the extra bytes
+// it moves (compute-bound, where bytes predict no speedup).
 std::string also_measured_line(const AlsoMeasured& also, const std::string& unit);
 
 // Points for a DRAM byte prediction (`predict --bytes`) against what ncu counted for that

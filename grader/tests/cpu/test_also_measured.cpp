@@ -88,3 +88,26 @@ TEST_CASE("also measured: nothing shown without the timing, or for an op that ha
     CHECK_FALSE(contains(terminal_report(context, s, lab_result("ok", 40e-6, 41e-6)), "also"));
     CHECK_FALSE(score_json(context, s, lab_result("ok", 40e-6, 41e-6)).contains("also_measured"));
 }
+
+TEST_CASE("also measured, compute-bound: the fused GEMM epilogue against the given three kernels", "[score][fusion]") {
+    auto lab = load_lab(repo_root() / "labs" / "03-fusion" / "lab.yaml");
+    const auto& v = lab.variant("gemm_bias_gelu_fused_k512");
+    auto gpu = test_gpu();
+    auto ceiling = choose_ceiling(gpu, nullptr, v.dtype);
+    // The variant 275 us, cuBLASLt 130 us, the given three kernels 374 us: 1.36x.
+    auto s = score_run(lab, v, with_also(lab_result("ok", 275e-6, 130e-6, "cuBLASLt"), "the given three kernels", 374e-6),
+                       gpu, ceiling, nullptr);
+    REQUIRE(s.also.has_value());
+    CHECK(s.unit == "TFLOP/s");
+    CHECK(s.also->speedup == Approx(374.0 / 275.0));
+    CHECK_FALSE(s.also->same_work());
+    CHECK(s.fraction == Approx(130.0 / 275.0));  // scored against cuBLASLt alone: the same FLOPs
+    auto line = also_measured_line(*s.also, s.unit);
+    INFO(line);
+    CHECK(contains(line, "the given three kernels: 374 us; yours is 1.36x faster; it moves 536.9 MB more than yours"));
+    // Bytes do not set a compute-bound time: no speedup is read off their ratio (3.56x here).
+    CHECK_FALSE(contains(line, "predict"));
+    GradeContext context;
+    context.target = "03-fusion/gemm_bias_gelu_fused_k512";
+    CHECK(contains(terminal_report(context, s, lab_result("ok", 275e-6, 130e-6)), "  also      the given three kernels"));
+}

@@ -101,6 +101,58 @@ TEST_CASE("GEMM + bias + GELU: FLOPs, bytes, and the bytes the fused epilogue sa
     CHECK(lab.peer_work(bare, bare.timed).bytes == bare_work.bytes);
 }
 
+TEST_CASE("the second GEMM shape, 8192 x 8192 x 512: the same files, its counts by hand", "[fusion]") {
+    auto lab = fusion_lab();
+    const roofline::Shape k512{{"m", 8192}, {"n", 8192}, {"k", 512}};
+    for (const auto& [name, first] : {std::pair{"gemm_bare_k512", "gemm_bare"},
+                                      std::pair{"gemm_bias_gelu_unfused_k512", "gemm_bias_gelu_unfused"},
+                                      std::pair{"gemm_bias_gelu_fused_k512", "gemm_bias_gelu_fused"}}) {
+        INFO(name);
+        const auto& v = lab.variant(name);
+        const auto& at_4096 = lab.variant(first);
+        CHECK(v.timed == k512);
+        CHECK(v.file == at_4096.file);  // a variant of the existing rung, not a new kernel
+        CHECK(v.op == at_4096.op);
+        CHECK_FALSE(lab.shape_refusal(v, v.timed).has_value());  // the main loop's tile multiples
+        CHECK(v.floor_fraction < v.target_fraction);
+    }
+    const auto& fused = lab.variant("gemm_bias_gelu_fused_k512");
+    // 2 x 8192^2 x 512 = 68,719,476,736 FLOPs for the GEMM, + 11 x 8192^2 = 738,197,504 for the epilogue.
+    auto work = lab.work(fused, fused.timed);
+    CHECK(work.flops == 68719476736.0 + 738197504.0);
+    // A and B 8 MiB each (8,388,608 bytes), Y 128 MiB (134,217,728), bias 16,384: 151,011,328 bytes.
+    CHECK(work.bytes == 151011328.0);
+    // The two passes over Y: 4 x 134,217,728 = 536,870,912 bytes more, 3.56x what the operation needs.
+    auto unfused = lab.unfused_work(fused, fused.timed);
+    REQUIRE(unfused.has_value());
+    CHECK(unfused->bytes - work.bytes == 536870912.0);
+    CHECK(unfused->flops == work.flops);
+    // Against 4096^3: half the FLOPs, four times the bytes saved.
+    const auto& fused_4096 = lab.variant("gemm_bias_gelu_fused");
+    auto work_4096 = lab.work(fused_4096, fused_4096.timed);
+    CHECK(2 * 68719476736.0 == work_4096.flops - 11.0 * 4096 * 4096);
+    CHECK(unfused->bytes - work.bytes == 4 * (lab.unfused_work(fused_4096, fused_4096.timed)->bytes - work_4096.bytes));
+}
+
+TEST_CASE("beside a GEMM + bias + GELU the given three kernels are timed: their work is the unfused chain's",
+          "[fusion]") {
+    auto lab = fusion_lab();
+    for (const char* name : {"gemm_bias_gelu_fused", "gemm_bias_gelu_unfused", "gemm_bias_gelu_fused_k512"}) {
+        INFO(name);
+        const auto& v = lab.variant(name);
+        auto also = lab.also_work(v, v.timed);
+        REQUIRE(also.has_value());
+        CHECK(also->bytes == lab.unfused_work(v, v.timed)->bytes);
+        CHECK(also->flops == lab.work(v, v.timed).flops);
+    }
+    // The bare GEMM has no chain to compare with; nor have the memory-bound chains (their peer is the copy).
+    for (const char* name : {"gemm_bare", "gemm_bare_k512", "chain_fused", "rmsnorm_fused_4096"}) {
+        INFO(name);
+        const auto& v = lab.variant(name);
+        CHECK_FALSE(lab.also_work(v, v.timed).has_value());
+    }
+}
+
 TEST_CASE("GEMM ops take exactly m, n and k", "[fusion]") {
     auto dir = std::filesystem::temp_directory_path() / "roofline-fusion-gemm-keys" / "03-fusion";
     std::filesystem::create_directories(dir / "kernels");

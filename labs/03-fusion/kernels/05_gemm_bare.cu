@@ -23,3 +23,4 @@ void gemm_bare(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* Y,
 }  // namespace
 
 ROOFLINE_GEMM_BARE_VARIANT(gemm_bare, gemm_bare);
+ROOFLINE_GEMM_BARE_VARIANT(gemm_bare_k512, gemm_bare);  // the same GEMM at 8192 x 8192 x 512

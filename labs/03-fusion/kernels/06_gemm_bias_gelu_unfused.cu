@@ -77,3 +77,4 @@ void gemm_bias_gelu_unfused(const __nv_bfloat16* A, const __nv_bfloat16* B, cons
 }  // namespace
 
 ROOFLINE_GEMM_BIAS_GELU_VARIANT(gemm_bias_gelu_unfused, gemm_bias_gelu_unfused);
+ROOFLINE_GEMM_BIAS_GELU_VARIANT(gemm_bias_gelu_unfused_k512, gemm_bias_gelu_unfused);  // at 8192 x 8192 x 512
