@@ -20,7 +20,7 @@
 // At 8192 x 8192 x 512 (gemm_bias_gelu_fused_k512; predicted, not yet measured,
 // labs/03-fusion/README.md): the GEMM is 68.7 GFLOP and the passes move 537 MB,
 // ~131 us beside a bare GEMM of ~240 us with the given WMMA loop; this epilogue
-// costs 67.1 M x 2 SFU ops, ~33 us. Fused ~275 us against ~375 us: ~1.36x.
+// costs 67.1 M x 2 SFU ops, ~33 us. Fused ~280 us against ~375 us: ~1.34x.
 //
 // Measured on the H200 with rung 9's main loop, the given one until 2026-11-30
 // (2026-11-29, results/2026-11-29-h200-lab03-gemm-epilogue.txt):
