@@ -167,15 +167,20 @@ TEST_CASE("a diagnosis borne out by the counters earns its points: shown before,
 // passes with the cause the kernel was built with, and the bank-conflict pair with the
 // course's own example, a cut of 10x or more.
 TEST_CASE("lab 06's real pairs: each fix moves its cause's counter by the cause's factor", "[diagnose][grade]") {
-    const std::map<std::string, std::string> defect{{"copy_transposed_fp32", "uncoalesced"},
-                                                    {"copy_scattered_fp32", "traversal_order"},
-                                                    {"copy_staged_fp32", "occupancy"},
-                                                    {"row_sum_bank_conflict_bf16", "bank_conflicts"},
-                                                    {"fma_few_warps_fp32", "occupancy"}};
-    for (const auto& [variant, cause] : defect) {
+    struct Recorded {
+        std::string cause, folder;
+    };
+    const std::map<std::string, Recorded> defect{{"copy_transposed_fp32", {"uncoalesced", "h200-2026-11-30"}},
+                                                 {"copy_scattered_fp32", {"traversal_order", "h200-2026-11-30"}},
+                                                 {"copy_staged_fp32", {"occupancy", "h200-2026-11-30"}},
+                                                 {"row_sum_bank_conflict_bf16", {"bank_conflicts", "h200-2026-11-30"}},
+                                                 {"fma_few_warps_fp32", {"occupancy", "h200-2026-11-30"}},
+                                                 {"fma_tail_fp32", {"tail_effect", "h200-2026-12-01"}}};
+    for (const auto& [variant, recorded] : defect) {
         INFO(variant);
-        auto given = lab06_report("h200-2026-11-30/given-" + variant + ".ncu.csv", variant);
-        auto fixed = lab06_report("h200-2026-11-30/solutions-" + variant + ".ncu.csv", variant);
+        const auto& cause = recorded.cause;
+        auto given = lab06_report(recorded.folder + "/given-" + variant + ".ncu.csv", variant);
+        auto fixed = lab06_report(recorded.folder + "/solutions-" + variant + ".ncu.csv", variant);
         PredictionLog log;
         log.diagnoses.push_back(diagnosis_of(variant, cause, "given"));
         log.profiles.push_back(entry_of(given, variant, "given"));
