@@ -123,7 +123,9 @@ for kind, want in (("given", "tail_effect"), ("solutions", "at_roof")):
         r = report(os.path.join(out, "ncu", f"{kind}-fma_tail_fp32.json.log"))
     except Exception as e:
         print(f"BAD {kind}: no profile ({e})"); bad += 1; continue
-    occ = r["occupancy"]
+    if "causes_shown" not in r:
+        print(f"BAD {kind}: not profiled: {r.get('message', r)}"); bad += 1; continue
+    occ = r.get("occupancy", {})
     ok = want in r["causes_shown"] and (kind == "given" or r["causes_shown"] == ["at_roof"])
     print(f"{'ok ' if ok else 'BAD'} {kind:9} shows {r['causes_shown']} (expected {want}); time {r['time_s']*1e6:.1f} us; "
           f"waves {occ.get('waves')}; SM busy balance {occ.get('sm_busy_balance')}; registers {occ.get('registers_per_thread')}; "
