@@ -12,7 +12,8 @@
 #      profile it, predict the fix (time and DRAM bytes), profile the fix, grade the fix:
 #      the grade must give the diagnosis its 10 points and the bytes their 5;
 #   4. the given kernel graded too (no prediction needed), beside the fix's grade: both as a
-#      fraction of the FMA roof;
+#      fraction of the FMA roof; then the given kernel profiled with ncu inside bwrap, as
+#      `roofline batch` profiles lab 06 submissions;
 #   5. checks on the JSON: the given kernel shows tail_effect (SMs busy under 80% of the busiest,
 #      about 1.01 waves), the fix only at_roof; the floor and target in lab.yaml against what ran.
 # ncu's tables land in OUT_DIR/ncu/csv/ (given-fma_tail_fp32.ncu.csv, solutions-...) beside
@@ -96,6 +97,18 @@ run grade-fix 30 8 "${roofline[@]}" grade $target --solutions --no-build --log "
 run grade-given 30 8 "${roofline[@]}" grade $target --no-build --score-without-prediction --log "$out/given-log.yaml" \
   --seed 16 --json
 
+# 4b. ncu inside the sandbox, as `roofline batch` runs it for lab 06 (bwrap from PATH, ROOFLINE_BWRAP
+#     or build/bwrap as scripts/fetch_bwrap.sh leaves it); nothing hidden: this checks that ncu
+#     and the lab program it starts work in bwrap, not what they can see.
+bwrap=${ROOFLINE_BWRAP:-$(command -v bwrap || true)}
+[[ -z $bwrap && -x $build/bwrap/usr/bin/bwrap ]] && bwrap=$build/bwrap/usr/bin/bwrap
+if [[ -n $bwrap ]]; then
+  run profile-given-in-sandbox 30 10 env "ROOFLINE_SANDBOX={\"bwrap\": \"$bwrap\", \"hidden\": []}" \
+    "${roofline[@]}" profile $target --no-build --log "$out/sandbox-log.yaml" --json
+else
+  summary+=("SKIP profile-given-in-sandbox                     no bwrap (PATH, ROOFLINE_BWRAP, build/bwrap)")
+fi
+
 # 5. What the counters and the grades said.
 reserve=0
 run check-tail 10 1 python3 - "$out" <<'PY'
@@ -110,7 +123,9 @@ for kind, want in (("given", "tail_effect"), ("solutions", "at_roof")):
         r = report(os.path.join(out, "ncu", f"{kind}-fma_tail_fp32.json.log"))
     except Exception as e:
         print(f"BAD {kind}: no profile ({e})"); bad += 1; continue
-    occ = r["occupancy"]
+    if "causes_shown" not in r:
+        print(f"BAD {kind}: not profiled: {r.get('message', r)}"); bad += 1; continue
+    occ = r.get("occupancy", {})
     ok = want in r["causes_shown"] and (kind == "given" or r["causes_shown"] == ["at_roof"])
     print(f"{'ok ' if ok else 'BAD'} {kind:9} shows {r['causes_shown']} (expected {want}); time {r['time_s']*1e6:.1f} us; "
           f"waves {occ.get('waves')}; SM busy balance {occ.get('sm_busy_balance')}; registers {occ.get('registers_per_thread')}; "
