@@ -245,20 +245,41 @@ void read(const nlohmann::json& j, const char* key, std::vector<T>& out) {
     for (std::size_t i = 0; i < array.size(); ++i) read_at(array[i], key + ("[" + std::to_string(i) + "]"), out.emplace_back());
 }
 
+// The writing side: the same names; an absent optional part is left out.
+template <class T>
+void write(nlohmann::json& j, const char* key, const T& value) {
+    j[key] = value;
+}
+template <class T>
+void write(nlohmann::json& j, const char* key, const std::optional<T>& value) {
+    if (value) j[key] = *value;
+}
+
 }  // namespace result_fields
 
 // ---- to_json / from_json, part by part ----
 
-inline void to_json(nlohmann::json& j, const Device& d) {
-    j = {{"name", d.name}, {"sm_count", d.sm_count}, {"l2_bytes", d.l2_bytes}, {"compute_capability", d.compute_capability}};
+// A plain part names its fields once, in `fields(part, visit)`; these two walk that list.
+template <class Part>
+void write_fields(nlohmann::json& j, const Part& part) {
+    j = nlohmann::json::object();
+    // The visit only reads: the list is written once for both directions, on a mutable part.
+    fields(const_cast<Part&>(part), [&](const char* key, const auto& value) { result_fields::write(j, key, value); });
 }
-inline void from_json(const nlohmann::json& j, Device& d) {
-    using namespace result_fields;
-    read(j, "name", d.name);
-    read(j, "sm_count", d.sm_count);
-    read(j, "l2_bytes", d.l2_bytes);
-    read(j, "compute_capability", d.compute_capability);
+template <class Part>
+void read_fields(const nlohmann::json& j, Part& part) {
+    fields(part, [&](const char* key, auto& value) { result_fields::read(j, key, value); });
 }
+
+template <class Visit>
+void fields(Device& p, Visit&& v) {
+    v("name", p.name);
+    v("sm_count", p.sm_count);
+    v("l2_bytes", p.l2_bytes);
+    v("compute_capability", p.compute_capability);
+}
+inline void to_json(nlohmann::json& j, const Device& p) { write_fields(j, p); }
+inline void from_json(const nlohmann::json& j, Device& p) { read_fields(j, p); }
 
 inline void to_json(nlohmann::json& j, const Mismatch& m) {
     nlohmann::json got = m.unwritten           ? nlohmann::json("unwritten")
@@ -281,41 +302,28 @@ inline void from_json(const nlohmann::json& j, Mismatch& m) {
     else throw MalformedResult("got", "must be a number, \"NaN\", \"Inf\", \"-Inf\" or \"unwritten\"");
 }
 
-inline void to_json(nlohmann::json& j, const VerifyReport& r) {
-    j = {{"passed", r.passed},
-         {"verdict", r.verdict},
-         {"elements", r.elements},
-         {"mismatches", r.mismatches},
-         {"unwritten", r.unwritten},
-         {"nonfinite", r.nonfinite},
-         {"guard_bytes_damaged", r.guard_bytes_damaged},
-         {"rel_l2", r.rel_l2},
-         {"max_abs_error", r.max_abs_error},
-         {"first_mismatches", r.first_mismatches}};
+template <class Visit>
+void fields(VerifyReport& p, Visit&& v) {
+    v("passed", p.passed);
+    v("verdict", p.verdict);
+    v("elements", p.elements);
+    v("mismatches", p.mismatches);
+    v("unwritten", p.unwritten);
+    v("nonfinite", p.nonfinite);
+    v("guard_bytes_damaged", p.guard_bytes_damaged);
+    v("rel_l2", p.rel_l2);
+    v("max_abs_error", p.max_abs_error);
+    v("first_mismatches", p.first_mismatches);
 }
-inline void from_json(const nlohmann::json& j, VerifyReport& r) {
-    using namespace result_fields;
-    read(j, "passed", r.passed);
-    read(j, "verdict", r.verdict);
-    read(j, "elements", r.elements);
-    read(j, "mismatches", r.mismatches);
-    read(j, "unwritten", r.unwritten);
-    read(j, "nonfinite", r.nonfinite);
-    read(j, "guard_bytes_damaged", r.guard_bytes_damaged);
-    read(j, "rel_l2", r.rel_l2);
-    read(j, "max_abs_error", r.max_abs_error);
-    read(j, "first_mismatches", r.first_mismatches);
-}
+inline void to_json(nlohmann::json& j, const VerifyReport& p) { write_fields(j, p); }
+inline void from_json(const nlohmann::json& j, VerifyReport& p) { read_fields(j, p); }
 
-inline void to_json(nlohmann::json& j, const InputChange& c) {
-    j = {{"input", c.input}, {"changed", c.changed}, {"elements", c.elements}};
+template <class Visit>
+void fields(InputChange& p, Visit&& v) {
+    v("input", p.input); v("changed", p.changed); v("elements", p.elements);
 }
-inline void from_json(const nlohmann::json& j, InputChange& c) {
-    using namespace result_fields;
-    read(j, "input", c.input);
-    read(j, "changed", c.changed);
-    read(j, "elements", c.elements);
-}
+inline void to_json(nlohmann::json& j, const InputChange& p) { write_fields(j, p); }
+inline void from_json(const nlohmann::json& j, InputChange& p) { read_fields(j, p); }
 
 inline void to_json(nlohmann::json& j, const WatchedLaunches& w) {
     if (!w.watched) {
@@ -375,67 +383,54 @@ inline void from_json(const nlohmann::json& j, Replay& r) {
     read(j, "launched", r.launched);
 }
 
-inline void to_json(nlohmann::json& j, const TimingStats& s) {
-    j = {{"count", s.count}, {"median_s", s.median_s}, {"q1_s", s.q1_s},     {"q3_s", s.q3_s},
-         {"min_s", s.min_s}, {"mean_s", s.mean_s},     {"rse", s.rse},       {"samples_s", s.samples_s}};
+template <class Visit>
+void fields(TimingStats& p, Visit&& v) {
+    v("count", p.count);
+    v("median_s", p.median_s);
+    v("q1_s", p.q1_s);
+    v("q3_s", p.q3_s);
+    v("min_s", p.min_s);
+    v("mean_s", p.mean_s);
+    v("rse", p.rse);
+    v("samples_s", p.samples_s);
 }
-inline void from_json(const nlohmann::json& j, TimingStats& s) {
-    using namespace result_fields;
-    read(j, "count", s.count);
-    read(j, "median_s", s.median_s);
-    read(j, "q1_s", s.q1_s);
-    read(j, "q3_s", s.q3_s);
-    read(j, "min_s", s.min_s);
-    read(j, "mean_s", s.mean_s);
-    read(j, "rse", s.rse);
-    read(j, "samples_s", s.samples_s);
-}
+inline void to_json(nlohmann::json& j, const TimingStats& p) { write_fields(j, p); }
+inline void from_json(const nlohmann::json& j, TimingStats& p) { read_fields(j, p); }
 
-inline void to_json(nlohmann::json& j, const ClockCrossCheck& c) {
-    j = {{"event_median_s", c.event_median_s}, {"globaltimer_median_s", c.globaltimer_median_s}};
+template <class Visit>
+void fields(ClockCrossCheck& p, Visit&& v) {
+    v("event_median_s", p.event_median_s); v("globaltimer_median_s", p.globaltimer_median_s);
 }
-inline void from_json(const nlohmann::json& j, ClockCrossCheck& c) {
-    using namespace result_fields;
-    read(j, "event_median_s", c.event_median_s);
-    read(j, "globaltimer_median_s", c.globaltimer_median_s);
-}
+inline void to_json(nlohmann::json& j, const ClockCrossCheck& p) { write_fields(j, p); }
+inline void from_json(const nlohmann::json& j, ClockCrossCheck& p) { read_fields(j, p); }
 
-inline void to_json(nlohmann::json& j, const SmClock& c) { j = {{"median", c.median}, {"min", c.min}, {"max", c.max}}; }
-inline void from_json(const nlohmann::json& j, SmClock& c) {
-    using namespace result_fields;
-    read(j, "median", c.median);
-    read(j, "min", c.min);
-    read(j, "max", c.max);
+template <class Visit>
+void fields(SmClock& p, Visit&& v) {
+    v("median", p.median); v("min", p.min); v("max", p.max);
 }
+inline void to_json(nlohmann::json& j, const SmClock& p) { write_fields(j, p); }
+inline void from_json(const nlohmann::json& j, SmClock& p) { read_fields(j, p); }
 
-inline void to_json(nlohmann::json& j, const AlsoMeasured& a) { j = {{"name", a.name}, {"stats", a.stats}}; }
-inline void from_json(const nlohmann::json& j, AlsoMeasured& a) {
-    using namespace result_fields;
-    read(j, "name", a.name);
-    read(j, "stats", a.stats);
+template <class Visit>
+void fields(AlsoMeasured& p, Visit&& v) {
+    v("name", p.name); v("stats", p.stats);
 }
+inline void to_json(nlohmann::json& j, const AlsoMeasured& p) { write_fields(j, p); }
+inline void from_json(const nlohmann::json& j, AlsoMeasured& p) { read_fields(j, p); }
 
-inline void to_json(nlohmann::json& j, const Timing& t) {
-    j = {{"variant", t.variant},
-         {"peer", t.peer},
-         {"cross_check", t.cross_check},
-         {"peer_name", t.peer_name},
-         {"sm_clock_mhz", t.sm_clock_mhz},
-         {"hit_time_cap", t.hit_time_cap},
-         {"l2_flush_bytes", t.l2_flush_bytes}};
-    if (t.also_measured) j["also_measured"] = *t.also_measured;
+template <class Visit>
+void fields(Timing& p, Visit&& v) {
+    v("variant", p.variant);
+    v("peer", p.peer);
+    v("cross_check", p.cross_check);
+    v("peer_name", p.peer_name);
+    v("sm_clock_mhz", p.sm_clock_mhz);
+    v("hit_time_cap", p.hit_time_cap);
+    v("l2_flush_bytes", p.l2_flush_bytes);
+    v("also_measured", p.also_measured);
 }
-inline void from_json(const nlohmann::json& j, Timing& t) {
-    using namespace result_fields;
-    read(j, "variant", t.variant);
-    read(j, "peer", t.peer);
-    read(j, "cross_check", t.cross_check);
-    read(j, "peer_name", t.peer_name);
-    read(j, "sm_clock_mhz", t.sm_clock_mhz);
-    read(j, "hit_time_cap", t.hit_time_cap);
-    read(j, "l2_flush_bytes", t.l2_flush_bytes);
-    read(j, "also_measured", t.also_measured);
-}
+inline void to_json(nlohmann::json& j, const Timing& p) { write_fields(j, p); }
+inline void from_json(const nlohmann::json& j, Timing& p) { read_fields(j, p); }
 
 inline void to_json(nlohmann::json& j, const TimelineKernel& k) {
     j = {{"name", k.name}, {"start_ns", k.start_ns}, {"end_ns", k.end_ns}, {"stream", k.stream}};
