@@ -232,6 +232,16 @@ NcuCsv parse_ncu_csv(const std::string& text, const std::string& source) {
     return csv;
 }
 
+namespace {
+// The whole line of `text` that holds position `at`.
+std::string line_at(const std::string& text, std::size_t at) {
+    auto newline_before = text.rfind('\n', at);
+    auto begin = newline_before == std::string::npos ? 0 : newline_before + 1;
+    auto end = text.find('\n', at);
+    return text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+}  // namespace
+
 std::optional<NcuFailure> ncu_failure(const std::string& output) {
     if (output.find("ERR_NVGPUCTRPERM") != std::string::npos) {
         return NcuFailure{NcuFailure::Kind::counters_not_permitted,
@@ -243,14 +253,18 @@ std::optional<NcuFailure> ncu_failure(const std::string& output) {
     for (const char* phrase : {"Failed to find metric", "failed to find metric", "Invalid metric", "invalid metric"}) {
         auto at = output.find(phrase);
         if (at == std::string::npos) continue;
-        auto start = output.rfind('\n', at);
-        auto end = output.find('\n', at);
-        auto line = output.substr(start == std::string::npos ? 0 : start + 1,
-                                  end == std::string::npos ? std::string::npos : end - start - 1);
+        auto line = line_at(output, at);
         return NcuFailure{NcuFailure::Kind::unknown_metric,
                           fmt::format("this ncu does not know a metric the course asks for ({}); the metric list is "
                                       "grader/lib/ncu_metrics.hpp: `ncu --query-metrics` lists the names this GPU "
                                       "and ncu version have",
+                                      line)};
+    }
+    if (auto at = output.find("nsight-compute directory is not found"); at != std::string::npos) {
+        auto line = line_at(output, at);
+        return NcuFailure{NcuFailure::Kind::not_installed,
+                          fmt::format("ncu is the CUDA Toolkit's launcher script, and it found no Nsight Compute to "
+                                      "start ({}); set ROOFLINE_NCU to the ncu inside the nsight-compute folder",
                                       line)};
     }
     if (output.find("No kernels were profiled") != std::string::npos) {

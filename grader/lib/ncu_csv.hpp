@@ -44,10 +44,10 @@ NcuCsv parse_ncu_csv(const std::string& text, const std::string& source);
 double to_base_units(double value, const std::string& unit);
 
 // Why ncu could not profile, read off its output: the counters are not permitted for
-// this user (ERR_NVGPUCTRPERM), a metric name it does not know, no kernel profiled; or
-// nothing when none of these is there.
+// this user (ERR_NVGPUCTRPERM), a metric name it does not know, no kernel profiled, the
+// launcher script finding no Nsight Compute behind it; or nothing when none of these is there.
 struct NcuFailure {
-    enum class Kind { counters_not_permitted, unknown_metric, no_kernels, other } kind = Kind::other;
+    enum class Kind { counters_not_permitted, unknown_metric, no_kernels, not_installed, other } kind = Kind::other;
     std::string message;  // one paragraph: what happened and what to do
 };
 std::optional<NcuFailure> ncu_failure(const std::string& output);

@@ -79,11 +79,29 @@ std::vector<std::string> sandboxed_ncu_command(const Sandbox& sandbox, const std
                                                const std::filesystem::path& executable,
                                                const std::filesystem::path& work_dir,
                                                const std::vector<std::string>& ncu_argv) {
-    std::error_code ec;
-    auto ncu_home = std::filesystem::canonical(ncu, ec).parent_path();  // a launcher script may live in bin/
     std::vector<std::filesystem::path> read_only{executable};
-    if (!ec && !ncu_home.empty()) read_only.push_back(ncu_home);
+    auto install = ncu_install_folders(ncu);
+    read_only.insert(read_only.end(), install.begin(), install.end());
     return sandboxed_argv(sandbox, {read_only, {std::filesystem::temp_directory_path(), work_dir}, work_dir}, ncu_argv);
+}
+
+std::vector<std::filesystem::path> ncu_install_folders(const std::filesystem::path& ncu,
+                                                       const std::filesystem::path& vendor_folder) {
+    namespace fs = std::filesystem;
+    std::vector<fs::path> folders;
+    std::error_code ec;
+    auto home = fs::canonical(ncu, ec).parent_path();
+    if (ec || home.empty()) return folders;
+    folders.push_back(home);
+    // The CUDA Toolkit's bin/ncu is a launcher script: it runs the ncu inside a folder named
+    // nsight-compute-VERSION beside bin/ (often a link to the vendor folder) or under the vendor folder.
+    for (const auto& entry : fs::directory_iterator(home.parent_path(), ec)) {
+        if (!entry.path().filename().string().starts_with("nsight-compute")) continue;
+        auto target = fs::canonical(entry.path(), ec);
+        if (!ec) folders.push_back(target);
+    }
+    if (fs::is_directory(vendor_folder, ec)) folders.push_back(fs::canonical(vendor_folder, ec));
+    return folders;
 }
 
 ProfileOutcome profile_variant(const Workspace& ws, const ProfileRequest& request) {

@@ -48,6 +48,10 @@ std::vector<std::string> ncu_profile_command(const std::filesystem::path& ncu, c
 // program runs when graded. ncu starts the submission's program, so ncu goes in with it: it
 // sees the system, its own folder, the lab program, and writes only the temporary folder and
 // `work_dir` (its report, the program's result).
+// The folders ncu needs to see to start: its own, and where the CUDA Toolkit's launcher
+// script looks for the real program (nsight-compute-* beside bin/, and NVIDIA's vendor folder).
+std::vector<std::filesystem::path> ncu_install_folders(const std::filesystem::path& ncu,
+                                                       const std::filesystem::path& vendor_folder = "/opt/nvidia");
 std::vector<std::string> sandboxed_ncu_command(const Sandbox& sandbox, const std::filesystem::path& ncu,
                                                const std::filesystem::path& executable,
                                                const std::filesystem::path& work_dir,

@@ -134,6 +134,30 @@ TEST_CASE("under the sandbox, ncu and the lab program it starts run inside it", 
     CHECK(contains(joined, dir.path().string()));  // the report and the result: writable
 }
 
+TEST_CASE("the sandbox shows ncu the Nsight Compute folder its launcher script starts", "[batch][profile][sandbox]") {
+    TempDir dir;
+    // The CUDA Toolkit's layout: bin/ncu a script, nsight-compute-VERSION a link to the vendor's folder.
+    write_file(dir / "cuda" / "bin" / "ncu", "#!/bin/sh\n");
+    write_file(dir / "vendor" / "nsight-compute" / "2025.3.1" / "ncu", "");
+    std::filesystem::create_directory_symlink(dir / "vendor" / "nsight-compute" / "2025.3.1",
+                                              dir / "cuda" / "nsight-compute-2025.3.1");
+    auto folders = ncu_install_folders(dir / "cuda" / "bin" / "ncu", dir / "vendor");
+    auto canonical = [](const std::filesystem::path& p) { return std::filesystem::canonical(p); };
+    auto has = [&](const std::filesystem::path& p) {
+        return std::find(folders.begin(), folders.end(), canonical(p)) != folders.end();
+    };
+    CHECK(has(dir / "cuda" / "bin"));
+    CHECK(has(dir / "vendor" / "nsight-compute" / "2025.3.1"));
+    CHECK(has(dir / "vendor"));
+    CHECK(folders.size() == 3);
+    CHECK(ncu_install_folders(dir / "cuda" / "bin" / "no-such-ncu").empty());
+
+    Sandbox sandbox;
+    sandbox.bwrap = "/usr/bin/bwrap";
+    auto argv = sandboxed_ncu_command(sandbox, dir / "cuda" / "bin" / "ncu", "/stage/build/lab", dir.path(), {"ncu"});
+    CHECK(contains(fmt::format("{}", fmt::join(argv, " ")), canonical(dir / "vendor").string()));
+}
+
 TEST_CASE("batch of lab 06 without ncu: one clear note, and the rest graded as usual", "[batch][profile][cli]") {
     TempDir dir;
     auto subs = dir / "subs";

@@ -175,6 +175,14 @@ TEST_CASE("ncu's refusals are told apart", "[profile]") {
     CHECK(unknown->kind == NcuFailure::Kind::unknown_metric);
     CHECK(contains(unknown->message, "lts__t_bytes_bogus.sum"));
     CHECK_FALSE(ncu_failure(read_file(test_data() / "ncu" / "copy_vectorized_raw.csv")).has_value());
+    // What the CUDA Toolkit's bin/ncu script printed inside a sandbox that hid /opt/nvidia (H200, 2026-12-01).
+    auto launcher = ncu_failure("fma_tail_fp32 exited with code 1\nERROR : nsight-compute directory is not found "
+                                "under /usr/local/cuda-13.0/bin/../ or /opt/nvidia. Nsight Compute is not installed "
+                                "on your system.\n");
+    REQUIRE(launcher.has_value());
+    CHECK(launcher->kind == NcuFailure::Kind::not_installed);
+    CHECK(contains(launcher->message, "/opt/nvidia. Nsight Compute is not installed"));
+    CHECK_FALSE(contains(launcher->message, "exited with code 1"));
 }
 
 TEST_CASE("roofline profile --csv reports a recorded table; no ncu and no permission exit 10", "[profile][cli]") {
