@@ -122,10 +122,10 @@ __host__ __device__ inline bool adds_partial(const Work& work, int k_slices) { r
 
 // Pair p -> (pair row, tile column): groups of kGroupPairs pair rows, column by column within a group.
 template <int kGroupPairs>
-__device__ inline void pair_position(int pair, int pairs_m, int tiles_n, int& pair_m, int& tile_n) {
+__host__ __device__ inline void pair_position(int pair, int pairs_m, int tiles_n, int& pair_m, int& tile_n) {
     const int pairs_per_group = kGroupPairs * tiles_n;
     const int first_m = (pair / pairs_per_group) * kGroupPairs;
-    const int group_rows = min(pairs_m - first_m, kGroupPairs);
+    const int group_rows = pairs_m - first_m < kGroupPairs ? pairs_m - first_m : kGroupPairs;
     pair_m = first_m + (pair % pairs_per_group) % group_rows;
     tile_n = (pair % pairs_per_group) / group_rows;
 }
