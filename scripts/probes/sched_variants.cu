@@ -14,7 +14,7 @@
 // (~1 us of partial traffic per cluster): +2-3% at both sizes; G = 8 against G = 4 lowers
 // DRAM traffic ~20% (~82 -> 65 MiB a wave), which at 8192 (power-capped clock) may buy
 // ~0-1%; G = 1 should lose a few percent at 8192. Best row predicted: G8 + stream-K (the
-// solution's SolutionSchedule), 102-104% of cuBLAS at 8192^3, 103-104% at 4096^3.
+// solution's ScheduleInUse), 102-104% of cuBLAS at 8192^3, 103-104% at 4096^3.
 //
 // Steps: (1) the schedule walked on the host for many pair / cluster / slice counts: every
 // (pair, K slice) once, each split pair's two pieces in adjacent clusters in the order the
@@ -210,8 +210,8 @@ int main(int argc, char** argv) {
 
     cudaDeviceProp prop{};
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-    std::printf("lab 04 part 5 schedules on %s (%d SMs); SolutionSchedule = Schedule<%d, %s>\n", prop.name,
-                prop.multiProcessorCount, SolutionSchedule::kGroupPairs, SolutionSchedule::kStreamKTail ? "true" : "false");
+    std::printf("lab 04 part 5 schedules on %s (%d SMs); ScheduleInUse = Schedule<%d, %s>\n", prop.name,
+                prop.multiProcessorCount, ScheduleInUse::kGroupPairs, ScheduleInUse::kStreamKTail ? "true" : "false");
 
     const std::size_t max_elems = std::size_t(8192) * 8192;
     bf16 *A, *Bt, *C, *Cpeer;

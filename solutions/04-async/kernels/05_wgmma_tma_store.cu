@@ -18,6 +18,13 @@
 //   commits them as one group.
 // Before exit thread 0 waits for its stores to complete (wait_stores<0>).
 // The ring and its barriers are part 4's, CTA-scoped arrivals included.
+//
+// The schedule (given in the skeleton) walks pairs in groups of 8 pair rows, and splits the
+// last wave's worth of pairs along K over every cluster (stream-K), so that no round ends
+// with half the clusters idle: 8192^3 is 1024 pairs on 66 clusters, 15.5 rounds of work.
+// A cluster therefore runs pieces (a pair, a range of K slices), not always whole pairs;
+// a piece cut off at its start saves its fp32 partial tile, the piece that holds the same
+// pair's first slices adds it before the epilogue. See Schedule below.
 #include "roofline/cluster.cuh"
 #include "roofline/mbarrier.cuh"
 #include "roofline/tma.cuh"
@@ -72,9 +79,9 @@ struct Schedule {
     static constexpr int kGroupPairs = kGroupPairs_;
     static constexpr bool kStreamKTail = kStreamKTail_;
 };
-// The solution's schedule: the one line to change for another row of
-// scripts/probes/sched_variants.cu's table.
-using SolutionSchedule = Schedule<8, true>;
+// The schedule this file runs: the one line to change for another row of the instructors'
+// schedules probe (scripts/probes/sched_variants.cu).
+using ScheduleInUse = Schedule<8, true>;
 
 // One piece of work: pair `pair`, K slices [k_begin, k_end) of its k_slices.
 struct Work {
@@ -360,7 +367,7 @@ void launch_with_schedule(const __nv_bfloat16* A, const __nv_bfloat16* Bt, __nv_
 
 void launch_gemm_wgmma_tma_store(const __nv_bfloat16* A, const __nv_bfloat16* Bt, __nv_bfloat16* C, int M, int N,
                                  int K, cudaStream_t stream) {
-    launch_with_schedule<SolutionSchedule>(A, Bt, C, M, N, K, stream);
+    launch_with_schedule<ScheduleInUse>(A, Bt, C, M, N, K, stream);
 }
 
 }  // namespace
