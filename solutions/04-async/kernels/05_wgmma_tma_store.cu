@@ -139,8 +139,8 @@ __host__ __device__ inline void pair_position(int pair, int pairs_m, int tiles_n
 
 // Stream-K partial tiles: one slot per cluster, per block, per consumer, each thread's 128
 // accumulators as 32 float4s laid out so that a warp's float4s are 512 contiguous bytes.
-// Fixed size (a launch may not allocate): clusters beyond kMaxStreamKClusters fall back to
-// whole pairs. The flags hold the number of the launch that filled the slot, so they need no
+// Fixed size (a launch may not allocate): on a GPU that holds more clusters, the launch
+// runs kMaxStreamKClusters of them. The flags hold the number of the launch that filled the slot, so they need no
 // reset; two launches of this kernel running at once (two streams) would share the slots.
 constexpr int kMaxStreamKClusters = 80;  // an H100/H200 holds at most 66 clusters of two
 constexpr int kPartialFloats = kConsumers * 128 * 128;  // one block's tile
