@@ -75,7 +75,7 @@ grep -iE "C7515|warning" "$OUT/probe-compile.log" | head -2 | cut -c1-160 | tee 
 if [[ -x "$OUT/sched_variants" ]]; then
   timeout 120 "$OUT/sched_variants" 60 > "$OUT/probe.log" 2>&1
   log "probe: rc=$? ($(elapsed))"
-  grep -E "^schedule " "$OUT/probe.log" | cut -c1-120 >> "$summary"
+  grep -E "^schedule (correct|INCORRECT)" "$OUT/probe.log" | cut -c1-120 >> "$summary"
   grep -E "^verify" "$OUT/probe.log" | sed 's/^verify *//; s/ correct on all shapes/ ok/' | paste -sd, | sed 's/^/  verify: /' >> "$summary"
   grep -E "WRONG" "$OUT/probe.log" | head -3 | cut -c1-160 >> "$summary"
   grep -E "^medians|^schedule +\||^[A-Za-z0-9+() ]+ +\| " "$OUT/probe.log" | cut -c1-110 >> "$summary"
