@@ -196,7 +196,6 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_wgmma_tma_store(const __grid
     auto base = (reinterpret_cast<std::uintptr_t>(shared_raw) + 1023) & ~std::uintptr_t(1023);
     auto& shared = *reinterpret_cast<SharedStorage*>(base);
 
-    const int warpgroup = threadIdx.x / 128;
     const int rank = int(roofline::cluster::block_rank());
     const int pairs_m = M / (kBlockM * kClusterSize), tiles_n = N / kBlockN, pairs = pairs_m * tiles_n;
     const int k_slices = K / kBlockK;
@@ -215,6 +214,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_wgmma_tma_store(const __grid
     // WorkWalk<S>'s pieces (see the top of the file), with the partials and store_tile_tma
     // after each piece.
     (void)rank, (void)pairs, (void)k_slices, (void)cluster, (void)clusters, (void)launch;
+    const int warpgroup = threadIdx.x / 128;
     if (warpgroup > 0) {
         if (threadIdx.x % 128 == 0) roofline::tma::wait_stores<0>();  // C is in global memory
     }
