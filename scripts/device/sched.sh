@@ -4,7 +4,7 @@
 # Goal: >= 100% of cuBLAS at 4096^3 and 8192^3 in every grading (runs 49: 8192^3 99.6-101.1%,
 # under 100 in four of five). Steps, each logged under OUT_DIR, none stopping the others;
 # OUT_DIR/summary.txt gets the lines that matter (at most 40):
-#   1. the solution (SolutionSchedule: groups of 8 pair rows + the stream-K tail) through the
+#   1. the solution (ScheduleInUse: groups of 8 pair rows + the stream-K tail) through the
 #      grader's lab program on shapes that exercise the stream-K tail (80, 67 and 133 pairs on
 #      66 clusters; K slices 1, 2, 3, 17), then the skeleton (expected INCORRECT);
 #   2. the schedules probe (scripts/probes/sched_variants.cu, compiled here): the schedule walked
@@ -73,8 +73,9 @@ nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Igrader/include -o "$
 log "probe compile: rc=$? ($(elapsed))"
 grep -iE "C7515|warning" "$OUT/probe-compile.log" | head -2 | cut -c1-160 | tee -a "$summary"
 if [[ -x "$OUT/sched_variants" ]]; then
-  timeout 120 "$OUT/sched_variants" 60 > "$OUT/probe.log" 2>&1
+  ROOFLINE_LAB04_DIAG=1 timeout 120 "$OUT/sched_variants" 60 > "$OUT/probe.log" 2>&1
   log "probe: rc=$? ($(elapsed))"
+  grep -m1 "cudaOccupancyMaxActiveClusters" "$OUT/probe.log" | cut -c1-150 >> "$summary"
   grep -E "^schedule (correct|INCORRECT)" "$OUT/probe.log" | cut -c1-120 >> "$summary"
   grep -E "^verify" "$OUT/probe.log" | sed 's/^verify *//; s/ correct on all shapes/ ok/' | paste -sd, | sed 's/^/  verify: /' >> "$summary"
   grep -E "WRONG" "$OUT/probe.log" | head -3 | cut -c1-160 >> "$summary"
