@@ -54,12 +54,14 @@ def walk(x):
     elif isinstance(x, list):
         for v in x: walk(v)
 try:
-    walk(json.load(open(path)))
+    j = json.load(open(path))
+    walk(j)
 except Exception as e:
     print(f"solution verify (stream-K edges): rc {rc}, no JSON ({e}); see solution-verify.log")
     sys.exit()
 bad = [c for c in checks if not c["report"]["passed"]]
-print(f"solution verify (stream-K edges): rc {rc}, {len(checks)} checks, {len(bad)} failed")
+print(f"solution verify (stream-K edges): rc {rc}, status {j.get('status')}, {len(checks)} checks, {len(bad)} failed"
+      + (f": {j.get('message', '')}"[:120] if not checks else ""))
 for c in bad[:3]: print(f"  FAILED {c['shape']}: {c['report'].get('verdict', '')}"[:160])
 PY
 timeout 60 "$R" $FLAGS run "$LAB/wgmma_tma_store_4096" --no-build > "$OUT/skeleton.log" 2>&1
