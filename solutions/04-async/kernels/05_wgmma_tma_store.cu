@@ -140,8 +140,9 @@ __host__ __device__ inline void pair_position(int pair, int pairs_m, int tiles_n
 // Stream-K partial tiles: one slot per cluster, per block, per consumer, each thread's 128
 // accumulators as 32 float4s laid out so that a warp's float4s are 512 contiguous bytes.
 // Fixed size (a launch may not allocate): on a GPU that holds more clusters, the launch
-// runs kMaxStreamKClusters of them. The flags hold the number of the launch that filled the slot, so they need no
-// reset; two launches of this kernel running at once (two streams) would share the slots.
+// runs kMaxStreamKClusters of them. A flag is raised (1) by the partial's writer and lowered
+// (0) by its one reader, so every launch finds them all down, a graph's replays included;
+// two launches of this kernel running at once (two streams) would share the slots.
 constexpr int kMaxStreamKClusters = 80;  // an H100/H200 holds at most 66 clusters of two
 constexpr int kPartialFloats = kConsumers * 128 * 128;  // one block's tile
 __device__ float4 stream_k_partials[kMaxStreamKClusters * kClusterSize][kPartialFloats / 4];
@@ -149,7 +150,7 @@ __device__ unsigned int stream_k_ready[kMaxStreamKClusters * kClusterSize];
 
 __device__ inline void consumers_sync() { asm volatile("bar.sync 3, 256;" ::: "memory"); }  // both consumer warpgroups
 
-__device__ inline void save_partial(const float (&accumulator)[128], int slot, int consumer, unsigned launch) {
+__device__ inline void save_partial(const float (&accumulator)[128], int slot, int consumer) {
     const int thread = threadIdx.x % 128;
     float4* partial = stream_k_partials[slot] + consumer * (128 * 32);
 #pragma unroll
@@ -157,14 +158,15 @@ __device__ inline void save_partial(const float (&accumulator)[128], int slot, i
         __stcg(partial + i * 128 + thread, make_float4(accumulator[4 * i], accumulator[4 * i + 1],
                                                        accumulator[4 * i + 2], accumulator[4 * i + 3]));
     consumers_sync();  // every consumer thread's stores come before the flag (the release below)
-    if (threadIdx.x == 128) asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(&stream_k_ready[slot]), "r"(launch) : "memory");
+    if (threadIdx.x == 128) asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(&stream_k_ready[slot]), "r"(1u) : "memory");
 }
 
-__device__ inline void add_partial(float (&accumulator)[128], int slot, int consumer, unsigned launch) {
+__device__ inline void add_partial(float (&accumulator)[128], int slot, int consumer) {
     if (threadIdx.x == 128) {
         unsigned ready = 0;
         do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(ready) : "l"(&stream_k_ready[slot]) : "memory");
-        while (ready != launch);
+        while (ready != 1u);
+        stream_k_ready[slot] = 0;  // down for the next launch: nothing else reads it in this one
     }
     consumers_sync();
     const int thread = threadIdx.x % 128;
@@ -214,7 +216,7 @@ template <class S>
 __global__ void __launch_bounds__(kThreads, 1) gemm_wgmma_tma_store(const __grid_constant__ CUtensorMap a_map,
                                                                     const __grid_constant__ CUtensorMap b_map,
                                                                     const __grid_constant__ CUtensorMap c_map, int M,
-                                                                    int N, int K, unsigned launch) {
+                                                                    int N, int K) {
     extern __shared__ unsigned char shared_raw[];
     auto base = (reinterpret_cast<std::uintptr_t>(shared_raw) + 1023) & ~std::uintptr_t(1023);
     auto& shared = *reinterpret_cast<SharedStorage*>(base);
@@ -297,22 +299,15 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_wgmma_tma_store(const __grid
             roofline::wgmma::wait<0>();
             release(previous_stage);
             if (saves_partial(work)) {
-                save_partial(accumulator, cluster * kClusterSize + rank, consumer, launch);
+                save_partial(accumulator, cluster * kClusterSize + rank, consumer);
                 continue;
             }
-            if (adds_partial(work, k_slices)) add_partial(accumulator, (cluster + 1) * kClusterSize + rank, consumer, launch);
+            if (adds_partial(work, k_slices)) add_partial(accumulator, (cluster + 1) * kClusterSize + rank, consumer);
             store_tile_tma(accumulator, shared, &c_map, tile_m, tile_n, consumer);
         }
         if (threadIdx.x % 128 == 0) roofline::tma::wait_stores<0>();  // C is in global memory
     }
     roofline::cluster::sync();  // the other block may still arrive on our empty barriers until here
-}
-
-// The number stream_k_ready's flags are compared with: one counter for every schedule, since
-// they share the slots.
-unsigned next_launch_number() {
-    static unsigned launches = 0;
-    return ++launches;
 }
 
 // M a multiple of 256 (a pair of tiles), N of 256, K of 64 (lab.yaml: divisible_by).
@@ -362,7 +357,7 @@ void launch_with_schedule(const __nv_bfloat16* A, const __nv_bfloat16* Bt, __nv_
     const int clusters = std::min(pairs, S::kStreamKTail ? std::min(resident_clusters, kMaxStreamKClusters)
                                                          : resident_clusters);
     config.gridDim = dim3(clusters * kClusterSize);
-    cudaLaunchKernelEx(&config, gemm_wgmma_tma_store<S>, a_map, b_map, c_map, M, N, K, next_launch_number());
+    cudaLaunchKernelEx(&config, gemm_wgmma_tma_store<S>, a_map, b_map, c_map, M, N, K);
 }
 
 void launch_gemm_wgmma_tma_store(const __nv_bfloat16* A, const __nv_bfloat16* Bt, __nv_bfloat16* C, int M, int N,
