@@ -73,7 +73,7 @@ static_assert(sizeof(SharedStorage) + 1024 <= 227 * 1024, "an H200 block may hav
 //     A run of at least one pair's K slices touches at most two pairs only in part: it
 //     starts inside one (a "tail piece": the slices up to its end) and ends inside another
 //     (a "head piece": from slice 0), and the rest of a head piece's pair is the next
-//     cluster's tail piece, its first work. That cluster saves its fp32 partial tile to
+//     cluster's tail piece, the first of its run. That cluster saves its fp32 partial tile to
 //     global memory (stream_k_partials, slot = cluster) and raises a flag; the head piece's
 //     cluster, which reaches it last, waits for the flag, adds the partial and stores C.
 template <int kGroupPairs_, bool kStreamKTail_>
