@@ -21,8 +21,9 @@
 //
 // What it still lacks (rung 3): the K/V copies are not overlapped with the math (copy, wait,
 // compute, repeat: only the other blocks on the SM fill the wait), the fragments come from
-// shared memory one 32-bit or 16-bit load at a time (6 loads per mma where ldmatrix needs
-// about 1), and each K and V fragment feeds one mma, for 16 queries.
+// shared memory one 32-bit or 16-bit load at a time (2 loads for each S mma, 4 for each
+// P V mma: 3 shared-memory cycles per mma on average, where ldmatrix needs about 1.25), and
+// each K and V fragment feeds one mma, for 16 queries.
 //
 // Causal: the block stops at the diagonal tile (keys past its last query are all masked),
 // and the blocks with the most work (the last queries) are scheduled first.
