@@ -68,7 +68,7 @@ CUDNN_INC=$(sed -n 's/^ROOFLINE_CUDNN_INCLUDE_DIR:PATH=//p' "$BUILD/CMakeCache.t
 CUDNN_LIB=$(sed -n 's/^ROOFLINE_CUDNN_LIBRARY:FILEPATH=//p' "$BUILD/CMakeCache.txt")
 step probe-compile nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -Igrader/include \
   -Igrader/problems/attention ${CUDNN_INC:+-I"$CUDNN_INC"} -o "$OUT/attn23_variants" scripts/probes/attn23_variants.cu \
-  grader/problems/attention/cudnn_sdpa.cpp ${CUDNN_LIB:-"-lcudnn"} ${CUDNN_LIB:+-Wl,-rpath,$(dirname "$CUDNN_LIB")}
+  grader/problems/attention/cudnn_sdpa.cpp ${CUDNN_LIB:-"-lcudnn"} ${CUDNN_LIB:+-Xlinker -rpath=$(dirname "$CUDNN_LIB")}
 grep -cE "[1-9][0-9]* bytes spill" "$OUT/probe-compile.log" | sed 's/^/  kernels with spills: /' >> "$summary"
 if [[ -x "$OUT/attn23_variants" ]]; then
   step probe timeout 240 "$OUT/attn23_variants" 20
