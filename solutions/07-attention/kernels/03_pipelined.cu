@@ -2,7 +2,7 @@
 //
 //   - K and V are double-buffered: the cp.async copies of tile j+1 are issued before the
 //     math on tile j, so the copy hides behind the tensor cores instead of in front of them
-//     (cp.async.wait_group 1: all but the newest group have landed).
+//     (cp.async.wait_group 0 at the top of iteration j+1 collects them).
 //   - Fragments come from shared memory by ldmatrix: one instruction gives a warp four 8x8
 //     matrices (Q's A fragments and K's B fragments as they are; V's through .trans, which
 //     turns V's rows into the columns the B operand wants), where rung 2 needed one 32-bit
@@ -11,6 +11,7 @@
 //     ldmatrix reads one chunk from each of 8 consecutive rows; with D = 64 or 128 those rows
 //     are 128 or 256 bytes apart, all in the same banks, an 8-way conflict. Swizzled, the 8
 //     chunks land in 8 different bank groups. The cp.async writes use the same mapping.
+//     (Rung 2's 16-byte row padding would serve too; the swizzle costs no shared memory.)
 //   - Each warp takes 32 queries (two 16-row tiles), the block 128: every K and V fragment
 //     it loads feeds two MMAs instead of one, which halves the shared-memory bytes per MMA
 //     (rung 2 moved 256 bytes of B fragment per 16 x 8 x 16 MMA, twice what shared memory
