@@ -17,8 +17,9 @@ dest=$(cd "$dest" && pwd)
 case "$dest/" in "$root"/*) echo "error: $dest is inside the course; write the edition elsewhere" >&2; exit 2 ;; esac
 
 # Left out: the answers, the instructor's files, and everything a checkout makes locally.
-# Scripts that need the solutions (test submissions, device runs, the probes of the given GEMM and
-# the skinny GEMM and lab 07 rungs 2-3, and the overlap timeline's probe, which holds a copy of lab 04's part 3 answer) stay out too.
+# Scripts that need the solutions (test submissions, device runs, the probes of the given GEMM,
+# the skinny GEMM and lab 07 rungs 2-3, and the overlap timeline's probe, which holds a copy of
+# lab 04's part 3 answer) stay out too.
 tar -C "$root" -cf - \
   --exclude=./solutions --exclude=./instructor \
   --exclude=./.git --exclude='./build*' --exclude=./.roofline --exclude='./predictions.yaml*' \
