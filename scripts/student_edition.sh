@@ -17,8 +17,8 @@ dest=$(cd "$dest" && pwd)
 case "$dest/" in "$root"/*) echo "error: $dest is inside the course; write the edition elsewhere" >&2; exit 2 ;; esac
 
 # Left out: the answers, the instructor's files, and everything a checkout makes locally.
-# Scripts that need the solutions (test submissions, device runs, the probes of the given GEMM and
-# the skinny GEMM, lab 04 part 5's schedules, and the overlap timeline's probe, which holds a copy of lab 04's part 3 answer) stay out too.
+# Scripts that need the solutions stay out too: test submissions, device runs, and the probes
+# (scripts/probes: instrumented copies of answers and the variant tables that include them).
 tar -C "$root" -cf - \
   --exclude=./solutions --exclude=./instructor \
   --exclude=./.git --exclude='./build*' --exclude=./.roofline --exclude='./predictions.yaml*' \
@@ -26,7 +26,7 @@ tar -C "$root" -cf - \
   --exclude=./scripts/make_test_submissions.sh --exclude=./scripts/device_batch.sh \
   --exclude=./scripts/device_session.sh --exclude=./scripts/instructor_predictions.sh \
   --exclude=./scripts/probes/given_gemm_check.cu --exclude=./scripts/probes/lab04_overlap_timeline.cu \
-  --exclude=./scripts/probes/skinny_variants.cu --exclude=./scripts/probes/sched_variants.cu \
+  --exclude=./scripts/probes \
   --exclude=./scripts/device \
   . | tar -C "$dest" -xf -
 
