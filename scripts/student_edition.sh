@@ -25,7 +25,6 @@ tar -C "$root" -cf - \
   --exclude=./out --exclude=./.gl --exclude=./.whl \
   --exclude=./scripts/make_test_submissions.sh --exclude=./scripts/device_batch.sh \
   --exclude=./scripts/device_session.sh --exclude=./scripts/instructor_predictions.sh \
-  --exclude=./scripts/probes/given_gemm_check.cu --exclude=./scripts/probes/lab04_overlap_timeline.cu \
   --exclude=./scripts/probes \
   --exclude=./scripts/device \
   . | tar -C "$dest" -xf -
