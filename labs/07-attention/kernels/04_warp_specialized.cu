@@ -28,8 +28,8 @@
 //               so that one warpgroup's softmax runs under the other's matmuls by
 //               schedule, not by chance.
 //   stages:     2 or 3 K/V tiles in flight.
-//   persistent: one block per SM walks the work items (longest first, striding by the
-//               grid), so the producer loads the next item's Q, K and V while the
+//   persistent: one block per SM walks the work items (longest first, back and forth
+//               across the grid), so the producer loads the next item's Q, K and V while the
 //               consumers finish this one, and no ragged last wave of whole blocks.
 //
 // Any sequence length: the tensor maps are 3-D ([batch x heads][seq][D]), so a tile that
@@ -127,6 +127,15 @@ __device__ inline WorkItem work_item(int index, int heads_total, int seq, bool c
     item.q_block = q_blocks - 1 - index / heads_total;
     item.key_tiles = causal ? min(key_tiles_all, item.q_block + 1) : key_tiles_all;
     return item;
+}
+
+// The work item a block takes in round `round` (one item a round), back and forth across the
+// grid of g blocks: block b takes item b, then 2g - 1 - b, then 2g + b, ..., so that with the
+// items sorted longest first (causal) the blocks' totals even out. With one block per item
+// (not persistent) round 0 is the only one.
+__device__ inline int round_item(int round) {
+    const int g = gridDim.x, b = blockIdx.x;
+    return round * g + ((round & 1) ? g - 1 - b : b);
 }
 
 // A ring position: the stage and the parity of its current pass.
@@ -290,8 +299,8 @@ __global__ void __launch_bounds__(kThreads, 1)
             tma::prefetch_map(&v_map);
             RingPosition ring;
             std::uint32_t q_phase = 0;
-            for (int index = blockIdx.x; index < items; index += gridDim.x) {
-                const WorkItem item = work_item(index, heads_total, seq, causal);
+            for (int round = 0; round_item(round) < items; ++round) {
+                const WorkItem item = work_item(round_item(round), heads_total, seq, causal);
                 mbarrier::wait(&shared.q_empty, q_phase ^ 1);  // the previous item's last Q K^T is done
                 mbarrier::arrive_expect_tx(&shared.q_full, kBlockQ * D * 2);
                 for (int c = 0; c < kChunks; ++c)
@@ -322,9 +331,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     turns.open();
     RingPosition ring;
     std::uint32_t q_phase = 0;
-    for (int index = blockIdx.x; index < items; index += gridDim.x) {
-        const WorkItem item = work_item(index, heads_total, seq, causal);
-        const bool last_item = index + gridDim.x >= items;
+    for (int round = 0; round_item(round) < items; ++round) {
+        const WorkItem item = work_item(round_item(round), heads_total, seq, causal);
+        const bool last_item = round_item(round + 1) >= items;
         // This thread's two rows of the item (the accumulator layout) and its column pair.
         SoftmaxRows rows;
         rows.first_row = item.q_block * kBlockQ;
