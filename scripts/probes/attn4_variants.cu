@@ -8,10 +8,10 @@
 //   overlap        + intra-warpgroup overlap (the next Q K^T and this P V issued together,
 //                  the softmax under P V)
 //   overlap+pp     + the ping-pong between the two consumer warpgroups
-//   overlap+pp s3  the same with a 3-stage K/V ring (224 KiB of shared memory)
+//   overlap+pp+s3  the same with a 3-stage K/V ring (224 KiB of shared memory)
 //   ov+persist     overlap on the persistent grid, no ping-pong
 //   ov+pp+persist  overlap, ping-pong, persistent (2 stages)
-//   all s3         overlap, ping-pong, persistent, 3 stages
+//   all+s3         overlap, ping-pong, persistent, 3 stages
 // and `Chosen`, the schedule the solution file launches (the grade step times that one).
 // All rows share the solution's exp2 (one MUFU.EX2, subnormals flushed) and its skipped
 // rescale, so `today` is the first version's schedule, not its exact code.
@@ -32,7 +32,10 @@
 //    backend graph, grader/problems/attention/cudnn_sdpa.cpp) launched in turn, A B C ...
 //    repeated, each launch after a 256 MiB memset that evicts the L2, CUDA events around
 //    the launch alone; medians. One table: ms, TFLOP/s and fraction of cuDNN per shape.
-// Exit 0 only if every candidate was correct. Instructor-side: it reads solutions/.
+// Exit 0 only if every candidate was correct, 4 on a hang (a launch still running after
+// 20 s: the context is lost, so the program stops; run candidates one at a time to find
+// it). Arguments: [repetitions, default 30; 0 verifies only] [candidate names: only those].
+// Instructor-side: it reads solutions/.
 //
 // From the course root, on an H100/H200 with cuDNN 9 (scripts/device/attn4.sh does this):
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Igrader/include -Igrader/problems \
@@ -49,6 +52,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include <time.h>
 
 // The solution registers itself with the grader's harness; here it is only called.
 #include "roofline/attention.cuh"
@@ -85,10 +90,10 @@ std::vector<Candidate> candidates() {
         {"persistent", fa3_attention_launch_with<Schedule<2, false, false, true>>},
         {"overlap", fa3_attention_launch_with<Schedule<2, true, false, false>>},
         {"overlap+pp", fa3_attention_launch_with<Schedule<2, true, true, false>>},
-        {"overlap+pp s3", fa3_attention_launch_with<Schedule<3, true, true, false>>},
+        {"overlap+pp+s3", fa3_attention_launch_with<Schedule<3, true, true, false>>},
         {"ov+persist", fa3_attention_launch_with<Schedule<2, true, false, true>>},
         {"ov+pp+persist", fa3_attention_launch_with<Schedule<2, true, true, true>>},
-        {"all s3", fa3_attention_launch_with<Schedule<3, true, true, true>>},
+        {"all+s3", fa3_attention_launch_with<Schedule<3, true, true, true>>},
         {"Chosen", fa3_attention_launch_with<Chosen>},
     };
 }
@@ -207,6 +212,20 @@ std::string compare(const bf16* got_device, const float* truth, const bf16* trut
     return text;
 }
 
+// Waits for the launch; a kernel still running after 20 s is a hang (a deadlocked schedule):
+// it is reported and the program stops, since its context cannot be recovered.
+cudaError_t finish(const char* name, const Shape& shape) {
+    for (int waited_ms = 0; waited_ms < 20000; ++waited_ms) {
+        const cudaError_t status = cudaStreamQuery(nullptr);
+        if (status != cudaErrorNotReady) return status;
+        struct timespec one_ms = {0, 1000000};
+        nanosleep(&one_ms, nullptr);
+    }
+    std::printf("verify %-14s %-24s HANG: still running after 20 s\n", name, shape.text().c_str());
+    std::fflush(stdout);
+    std::_Exit(4);
+}
+
 double median(std::vector<double> values) {
     std::sort(values.begin(), values.end());
     return values[values.size() / 2];
@@ -216,12 +235,24 @@ double median(std::vector<double> values) {
 
 int main(int argc, char** argv) {
     using namespace probe;
+    // Arguments: [repetitions (0: verify only)] [candidate names: only those; default all].
     const int repetitions = argc > 1 ? std::atoi(argv[1]) : 30;
     cudaDeviceProp properties{};
     CHECK_CUDA(cudaGetDeviceProperties(&properties, 0));
     std::printf("attn4_variants on %s (%d SMs), %d timed repetitions per contender\n", properties.name,
                 properties.multiProcessorCount, repetitions);
     auto list = candidates();
+    if (argc > 2) {
+        std::vector<Candidate> chosen;
+        for (int a = 2; a < argc; ++a)
+            for (const auto& c : list)
+                if (argv[a] == std::string(c.name)) chosen.push_back(c);
+        list = chosen;
+    }
+    if (list.empty()) {
+        std::printf("no candidate matches the names given\n");
+        return 2;
+    }
 
     const std::vector<Shape> verify_shapes = {
         {1, 1, 1, 64, false},    {1, 1, 1, 64, true},     {2, 3, 17, 128, false}, {2, 3, 17, 128, true},
@@ -251,7 +282,7 @@ int main(int argc, char** argv) {
         for (auto& c : list) {
             CHECK_CUDA(cudaMemset(b.o, 0xFF, shape.elements() * sizeof(bf16)));  // NaN-poisoned
             c.launch(b.q, b.k, b.v, b.o, shape.batch, shape.heads, shape.seq, shape.head_dim, shape.causal, nullptr);
-            const cudaError_t status = cudaDeviceSynchronize();
+            const cudaError_t status = finish(c.name, shape);
             if (status != cudaSuccess) {
                 std::printf("verify %-14s %-24s CUDA error %s: stopping (the context is lost)\n", c.name,
                             shape.text().c_str(), cudaGetErrorString(status));
@@ -265,6 +296,11 @@ int main(int argc, char** argv) {
     }
     for (const auto& c : list)
         std::printf("verify %-14s %s\n", c.name, c.correct ? "correct on all shapes" : "WRONG somewhere (above)");
+    if (repetitions <= 0) {
+        bool all_correct = true;
+        for (const auto& c : list) all_correct = all_correct && c.correct;
+        return all_correct ? 0 : 1;
+    }
 
     // 2. Timing, per shape: the candidates and cuDNN in turn, after an L2-evicting memset each.
     void* flush = nullptr;
