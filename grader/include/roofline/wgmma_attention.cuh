@@ -100,3 +100,31 @@ __device__ inline void mma_m64n64k16_rs_bt(float (&d)[32], const std::uint32_t (
 }
 
 }  // namespace roofline::wgmma
+
+namespace roofline::wgmma {
+
+// Named barriers between warpgroups (PTX "bar.sync" / "bar.arrive"; id 1..15, 0 is
+// __syncthreads'). `threads` counts every thread that takes part: with two warpgroups
+// taking turns, 256 (the 128 that wait and the 128 that only arrive). Lab 07's rung 4
+// uses a pair of them to make its two consumer warpgroups issue their matmuls in turn.
+__device__ inline void named_barrier_sync(int id, int threads) {
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ inline void named_barrier_arrive(int id, int threads) {
+    asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+}  // namespace roofline::wgmma
+
+namespace roofline::wgmma {
+
+// Pins registers that an in-flight wgmma reads or writes to this point of the program: the
+// compiler may not move arithmetic on them across it. Put it after wait<n>() on the
+// accumulators that wait covers, so that no rescale of O floats above the wait.
+template <int N>
+__device__ inline void fence_operands(float (&registers)[N]) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+f"(registers[i])::"memory");
+}
+
+}  // namespace roofline::wgmma

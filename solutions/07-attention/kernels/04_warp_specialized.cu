@@ -1,27 +1,40 @@
 // Rung 4 (solution): Hopper attention, FlashAttention-3 style (sm_90a).
 //
-// One block per 128 queries of one head; three warpgroups:
+// A block's work item is 128 queries of one head; three warpgroups:
 //   producer (warpgroup 0): gives back registers (setmaxnreg) and one thread streams the
-//     block's Q tile once, then K and V tiles of 128 keys into a 2-stage ring with TMA,
+//     item's Q tile, then K and V tiles of 128 keys into a ring of stages with TMA,
 //     128-byte swizzled, K and V on barriers of their own so that S = Q K^T can start
 //     before V has landed;
 //   consumers (warpgroups 1, 2): take registers; each owns 64 queries. Per key tile:
 //     S = Q K^T with wgmma m64n128k16 from shared memory (fp32, 64 registers a thread),
-//     the online softmax on those registers (exp2, the scale folded in), then O += P V
-//     with wgmma m64n{D}k16 taking P straight from registers: the scores' accumulator
-//     layout is the A-operand layout, so P never touches shared memory. V is read
-//     N-major ("transposed") by the descriptor, as it lies in memory.
-// A tile's P V is not waited for: the next tile's Q K^T is queued behind it, and one wait
-// covers both. The two consumer warpgroups run the same tiles out of step with each other,
-// so one's softmax overlaps the other's matmuls; FA3's explicit ping-pong and its intra-warpgroup
-// overlap (starting the next tile's Q K^T before this tile's softmax) are the next steps.
+//     the online softmax on those registers (exp2, the scale folded into one FFMA), then
+//     O += P V with wgmma m64n{D}k16 taking P straight from registers: the scores'
+//     accumulator layout is the A-operand layout, so P never touches shared memory. V is
+//     read N-major ("transposed") by the descriptor, as it lies in memory.
+//
+// The consumers' schedule is `Schedule` below, one switch per FlashAttention-3 idea (Shah
+// et al. 2024, section 3): the probe scripts/probes/attn4_variants.cu times each against
+// cuDNN, and `Chosen` is the one this file launches.
+//   overlap:    intra-warpgroup pipelining. The next tile's S = Q K^T and this tile's
+//               O += P V are issued together; the softmax of the new S runs while P V is
+//               still on the tensor cores, and O is rescaled once P V has landed. Without
+//               it, a warpgroup waits for its S, then runs its softmax with its tensor-core
+//               work drained.
+//   ping-pong:  the two consumers issue their matmuls in turn (a pair of named barriers),
+//               so that one warpgroup's softmax runs under the other's matmuls by
+//               schedule, not by chance.
+//   stages:     2 or 3 K/V tiles in flight.
+//   persistent: one block per SM walks the work items (longest first, back and forth
+//               across the grid), so the producer loads the next item's Q, K and V while the
+//               consumers finish this one, and no ragged last wave of whole blocks.
 //
 // Any sequence length: the tensor maps are 3-D ([batch x heads][seq][D]), so a tile that
 // runs past the end of a head is zero-filled by TMA, and keys >= seq are masked to -inf.
-// Causal: a query block stops at its diagonal tile (128 keys = 128 queries), masks above
-// the diagonal there, and blocks are launched longest first.
+// Causal: an item stops at its diagonal tile (128 keys = 128 queries) and masks above the
+// diagonal there; items are taken longest first.
 //
-// Shared memory at D = 128: Q 32 KiB + 2 stages x (K 32 + V 32) KiB = 160 KiB; one block an SM.
+// Shared memory at D = 128: Q 32 KiB + stages x (K 32 + V 32) KiB: 160 KiB at 2 stages,
+// 224 KiB at 3; one block an SM.
 #include "roofline/attention.cuh"
 #include "roofline/mbarrier.cuh"
 #include "roofline/tma.cuh"
@@ -30,6 +43,7 @@
 
 #include <cuda_bf16.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -38,23 +52,34 @@ namespace {
 
 using namespace roofline;
 
-constexpr int kBlockQ = 128;   // queries per block: 64 per consumer warpgroup
+constexpr int kBlockQ = 128;   // queries per work item: 64 per consumer warpgroup
 constexpr int kBlockK = 128;   // keys per tile (the N of S's wgmma)
 constexpr int kChunk = 64;     // head_dim columns per TMA box: the 128-byte swizzle width
-constexpr int kStages = 2;
 constexpr int kConsumers = 2;
 constexpr int kThreads = 128 * (kConsumers + 1);
+constexpr int kConsumerThreads = 128 * kConsumers;
 constexpr float kLog2e = 1.4426950408889634f;
 
-template <int D>
+template <int Stages, bool Overlap, bool PingPong, bool Persistent>
+struct Schedule {
+    static constexpr int kStages = Stages;
+    static constexpr bool kOverlap = Overlap;
+    static constexpr bool kPingPong = PingPong;
+    static constexpr bool kPersistent = Persistent;
+    static_assert(!PingPong || Overlap, "the ping-pong takes turns at the overlapped schedule's matmul issues");
+};
+// The schedule this rung launches (stages, overlap, ping-pong, persistent).
+using Chosen = Schedule<2, true, true, true>;
+
+template <int D, int Stages>
 struct SharedStorage {
     static constexpr int kChunks = D / kChunk;
     alignas(1024) __nv_bfloat16 q[kChunks][kBlockQ * kChunk];  // swizzled boxes start on 1024 bytes
-    alignas(1024) __nv_bfloat16 k[kStages][kChunks][kBlockK * kChunk];
-    alignas(1024) __nv_bfloat16 v[kStages][kChunks][kBlockK * kChunk];
-    std::uint64_t q_full;
-    std::uint64_t k_full[kStages], k_empty[kStages];
-    std::uint64_t v_full[kStages], v_empty[kStages];
+    alignas(1024) __nv_bfloat16 k[Stages][kChunks][kBlockK * kChunk];
+    alignas(1024) __nv_bfloat16 v[Stages][kChunks][kBlockK * kChunk];
+    std::uint64_t q_full, q_empty;
+    std::uint64_t k_full[Stages], k_empty[Stages];
+    std::uint64_t v_full[Stages], v_empty[Stages];
 };
 
 // A [batch x heads][seq][D] bf16 array, in boxes of 128 rows x 64 columns of one head.
@@ -85,109 +110,95 @@ __device__ inline void load_box(void* destination, const CUtensorMap* map, int c
         : "memory");
 }
 
+// Work item `index`: which head, which block of 128 queries (the longest, causal, first)
+// and how many key tiles it reads.
+struct WorkItem {
+    int head, q_block, key_tiles;
+};
+__device__ inline WorkItem work_item(int index, int heads_total, int seq, bool causal) {
+    const int q_blocks = (seq + kBlockQ - 1) / kBlockQ;
+    const int key_tiles_all = (seq + kBlockK - 1) / kBlockK;
+    WorkItem item;
+    item.head = index % heads_total;
+    item.q_block = q_blocks - 1 - index / heads_total;
+    item.key_tiles = causal ? min(key_tiles_all, item.q_block + 1) : key_tiles_all;
+    return item;
+}
+
+// The work item a block takes in round `round` (one item a round), back and forth across the
+// grid of g blocks: block b takes item b, then 2g - 1 - b, then 2g + b, ..., so that with the
+// items sorted longest first (causal) the blocks' totals even out. With one block per item
+// (not persistent) round 0 is the only one.
+__device__ inline int round_item(int round) {
+    const int g = gridDim.x, b = blockIdx.x;
+    return round * g + ((round & 1) ? g - 1 - b : b);
+}
+
+// A ring position: the stage and the parity of its current pass.
+struct RingPosition {
+    int stage = 0;
+    std::uint32_t phase = 0;
+    template <int Stages>
+    __device__ void advance() {
+        if (++stage == Stages) stage = 0, phase ^= 1;
+    }
+};
+
 __device__ inline std::uint32_t pack_bf16(float lo, float hi) {
     __nv_bfloat162 pair = __floats2bfloat162_rn(lo, hi);
     return *reinterpret_cast<std::uint32_t*>(&pair);
 }
 
-template <int D>
-__device__ inline void mma_pv(float (&o)[D / 2], const std::uint32_t (&a)[4], std::uint64_t b_descriptor) {
-    if constexpr (D == 128) wgmma::mma_m64n128k16_rs_bt(o, a, b_descriptor);
-    else wgmma::mma_m64n64k16_rs_bt(o, a, b_descriptor);
+// 2^x on the special-function unit, subnormal results flushed to zero. exp2f without
+// --use_fast_math compiles to the same MUFU.EX2 plus instructions that rescale subnormal
+// results: work on the FP32 pipe that the softmax, the tile's critical path, does not need
+// (a weight under 2^-126 rounds to nothing against the row's largest, which is 1).
+__device__ __forceinline__ float fast_exp2(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
 }
 
-template <int D>
-__global__ void __launch_bounds__(kThreads, 1)
-    attention_fa3(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CUtensorMap k_map,
-                  const __grid_constant__ CUtensorMap v_map, __nv_bfloat16* __restrict__ o, int seq, bool causal) {
-    using Shared = SharedStorage<D>;
-    constexpr int kChunks = Shared::kChunks;
-    constexpr std::uint32_t kTileBytes = kBlockK * D * 2;
-    extern __shared__ unsigned char shared_raw[];
-    auto base = (reinterpret_cast<std::uintptr_t>(shared_raw) + 1023) & ~std::uintptr_t(1023);
-    auto& shared = *reinterpret_cast<Shared*>(base);
-
-    const int head = blockIdx.x;                                // batch x heads, flattened
-    const int q_block = gridDim.y - 1 - blockIdx.y;             // longest (causal) blocks first
-    const int key_tiles_all = (seq + kBlockK - 1) / kBlockK;
-    const int key_tiles = causal ? min(key_tiles_all, q_block + 1) : key_tiles_all;
-    const int warpgroup = threadIdx.x / 128;
-
-    if (threadIdx.x == 0) {
-        mbarrier::init(&shared.q_full, 1);
-        for (int s = 0; s < kStages; ++s) {
-            mbarrier::init(&shared.k_full[s], 1);
-            mbarrier::init(&shared.v_full[s], 1);
-            mbarrier::init(&shared.k_empty[s], 128 * kConsumers);  // every consumer thread arrives
-            mbarrier::init(&shared.v_empty[s], 128 * kConsumers);
-        }
-        mbarrier::fence_init();
+// S = Q K^T for this consumer's 64 queries and one tile of 128 keys: issued, not committed.
+template <int D, int Stages>
+__device__ __forceinline__ void issue_scores(float (&s)[64], SharedStorage<D, Stages>& shared, int consumer,
+                                             int stage) {
+#pragma unroll
+    for (int c = 0; c < D / kChunk; ++c) {
+        const auto q_descriptor = wgmma::sw128_kmajor_descriptor(tma::smem_address(shared.q[c] + consumer * 64 * kChunk));
+        const auto k_descriptor = wgmma::sw128_kmajor_descriptor(tma::smem_address(shared.k[stage][c]));
+#pragma unroll
+        for (int step = 0; step < kChunk / 16; ++step)  // 16 bf16 = 32 bytes = 2 descriptor units
+            wgmma::mma_m64n128k16_ss(s, q_descriptor + 2 * step, k_descriptor + 2 * step, c > 0 || step > 0);
     }
-    __syncthreads();
+}
 
-    if (warpgroup == 0) {
-        wgmma::release_registers<40>();
-        if (threadIdx.x == 0) {
-            tma::prefetch_map(&q_map);
-            tma::prefetch_map(&k_map);
-            tma::prefetch_map(&v_map);
-            mbarrier::arrive_expect_tx(&shared.q_full, kBlockQ * D * 2);
-            for (int c = 0; c < kChunks; ++c) load_box(shared.q[c], &q_map, c * kChunk, q_block * kBlockQ, head, &shared.q_full);
-            int stage = 0;
-            std::uint32_t phase = 0;
-            for (int tile = 0; tile < key_tiles; ++tile) {
-                mbarrier::wait(&shared.k_empty[stage], phase ^ 1);
-                mbarrier::arrive_expect_tx(&shared.k_full[stage], kTileBytes);
-                for (int c = 0; c < kChunks; ++c)
-                    load_box(shared.k[stage][c], &k_map, c * kChunk, tile * kBlockK, head, &shared.k_full[stage]);
-                mbarrier::wait(&shared.v_empty[stage], phase ^ 1);
-                mbarrier::arrive_expect_tx(&shared.v_full[stage], kTileBytes);
-                for (int c = 0; c < kChunks; ++c)
-                    load_box(shared.v[stage][c], &v_map, c * kChunk, tile * kBlockK, head, &shared.v_full[stage]);
-                if (++stage == kStages) stage = 0, phase ^= 1;
-            }
-        }
-        return;
+// O += P V: V's 128 keys are the K index (16 rows = 2048 bytes a step), head_dim the N.
+// Issued, not committed.
+template <int D, int Stages>
+__device__ __forceinline__ void issue_pv(float (&out)[D / 2], const std::uint32_t (&p)[8][4],
+                                         SharedStorage<D, Stages>& shared, int stage) {
+    const std::uint32_t v_address = tma::smem_address(shared.v[stage][0]);
+#pragma unroll
+    for (int step = 0; step < 8; ++step) {
+        const auto v_descriptor = wgmma::sw128_mn_major_descriptor(v_address + step * 2048, kBlockK * kChunk * 2);
+        if constexpr (D == 128) wgmma::mma_m64n128k16_rs_bt(out, p[step], v_descriptor);
+        else wgmma::mma_m64n64k16_rs_bt(out, p[step], v_descriptor);
     }
+}
 
-    wgmma::claim_registers<232>();
-    const int consumer = warpgroup - 1;
-    const int warp_in_group = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
-    // This thread's two rows of the block (the accumulator layout) and its column pair.
-    const int row0 = q_block * kBlockQ + consumer * 64 + warp_in_group * 16 + lane / 4;
-    const int row1 = row0 + 8;
-    const int column_in_pair = 2 * (lane % 4);
-    const float scale_log2 = attention::softmax_scale(D) * kLog2e;
+// One consumer thread's rows (two: row0 and row0 + 8) and their running softmax state.
+struct SoftmaxRows {
+    int first_row, row0, row1, column_in_pair;  // first_row: the work item's first query
+    float scale_log2;                 // log2(e) / sqrt(D): exp(x scale) = exp2(x scale_log2)
+    float max0, max1, sum0, sum1;     // max in log2 units; sums over this thread's columns only
 
-    float out[D / 2];
-#pragma unroll
-    for (int i = 0; i < D / 2; ++i) out[i] = 0.0f;
-    float max0 = -INFINITY, max1 = -INFINITY, sum0 = 0.0f, sum1 = 0.0f;  // sums: this thread's columns only
-
-    mbarrier::wait(&shared.q_full, 0);
-    int stage = 0, previous_stage = -1;
-    std::uint32_t phase = 0;
-    for (int tile = 0; tile < key_tiles; ++tile) {
-        // S = Q K^T for this warpgroup's 64 queries and the tile's 128 keys.
-        float s[64];
-        mbarrier::wait(&shared.k_full[stage], phase);
-        wgmma::fence();
-#pragma unroll
-        for (int c = 0; c < kChunks; ++c) {
-            const auto q_descriptor = wgmma::sw128_kmajor_descriptor(tma::smem_address(shared.q[c] + consumer * 64 * kChunk));
-            const auto k_descriptor = wgmma::sw128_kmajor_descriptor(tma::smem_address(shared.k[stage][c]));
-#pragma unroll
-            for (int step = 0; step < kChunk / 16; ++step)  // 16 bf16 = 32 bytes = 2 descriptor units
-                wgmma::mma_m64n128k16_ss(s, q_descriptor + 2 * step, k_descriptor + 2 * step, c > 0 || step > 0);
-        }
-        wgmma::commit();
-        wgmma::wait<0>();  // this S, and the previous tile's P V behind which it was queued
-        mbarrier::arrive(&shared.k_empty[stage]);
-        if (previous_stage >= 0) mbarrier::arrive(&shared.v_empty[previous_stage]);
-
-        // Mask keys past the end and, causal, above the diagonal (only the last tiles need it).
-        const int key0 = tile * kBlockK;
-        if (key0 + kBlockK > seq || (causal && key0 + kBlockK - 1 > q_block * kBlockQ)) {
+    // Masks keys past the end and, causal, above the diagonal (only the last tiles need it),
+    // then the online softmax of one tile: s becomes exp2(s scale_log2 - max) in place, the
+    // sums grow, and rescale0/1 are the factors the output accumulated so far must take.
+    __device__ __forceinline__ void tile(float (&s)[64], int key0, int seq, bool causal, float& rescale0,
+                                         float& rescale1) {
+        if (key0 + kBlockK > seq || (causal && key0 + kBlockK - 1 > first_row)) {
 #pragma unroll
             for (int j = 0; j < 16; ++j) {
 #pragma unroll
@@ -198,9 +209,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                 }
             }
         }
-
-        // Online softmax: the rows' new maxima (over the 4 threads that share a row), the old
-        // output and sums rescaled, P = exp2(S scale log2(e) - max).
+        // The rows' new maxima, over the 4 threads that share a row.
         float tile_max0 = -INFINITY, tile_max1 = -INFINITY;
 #pragma unroll
         for (int j = 0; j < 16; ++j) {
@@ -215,85 +224,281 @@ __global__ void __launch_bounds__(kThreads, 1)
         const float new_max0 = fmaxf(max0, tile_max0 * scale_log2), new_max1 = fmaxf(max1, tile_max1 * scale_log2);
         const float base0 = new_max0 == -INFINITY ? 0.0f : new_max0;  // a row with nothing visible yet
         const float base1 = new_max1 == -INFINITY ? 0.0f : new_max1;
-        const float rescale0 = exp2f(max0 - base0), rescale1 = exp2f(max1 - base1);
+        rescale0 = fast_exp2(max0 - base0), rescale1 = fast_exp2(max1 - base1);
         max0 = new_max0, max1 = new_max1;
         sum0 *= rescale0, sum1 *= rescale1;
 #pragma unroll
-        for (int j = 0; j < D / 8; ++j) {
-            out[4 * j] *= rescale0, out[4 * j + 1] *= rescale0;
-            out[4 * j + 2] *= rescale1, out[4 * j + 3] *= rescale1;
-        }
-        std::uint32_t p[8][4];  // P's A fragments, one per k16 step over the tile's keys
-#pragma unroll
         for (int j = 0; j < 16; ++j) {
-            s[4 * j] = exp2f(s[4 * j] * scale_log2 - base0);
-            s[4 * j + 1] = exp2f(s[4 * j + 1] * scale_log2 - base0);
-            s[4 * j + 2] = exp2f(s[4 * j + 2] * scale_log2 - base1);
-            s[4 * j + 3] = exp2f(s[4 * j + 3] * scale_log2 - base1);
+            s[4 * j] = fast_exp2(s[4 * j] * scale_log2 - base0);  // one FFMA, one MUFU.EX2
+            s[4 * j + 1] = fast_exp2(s[4 * j + 1] * scale_log2 - base0);
+            s[4 * j + 2] = fast_exp2(s[4 * j + 2] * scale_log2 - base1);
+            s[4 * j + 3] = fast_exp2(s[4 * j + 3] * scale_log2 - base1);
             sum0 += s[4 * j] + s[4 * j + 1];
             sum1 += s[4 * j + 2] + s[4 * j + 3];
         }
-#pragma unroll
-        for (int step = 0; step < 8; ++step) {
-            p[step][0] = pack_bf16(s[8 * step], s[8 * step + 1]);
-            p[step][1] = pack_bf16(s[8 * step + 2], s[8 * step + 3]);
-            p[step][2] = pack_bf16(s[8 * step + 4], s[8 * step + 5]);
-            p[step][3] = pack_bf16(s[8 * step + 6], s[8 * step + 7]);
-        }
-
-        // O += P V: V's 128 keys are the K index (16 rows = 2048 bytes a step), head_dim the N.
-        mbarrier::wait(&shared.v_full[stage], phase);
-        wgmma::fence();
-        const std::uint32_t v_address = tma::smem_address(shared.v[stage][0]);
-#pragma unroll
-        for (int step = 0; step < 8; ++step)
-            mma_pv<D>(out, p[step], wgmma::sw128_mn_major_descriptor(v_address + step * 2048, kBlockK * kChunk * 2));
-        wgmma::commit();  // not waited for here: the next tile's Q K^T queues behind it
-        previous_stage = stage;
-        if (++stage == kStages) stage = 0, phase ^= 1;
     }
-    wgmma::wait<0>();
+};
 
-    // The rows' sums over the 4 threads of each row, then O / sum, in bf16, rows < seq only.
-#pragma unroll
-    for (int offset = 1; offset < 4; offset *= 2) {
-        sum0 += __shfl_xor_sync(0xffffffffu, sum0, offset);
-        sum1 += __shfl_xor_sync(0xffffffffu, sum1, offset);
-    }
-    const float inverse0 = 1.0f / sum0, inverse1 = 1.0f / sum1;
-    __nv_bfloat16* out_head = o + std::size_t(head) * seq * D;
+// The output so far times the rows' rescale factors; skipped when no row of the warp grew
+// its maximum (late tiles mostly do not).
+template <int D>
+__device__ __forceinline__ void rescale_out(float (&out)[D / 2], float rescale0, float rescale1) {
+    if (!__any_sync(0xffffffffu, rescale0 != 1.0f || rescale1 != 1.0f)) return;
 #pragma unroll
     for (int j = 0; j < D / 8; ++j) {
-        const int col = 8 * j + column_in_pair;
-        if (row0 < seq)
-            *reinterpret_cast<__nv_bfloat162*>(out_head + std::size_t(row0) * D + col) =
-                __floats2bfloat162_rn(out[4 * j] * inverse0, out[4 * j + 1] * inverse0);
-        if (row1 < seq)
-            *reinterpret_cast<__nv_bfloat162*>(out_head + std::size_t(row1) * D + col) =
-                __floats2bfloat162_rn(out[4 * j + 2] * inverse1, out[4 * j + 3] * inverse1);
+        out[4 * j] *= rescale0, out[4 * j + 1] *= rescale0;
+        out[4 * j + 2] *= rescale1, out[4 * j + 3] *= rescale1;
     }
 }
 
-template <int D>
+// P's A fragments, one per k16 step over the tile's keys: {s[8t], s[8t+1]}, ... (wgmma_attention.cuh).
+__device__ __forceinline__ void pack_p(std::uint32_t (&p)[8][4], const float (&s)[64]) {
+#pragma unroll
+    for (int step = 0; step < 8; ++step) {
+        p[step][0] = pack_bf16(s[8 * step], s[8 * step + 1]);
+        p[step][1] = pack_bf16(s[8 * step + 2], s[8 * step + 3]);
+        p[step][2] = pack_bf16(s[8 * step + 4], s[8 * step + 5]);
+        p[step][3] = pack_bf16(s[8 * step + 6], s[8 * step + 7]);
+    }
+}
+
+// The ping-pong's turns: consumer c waits at barrier 1 + c for its turn to issue matmuls,
+// then hands the turn to the other. Consumer 1 opens the first turn for consumer 0 and
+// skips its very last hand-over, so that every wait has exactly one matching arrival.
+template <class S>
+struct Turns {
+    int consumer;
+    __device__ __forceinline__ void open() const {
+        if constexpr (S::kPingPong)
+            if (consumer == 1) wgmma::named_barrier_arrive(1, kConsumerThreads);
+    }
+    __device__ __forceinline__ void begin() const {
+        if constexpr (S::kPingPong) wgmma::named_barrier_sync(1 + consumer, kConsumerThreads);
+    }
+    __device__ __forceinline__ void end(bool last_of_kernel) const {
+        if constexpr (S::kPingPong)
+            if (!(consumer == 1 && last_of_kernel)) wgmma::named_barrier_arrive(2 - consumer, kConsumerThreads);
+    }
+};
+
+template <int D, class S>
+__global__ void __launch_bounds__(kThreads, 1)
+    attention_fa3(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CUtensorMap k_map,
+                  const __grid_constant__ CUtensorMap v_map, __nv_bfloat16* __restrict__ o, int heads_total, int seq,
+                  bool causal) {
+    constexpr int kStages = S::kStages;
+    using Shared = SharedStorage<D, kStages>;
+    constexpr int kChunks = Shared::kChunks;
+    constexpr std::uint32_t kTileBytes = kBlockK * D * 2;
+    extern __shared__ unsigned char shared_raw[];
+    auto base = (reinterpret_cast<std::uintptr_t>(shared_raw) + 1023) & ~std::uintptr_t(1023);
+    auto& shared = *reinterpret_cast<Shared*>(base);
+
+    const int items = heads_total * ((seq + kBlockQ - 1) / kBlockQ);
+    const int warpgroup = threadIdx.x / 128;
+
+    if (threadIdx.x == 0) {
+        mbarrier::init(&shared.q_full, 1);
+        mbarrier::init(&shared.q_empty, kConsumerThreads);  // every consumer thread arrives
+        for (int s = 0; s < kStages; ++s) {
+            mbarrier::init(&shared.k_full[s], 1);
+            mbarrier::init(&shared.v_full[s], 1);
+            mbarrier::init(&shared.k_empty[s], kConsumerThreads);
+            mbarrier::init(&shared.v_empty[s], kConsumerThreads);
+        }
+        mbarrier::fence_init();
+    }
+    __syncthreads();
+
+    if (warpgroup == 0) {
+        wgmma::release_registers<40>();
+        if (threadIdx.x == 0) {
+            tma::prefetch_map(&q_map);
+            tma::prefetch_map(&k_map);
+            tma::prefetch_map(&v_map);
+            RingPosition ring;
+            std::uint32_t q_phase = 0;
+            for (int round = 0; round_item(round) < items; ++round) {
+                const WorkItem item = work_item(round_item(round), heads_total, seq, causal);
+                mbarrier::wait(&shared.q_empty, q_phase ^ 1);  // the previous item's last Q K^T is done
+                mbarrier::arrive_expect_tx(&shared.q_full, kBlockQ * D * 2);
+                for (int c = 0; c < kChunks; ++c)
+                    load_box(shared.q[c], &q_map, c * kChunk, item.q_block * kBlockQ, item.head, &shared.q_full);
+                q_phase ^= 1;
+                for (int tile = 0; tile < item.key_tiles; ++tile) {
+                    mbarrier::wait(&shared.k_empty[ring.stage], ring.phase ^ 1);
+                    mbarrier::arrive_expect_tx(&shared.k_full[ring.stage], kTileBytes);
+                    for (int c = 0; c < kChunks; ++c)
+                        load_box(shared.k[ring.stage][c], &k_map, c * kChunk, tile * kBlockK, item.head,
+                                 &shared.k_full[ring.stage]);
+                    mbarrier::wait(&shared.v_empty[ring.stage], ring.phase ^ 1);
+                    mbarrier::arrive_expect_tx(&shared.v_full[ring.stage], kTileBytes);
+                    for (int c = 0; c < kChunks; ++c)
+                        load_box(shared.v[ring.stage][c], &v_map, c * kChunk, tile * kBlockK, item.head,
+                                 &shared.v_full[ring.stage]);
+                    ring.advance<kStages>();
+                }
+            }
+        }
+        return;
+    }
+
+    wgmma::claim_registers<232>();
+    const int consumer = warpgroup - 1;
+    const int warp_in_group = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+    const Turns<S> turns{consumer};
+    turns.open();
+    RingPosition ring;
+    std::uint32_t q_phase = 0;
+    for (int round = 0; round_item(round) < items; ++round) {
+        const WorkItem item = work_item(round_item(round), heads_total, seq, causal);
+        const bool last_item = round_item(round + 1) >= items;
+        // This thread's two rows of the item (the accumulator layout) and its column pair.
+        SoftmaxRows rows;
+        rows.first_row = item.q_block * kBlockQ;
+        rows.row0 = rows.first_row + consumer * 64 + warp_in_group * 16 + lane / 4;
+        rows.row1 = rows.row0 + 8;
+        rows.column_in_pair = 2 * (lane % 4);
+        rows.scale_log2 = attention::softmax_scale(D) * kLog2e;
+        rows.max0 = rows.max1 = -INFINITY;
+        rows.sum0 = rows.sum1 = 0.0f;
+        float out[D / 2];
+#pragma unroll
+        for (int i = 0; i < D / 2; ++i) out[i] = 0.0f;
+        float s[64];
+        std::uint32_t p[8][4];
+        float rescale0, rescale1;
+
+        mbarrier::wait(&shared.q_full, q_phase);
+        q_phase ^= 1;
+        if constexpr (S::kOverlap) {
+            // Tile 0's scores alone; then per tile, the next scores and the previous P V together.
+            mbarrier::wait(&shared.k_full[ring.stage], ring.phase);
+            turns.begin();
+            wgmma::fence();
+            issue_scores(s, shared, consumer, ring.stage);
+            wgmma::commit();
+            turns.end(false);
+            wgmma::wait<0>();
+            wgmma::fence_operands(s);
+            mbarrier::arrive(&shared.k_empty[ring.stage]);
+            if (item.key_tiles == 1) mbarrier::arrive(&shared.q_empty);
+            rows.tile(s, 0, seq, causal, rescale0, rescale1);  // out is 0: nothing to rescale
+            pack_p(p, s);
+            RingPosition v_ring = ring;  // the tile whose P V is next
+            ring.advance<kStages>();
+            for (int tile = 1; tile < item.key_tiles; ++tile) {
+                mbarrier::wait(&shared.k_full[ring.stage], ring.phase);
+                mbarrier::wait(&shared.v_full[v_ring.stage], v_ring.phase);
+                turns.begin();
+                wgmma::fence();
+                issue_scores(s, shared, consumer, ring.stage);
+                wgmma::commit();
+                issue_pv<D>(out, p, shared, v_ring.stage);
+                wgmma::commit();
+                turns.end(false);
+                wgmma::wait<1>();  // the scores; P V may still run
+                wgmma::fence_operands(s);
+                mbarrier::arrive(&shared.k_empty[ring.stage]);
+                if (tile == item.key_tiles - 1) mbarrier::arrive(&shared.q_empty);
+                rows.tile(s, tile * kBlockK, seq, causal, rescale0, rescale1);
+                wgmma::wait<0>();  // P V: out and p are free again
+                wgmma::fence_operands(out);
+                mbarrier::arrive(&shared.v_empty[v_ring.stage]);
+                rescale_out<D>(out, rescale0, rescale1);
+                pack_p(p, s);
+                v_ring = ring;
+                ring.advance<kStages>();
+            }
+            mbarrier::wait(&shared.v_full[v_ring.stage], v_ring.phase);
+            turns.begin();
+            wgmma::fence();
+            issue_pv<D>(out, p, shared, v_ring.stage);
+            wgmma::commit();
+            turns.end(last_item);
+            wgmma::wait<0>();
+            wgmma::fence_operands(out);
+            mbarrier::arrive(&shared.v_empty[v_ring.stage]);
+        } else {
+            // One tile at a time: S, wait, softmax, P V. A tile's P V is not waited for: the
+            // next tile's Q K^T is queued behind it, and one wait covers both.
+            int previous_stage = -1;
+            for (int tile = 0; tile < item.key_tiles; ++tile) {
+                mbarrier::wait(&shared.k_full[ring.stage], ring.phase);
+                wgmma::fence();
+                issue_scores(s, shared, consumer, ring.stage);
+                wgmma::commit();
+                wgmma::wait<0>();
+                wgmma::fence_operands(s);
+                wgmma::fence_operands(out);
+                mbarrier::arrive(&shared.k_empty[ring.stage]);
+                if (previous_stage >= 0) mbarrier::arrive(&shared.v_empty[previous_stage]);
+                if (tile == item.key_tiles - 1) mbarrier::arrive(&shared.q_empty);
+                rows.tile(s, tile * kBlockK, seq, causal, rescale0, rescale1);
+                rescale_out<D>(out, rescale0, rescale1);
+                pack_p(p, s);
+                mbarrier::wait(&shared.v_full[ring.stage], ring.phase);
+                wgmma::fence();
+                issue_pv<D>(out, p, shared, ring.stage);
+                wgmma::commit();
+                previous_stage = ring.stage;
+                ring.advance<kStages>();
+            }
+            wgmma::wait<0>();
+            wgmma::fence_operands(out);
+            mbarrier::arrive(&shared.v_empty[previous_stage]);
+        }
+
+        // The rows' sums over the 4 threads of each row, then O / sum, in bf16, rows < seq only.
+#pragma unroll
+        for (int offset = 1; offset < 4; offset *= 2) {
+            rows.sum0 += __shfl_xor_sync(0xffffffffu, rows.sum0, offset);
+            rows.sum1 += __shfl_xor_sync(0xffffffffu, rows.sum1, offset);
+        }
+        const float inverse0 = 1.0f / rows.sum0, inverse1 = 1.0f / rows.sum1;
+        __nv_bfloat16* out_head = o + std::size_t(item.head) * seq * D;
+#pragma unroll
+        for (int j = 0; j < D / 8; ++j) {
+            const int col = 8 * j + rows.column_in_pair;
+            if (rows.row0 < seq)
+                *reinterpret_cast<__nv_bfloat162*>(out_head + std::size_t(rows.row0) * D + col) =
+                    __floats2bfloat162_rn(out[4 * j] * inverse0, out[4 * j + 1] * inverse0);
+            if (rows.row1 < seq)
+                *reinterpret_cast<__nv_bfloat162*>(out_head + std::size_t(rows.row1) * D + col) =
+                    __floats2bfloat162_rn(out[4 * j + 2] * inverse1, out[4 * j + 3] * inverse1);
+        }
+    }
+}
+
+template <int D, class S>
 void launch_for(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v, __nv_bfloat16* o,
                 int heads_total, int seq, bool causal, cudaStream_t stream) {
     const CUtensorMap q_map = make_head_map(q, heads_total, seq, D);
     const CUtensorMap k_map = make_head_map(k, heads_total, seq, D);
     const CUtensorMap v_map = make_head_map(v, heads_total, seq, D);
-    constexpr int shared_bytes = sizeof(SharedStorage<D>) + 1024;
+    constexpr int shared_bytes = sizeof(SharedStorage<D, S::kStages>) + 1024;  // + room to align to 1024
+    static_assert(shared_bytes <= 227 * 1024, "more shared memory than an H100/H200 block may have");
     static const bool configured = [] {
-        cudaFuncSetAttribute(attention_fa3<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
+        cudaFuncSetAttribute(attention_fa3<D, S>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
         return true;
     }();
     (void)configured;
-    const dim3 grid(heads_total, (seq + kBlockQ - 1) / kBlockQ);
-    attention_fa3<D><<<grid, kThreads, shared_bytes, stream>>>(q_map, k_map, v_map, o, seq, causal);
+    const int items = heads_total * ((seq + kBlockQ - 1) / kBlockQ);
+    const int blocks = S::kPersistent ? std::min(items, tma::multiprocessor_count()) : items;
+    attention_fa3<D, S><<<blocks, kThreads, shared_bytes, stream>>>(q_map, k_map, v_map, o, heads_total, seq, causal);
+}
+
+template <class S>
+void fa3_attention_launch_with(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
+                               __nv_bfloat16* o, int batch, int heads, int seq, int head_dim, bool causal,
+                               cudaStream_t stream) {
+    if (head_dim == 64) launch_for<64, S>(q, k, v, o, batch * heads, seq, causal, stream);
+    else launch_for<128, S>(q, k, v, o, batch * heads, seq, causal, stream);
 }
 
 void fa3_attention_launch(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v, __nv_bfloat16* o,
                           int batch, int heads, int seq, int head_dim, bool causal, cudaStream_t stream) {
-    if (head_dim == 64) launch_for<64>(q, k, v, o, batch * heads, seq, causal, stream);
-    else launch_for<128>(q, k, v, o, batch * heads, seq, causal, stream);
+    fa3_attention_launch_with<Chosen>(q, k, v, o, batch, heads, seq, head_dim, causal, stream);
 }
 
 }  // namespace

@@ -1,0 +1,373 @@
+// Lab 07 rung 4 (the FlashAttention-3 style kernel, bf16, head_dim 128): which schedule of
+// the consumer warpgroups comes closest to cuDNN. The candidates are instantiations of the
+// solution's own kernel (solutions/07-attention/kernels/04_warp_specialized.cu, included
+// below), one per row, each a `Schedule<stages, overlap, ping-pong, persistent>`:
+//   today          2 stages, no overlap, no ping-pong, one block per work item: the kernel
+//                  measured on 2026-11-30 (79.0% of cuDNN at 4k, 89.4% at 16k)
+//   persistent     today's schedule on a persistent grid (one block per SM)
+//   overlap        + intra-warpgroup overlap (the next Q K^T and this P V issued together,
+//                  the softmax under P V)
+//   overlap+pp     + the ping-pong between the two consumer warpgroups
+//   overlap+pp+s3  the same with a 3-stage K/V ring (224 KiB of shared memory)
+//   ov+persist     overlap on the persistent grid, no ping-pong
+//   ov+pp+persist  overlap, ping-pong, persistent (2 stages)
+//   all+s3         overlap, ping-pong, persistent, 3 stages
+// and `Chosen`, the schedule the solution file launches (the grade step times that one).
+// All rows share the solution's exp2 (one MUFU.EX2, subnormals flushed) and its skipped
+// rescale, so `today` is the first version's schedule, not its exact code.
+//
+// Predicted, not yet measured (2026-12-01): `ov+pp+persist` (= Chosen) fastest, ~590
+// TFLOP/s at 4k (~0.89 of cuDNN) and ~610 at 16k (~0.98); `overlap+pp` a few percent under
+// it at 4k (each block pays Q's load and the ring's fill) and level at 16k; `today` and
+// `persistent` ~525-560; the 3-stage rows within noise of their 2-stage ones (the producer
+// runs far ahead of two consumers already). If another row wins, change the one line
+// `using Chosen = Schedule<...>` in the solution file to that row's arguments.
+//
+// 1. Correctness first: every candidate on odd shapes (seq 1, 17, 1000, 2113; head_dim 64
+//    and 128; plain and causal) against an fp32 reference kernel (one block per query row,
+//    the scores in shared memory), within the lab's tolerances (1e-2 + 1e-2 |ref| per
+//    element, 6e-3 relative error norm); at the timed shapes against that reference at 4k
+//    and against cuDNN's output at 16k.
+// 2. Timing: per shape, every correct candidate and cuDNN (the grader's peer: the same
+//    backend graph, grader/problems/attention/cudnn_sdpa.cpp) launched in turn, A B C ...
+//    repeated, each launch after a 256 MiB memset that evicts the L2, CUDA events around
+//    the launch alone; medians. One table: ms, TFLOP/s and fraction of cuDNN per shape.
+// Exit 0 only if every candidate was correct, 4 on a hang (a launch still running after
+// 20 s: the context is lost, so the program stops; run candidates one at a time to find
+// it). Arguments: [repetitions, default 30; 0 verifies only] [candidate names: only those].
+// Instructor-side: it reads solutions/.
+//
+// From the course root, on an H100/H200 with cuDNN 9 (scripts/device/attn4.sh does this):
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Igrader/include -Igrader/problems \
+//       -o /tmp/attn4_variants scripts/probes/attn4_variants.cu grader/problems/attention/cudnn_sdpa.cpp \
+//       grader/harness/tma.cu -lcudnn && /tmp/attn4_variants [repetitions, default 30]
+// (add -I and -L for cuDNN where it is not beside the toolkit's headers and libraries).
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <time.h>
+
+// The solution registers itself with the grader's harness; here it is only called.
+#include "roofline/attention.cuh"
+#undef ROOFLINE_ATTENTION_VARIANT
+#undef ROOFLINE_ATTENTION_CAUSAL_VARIANT
+#define ROOFLINE_ATTENTION_VARIANT(name, launch) static_assert(true, "")
+#define ROOFLINE_ATTENTION_CAUSAL_VARIANT(name, launch) static_assert(true, "")
+#include "../../solutions/07-attention/kernels/04_warp_specialized.cu"
+
+#include "attention/cudnn_sdpa.hpp"
+
+namespace probe {
+
+#define CHECK_CUDA(call)                                                                               \
+    do {                                                                                               \
+        cudaError_t e_ = (call);                                                                       \
+        if (e_ != cudaSuccess) {                                                                       \
+            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            std::exit(2);                                                                              \
+        }                                                                                              \
+    } while (0)
+
+using bf16 = __nv_bfloat16;
+
+struct Candidate {
+    const char* name;
+    void (*launch)(const bf16*, const bf16*, const bf16*, bf16*, int, int, int, int, bool, cudaStream_t);
+    bool correct = true;
+};
+
+std::vector<Candidate> candidates() {
+    return {
+        {"today", fa3_attention_launch_with<Schedule<2, false, false, false>>},
+        {"persistent", fa3_attention_launch_with<Schedule<2, false, false, true>>},
+        {"overlap", fa3_attention_launch_with<Schedule<2, true, false, false>>},
+        {"overlap+pp", fa3_attention_launch_with<Schedule<2, true, true, false>>},
+        {"overlap+pp+s3", fa3_attention_launch_with<Schedule<3, true, true, false>>},
+        {"ov+persist", fa3_attention_launch_with<Schedule<2, true, false, true>>},
+        {"ov+pp+persist", fa3_attention_launch_with<Schedule<2, true, true, true>>},
+        {"all+s3", fa3_attention_launch_with<Schedule<3, true, true, true>>},
+        {"Chosen", fa3_attention_launch_with<Chosen>},
+    };
+}
+
+struct Shape {
+    int batch, heads, seq, head_dim;
+    bool causal;
+    std::string text() const {
+        char buffer[96];
+        std::snprintf(buffer, sizeof(buffer), "%dx%dx%dx%d%s", batch, heads, seq, head_dim, causal ? " causal" : "");
+        return buffer;
+    }
+    std::size_t elements() const { return std::size_t(batch) * heads * seq * head_dim; }
+    double flops() const { return 4.0 * double(seq) * seq * head_dim * batch * heads * (causal ? 0.5 : 1.0); }
+};
+
+// fp32 reference: one block per (head, query row); the row's scores in shared memory.
+__global__ void reference_attention(const bf16* q, const bf16* k, const bf16* v, float* o, int seq, int d,
+                                    bool causal) {
+    extern __shared__ float scores[];
+    __shared__ float reduce[32];
+    const int row = blockIdx.x, head = blockIdx.y;
+    const bf16* qh = q + (std::size_t(head) * seq + row) * d;
+    const bf16* kh = k + std::size_t(head) * seq * d;
+    const bf16* vh = v + std::size_t(head) * seq * d;
+    const int keys = causal ? row + 1 : seq;
+    for (int key = threadIdx.x; key < keys; key += blockDim.x) {
+        float dot = 0.0f;
+        for (int i = 0; i < d; ++i) dot += __bfloat162float(qh[i]) * __bfloat162float(kh[std::size_t(key) * d + i]);
+        scores[key] = dot * roofline::attention::softmax_scale(d);
+    }
+    __syncthreads();
+    float local = -INFINITY;
+    for (int key = threadIdx.x; key < keys; key += blockDim.x) local = fmaxf(local, scores[key]);
+    for (int offset = 16; offset > 0; offset /= 2) local = fmaxf(local, __shfl_xor_sync(0xffffffffu, local, offset));
+    if (threadIdx.x % 32 == 0) reduce[threadIdx.x / 32] = local;
+    __syncthreads();
+    float row_max = -INFINITY;
+    for (int w = 0; w < int(blockDim.x / 32); ++w) row_max = fmaxf(row_max, reduce[w]);
+    __syncthreads();
+    float sum = 0.0f;
+    for (int key = threadIdx.x; key < keys; key += blockDim.x) {
+        scores[key] = expf(scores[key] - row_max);
+        sum += scores[key];
+    }
+    for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    if (threadIdx.x % 32 == 0) reduce[threadIdx.x / 32] = sum;
+    __syncthreads();
+    float row_sum = 0.0f;
+    for (int w = 0; w < int(blockDim.x / 32); ++w) row_sum += reduce[w];
+    for (int i = threadIdx.x; i < d; i += blockDim.x) {
+        float acc = 0.0f;
+        for (int key = 0; key < keys; ++key) acc += scores[key] * __bfloat162float(vh[std::size_t(key) * d + i]);
+        o[(std::size_t(head) * seq + row) * d + i] = acc / row_sum;
+    }
+}
+
+struct Buffers {
+    bf16 *q = nullptr, *k = nullptr, *v = nullptr, *o = nullptr, *peer_o = nullptr;
+    float* reference = nullptr;
+    std::size_t elements = 0;
+};
+
+void fill(Buffers& b, const Shape& shape, unsigned seed) {
+    const std::size_t n = shape.elements();
+    std::vector<bf16> host(n);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> wide(-3.0f, 3.0f), narrow(-1.0f, 1.0f);
+    for (auto* target : {b.q, b.k}) {
+        for (auto& x : host) x = __float2bfloat16(wide(rng));
+        CHECK_CUDA(cudaMemcpy(target, host.data(), n * sizeof(bf16), cudaMemcpyHostToDevice));
+    }
+    for (auto& x : host) x = __float2bfloat16(narrow(rng));
+    CHECK_CUDA(cudaMemcpy(b.v, host.data(), n * sizeof(bf16), cudaMemcpyHostToDevice));
+}
+
+void compute_reference(const Buffers& b, const Shape& shape) {
+    const int shared_bytes = shape.seq * 4;
+    CHECK_CUDA(cudaFuncSetAttribute(reference_attention, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
+    reference_attention<<<dim3(shape.seq, shape.batch * shape.heads), 128, shared_bytes>>>(
+        b.q, b.k, b.v, b.reference, shape.seq, shape.head_dim, shape.causal);
+    CHECK_CUDA(cudaGetLastError());
+    CHECK_CUDA(cudaDeviceSynchronize());
+}
+
+// The lab's check: per element |got - ref| <= 1e-2 + 1e-2 |ref|, and ||got - ref|| / ||ref|| <= 6e-3.
+// `truth` is fp32 (the reference) or, where null, bf16 `truth_bf16` (cuDNN's output).
+std::string compare(const bf16* got_device, const float* truth, const bf16* truth_bf16, std::size_t n) {
+    std::vector<bf16> got(n);
+    std::vector<float> want(n);
+    CHECK_CUDA(cudaMemcpy(got.data(), got_device, n * sizeof(bf16), cudaMemcpyDeviceToHost));
+    if (truth) {
+        CHECK_CUDA(cudaMemcpy(want.data(), truth, n * sizeof(float), cudaMemcpyDeviceToHost));
+    } else {
+        std::vector<bf16> peer(n);
+        CHECK_CUDA(cudaMemcpy(peer.data(), truth_bf16, n * sizeof(bf16), cudaMemcpyDeviceToHost));
+        for (std::size_t i = 0; i < n; ++i) want[i] = __bfloat162float(peer[i]);
+    }
+    double error2 = 0.0, norm2 = 0.0;
+    std::size_t bad = 0, first_bad = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double g = __bfloat162float(got[i]), w = want[i], e = g - w;
+        error2 += e * e, norm2 += w * w;
+        if (!(std::fabs(e) <= 1e-2 + 1e-2 * std::fabs(w))) {  // NaN fails
+            if (bad++ == 0) first_bad = i;
+        }
+    }
+    const double rel_l2 = std::sqrt(error2 / std::max(norm2, 1e-30));
+    char text[160];
+    if (bad == 0 && rel_l2 <= 6e-3) {
+        std::snprintf(text, sizeof(text), "ok (rel_l2 %.1e)", rel_l2);
+        return text;
+    }
+    std::snprintf(text, sizeof(text), "WRONG: %zu elements out of tolerance (first at %zu: %g, want %g), rel_l2 %.2e", bad,
+                  first_bad, double(__bfloat162float(got[first_bad])), double(want[first_bad]), rel_l2);
+    return text;
+}
+
+// Waits for the launch; a kernel still running after 20 s is a hang (a deadlocked schedule):
+// it is reported and the program stops, since its context cannot be recovered.
+cudaError_t finish(const char* name, const Shape& shape) {
+    for (int waited_ms = 0; waited_ms < 20000; ++waited_ms) {
+        const cudaError_t status = cudaStreamQuery(nullptr);
+        if (status != cudaErrorNotReady) return status;
+        struct timespec one_ms = {0, 1000000};
+        nanosleep(&one_ms, nullptr);
+    }
+    std::printf("verify %-14s %-24s HANG: still running after 20 s\n", name, shape.text().c_str());
+    std::fflush(stdout);
+    std::_Exit(4);
+}
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+}  // namespace probe
+
+int main(int argc, char** argv) {
+    using namespace probe;
+    // Arguments: [repetitions (0: verify only)] [candidate names: only those; default all].
+    const int repetitions = argc > 1 ? std::atoi(argv[1]) : 30;
+    cudaDeviceProp properties{};
+    CHECK_CUDA(cudaGetDeviceProperties(&properties, 0));
+    std::printf("attn4_variants on %s (%d SMs), %d timed repetitions per contender\n", properties.name,
+                properties.multiProcessorCount, repetitions);
+    auto list = candidates();
+    if (argc > 2) {
+        std::vector<Candidate> chosen;
+        for (int a = 2; a < argc; ++a)
+            for (const auto& c : list)
+                if (argv[a] == std::string(c.name)) chosen.push_back(c);
+        list = chosen;
+    }
+    if (list.empty()) {
+        std::printf("no candidate matches the names given\n");
+        return 2;
+    }
+
+    const std::vector<Shape> verify_shapes = {
+        {1, 1, 1, 64, false},    {1, 1, 1, 64, true},     {2, 3, 17, 128, false}, {2, 3, 17, 128, true},
+        {1, 2, 1000, 64, false}, {1, 2, 1000, 64, true},  {2, 1, 1000, 128, false}, {2, 1, 1000, 128, true},
+        {1, 2, 2113, 128, false}, {1, 2, 2113, 128, true}, {1, 3, 300, 128, true},  {4, 16, 4096, 128, false},
+        {4, 16, 4096, 128, true},
+    };
+    const std::vector<Shape> timed_shapes = {
+        {4, 16, 4096, 128, false}, {1, 16, 16384, 128, false}, {4, 16, 4096, 128, true}, {1, 16, 16384, 128, true},
+        {16, 16, 1024, 128, false},
+    };
+    std::size_t most = 0;
+    for (const auto& s : verify_shapes) most = std::max(most, s.elements());
+    for (const auto& s : timed_shapes) most = std::max(most, s.elements());
+    Buffers b;
+    CHECK_CUDA(cudaMalloc(&b.q, most * sizeof(bf16)));
+    CHECK_CUDA(cudaMalloc(&b.k, most * sizeof(bf16)));
+    CHECK_CUDA(cudaMalloc(&b.v, most * sizeof(bf16)));
+    CHECK_CUDA(cudaMalloc(&b.o, most * sizeof(bf16)));
+    CHECK_CUDA(cudaMalloc(&b.peer_o, most * sizeof(bf16)));
+    CHECK_CUDA(cudaMalloc(&b.reference, most * sizeof(float)));
+
+    // 1. Correctness.
+    for (const auto& shape : verify_shapes) {
+        fill(b, shape, 1234u + shape.seq);
+        compute_reference(b, shape);
+        for (auto& c : list) {
+            CHECK_CUDA(cudaMemset(b.o, 0xFF, shape.elements() * sizeof(bf16)));  // NaN-poisoned
+            c.launch(b.q, b.k, b.v, b.o, shape.batch, shape.heads, shape.seq, shape.head_dim, shape.causal, nullptr);
+            const cudaError_t status = finish(c.name, shape);
+            if (status != cudaSuccess) {
+                std::printf("verify %-14s %-24s CUDA error %s: stopping (the context is lost)\n", c.name,
+                            shape.text().c_str(), cudaGetErrorString(status));
+                return 3;
+            }
+            const std::string verdict = compare(b.o, b.reference, nullptr, shape.elements());
+            if (verdict.rfind("ok", 0) != 0) c.correct = false;
+            if (verdict.rfind("ok", 0) != 0 || shape.seq == 2113)
+                std::printf("verify %-14s %-24s %s\n", c.name, shape.text().c_str(), verdict.c_str());
+        }
+    }
+    for (const auto& c : list)
+        std::printf("verify %-14s %s\n", c.name, c.correct ? "correct on all shapes" : "WRONG somewhere (above)");
+    if (repetitions <= 0) {
+        bool all_correct = true;
+        for (const auto& c : list) all_correct = all_correct && c.correct;
+        return all_correct ? 0 : 1;
+    }
+
+    // 2. Timing, per shape: the candidates and cuDNN in turn, after an L2-evicting memset each.
+    void* flush = nullptr;
+    const std::size_t flush_bytes = 256u << 20;
+    CHECK_CUDA(cudaMalloc(&flush, flush_bytes));
+    cudaEvent_t start, stop;
+    CHECK_CUDA(cudaEventCreate(&start));
+    CHECK_CUDA(cudaEventCreate(&stop));
+    std::vector<std::vector<double>> table(list.size() + 1, std::vector<double>(timed_shapes.size(), NAN));
+    for (std::size_t si = 0; si < timed_shapes.size(); ++si) {
+        const Shape& shape = timed_shapes[si];
+        fill(b, shape, 99u + shape.seq);
+        roofline::attention::CudnnSdpa peer;
+        const std::string why = peer.plan(shape.batch, shape.heads, shape.seq, shape.head_dim, shape.causal);
+        if (!why.empty()) std::printf("cuDNN refused %s: %s\n", shape.text().c_str(), why.c_str());
+        else {
+            peer.run(b.q, b.k, b.v, b.peer_o, nullptr);
+            CHECK_CUDA(cudaDeviceSynchronize());
+        }
+        if (shape.seq == 16384 && peer.planned()) {  // no fp32 reference at 16k (too slow): cuDNN's answer instead
+            for (auto& c : list) {
+                c.launch(b.q, b.k, b.v, b.o, shape.batch, shape.heads, shape.seq, shape.head_dim, shape.causal, nullptr);
+                CHECK_CUDA(cudaDeviceSynchronize());
+                const std::string verdict = compare(b.o, nullptr, b.peer_o, shape.elements());
+                if (verdict.rfind("ok", 0) != 0) c.correct = false;
+                std::printf("verify %-14s %-24s against cuDNN: %s\n", c.name, shape.text().c_str(), verdict.c_str());
+            }
+        }
+        std::vector<std::vector<double>> samples(list.size() + 1);
+        for (int r = -2; r < repetitions; ++r) {  // two warm-up rounds
+            for (std::size_t ci = 0; ci <= list.size(); ++ci) {
+                const bool is_peer = ci == list.size();
+                if (is_peer ? !peer.planned() : !list[ci].correct) continue;
+                CHECK_CUDA(cudaMemsetAsync(flush, r & 0xFF, flush_bytes));
+                CHECK_CUDA(cudaEventRecord(start));
+                if (is_peer) peer.run(b.q, b.k, b.v, b.peer_o, nullptr);
+                else
+                    list[ci].launch(b.q, b.k, b.v, b.o, shape.batch, shape.heads, shape.seq, shape.head_dim,
+                                    shape.causal, nullptr);
+                CHECK_CUDA(cudaEventRecord(stop));
+                CHECK_CUDA(cudaEventSynchronize(stop));
+                float ms = 0.0f;
+                CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+                if (r >= 0) samples[ci].push_back(ms);
+            }
+        }
+        for (std::size_t ci = 0; ci <= list.size(); ++ci)
+            if (!samples[ci].empty()) table[ci][si] = median(samples[ci]);
+    }
+
+    // The table: per shape, ms (TFLOP/s) and the fraction of cuDNN.
+    std::printf("median ms, TFLOP/s and fraction of cuDNN (same run, interleaved, L2 flushed)\n");
+    std::printf("%-14s |", "contender");
+    for (const auto& s : timed_shapes) std::printf(" %-27s|", s.text().c_str());
+    std::printf("\n");
+    for (std::size_t ci = 0; ci <= list.size(); ++ci) {
+        std::printf("%-14s |", ci == list.size() ? "cuDNN" : list[ci].name);
+        for (std::size_t si = 0; si < timed_shapes.size(); ++si) {
+            const double ms = table[ci][si], peer_ms = table[list.size()][si];
+            if (std::isnan(ms)) std::printf(" %-27s|", "-");
+            else
+                std::printf(" %6.3f %5.0f %6.1f%%       |", ms, timed_shapes[si].flops() / (ms * 1e-3) / 1e12,
+                            100.0 * peer_ms / ms);
+        }
+        std::printf("\n");
+    }
+    bool all_correct = true;
+    for (const auto& c : list) all_correct = all_correct && c.correct;
+    return all_correct ? 0 : 1;
+}
