@@ -18,7 +18,8 @@ case "$dest/" in "$root"/*) echo "error: $dest is inside the course; write the e
 
 # Left out: the answers, the instructor's files, and everything a checkout makes locally.
 # Scripts that need the solutions (test submissions, device runs, the probes of the given GEMM and
-# the skinny GEMM, and the overlap timeline's probe, which holds a copy of lab 04's part 3 answer) stay out too.
+# the skinny GEMM and of lab 02's rung 9, and the overlap timeline's probe, which holds a copy of lab 04's
+# part 3 answer) stay out too.
 tar -C "$root" -cf - \
   --exclude=./solutions --exclude=./instructor \
   --exclude=./.git --exclude='./build*' --exclude=./.roofline --exclude='./predictions.yaml*' \
@@ -26,7 +27,7 @@ tar -C "$root" -cf - \
   --exclude=./scripts/make_test_submissions.sh --exclude=./scripts/device_batch.sh \
   --exclude=./scripts/device_session.sh --exclude=./scripts/instructor_predictions.sh \
   --exclude=./scripts/probes/given_gemm_check.cu --exclude=./scripts/probes/lab04_overlap_timeline.cu \
-  --exclude=./scripts/probes/skinny_variants.cu \
+  --exclude=./scripts/probes/skinny_variants.cu --exclude=./scripts/probes/rung9_variants.cu \
   --exclude=./scripts/device \
   . | tar -C "$dest" -xf -
 
