@@ -67,9 +67,9 @@ step 4-probe-compile nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Ig
   -o "$OUT/rung9_variants" scripts/probes/rung9_variants.cu -lcublas
 if [[ -x "$OUT/rung9_variants" ]]; then
   step 4-probe timeout 180 "$OUT/rung9_variants" 60
-  grep -E "^verify" "$OUT/4-probe.log" | grep -v "correct on all shapes" | head -4 | tee -a "$summary"
-  grep -E "WRONG" "$OUT/4-probe.log" | head -3 | tee -a "$summary"
-  grep -E "spills|blocks/SM" "$OUT/4-probe.log" | awk '$0 !~ / 0 bytes local/' | head -3 | tee -a "$summary"
+  grep -E "^verify" "$OUT/4-probe.log" | grep -v "correct on all shapes" | head -3 | tee -a "$summary"
+  grep -E "WRONG" "$OUT/4-probe.log" | head -2 | tee -a "$summary"
+  grep -E "spills|blocks/SM" "$OUT/4-probe.log" | awk '$0 !~ / 0 bytes local/' | head -2 | tee -a "$summary"
   grep -E "^mma.sync roof|^candidate|^[a-zA-Z0-9 ()]+ +\| " "$OUT/4-probe.log" | cut -c1-100 | tee -a "$summary"
   rm -f "$OUT/rung9_variants"
 fi

@@ -119,7 +119,10 @@ long long check(const char* name, Launch launch, const Shape& s, const bf16* A, 
     const std::size_t mn = std::size_t(s.M) * s.N;
     CHECK_CUDA(cudaMemset(C, 0xff, mn * sizeof(bf16)));
     launch(A, B, C, s.M, s.N, s.K, nullptr);
-    CHECK_CUDA(cudaGetLastError());
+    if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) {  // e.g. too much shared memory: not fatal
+        std::printf("  %s WRONG at M=%d N=%d K=%d: the launch failed: %s\n", name, s.M, s.N, s.K, cudaGetErrorString(e));
+        return (long long)mn;
+    }
     CHECK_CUDA(cudaDeviceSynchronize());
     std::vector<bf16> got(mn);
     std::vector<float> ref(mn);
