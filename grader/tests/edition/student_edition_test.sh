@@ -23,7 +23,7 @@ fi
 
 "$course/scripts/student_edition.sh" "$edition" || fail "student_edition.sh exited $?"
 for gone in solutions instructor .git build .roofline predictions.yaml scripts/make_test_submissions.sh \
-            scripts/probes/lab04_overlap_timeline.cu; do
+            scripts/probes/lab04_overlap_timeline.cu scripts/probes/rung9_variants.cu; do
   [[ ! -e $edition/$gone ]] || fail "the edition holds $gone"
 done
 for kept in README.md setup.sh CMakeLists.txt labs/01-memory-roof/lab.yaml grader/cli/main.cpp grader/include/roofline \

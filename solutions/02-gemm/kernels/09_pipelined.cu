@@ -2,17 +2,17 @@
 // same mma.sync.m16n8k16 / ldmatrix inner loop as rung 8 (bf16 in, fp32
 // accumulate, bf16 out); what changes is how the operands reach it.
 //
-//   block tile 128 x 256, K step 32, 256 threads = 2 x 4 warps;
-//   warp tile 64 x 64 = 4 x 8 mma tiles of 16 x 8, two k16 steps per K step;
+//   block tile 128 x 256, K step 64, 256 threads = 2 x 4 warps;
+//   warp tile 64 x 64 = 4 x 8 mma tiles of 16 x 8, four k16 steps per K step;
 //   per warp and k16 step: 4 ldmatrix.x4 for A, 4 ldmatrix.x4.trans for B,
 //   32 mma (rung 8: 6 ldmatrix for 16 mma).
 //
-// 1. Software pipelining. Shared memory holds kStages = 4 tiles of A and B.
+// 1. Software pipelining. Shared memory holds kStages = 3 tiles of A and B.
 //    cp.async copies global -> shared directly (no register staging, no
 //    thread waits for the data it asked for). While the block computes tile
-//    kt, tiles kt+1 .. kt+3 are in flight: the ~1 us of global-memory
-//    latency is covered by three tiles' worth of mma work. One __syncthreads
-//    per K step instead of two.
+//    kt, tiles kt+1 and kt+2 are in flight: the ~1 us of global-memory
+//    latency is covered by two tiles' worth of mma work (~2 us). One
+//    __syncthreads per K step of 64, i.e. per 128 mma of each warp.
 //       prologue: issue tiles 0 .. S-2; wait for tile 0; barrier
 //       for kt:   issue tile kt+S-1 into the slot tile kt-1 used;
 //                 compute tile kt; at its last k16 step, wait for tile
@@ -23,41 +23,52 @@
 //
 // 2. An XOR swizzle on the 16-byte chunks of each shared tile, so that every
 //    8-lane phase of ldmatrix touches 8 different 16-byte bank groups:
-//      A tile [128][32] bf16 (rows of 64 B = 4 chunks):
-//          physical chunk = chunk ^ ((row / 2) % 4)
-//      B tile [32][256] bf16 (rows of 512 B = 32 chunks):
-//          physical chunk = chunk ^ (row % 8)
-//    Rung 8's 4-way (A) and 8-way (B) ldmatrix conflicts disappear; the
-//    cp.async writes stay conflict-free too. Swizzling instead of padding
-//    costs no extra shared memory.
+//      A tile [128][64] bf16 (rows of 128 B = 8 chunks):  physical chunk = chunk ^ (row % 8)
+//      B tile [64][256] bf16 (rows of 512 B = 32 chunks): physical chunk = chunk ^ (row % 8)
+//    (with a K step of 32, A's rows are 64 B = 4 chunks, two rows share a
+//    128-byte line, and the swizzle is chunk ^ ((row / 2) % 4)). Rung 8's
+//    4-way (A) and 8-way (B) ldmatrix conflicts disappear; the cp.async
+//    writes stay conflict-free too. Swizzling costs no extra shared memory.
+//
+// 3. The K tail. lab.yaml hands K in multiples of 32, not of 64: the last
+//    tile may hold 32 valid columns of A and rows of B. cp.async's src-size
+//    operand (0 instead of 16) fills those chunks with zeros, which add
+//    nothing to the dot products; an unfilled chunk could hold a stale NaN.
 //
 // Why 128 x 256 and 64 x 64 per warp: a square warp tile needs the fewest
 // ldmatrix per mma (one x4 per 4 mma; rung 8's 64 x 32 tile needs 1.5), and
-// the larger block tile cuts the global/L2 bytes per FLOP by a third (24 KiB
-// per 2.1 MFLOP instead of 16 KiB per 1.05 MFLOP), which matters at ~5 TB/s
+// the larger block tile cuts the global/L2 bytes per FLOP by a third (48 KiB
+// per 4.2 MFLOP instead of 32 KiB per 2.1 MFLOP), which matters at ~6 TB/s
 // of L2 traffic. The price is registers: 128 fp32 accumulators + 64
 // fragment registers per thread, so one block (8 warps) per SM; latency is
 // hidden by the 32 independent mma per k16 step and the pipeline, not by
-// occupancy. 4 stages x 24 KiB = 96 KiB of dynamic shared memory.
+// occupancy. 3 stages x 48 KiB = 144 KiB of dynamic shared memory.
 // Blocks are rasterized in groups of 16 block rows (2048 rows of C x ~8
 // block columns per wave of 132 blocks), so a wave reuses its A and B panels
 // from L2 instead of sweeping all of B.
 //
-// Measured before this version (128 x 128 tiles, 8 warps of 64 x 32, 2
-// blocks/SM): 409.5 us = 335.6 TFLOP/s = 44% of cuBLAS; by the count above,
-// held back by shared memory (6 wavefronts of ldmatrix per 4 mma, plus the
-// cp.async writes) and by ~5 TB/s of L2 reads.
+// The tile shape is one line: `Shipped` below. scripts/probes/rung9_variants.cu
+// times this kernel in several shapes (block and warp tiles, K step, stages,
+// blocks per SM, the epilogue) beside cuBLAS in one run.
 //
-// Prediction, 4096^3 on the H200: ~0.29 ms (~475 TFLOP/s), 1.4x the previous
-// version and ~60% of cuBLAS bf16 (~760 TFLOP/s). mma.sync on sm_90 tops out
-// near 2/3 of the tensor cores' wgmma rate (~700 TFLOP/s at 1980 MHz); the
-// barrier per K step, the 3.9-wave tail (512 blocks on 132 SMs) and the
-// direct 32-bit epilogue stores take the rest. The remaining way needs
-// Hopper's own instructions (TMA loads and warpgroup wgmma, lab 04).
+// Measured before this version (128 x 256, K step 32, 4 stages): 453.5
+// TFLOP/s = 61% of cuBLAS, 70.2% of the mma.sync roof (645.8 TFLOP/s,
+// `roofline ceilings`). At one block per SM the barrier every 32 of K
+// (every 64 mma of a warp) stops all eight warps at once, twice as often
+// as it needs to.
+//
+// Prediction (predicted, not yet measured), 4096^3 on the H200: ~0.27 ms
+// (~510 TFLOP/s), ~79% of the mma.sync roof, ~67% of cuBLAS bf16 (~760
+// TFLOP/s, wgmma). Halving the barriers is worth most of the step; the
+// 3.9-wave tail (512 blocks on 132 SMs, ~3%) and the shared-memory traffic
+// (ldmatrix + cp.async writes: ~80% of the shared bandwidth at the mma.sync
+// roof) take the rest. The remaining way needs Hopper's own instructions
+// (TMA loads and warpgroup wgmma, lab 04).
 //
 // Shapes: M and N multiples of 128 and K of 32 (lab.yaml: divisible_by). N
 // need not be a multiple of 256: in the last block column the upper 128
-// columns are neither loaded nor stored.
+// columns are neither loaded nor stored (and a 256-row tile does the same
+// with M).
 #include "roofline/gemm.cuh"
 #include "roofline/mma_sync.cuh"
 
@@ -67,34 +78,51 @@ namespace {
 
 using namespace roofline::gemm::mma;  // smem_addr, ldmatrix_x4(_trans), mma_bf16_16816
 
-constexpr int BM = 128, BN = 256, BK = 32, kStages = 4;
-constexpr int WM = 64, WN = 64;                                // warp tile
-constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;            // 2 x 4 warps
-constexpr int kThreads = 32 * kWarpsM * kWarpsN;               // 256
-constexpr int MI = WM / 16, NI = WN / 8;                       // 4 x 8 mma tiles per warp
-constexpr int kSteps = BK / 16;                                // k16 steps per K step
-constexpr int kChunk = 8;                                      // bf16 per 16-byte chunk
-constexpr int kRowChunksA = BK / kChunk, kRowChunksB = BN / kChunk;  // 4, 32
-constexpr int kTileA = BM * BK, kTileB = BK * BN;              // elements per stage
-constexpr int kChunksA = kTileA / kChunk / kThreads;           // 2 chunks of A per thread per tile
-constexpr int kChunksB = kTileB / kChunk / kThreads;           // 4 chunks of B per thread per tile
-constexpr int kRowStepA = kThreads / kRowChunksA;              // 64 rows between a thread's A chunks
-constexpr int kRowStepB = kThreads / kRowChunksB;              // 8 rows between a thread's B chunks
-constexpr int kStageBytes = (kTileA + kTileB) * int(sizeof(__nv_bfloat16));  // 24576: A then B
-constexpr int kSmemBytes = kStages * kStageBytes;              // 98304
-constexpr int kGroupM = 16;                                    // block rows per rasterization group
-static_assert(kChunksA * kThreads * kChunk == kTileA && kChunksB * kThreads * kChunk == kTileB);
-static_assert(BK == 32 && BN % 64 == 0, "the swizzles below assume 4-chunk A rows and B rows of 8k chunks");
-static_assert(kSteps >= 2, "a tile's slot is refilled one k16 step after the barrier that frees it");
-static_assert(kRowStepA % 8 == 0 && kRowStepB % 8 == 0, "a thread's chunks share one swizzle pattern");
-static_assert(WM % 16 == 0 && WN % 64 == 0, "fragment swizzles depend on the lane only");
+// One shape of the kernel: block tile BM x BN, K step BK, kStages shared tiles, warp tile WM x WN,
+// kMinBlocks blocks per SM asked of the compiler (launch bounds), kSmemEpilogue: C leaves through
+// shared memory in 16-byte stores instead of 4-byte stores from the accumulators.
+template <int BM_, int BN_, int BK_, int kStages_, int WM_, int WN_, int kMinBlocks_, bool kSmemEpilogue_,
+          int kGroupM_ = 16>
+struct Tiles {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, kStages = kStages_, WM = WM_, WN = WN_;
+    static constexpr int kMinBlocks = kMinBlocks_, kGroupM = kGroupM_;  // kGroupM: block rows per raster group
+    static constexpr bool kSmemEpilogue = kSmemEpilogue_;
+    static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
+    static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
+    static constexpr int MI = WM / 16, NI = WN / 8;            // mma tiles per warp
+    static constexpr int kSteps = BK / 16;                     // k16 steps per K step
+    static constexpr int kChunk = 8;                           // bf16 per 16-byte chunk
+    static constexpr int kRowChunksA = BK / kChunk, kRowChunksB = BN / kChunk;
+    static constexpr int kTileA = BM * BK, kTileB = BK * BN;   // elements per stage
+    static constexpr int kChunksA = kTileA / kChunk / kThreads, kChunksB = kTileB / kChunk / kThreads;
+    static constexpr int kRowStepA = kThreads / kRowChunksA, kRowStepB = kThreads / kRowChunksB;
+    static constexpr int kStageBytes = (kTileA + kTileB) * int(sizeof(__nv_bfloat16));  // A then B
+    static constexpr int kSmemBytes = kStages * kStageBytes;
+    static_assert(kChunksA * kThreads * kChunk == kTileA && kChunksB * kThreads * kChunk == kTileB);
+    static_assert(kRowStepA % 8 == 0 && kRowStepB % 8 == 0, "a thread's chunks share one swizzle pattern");
+    static_assert(BK == 32 || BK % 64 == 0, "A rows of 4 chunks, or of a multiple of 8");
+    static_assert(BN % 64 == 0 && WN % 64 == 0 && WM % 16 == 0, "fragment swizzles depend on the lane only");
+    static_assert(kSteps >= 2, "a tile's slot is refilled one k16 step after the barrier that frees it");
+    static_assert(kSteps % 2 == 0, "fragment buffer (s + 1) % 2 of the last step is the next tile's step 0");
+    static_assert(BM % 128 == 0 || BM == 64, "M is a multiple of 128: a block's rows lie in or out in warps");
+    static_assert(!kSmemEpilogue || BM * BN * int(sizeof(__nv_bfloat16)) <= kSmemBytes, "C tile fits the stages");
 
-// Element offset of chunk `chunk` of row `row` inside one stage of a tile.
-__host__ __device__ constexpr int swizzle_a(int row, int chunk) { return row * BK + (chunk ^ ((row >> 1) & 3)) * kChunk; }
-__host__ __device__ constexpr int swizzle_b(int row, int chunk) { return row * BN + (chunk ^ (row & 7)) * kChunk; }
+    // Element offset of chunk `chunk` of row `row` inside one stage of a tile.
+    __host__ __device__ static constexpr int swizzle_a(int row, int chunk) {
+        return row * BK + (BK == 32 ? chunk ^ ((row >> 1) & 3) : chunk ^ (row & 7)) * kChunk;
+    }
+    __host__ __device__ static constexpr int swizzle_b(int row, int chunk) {
+        return row * BN + (chunk ^ (row & 7)) * kChunk;
+    }
+};
 
-__device__ inline void cp_async_16(std::uint32_t dst, const void* src) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+// The shape this rung ships. The probe's table names the alternatives; switching is this line.
+using Shipped = Tiles<128, 256, 64, 3, 64, 64, 1, false>;
+
+// 16 bytes global -> shared, asynchronously (.cg: cached in L2 only); src_bytes = 0 writes 16 zeros.
+__device__ inline void cp_async_16(std::uint32_t dst, const void* src, std::uint32_t src_bytes) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes)
+                 : "memory");
 }
 __device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int kPending>
@@ -102,45 +130,57 @@ __device__ inline void cp_async_wait() {  // until at most kPending of this thre
     asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
 }
 
-__global__ __launch_bounds__(kThreads, 1) void gemm_pipelined(const __nv_bfloat16* A, const __nv_bfloat16* B,
-                                                              __nv_bfloat16* C, int M, int N, int K) {
+template <class T>
+__global__ __launch_bounds__(T::kThreads, T::kMinBlocks) void gemm_pipelined(const __nv_bfloat16* A,
+                                                                             const __nv_bfloat16* B,
+                                                                             __nv_bfloat16* C, int M, int N, int K) {
+    constexpr int BM = T::BM, BN = T::BN, BK = T::BK, kStages = T::kStages, kSteps = T::kSteps;
+    constexpr int MI = T::MI, NI = T::NI, kChunk = T::kChunk;
+    constexpr int kBf16 = int(sizeof(__nv_bfloat16));
     extern __shared__ __align__(128) unsigned char smem[];
-    // Stage s at byte s * kStageBytes: A [128][32] swizzled, then B [32][256] swizzled.
+    // Stage s at byte s * kStageBytes: A [BM][BK] swizzled, then B [BK][BN] swizzled.
     const std::uint32_t sbase = smem_addr(smem);
-    constexpr std::uint32_t kOffB = kTileA * sizeof(__nv_bfloat16);
+    constexpr std::uint32_t kOffB = T::kTileA * kBf16;
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
-    const int w_m = (warp / kWarpsN) * WM, w_n = (warp % kWarpsN) * WN;
+    const int w_m = (warp / T::kWarpsN) * T::WM, w_n = (warp % T::kWarpsN) * T::WN;
 
     // Grouped rasterization: consecutive blocks walk down kGroupM block rows, then move one block column right.
-    const int blocks_m = M / BM, blocks_n = (N + BN - 1) / BN;
-    const int per_group = kGroupM * blocks_n;
-    const int first_m = (int(blockIdx.x) / per_group) * kGroupM;
-    const int group_rows = min(blocks_m - first_m, kGroupM);
+    const int blocks_m = (M + BM - 1) / BM, blocks_n = (N + BN - 1) / BN;
+    const int per_group = T::kGroupM * blocks_n;
+    const int first_m = (int(blockIdx.x) / per_group) * T::kGroupM;
+    const int group_rows = min(blocks_m - first_m, T::kGroupM);
     const int in_group = int(blockIdx.x) % per_group;
     const int bm = first_m + in_group % group_rows, bn = in_group / group_rows;
-    const int col0 = bn * BN;  // N % 128 == 0: columns col0 + 128 .. col0 + 255 may lie past N
+    const int row0 = bm * BM, col0 = bn * BN;  // M, N % 128 == 0: a 256 tile may hang 128 past the edge
 
-    // Copy assignments: chunk t + i * 256 of each tile. A: row t/4 + 64 i, chunk t%4; B: row t/32 + 8 i, chunk t%32.
-    const int a_row = t / kRowChunksA, a_chunk = t % kRowChunksA;
-    const int b_row = t / kRowChunksB, b_chunk = t % kRowChunksB;
+    // Copy assignments: chunk t + i * kThreads of each tile. A: row a_row + i * kRowStepA, chunk a_chunk;
+    // B: row b_row + i * kRowStepB, chunk b_chunk. Chunks past M or N are skipped (nobody stores what they
+    // feed); chunks past K are zero-filled (they feed valid outputs).
+    const int a_row = t / T::kRowChunksA, a_chunk = t % T::kRowChunksA;
+    const int b_row = t / T::kRowChunksB, b_chunk = t % T::kRowChunksB;
     const bool b_in = col0 + b_chunk * kChunk < N;  // this thread's B column exists
-    const __nv_bfloat16* srcA = A + std::size_t(bm * BM + a_row) * K + a_chunk * kChunk;  // advances by BK per tile
+    const __nv_bfloat16* srcA = A + std::size_t(row0 + a_row) * K + a_chunk * kChunk;  // advances by BK per tile
     const __nv_bfloat16* srcB = B + std::size_t(b_row) * N + col0 + b_chunk * kChunk;    // advances by BK rows
-    const std::size_t strideA = std::size_t(kRowStepA) * K, strideB = std::size_t(kRowStepB) * N;
+    const std::size_t strideA = std::size_t(T::kRowStepA) * K, strideB = std::size_t(T::kRowStepB) * N;
     const std::size_t tileStepB = std::size_t(BK) * N;
-    // Byte offsets inside a stage; rows 64 i (A) and 8 i (B) further down keep the same swizzle.
-    const std::uint32_t dstA = swizzle_a(a_row, a_chunk) * sizeof(__nv_bfloat16);
-    const std::uint32_t dstB = kOffB + swizzle_b(b_row, b_chunk) * sizeof(__nv_bfloat16);
+    // Byte offsets inside a stage; rows kRowStep further down keep the same swizzle.
+    const std::uint32_t dstA = T::swizzle_a(a_row, a_chunk) * kBf16;
+    const std::uint32_t dstB = kOffB + T::swizzle_b(b_row, b_chunk) * kBf16;
 
-    auto load_tile = [&](std::uint32_t stage) {  // the next K tile into stage `stage`, then advance
-        const std::uint32_t base = sbase + stage * kStageBytes;
+    auto load_tile = [&](std::uint32_t stage, int k_left) {  // the next K tile into `stage`, then advance
+        const std::uint32_t base = sbase + stage * T::kStageBytes;
+        const std::uint32_t a_bytes = a_chunk * kChunk < k_left ? 16 : 0;
 #pragma unroll
-        for (int i = 0; i < kChunksA; ++i)
-            cp_async_16(base + dstA + i * kRowStepA * BK * sizeof(__nv_bfloat16), srcA + i * strideA);
+        for (int i = 0; i < T::kChunksA; ++i)
+            if (row0 + a_row + i * T::kRowStepA < M)
+                cp_async_16(base + dstA + i * T::kRowStepA * BK * kBf16, a_bytes ? srcA + i * strideA : A, a_bytes);
         if (b_in) {
 #pragma unroll
-            for (int i = 0; i < kChunksB; ++i)
-                cp_async_16(base + dstB + i * kRowStepB * BN * sizeof(__nv_bfloat16), srcB + i * strideB);
+            for (int i = 0; i < T::kChunksB; ++i) {
+                const bool k_in = b_row + i * T::kRowStepB < k_left;
+                cp_async_16(base + dstB + i * T::kRowStepB * BN * kBf16, k_in ? srcB + i * strideB : B,
+                            k_in ? 16 : 0);
+            }
         }
         srcA += BK;
         srcB += tileStepB;
@@ -151,27 +191,24 @@ __global__ __launch_bounds__(kThreads, 1) void gemm_pipelined(const __nv_bfloat1
     // per-lane offsets for the k16 steps of A and the n16 pairs of B, compile-time offsets for the rest.
     std::uint32_t fragA[kSteps], fragB[NI / 2];  // byte offsets inside a stage
 #pragma unroll
-    for (int s = 0; s < kSteps; ++s)
-        fragA[s] = swizzle_a(w_m + lane % 16, 2 * s + lane / 16) * sizeof(__nv_bfloat16);
+    for (int s = 0; s < kSteps; ++s) fragA[s] = T::swizzle_a(w_m + lane % 16, 2 * s + lane / 16) * kBf16;
 #pragma unroll
     for (int nj = 0; nj < NI / 2; ++nj)
-        fragB[nj] = kOffB + swizzle_b(lane % 8 + ((lane / 8) % 2) * 8, w_n / kChunk + 2 * nj + lane / 16) *
-                                sizeof(__nv_bfloat16);
+        fragB[nj] = kOffB + T::swizzle_b(lane % 8 + ((lane / 8) % 2) * 8, w_n / kChunk + 2 * nj + lane / 16) * kBf16;
 
     std::uint32_t fA[2][MI][4], fB[2][NI / 2][4];  // double-buffered fragments
     auto load_frags = [&](int buf, std::uint32_t stage_base, int s) {
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi)
-            ldmatrix_x4(fA[buf][mi], stage_base + fragA[s] + mi * 16 * BK * sizeof(__nv_bfloat16));
+        for (int mi = 0; mi < MI; ++mi) ldmatrix_x4(fA[buf][mi], stage_base + fragA[s] + mi * 16 * BK * kBf16);
 #pragma unroll
         for (int nj = 0; nj < NI / 2; ++nj)  // one x4.trans = two n8 tiles x two k8 halves
-            ldmatrix_x4_trans(fB[buf][nj], stage_base + fragB[nj] + s * 16 * BN * sizeof(__nv_bfloat16));
+            ldmatrix_x4_trans(fB[buf][nj], stage_base + fragB[nj] + s * 16 * BN * kBf16);
     };
 
-    const int ktiles = K / BK;
+    const int ktiles = (K + BK - 1) / BK;
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) {  // prologue: tiles 0 .. S-2 in flight
-        if (s < ktiles) load_tile(s);
+        if (s < ktiles) load_tile(s, K - s * BK);
         cp_async_commit();  // commit even when empty: the group count stays one per tile
     }
     cp_async_wait<kStages - 2>();  // tile 0 has landed ...
@@ -193,11 +230,12 @@ __global__ __launch_bounds__(kThreads, 1) void gemm_pipelined(const __nv_bfloat1
                 read_stage = read_stage + 1 == kStages ? 0 : read_stage + 1;
             }
             // Fragments of the next k16 step (past the last tile: harmless reads of a stale slot).
-            load_frags((s + 1) % 2, sbase + read_stage * kStageBytes, (s + 1) % kSteps);
+            load_frags((s + 1) % 2, sbase + read_stage * T::kStageBytes, (s + 1) % kSteps);
             if (s == 0) {
                 // Refill the slot of tile kt-1: every warp passed the barrier at the end of tile
                 // kt-1, after its last ldmatrix of that tile.
-                if (kt + kStages - 1 < ktiles) load_tile(write_stage);
+                const int next = kt + kStages - 1;
+                if (next < ktiles) load_tile(write_stage, K - next * BK);
                 cp_async_commit();
                 write_stage = write_stage + 1 == kStages ? 0 : write_stage + 1;
             }
@@ -212,33 +250,68 @@ __global__ __launch_bounds__(kThreads, 1) void gemm_pipelined(const __nv_bfloat1
     cp_async_wait<0>();  // only empty groups remain; leave nothing in flight
 
     // Accumulator layout of m16n8: lane holds rows lane/4 and lane/4 + 8, columns 2*(lane%4) and +1.
-    if (col0 + w_n >= N) return;  // this warp's 64 columns lie past N (last block column, N % 256 == 128)
     const int g = lane / 4, q = lane % 4;
-    __nv_bfloat16* out = C + std::size_t(bm * BM + w_m + g) * N + col0 + w_n + 2 * q;
+    if constexpr (!T::kSmemEpilogue) {
+        // This warp's columns or rows may lie past N or M (a 256-wide tile at the last block column or row).
+        if (col0 + w_n >= N || row0 + w_m >= M) return;
+        __nv_bfloat16* out = C + std::size_t(row0 + w_m + g) * N + col0 + w_n + 2 * q;
 #pragma unroll
-    for (int mi = 0; mi < MI; ++mi)
+        for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-        for (int ni = 0; ni < NI; ++ni) {
-            __nv_bfloat16* p = out + std::size_t(mi * 16) * N + ni * 8;
-            *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(acc[mi][ni][0], acc[mi][ni][1]);
-            *reinterpret_cast<__nv_bfloat162*>(p + std::size_t(8) * N) =
-                __floats2bfloat162_rn(acc[mi][ni][2], acc[mi][ni][3]);
+            for (int ni = 0; ni < NI; ++ni) {
+                __nv_bfloat16* p = out + std::size_t(mi * 16) * N + ni * 8;
+                *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(acc[mi][ni][0], acc[mi][ni][1]);
+                *reinterpret_cast<__nv_bfloat162*>(p + std::size_t(8) * N) =
+                    __floats2bfloat162_rn(acc[mi][ni][2], acc[mi][ni][3]);
+            }
+    } else {
+        // C tile [BM][BN] bf16 in the (now idle) stages, chunks swizzled by row % 8 so that the 8 rows
+        // one 4-byte store instruction touches fall in 8 different bank groups; then 16-byte stores
+        // by consecutive threads along each row of C.
+        __syncthreads();  // every warp is done with its (stale) ldmatrix reads
+        auto* tile = reinterpret_cast<__nv_bfloat16*>(smem);
+        auto at = [&](int row, int col) { return row * BN + (((col / kChunk) ^ (row & 7)) * kChunk) + col % kChunk; };
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+            for (int ni = 0; ni < NI; ++ni) {
+                const int r = w_m + mi * 16 + g, c = w_n + ni * 8 + 2 * q;
+                *reinterpret_cast<__nv_bfloat162*>(tile + at(r, c)) =
+                    __floats2bfloat162_rn(acc[mi][ni][0], acc[mi][ni][1]);
+                *reinterpret_cast<__nv_bfloat162*>(tile + at(r + 8, c)) =
+                    __floats2bfloat162_rn(acc[mi][ni][2], acc[mi][ni][3]);
+            }
+        __syncthreads();
+        constexpr int kRowChunksC = BN / kChunk;
+#pragma unroll 4
+        for (int i = t; i < BM * kRowChunksC; i += T::kThreads) {
+            const int r = i / kRowChunksC, c = (i % kRowChunksC) * kChunk;
+            if (row0 + r < M && col0 + c < N)
+                *reinterpret_cast<uint4*>(C + std::size_t(row0 + r) * N + col0 + c) =
+                    *reinterpret_cast<const uint4*>(tile + at(r, c));
         }
+    }
 }
 
-void launch_pipelined(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N, int K,
-                      cudaStream_t stream) {
+template <class T>
+void launch_tiles(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N, int K,
+                  cudaStream_t stream) {
     // More than 48 KiB of dynamic shared memory must be asked for once; prefer the largest shared
-    // carve-out (96 KiB of it per block).
+    // carve-out.
     static const bool configured = [] {
-        cudaFuncSetAttribute(gemm_pipelined, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
-        cudaFuncSetAttribute(gemm_pipelined, cudaFuncAttributePreferredSharedMemoryCarveout,
+        cudaFuncSetAttribute(gemm_pipelined<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes);
+        cudaFuncSetAttribute(gemm_pipelined<T>, cudaFuncAttributePreferredSharedMemoryCarveout,
                              cudaSharedmemCarveoutMaxShared);
         return true;
     }();
     (void)configured;
-    const int blocks = (M / BM) * ((N + BN - 1) / BN);
-    gemm_pipelined<<<blocks, kThreads, kSmemBytes, stream>>>(A, B, C, M, N, K);
+    const int blocks = ((M + T::BM - 1) / T::BM) * ((N + T::BN - 1) / T::BN);
+    gemm_pipelined<T><<<blocks, T::kThreads, T::kSmemBytes, stream>>>(A, B, C, M, N, K);
+}
+
+void launch_pipelined(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N, int K,
+                      cudaStream_t stream) {
+    launch_tiles<Shipped>(A, B, C, M, N, K, stream);
 }
 
 }  // namespace

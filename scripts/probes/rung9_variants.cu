@@ -1,0 +1,273 @@
+// Lab 02 rung 9 (the mma.sync + cp.async pipelined bf16 GEMM): which tile shape comes closest
+// to the mma.sync roof at the lab's timed shape, 4096^3. Every candidate is the solution's own
+// kernel template (solutions/02-gemm/kernels/09_pipelined.cu, `Tiles<...>`), so a winner is
+// shipped by changing the solution's one `using Shipped = Tiles<...>;` line to its row.
+//
+// Each candidate is first checked against cuBLAS with an fp32 output (the grader's reference)
+// on the lab's verify shapes that rung 9 takes and on odd ones (M or N % 256 == 128, K % 64 ==
+// 32, a single K tile), with the lab's tolerance. Then all correct candidates and cuBLAS (the
+// grader's peer: bf16 GemmEx, fp32 compute, bf16 out) are timed interleaved (A, B, C, ...
+// repeated), each launch after a 256 MiB memset that evicts the L2, with CUDA events; the
+// table gives medians. The mma.sync roof (grader/ceilings/mma_sync_probe.cuh, the kernel
+// `roofline ceilings` times) is timed in the same run, so the "% roof" column needs no other
+// file. Exit 0 only if every candidate was correct. Instructor-side: it reads solutions/.
+//
+// The candidates (block tile, K step, stages, warps of 64 x 64, blocks per SM; why):
+//   k32s4 128x256    the solution measured on 2026-12-01: 453.5 TFLOP/s, 70.2% of the roof.
+//   k64s3 128x256    shipped: half the barriers (one per 128 mma of a warp instead of 64),
+//                    the same bytes in flight (two tiles of 48 KiB ahead instead of three of 24).
+//   k64s4 128x256    a third tile ahead (192 KiB of shared memory).
+//   k128s2 128x256   one barrier per 256 mma of a warp; one tile of 128 ahead (2 x 96 KiB).
+//   k64s3 256x128    the transposed block (warps 4 x 2): A reused by 2 warps, B by 4.
+//   k32s4 128x128x2  4 warps per block, 2 blocks per SM: one block's barrier no longer stops the
+//                    SM; 1.33x the L2 -> shared bytes per FLOP.
+//   k64s3 128x128x2  the same with the K step of 64 (2 x 96 KiB of shared memory).
+//   k64s3 smemC      the shipped shape with C staged in shared memory, 16-byte coalesced stores.
+//   k64s3 g8         the shipped shape rasterized in groups of 8 block rows instead of 16.
+//
+// Predicted (not yet measured): k64s3 128x256 ~510 TFLOP/s (~79% of the roof), the 128x128x2
+// pair within ~5% of it (less barrier stall, more L2 traffic), smemC and g8 within ~2%.
+//
+// From the course root, on a machine with an sm_90 GPU:
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Igrader/include -Xptxas -v \
+//       -o /tmp/rung9_variants scripts/probes/rung9_variants.cu -lcublas && /tmp/rung9_variants
+// (scripts/device/rung9.sh does this). Optional argument: timed repetitions (default 60).
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+// The solution registers itself with the grader's harness; here it is only called.
+#include "roofline/gemm.cuh"
+#undef ROOFLINE_GEMM_VARIANT
+#define ROOFLINE_GEMM_VARIANT(name, launch) static_assert(true, "")
+#include "../../solutions/02-gemm/kernels/09_pipelined.cu"
+#include "../../grader/ceilings/mma_sync_probe.cuh"
+
+namespace probe {
+
+#define CHECK_CUDA(call)                                                                               \
+    do {                                                                                               \
+        cudaError_t e_ = (call);                                                                       \
+        if (e_ != cudaSuccess) {                                                                       \
+            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            std::exit(2);                                                                              \
+        }                                                                                              \
+    } while (0)
+
+using bf16 = __nv_bfloat16;
+using Launch = void (*)(const bf16* A, const bf16* B, bf16* C, int M, int N, int K, cudaStream_t stream);
+
+struct Candidate {
+    const char* name;
+    Launch launch;
+    const void* kernel;  // for registers, spills and blocks per SM
+    int threads, smem_bytes;
+};
+
+template <class T>
+Candidate candidate(const char* name) {
+    return {name, launch_tiles<T>, (const void*)gemm_pipelined<T>, T::kThreads, T::kSmemBytes};
+}
+
+// The rows of the table. The solution's Shipped is the second.
+const Candidate kCandidates[] = {
+    candidate<Tiles<128, 256, 32, 4, 64, 64, 1, false>>("k32s4 128x256"),
+    candidate<Shipped>("k64s3 128x256 (shipped)"),
+    candidate<Tiles<128, 256, 64, 4, 64, 64, 1, false>>("k64s4 128x256"),
+    candidate<Tiles<128, 256, 128, 2, 64, 64, 1, false>>("k128s2 128x256"),
+    candidate<Tiles<256, 128, 64, 3, 64, 64, 1, false>>("k64s3 256x128"),
+    candidate<Tiles<128, 128, 32, 4, 64, 64, 2, false>>("k32s4 128x128x2"),
+    candidate<Tiles<128, 128, 64, 3, 64, 64, 2, false>>("k64s3 128x128x2"),
+    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true>>("k64s3 128x256 smemC"),
+    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, false, 8>>("k64s3 128x256 g8"),
+};
+
+__global__ void fill_uniform(bf16* p, std::size_t n, std::uint32_t seed) {
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+        std::uint32_t h = std::uint32_t(i) * 2654435761u ^ seed ^ std::uint32_t(i >> 32) * 40503u;
+        h ^= h >> 15, h *= 2246822519u, h ^= h >> 13, h *= 3266489917u, h ^= h >> 16;
+        p[i] = __float2bfloat16(float(h) / 4294967296.0f * 2.0f - 1.0f);  // [-1, 1)
+    }
+}
+
+struct Shape {
+    int M, N, K;
+};
+
+// Row-major C = A B as cuBLAS's column-major C^T = B^T A^T (the grader's call, gemm_problem.cu).
+void cublas_gemm(cublasHandle_t h, const bf16* A, const bf16* B, void* C, cudaDataType c_type, const Shape& s) {
+    const float one = 1.0f, zero = 0.0f;
+    if (cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, s.N, s.M, s.K, &one, B, CUDA_R_16BF, s.N, A, CUDA_R_16BF, s.K,
+                     &zero, C, c_type, s.N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS) {
+        std::fprintf(stderr, "cublasGemmEx failed at M=%d N=%d K=%d\n", s.M, s.N, s.K);
+        std::exit(2);
+    }
+}
+
+// The lab's bf16 tolerance (labs/02-gemm/lab.yaml): |c - ref| <= 1e-2 + 8e-3 |ref| per element,
+// ||c - ref|| / ||ref|| <= 4e-3; NaN (an element never written: C is poisoned) never passes.
+// Returns the number of bad elements (the norm failing counts as one); prints the first.
+long long check(const char* name, Launch launch, const Shape& s, const bf16* A, const bf16* B, bf16* C,
+                const float* R) {
+    const std::size_t mn = std::size_t(s.M) * s.N;
+    CHECK_CUDA(cudaMemset(C, 0xff, mn * sizeof(bf16)));
+    launch(A, B, C, s.M, s.N, s.K, nullptr);
+    if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) {  // e.g. too much shared memory: not fatal
+        std::printf("  %s WRONG at M=%d N=%d K=%d: the launch failed: %s\n", name, s.M, s.N, s.K, cudaGetErrorString(e));
+        return (long long)mn;
+    }
+    CHECK_CUDA(cudaDeviceSynchronize());
+    std::vector<bf16> got(mn);
+    std::vector<float> ref(mn);
+    CHECK_CUDA(cudaMemcpy(got.data(), C, mn * sizeof(bf16), cudaMemcpyDeviceToHost));
+    CHECK_CUDA(cudaMemcpy(ref.data(), R, mn * sizeof(float), cudaMemcpyDeviceToHost));
+    long long bad = 0;
+    double err2 = 0, ref2 = 0;
+    for (std::size_t i = 0; i < mn; ++i) {
+        const double c = __bfloat162float(got[i]), r = ref[i];
+        err2 += (c - r) * (c - r), ref2 += r * r;
+        if (!(std::fabs(c - r) <= 1.0e-2 + 8.0e-3 * std::fabs(r))) {
+            if (bad == 0)
+                std::printf("  %s WRONG at M=%d N=%d K=%d: C[%zu][%zu] = %g, reference %g\n", name, s.M, s.N, s.K,
+                            i / s.N, i % s.N, c, r);
+            ++bad;
+        }
+    }
+    if (!(std::sqrt(err2) <= 4.0e-3 * std::sqrt(ref2))) {
+        std::printf("  %s WRONG at M=%d N=%d K=%d: relative L2 error %.3g > 4e-3\n", name, s.M, s.N, s.K,
+                    std::sqrt(err2 / ref2));
+        bad += 1;
+    }
+    return bad;
+}
+
+}  // namespace probe
+
+int main(int argc, char** argv) {
+    using namespace probe;
+    const int reps = argc > 1 ? std::max(5, std::atoi(argv[1])) : 60;
+    cudaDeviceProp prop{};
+    CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+    const Shape timed{4096, 4096, 4096};
+    std::printf("rung 9 candidates on %s (%d SMs); C = A B, bf16 in, fp32 accumulate, bf16 out, %dx%dx%d\n",
+                prop.name, prop.multiProcessorCount, timed.M, timed.N, timed.K);
+    const int n_cand = int(std::size(kCandidates));
+    for (const auto& c : kCandidates) {  // registers, spills and resident blocks (the occupancy suspects)
+        cudaFuncAttributes attr{};
+        int blocks = 0;
+        CHECK_CUDA(cudaFuncSetAttribute(c.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, c.smem_bytes));
+        CHECK_CUDA(cudaFuncGetAttributes(&attr, c.kernel));
+        CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, c.kernel, c.threads, c.smem_bytes));
+        std::printf("  %-24s %3d threads %3d registers, %4zu bytes local (spills), %6d bytes shared, %d blocks/SM\n",
+                    c.name, c.threads, attr.numRegs, attr.localSizeBytes, c.smem_bytes, blocks);
+    }
+
+    const std::size_t max_elems = std::size_t(4096) * 4096;
+    bf16 *A, *B, *C, *Cpeer;
+    float* R;
+    void* flush;
+    const std::size_t flush_bytes = std::size_t(256) << 20;
+    CHECK_CUDA(cudaMalloc(&A, max_elems * sizeof(bf16)));
+    CHECK_CUDA(cudaMalloc(&B, max_elems * sizeof(bf16)));
+    CHECK_CUDA(cudaMalloc(&C, max_elems * sizeof(bf16)));
+    CHECK_CUDA(cudaMalloc(&Cpeer, max_elems * sizeof(bf16)));
+    CHECK_CUDA(cudaMalloc(&R, max_elems * sizeof(float)));
+    CHECK_CUDA(cudaMalloc(&flush, flush_bytes));
+    cublasHandle_t cublas;
+    if (cublasCreate(&cublas) != CUBLAS_STATUS_SUCCESS) {
+        std::fprintf(stderr, "cublasCreate failed\n");
+        return 2;
+    }
+
+    // Correctness: the lab's verify shapes rung 9 takes (divisible_by m 128, n 128, k 32), the timed
+    // shape, and odd ones: N % 256 == 128 and M % 256 == 128 (half a 256 tile past the edge),
+    // K % 64 == 32 (a half-filled last K tile; K % 128 == 96 for the K step of 128), fewer K tiles
+    // than stages.
+    const Shape shapes[] = {{128, 256, 64},   {128, 128, 32},     {256, 384, 1056}, {384, 640, 96},
+                            {1152, 1408, 2080}, {640, 128, 160}, {512, 256, 224},  {4096, 4096, 4096}};
+    bool all_correct = true;
+    std::vector<bool> correct(n_cand, true);
+    std::uint32_t seed = 20261201u;
+    for (const auto& s : shapes) {
+        fill_uniform<<<1024, 256>>>(A, std::size_t(s.M) * s.K, seed++);
+        fill_uniform<<<1024, 256>>>(B, std::size_t(s.K) * s.N, seed++);
+        CHECK_CUDA(cudaGetLastError());
+        cublas_gemm(cublas, A, B, R, CUDA_R_32F, s);
+        for (int c = 0; c < n_cand; ++c) {
+            const long long bad = check(kCandidates[c].name, kCandidates[c].launch, s, A, B, C, R);
+            if (bad != 0) {
+                std::printf("  %s: %lld of %lld outputs wrong at M=%d N=%d K=%d\n", kCandidates[c].name, bad,
+                            (long long)s.M * s.N, s.M, s.N, s.K);
+                correct[c] = false;
+                all_correct = false;
+            }
+        }
+    }
+    for (int c = 0; c < n_cand; ++c)
+        std::printf("verify %-24s %s\n", kCandidates[c].name, correct[c] ? "correct on all shapes" : "INCORRECT");
+
+    // Timing: every correct candidate and cuBLAS, interleaved, L2 flushed before each launch.
+    cudaEvent_t start, stop;
+    CHECK_CUDA(cudaEventCreate(&start));
+    CHECK_CUDA(cudaEventCreate(&stop));
+    auto time_once = [&](auto&& launch) {
+        CHECK_CUDA(cudaMemsetAsync(flush, 0x5a, flush_bytes));
+        CHECK_CUDA(cudaEventRecord(start));
+        launch();
+        CHECK_CUDA(cudaEventRecord(stop));
+        CHECK_CUDA(cudaEventSynchronize(stop));
+        float ms = 0;
+        CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+        return double(ms) * 1e-3;
+    };
+    std::vector<std::vector<double>> t(n_cand + 1);
+    for (int rep = 0; rep < reps + 2; ++rep)
+        for (int c = 0; c <= n_cand; ++c) {
+            if (c < n_cand && !correct[c]) continue;
+            const double s = time_once([&] {
+                if (c < n_cand) kCandidates[c].launch(A, B, C, timed.M, timed.N, timed.K, nullptr);
+                else cublas_gemm(cublas, A, B, Cpeer, CUDA_R_16BF, timed);
+            });
+            if (rep >= 2) t[c].push_back(s);  // two warm-up rounds
+        }
+    CHECK_CUDA(cudaGetLastError());
+    // The mma.sync roof, as `roofline ceilings` measures it (32 warps per SM, registers only): ~1.8 s a launch.
+    std::vector<double> roof_t;
+    float* sink = reinterpret_cast<float*>(C);
+    const int mma_blocks = prop.multiProcessorCount * 4;
+    for (int rep = 0; rep < 4; ++rep) {
+        const double s = time_once([&] { roofline::ceilings::mma_sync_kernel<<<mma_blocks, 256>>>(7u, sink); });
+        if (rep >= 1) roof_t.push_back(s);
+    }
+    CHECK_CUDA(cudaGetLastError());
+    auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v.empty() ? 0.0 : v[v.size() / 2];
+    };
+    const double flops = 2.0 * timed.M * timed.N * timed.K;
+    const double roof = roofline::ceilings::mma_sync_flops(mma_blocks) / median(roof_t) / 1e12;
+    const double peer_s = median(t[n_cand]);
+    std::printf("\nmma.sync roof (same run): %.1f TFLOP/s; median of %d launches each, L2 flushed before each\n",
+                roof, reps);
+    std::printf("%-24s | %9s | %8s | %9s | %8s\n", "candidate", "us", "TFLOP/s", "% cuBLAS", "% roof");
+    for (int c = 0; c <= n_cand; ++c) {
+        const char* name = c < n_cand ? kCandidates[c].name : "cuBLAS";
+        if (t[c].empty()) {
+            std::printf("%-24s | %9s | %8s | %9s | %8s\n", name, "-", "-", "-", "-");
+            continue;
+        }
+        const double s = median(t[c]), tflops = flops / s / 1e12;
+        std::printf("%-24s | %9.1f | %8.1f | %8.1f%% | %7.1f%%\n", name, s * 1e6, tflops, 100.0 * peer_s / s,
+                    100.0 * tflops / roof);
+    }
+    std::printf("\n%s\n", all_correct ? "all candidates correct" : "SOME CANDIDATES INCORRECT (not timed)");
+    cublasDestroy(cublas);
+    return all_correct ? 0 : 1;
+}
