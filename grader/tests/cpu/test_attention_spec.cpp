@@ -32,8 +32,6 @@ std::filesystem::path edited_lab(const std::filesystem::path& dir, const std::st
     return lab_yaml;
 }
 
-std::string repo_flag() { return "--root " + shell_quote(repo_root().string()); }
-
 }  // namespace
 
 // The worked case: batch 2, heads 3, seq 1000, head_dim 64, bf16.

@@ -209,15 +209,10 @@ TEST_CASE("the summary: outcomes, distribution, leaderboard and failures", "[bat
     add_up(slow);
     auto broken = ungraded_result("broken", lab, SubmissionOutcome::compile_error, "kernels/01_copy_naive.cu(3): error: oops");
     auto md = summary_markdown({"01-memory-roof", 7, "", {"late"}}, {slow, broken, good});
-    CHECK(contains(md, "## Score distribution"));
-    CHECK(contains(md, "| compile_error | 1 |"));
-    CHECK(contains(md, "| graded | 2 |"));
+    check_mentions(md, {"## Score distribution", "| compile_error | 1 |", "| graded | 2 |"});
     CHECK(md.find("| 1 | fast |") != std::string::npos);
     CHECK(md.find("| 2 | slow |") != std::string::npos);
-    CHECK(contains(md, "**broken**: compile_error"));
-    CHECK(contains(md, "error: oops"));
-    CHECK(contains(md, "Not graded yet (1):** late"));
-    CHECK(contains(md, "| 0-9% | 1 |"));
+    check_mentions(md, {"**broken**: compile_error", "error: oops", "Not graded yet (1):** late", "| 0-9% | 1 |"});
 }
 
 TEST_CASE("the hidden file replaces shapes, seed and timeouts", "[batch]") {

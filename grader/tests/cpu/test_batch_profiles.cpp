@@ -42,10 +42,8 @@ TEST_CASE("batch profiles only where lab.yaml scores them, and says once what a 
     CHECK(scores_profiles(lab06));
     CHECK_FALSE(scores_profiles(lab01));
     auto note = profiler_missing_note(lab06, false);
-    CHECK(contains(note, "ncu (Nsight Compute) was not found"));
-    CHECK(contains(note, "15 points per variant"));
-    CHECK(contains(note, "byte prediction 5, diagnosis 10"));
-    CHECK(contains(note, "Profiles under batch"));
+    check_mentions(note, {"ncu (Nsight Compute) was not found", "15 points per variant",
+                          "byte prediction 5, diagnosis 10", "Profiles under batch"});
     CHECK(profiler_missing_note(lab06, true).empty());
     CHECK(profiler_missing_note(lab01, false).empty());
     // The README section the note points at exists.

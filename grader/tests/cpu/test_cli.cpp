@@ -22,31 +22,12 @@ using nlohmann::json;
 
 namespace {
 
-std::string repo_flag() { return "--root " + shell_quote(repo_root().string()); }
-
 std::set<std::string> shipped_profile_ids() {
     std::set<std::string> ids;
     for (const auto& entry : std::filesystem::directory_iterator(repo_root() / "hardware")) {
         if (entry.path().extension() == ".yaml") ids.insert(entry.path().stem().string());
     }
     return ids;
-}
-
-// A bad-input failure: exit 2, nothing on stdout, exactly one line on stderr.
-void check_one_line_error(const CliResult& r) {
-    INFO("stdout: " << r.out << "\nstderr: " << r.err);
-    CHECK(r.exit_code == 2);
-    CHECK(r.out.empty());
-    CHECK(count_lines(r.err) == 1);
-    CHECK(contains(r.err, "error: "));
-}
-
-// A course root in `dir` holding copies of hardware/ and labs/01-memory-roof.
-void copy_course(const std::filesystem::path& dir) {
-    namespace fs = std::filesystem;
-    fs::copy(repo_root() / "hardware", dir / "hardware", fs::copy_options::recursive);
-    fs::create_directories(dir / "labs");
-    fs::copy(repo_root() / "labs" / "01-memory-roof", dir / "labs" / "01-memory-roof", fs::copy_options::recursive);
 }
 
 HardwareProfile h200() { return load_profile(repo_root() / "hardware" / "h200-sxm.yaml"); }
@@ -65,13 +46,8 @@ TEST_CASE("cli: --help lists the exit codes", "[cli]") {
     auto r = run_cli("--help");
     CHECK(r.exit_code == 0);
     INFO(r.out);
-    CHECK(contains(r.out, "Exit codes"));
-    CHECK(contains(r.out, "2 bad usage or input"));
-    CHECK(contains(r.out, "3 no prediction"));
-    CHECK(contains(r.out, "4 no CUDA device"));
-    CHECK(contains(r.out, "5 build failed"));
-    CHECK(contains(r.out, "6 the lab program crashed"));
-    CHECK(contains(r.out, "8 refused"));
+    check_mentions(r.out, {"Exit codes", "2 bad usage or input", "3 no prediction", "4 no CUDA device",
+                           "5 build failed", "6 the lab program crashed", "8 refused"});
     for (const char* command : {"calc", "hardware", "predict", "grade", "run", "log", "list"}) CHECK(contains(r.out, command));
 }
 
@@ -219,15 +195,12 @@ TEST_CASE("cli hardware show and list", "[cli]") {
     // the figures of hardware/h200-sxm.yaml (4.8 TB/s, bf16 989.4 dense / 1978.9 sparse, ridge 206.1)
     auto p = h200();
     const auto& bf16 = p.peak.at(Dtype::bf16);
-    CHECK(contains(show.out, p.name));
-    CHECK(contains(show.out, "h200-sxm.yaml"));
-    CHECK(contains(show.out, fmt::format("{:g} TB/s", p.memory.bandwidth_tbs)));
-    CHECK(contains(show.out, fmt::format("{} SMs", p.sm_count)));
+    check_mentions(show.out, {p.name, "h200-sxm.yaml", fmt::format("{:g} TB/s", p.memory.bandwidth_tbs),
+                              fmt::format("{} SMs", p.sm_count)});
     CHECK(contains(show.out, fmt::format("{:.1f}", bf16.dense_tflops / p.memory.bandwidth_tbs)));  // bf16 ridge
     REQUIRE(bf16.sparse_tflops.has_value());
-    CHECK(contains(show.out, fmt::format("sparse {:g}: never used", *bf16.sparse_tflops)));
-    CHECK(contains(show.out, "fp4   none on this part"));
-    CHECK(contains(show.out, p.match.at(0)));
+    check_mentions(show.out, {fmt::format("sparse {:g}: never used", *bf16.sparse_tflops), "fp4   none on this part",
+                              p.match.at(0)});
 
     auto unknown = run_cli(repo_flag() + " hardware show h300");
     check_one_line_error(unknown);
@@ -349,9 +322,7 @@ TEST_CASE("cli run / grade: bad targets exit 2 with one line", "[cli]") {
     SECTION("run on a variant that does not exist names the variants") {
         auto r = run_cli(repo_flag() + " run 01-memory-roof/copy_turbo --no-build");
         check_one_line_error(r);
-        CHECK(contains(r.err, "copy_turbo"));
-        CHECK(contains(r.err, "copy_naive_fp32"));
-        CHECK(contains(r.err, "add_bf16"));
+        check_mentions(r.err, {"copy_turbo", "copy_naive_fp32", "add_bf16"});
     }
     SECTION("grade foo: not LAB/VARIANT") {
         auto r = run_cli(repo_flag() + " grade foo");

@@ -89,10 +89,7 @@ TEST_CASE("lab 04 runs on compute capability 9.0 only", "[requires][lab]") {
 TEST_CASE("a malformed requires is reported with file:line and the field", "[requires][lab]") {
     auto malformed = input_error_of([] { load_lab(fixture_lab("requires_cc_malformed")); });
     INFO(malformed);
-    CHECK(contains(malformed, "requires_cc_malformed/lab.yaml:14:"));
-    CHECK(contains(malformed, "compute_capability"));
-    CHECK(contains(malformed, "MAJOR.MINOR"));
-    CHECK(contains(malformed, "sm_100a"));
+    check_mentions(malformed, {"requires_cc_malformed/lab.yaml:14:", "compute_capability", "MAJOR.MINOR", "sm_100a"});
 
     auto unknown = input_error_of([] { load_lab(fixture_lab("requires_cc_unknown_key")); });
     INFO(unknown);

@@ -178,66 +178,39 @@ TEST_CASE("lab.yaml errors name file:line and the field", "[lab]") {
     SECTION("unknown problem") {
         auto m = lab_error("unknown_problem");
         INFO(m);
-        CHECK(contains(m, "unknown_problem/lab.yaml:4:"));
-        CHECK(contains(m, "'problem'"));
-        CHECK(contains(m, "stencil"));
+        check_mentions(m, {"unknown_problem/lab.yaml:4:", "'problem'", "stencil"});
         CHECK(contains(m, "elementwise"));  // the choices
     }
     SECTION("missing tolerance for a variant's dtype") {
         auto m = lab_error("missing_tolerance");
-        INFO(m);
-        CHECK(contains(m, "missing_tolerance/lab.yaml:20:"));
-        CHECK(contains(m, "variants[0].dtype"));
-        CHECK(contains(m, "bf16"));
-        CHECK(contains(m, "tolerance"));
+        check_mentions(m, {"missing_tolerance/lab.yaml:20:", "variants[0].dtype", "bf16", "tolerance"});
     }
     SECTION("duplicate variant name") {
         auto m = lab_error("duplicate_variant");
-        INFO(m);
-        CHECK(contains(m, "duplicate_variant/lab.yaml:21:"));
-        CHECK(contains(m, "variants[1].name"));
-        CHECK(contains(m, "copy_fp32"));
+        check_mentions(m, {"duplicate_variant/lab.yaml:21:", "variants[1].name", "copy_fp32"});
     }
     SECTION("shape with the wrong keys") {
-        auto m = lab_error("wrong_shape_keys");
-        INFO(m);
-        CHECK(contains(m, "wrong_shape_keys/lab.yaml:7:"));
-        CHECK(contains(m, "shapes.timed"));
+        check_mentions(lab_error("wrong_shape_keys"), {"wrong_shape_keys/lab.yaml:7:", "shapes.timed"});
     }
     SECTION("target_fraction <= floor_fraction") {
         auto m = lab_error("target_below_floor");
-        INFO(m);
-        CHECK(contains(m, "target_below_floor/lab.yaml:18:"));
-        CHECK(contains(m, "target_fraction"));
-        CHECK(contains(m, "floor_fraction"));
+        check_mentions(m, {"target_below_floor/lab.yaml:18:", "target_fraction", "floor_fraction"});
     }
     SECTION("a variant's own target_fraction below the lab's floor") {
         auto m = lab_error("variant_target_below_floor");
-        INFO(m);
-        CHECK(contains(m, "variant_target_below_floor/lab.yaml:20:"));
-        CHECK(contains(m, "target_fraction"));
+        check_mentions(m, {"variant_target_below_floor/lab.yaml:20:", "target_fraction"});
     }
     SECTION("kernel file that does not exist") {
         auto m = lab_error("missing_file");
-        INFO(m);
-        CHECK(contains(m, "missing_file/lab.yaml:20:"));
-        CHECK(contains(m, "variants[0].file"));
-        CHECK(contains(m, "kernels/missing.cu"));
+        check_mentions(m, {"missing_file/lab.yaml:20:", "variants[0].file", "kernels/missing.cu"});
     }
     SECTION("divisible_by refuses the timed shape") {
         auto m = lab_error("refused_timed_shape");
-        INFO(m);
-        CHECK(contains(m, "refused_timed_shape/lab.yaml:21:"));
-        CHECK(contains(m, "variants[1]"));
-        CHECK(contains(m, "divisible_by"));
-        CHECK(contains(m, "m to be a multiple of 128"));
+        check_mentions(m, {"refused_timed_shape/lab.yaml:21:", "variants[1]", "divisible_by",
+                           "m to be a multiple of 128"});
     }
     SECTION("unknown dtype in a variant") {
-        auto m = lab_error("unknown_variant_dtype");
-        INFO(m);
-        CHECK(contains(m, "unknown_variant_dtype/lab.yaml:20:"));
-        CHECK(contains(m, "dtype"));
-        CHECK(contains(m, "fp17"));
+        check_mentions(lab_error("unknown_variant_dtype"), {"unknown_variant_dtype/lab.yaml:20:", "dtype", "fp17"});
     }
     SECTION("lab.yaml that does not exist") {
         auto m = input_error_of([] { load_lab(test_data() / "labs" / "no_such_lab" / "lab.yaml"); });
@@ -252,9 +225,7 @@ TEST_CASE("lab.yaml errors name file:line and the field", "[lab]") {
 TEST_CASE("unknown dtype under tolerance names file:line and the field", "[lab]") {
     auto m = lab_error("unknown_tolerance_dtype");
     INFO(m);
-    CHECK(contains(m, "fp17"));
-    CHECK(contains(m, "unknown_tolerance_dtype/lab.yaml:11:"));
-    CHECK(contains(m, "tolerance.fp17"));
+    check_mentions(m, {"fp17", "unknown_tolerance_dtype/lab.yaml:11:", "tolerance.fp17"});
 }
 
 TEST_CASE("split_target parses LAB/VARIANT and refuses anything else", "[lab]") {
@@ -309,9 +280,7 @@ TEST_CASE("a variant may name its own problem and tolerance (lab 04 mixes row su
 
 TEST_CASE("a variant naming an unknown problem is refused at its line", "[lab]") {
     auto message = lab_error("variant_unknown_problem");
-    CHECK(contains(message, "lab.yaml:21"));
-    CHECK(contains(message, "stencil"));
-    CHECK(contains(message, "reduction"));
+    check_mentions(message, {"lab.yaml:21", "stencil", "reduction"});
 }
 
 TEST_CASE("scoring.gap_note: hand-graded points per variant, outside the grader's total", "[lab][gap_note]") {
@@ -402,11 +371,7 @@ TEST_CASE("given_kernels: which kernel files pass as handed out (the GPU test's 
         write_file(lab_yaml, text.substr(0, at) + "given_kernels: slow\n" + text.substr(at));
         auto message = input_error_of([&] { load_lab(lab_yaml); });
         INFO(message);
-        CHECK(contains(message, "lab.yaml:7:"));
-        CHECK(contains(message, "given_kernels"));
-        CHECK(contains(message, "'slow'"));
-        CHECK(contains(message, "skeletons"));
-        CHECK(contains(message, "correct"));
+        check_mentions(message, {"lab.yaml:7:", "given_kernels", "'slow'", "skeletons", "correct"});
     }
 }
 

@@ -153,9 +153,7 @@ TEST_CASE("score_run: against: roofline uses the ceiling, not the peer", "[score
     // 3.436 / 4.8 = 0.71583; points 50 * (0.71583 - 0.5) / 0.4 = 26.98
     CHECK(s.fraction == Approx(0.71583).epsilon(1e-4));
     CHECK(s.performance_points == Approx(26.979).epsilon(1e-4));
-    CHECK(contains(s.scored_against, "roofline"));
-    CHECK(contains(s.scored_against, "datasheet"));
-    CHECK(contains(s.scored_against, "test-gpu"));
+    check_mentions(s.scored_against, {"roofline", "datasheet", "test-gpu"});
 }
 
 TEST_CASE("score_run: a time below the datasheet floor is rejected and scores nothing", "[score]") {
@@ -289,9 +287,7 @@ TEST_CASE("score_byte_prediction: all the points within 10% of ncu's count, none
     auto e = counted_bytes(2.126e9);
     auto s = score_byte_prediction(p, &e, "06-profile/copy_staged_fp32", 5);
     CHECK(s.ratio == Approx(1.063));
-    CHECK(contains(s.verdict, "2.126e+09"));
-    CHECK(contains(s.verdict, "1.06x"));
-    CHECK(contains(s.verdict, "within 10%"));
+    check_mentions(s.verdict, {"2.126e+09", "1.06x", "within 10%"});
     auto far = counted_bytes(4e9);
     CHECK(contains(score_byte_prediction(p, &far, "06-profile/copy_staged_fp32", 5).verdict, "more than 10% off"));
 
