@@ -25,10 +25,7 @@ std::filesystem::path edited_lab(const std::filesystem::path& dir, const std::st
     std::filesystem::copy(attention_lab_yaml().parent_path(), dir / "07-attention",
                           std::filesystem::copy_options::recursive);
     auto lab_yaml = dir / "07-attention" / "lab.yaml";
-    auto text = read_file(lab_yaml);
-    auto at = text.find(from);
-    REQUIRE(at != std::string::npos);
-    write_file(lab_yaml, text.substr(0, at) + to + text.substr(at + from.size()));
+    write_file(lab_yaml, replaced(read_file(lab_yaml), from, to));
     return lab_yaml;
 }
 

@@ -382,11 +382,7 @@ TEST_CASE("cli log: predicted against measured, calibration, --json", "[cli]") {
     CHECK(contains(j["not_yet_measured"][0].get<std::string>(), "p3"));
 
     // edit p1's why after its measurement: the log says so
-    auto bytes = read_file(file);
-    auto at = bytes.find("why: \"w\"");
-    REQUIRE(at != std::string::npos);
-    bytes.replace(at, 8, "why: \"v\"");
-    write_file(file, bytes);
+    write_file(file, replaced(read_file(file), "why: \"w\"", "why: \"v\""));
     auto edited = run_cli("log --log " + shell_quote(file.string()));
     CHECK(contains(edited.out, "PREDICTION EDITED AFTER MEASUREMENT"));
 

@@ -50,11 +50,7 @@ TEST_CASE("prediction log: an entry the loader would refuse is never written", "
     }
     // The loader refuses what the writer refuses: a hand-typed nan or inf in the file.
     for (const char* bad : {"nan", "inf", ".inf"}) {
-        auto text = before;
-        auto at = text.find("predicted_time_us: 600");
-        REQUIRE(at != std::string::npos);
-        text.replace(at, 22, std::string("predicted_time_us: ") + bad);
-        write_file(file, text);
+        write_file(file, replaced(before, "predicted_time_us: 600", std::string("predicted_time_us: ") + bad));
         auto message = input_error_of([&] { load_log(file); });
         CHECK(contains(message, "predicted_time_us"));
     }
@@ -264,11 +260,7 @@ TEST_CASE("cli log: calibration with no, one and edited measurements", "[cli][in
     // a second prediction measured exactly, then the first one edited after its measurement
     append_prediction(file, make_prediction("add_fp32", "n=268435456", "h", 800, "w"));
     append_measurement(file, make_measurement(load_log(file).predictions[1], 800));
-    auto bytes = read_file(file);
-    auto at = bytes.find("predicted_time_us: 500");
-    REQUIRE(at != std::string::npos);
-    bytes.replace(at, 22, "predicted_time_us: 999");
-    write_file(file, bytes);
+    write_file(file, replaced(read_file(file), "predicted_time_us: 500", "predicted_time_us: 999"));
     auto edited = json::parse(run_cli("log --json" + log_flag).out);
     CHECK(edited["calibration"]["all"]["count"] == 1);  // the edited one left out
     CHECK(edited["calibration"]["all"]["median_abs_log2_ratio"].get<double>() == Approx(0.0));

@@ -18,6 +18,20 @@ std::string lab_error(const std::string& name) {
     return input_error_of([&] { load_lab(file); });
 }
 
+// A copy of the scoring fixture lab in `dir`, and the text of its lab.yaml with `line` put in
+// before the first `anchor` (the copy holds the original until a test writes the text).
+struct ScoringLabCopy {
+    fs::path lab_yaml;
+    std::string text;
+    std::string with(const std::string& line, const std::string& anchor) const {
+        return replaced(text, anchor, line + anchor);
+    }
+};
+ScoringLabCopy scoring_lab_copy(const fs::path& dir) {
+    fs::copy(fixture_lab("scoring").parent_path(), dir / "scoring", fs::copy_options::recursive);
+    return {dir / "scoring" / "lab.yaml", read_file(fixture_lab("scoring"))};
+}
+
 }  // namespace
 
 TEST_CASE("the shipped labs load", "[lab]") {
@@ -175,42 +189,23 @@ TEST_CASE("the valid fixture lab loads", "[lab]") {
 }
 
 TEST_CASE("lab.yaml errors name file:line and the field", "[lab]") {
-    SECTION("unknown problem") {
-        auto m = lab_error("unknown_problem");
-        INFO(m);
-        check_mentions(m, {"unknown_problem/lab.yaml:4:", "'problem'", "stencil"});
-        CHECK(contains(m, "elementwise"));  // the choices
-    }
-    SECTION("missing tolerance for a variant's dtype") {
-        auto m = lab_error("missing_tolerance");
-        check_mentions(m, {"missing_tolerance/lab.yaml:20:", "variants[0].dtype", "bf16", "tolerance"});
-    }
-    SECTION("duplicate variant name") {
-        auto m = lab_error("duplicate_variant");
-        check_mentions(m, {"duplicate_variant/lab.yaml:21:", "variants[1].name", "copy_fp32"});
-    }
-    SECTION("shape with the wrong keys") {
-        check_mentions(lab_error("wrong_shape_keys"), {"wrong_shape_keys/lab.yaml:7:", "shapes.timed"});
-    }
-    SECTION("target_fraction <= floor_fraction") {
-        auto m = lab_error("target_below_floor");
-        check_mentions(m, {"target_below_floor/lab.yaml:18:", "target_fraction", "floor_fraction"});
-    }
-    SECTION("a variant's own target_fraction below the lab's floor") {
-        auto m = lab_error("variant_target_below_floor");
-        check_mentions(m, {"variant_target_below_floor/lab.yaml:20:", "target_fraction"});
-    }
-    SECTION("kernel file that does not exist") {
-        auto m = lab_error("missing_file");
-        check_mentions(m, {"missing_file/lab.yaml:20:", "variants[0].file", "kernels/missing.cu"});
-    }
-    SECTION("divisible_by refuses the timed shape") {
-        auto m = lab_error("refused_timed_shape");
-        check_mentions(m, {"refused_timed_shape/lab.yaml:21:", "variants[1]", "divisible_by",
-                           "m to be a multiple of 128"});
-    }
-    SECTION("unknown dtype in a variant") {
-        check_mentions(lab_error("unknown_variant_dtype"), {"unknown_variant_dtype/lab.yaml:20:", "dtype", "fp17"});
+    // A bad fixture lab under tests/data/labs/, and what its error must say.
+    const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+        {"unknown_problem", {"unknown_problem/lab.yaml:4:", "'problem'", "stencil", "elementwise" /* a choice */}},
+        {"missing_tolerance", {"missing_tolerance/lab.yaml:20:", "variants[0].dtype", "bf16", "tolerance"}},
+        {"duplicate_variant", {"duplicate_variant/lab.yaml:21:", "variants[1].name", "copy_fp32"}},
+        {"wrong_shape_keys", {"wrong_shape_keys/lab.yaml:7:", "shapes.timed"}},
+        {"target_below_floor", {"target_below_floor/lab.yaml:18:", "target_fraction", "floor_fraction"}},
+        // a variant's own target_fraction below the lab's floor
+        {"variant_target_below_floor", {"variant_target_below_floor/lab.yaml:20:", "target_fraction"}},
+        {"missing_file", {"missing_file/lab.yaml:20:", "variants[0].file", "kernels/missing.cu"}},
+        // divisible_by refuses the timed shape
+        {"refused_timed_shape",
+         {"refused_timed_shape/lab.yaml:21:", "variants[1]", "divisible_by", "m to be a multiple of 128"}},
+        {"unknown_variant_dtype", {"unknown_variant_dtype/lab.yaml:20:", "dtype", "fp17"}},
+    };
+    for (const auto& [fixture, mentions] : cases) {
+        DYNAMIC_SECTION(fixture) { check_mentions(lab_error(fixture), mentions); }
     }
     SECTION("lab.yaml that does not exist") {
         auto m = input_error_of([] { load_lab(test_data() / "labs" / "no_such_lab" / "lab.yaml"); });
@@ -285,18 +280,15 @@ TEST_CASE("a variant naming an unknown problem is refused at its line", "[lab]")
 
 TEST_CASE("scoring.gap_note: hand-graded points per variant, outside the grader's total", "[lab][gap_note]") {
     TempDir dir;
-    auto text = read_file(fixture_lab("scoring"));
-    auto at = text.find("  prediction:");
-    REQUIRE(at != std::string::npos);
-    std::filesystem::copy(fixture_lab("scoring").parent_path(), dir / "scoring", std::filesystem::copy_options::recursive);
-    auto lab_yaml = dir / "scoring" / "lab.yaml";
-    write_file(lab_yaml, text.substr(0, at) + "  gap_note: 5\n" + text.substr(at));
+    auto copy = scoring_lab_copy(dir.path());
+    const auto& lab_yaml = copy.lab_yaml;
+    write_file(lab_yaml, copy.with("  gap_note: 5\n", "  prediction:"));
     auto lab = load_lab(lab_yaml);
     CHECK(lab.scoring.gap_note == 5);
     CHECK(lab.scoring.total() == 100);  // the grader does not award it
     CHECK(load_lab(fixture_lab("scoring")).scoring.gap_note == 0);  // absent: not graded
 
-    write_file(lab_yaml, text.substr(0, at) + "  gap_note: -1\n" + text.substr(at));
+    write_file(lab_yaml, copy.with("  gap_note: -1\n", "  prediction:"));
     auto message = input_error_of([&] { load_lab(lab_yaml); });
     INFO(message);
     CHECK(contains(message, "lab.yaml:"));
@@ -346,21 +338,17 @@ TEST_CASE("given_kernels: which kernel files pass as handed out (the GPU test's 
     }
     SECTION("the field is read from lab.yaml, and a wrong value names the file, the line and the choices") {
         TempDir dir;
-        std::filesystem::copy(fixture_lab("scoring").parent_path(), dir / "scoring",
-                              std::filesystem::copy_options::recursive);
-        auto lab_yaml = dir / "scoring" / "lab.yaml";
-        auto text = read_file(fixture_lab("scoring"));
-        auto at = text.find("shapes:");
-        REQUIRE(at != std::string::npos);
+        auto copy = scoring_lab_copy(dir.path());
+        const auto& lab_yaml = copy.lab_yaml;
         CHECK_FALSE(load_lab(lab_yaml).given_kernels_correct);  // absent: skeletons
 
-        write_file(lab_yaml, text.substr(0, at) + "given_kernels: correct\n" + text.substr(at));
+        write_file(lab_yaml, copy.with("given_kernels: correct\n", "shapes:"));
         auto correct = load_lab(lab_yaml);
         CHECK(correct.given_kernels_correct);
         // Every variant passes, whatever solutions/ holds (here nothing at all).
         CHECK(given_kernel_passes(correct, correct.variants.front(), dir / "no-solutions"));
 
-        write_file(lab_yaml, text.substr(0, at) + "given_kernels: skeletons\n" + text.substr(at));
+        write_file(lab_yaml, copy.with("given_kernels: skeletons\n", "shapes:"));
         auto skeletons = load_lab(lab_yaml);
         CHECK_FALSE(skeletons.given_kernels_correct);
         std::filesystem::create_directories(dir / "solutions" / "kernels");
@@ -368,7 +356,7 @@ TEST_CASE("given_kernels: which kernel files pass as handed out (the GPU test's 
         CHECK_FALSE(given_kernel_passes(skeletons, skeletons.variants.front(), dir / "solutions"));
         CHECK(given_kernel_passes(skeletons, skeletons.variants.front(), dir / "no-solutions"));
 
-        write_file(lab_yaml, text.substr(0, at) + "given_kernels: slow\n" + text.substr(at));
+        write_file(lab_yaml, copy.with("given_kernels: slow\n", "shapes:"));
         auto message = input_error_of([&] { load_lab(lab_yaml); });
         INFO(message);
         check_mentions(message, {"lab.yaml:7:", "given_kernels", "'slow'", "skeletons", "correct"});
@@ -377,21 +365,18 @@ TEST_CASE("given_kernels: which kernel files pass as handed out (the GPU test's 
 
 TEST_CASE("scoring.byte_prediction: points in the grader's total, 0 when absent", "[lab][bytes]") {
     TempDir dir;
-    auto text = read_file(fixture_lab("scoring"));
-    auto at = text.find("  against:");
-    REQUIRE(at != std::string::npos);
-    std::filesystem::copy(fixture_lab("scoring").parent_path(), dir / "scoring", std::filesystem::copy_options::recursive);
-    auto lab_yaml = dir / "scoring" / "lab.yaml";
+    auto copy = scoring_lab_copy(dir.path());
+    const auto& lab_yaml = copy.lab_yaml;
     CHECK(load_lab(lab_yaml).scoring.byte_prediction == 0);
     CHECK(load_lab(lab_yaml).scoring.total() == 100);
 
-    write_file(lab_yaml, text.substr(0, at) + "  byte_prediction: 5\n" + text.substr(at));
+    write_file(lab_yaml, copy.with("  byte_prediction: 5\n", "  against:"));
     auto lab = load_lab(lab_yaml);
     CHECK(lab.scoring.byte_prediction == 5);
     CHECK(lab.scoring.total() == 105);
     CHECK(load_lab(repo_root() / "labs" / "06-profile" / "lab.yaml").scoring.total() == 100);
 
-    write_file(lab_yaml, text.substr(0, at) + "  byte_prediction: -5\n" + text.substr(at));
+    write_file(lab_yaml, copy.with("  byte_prediction: -5\n", "  against:"));
     auto message = input_error_of([&] { load_lab(lab_yaml); });
     INFO(message);
     CHECK(contains(message, "lab.yaml:"));

@@ -57,6 +57,27 @@ void check_gradescope_shape(const json& g) {
     CHECK(max_sum == Approx(g["max_score"].get<double>()));
 }
 
+// A lab with one extra scored part (byte prediction, diagnosis): the Gradescope results of
+// `run` carry it as a fourth test of 5 points named `name`, out of `max_score` in all; those
+// of the same lab's crashed run keep the four tests. Returns the crashed run's.
+json check_gradescope_fourth_test(const Scored& run, const std::string& name, double max_score) {
+    auto g = gradescope_json(run.lab, run.context, &run.score, nullptr);
+    check_gradescope_shape(g);
+    REQUIRE(g["tests"].size() == 4);
+    CHECK(g["tests"][3]["name"] == name);
+    CHECK(g["tests"][3]["score"].get<double>() == 5);
+    CHECK(g["max_score"].get<double>() == max_score);
+
+    LabRun failure;
+    failure.outcome = Outcome::crashed;
+    failure.message = "signal 11";
+    failure.result = lab_result("crashed", 625e-6, 500e-6);
+    auto failed = gradescope_json(run.lab, run.context, nullptr, &failure);
+    check_gradescope_shape(failed);
+    CHECK(failed["tests"].size() == 4);
+    return failed;
+}
+
 }  // namespace
 
 TEST_CASE("score_json carries the figures of a scored run", "[report]") {
@@ -233,20 +254,7 @@ TEST_CASE("reports of a lab that scores byte predictions: the bytes line, the po
     CHECK(j["points"]["total"].get<double>() == Approx(92.5));
     CHECK(j["byte_prediction"]["ratio"].get<double>() == Approx(1.063));
 
-    auto g = gradescope_json(run.lab, run.context, &run.score, nullptr);
-    check_gradescope_shape(g);
-    REQUIRE(g["tests"].size() == 4);
-    CHECK(g["tests"][3]["name"] == "scoring/copy_fp32: byte prediction");
-    CHECK(g["tests"][3]["score"].get<double>() == 5);
-    CHECK(g["max_score"].get<double>() == 105);
-
-    LabRun failure;
-    failure.outcome = Outcome::crashed;
-    failure.message = "signal 11";
-    failure.result = lab_result("crashed", 625e-6, 500e-6);
-    auto failed = gradescope_json(run.lab, run.context, nullptr, &failure);
-    check_gradescope_shape(failed);
-    CHECK(failed["tests"].size() == 4);
+    auto failed = check_gradescope_fourth_test(run, "scoring/copy_fp32: byte prediction", 105);
     CHECK(failed["score"].get<double>() == 0);
 }
 
@@ -277,19 +285,6 @@ TEST_CASE("reports of a lab that scores diagnoses: the diagnosis line, the point
     CHECK(j["diagnosis"]["shown_before"].get<bool>());
     CHECK_FALSE(j["diagnosis"]["fixed_after"].get<bool>());
 
-    auto g = gradescope_json(run.lab, run.context, &run.score, nullptr);
-    check_gradescope_shape(g);
-    REQUIRE(g["tests"].size() == 4);
-    CHECK(g["tests"][3]["name"] == "scoring/copy_fp32: diagnosis");
-    CHECK(g["tests"][3]["score"].get<double>() == 5);
-    CHECK(g["max_score"].get<double>() == 110);
-
-    LabRun failure;
-    failure.outcome = Outcome::crashed;
-    failure.message = "signal 11";
-    failure.result = lab_result("crashed", 625e-6, 500e-6);
-    auto failed = gradescope_json(run.lab, run.context, nullptr, &failure);
-    check_gradescope_shape(failed);
-    CHECK(failed["tests"].size() == 4);
+    auto failed = check_gradescope_fourth_test(run, "scoring/copy_fp32: diagnosis", 110);
     CHECK(failed["tests"][3]["output"] == "not scored: the kernel must be correct first");
 }

@@ -54,6 +54,13 @@ inline std::string read_file(const fs::path& file) {
     return content.str();
 }
 
+// `text` with its first `from` replaced by `to`; a test failure if `from` is not in it.
+inline std::string replaced(std::string text, const std::string& from, const std::string& to) {
+    auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    return text.replace(at, from.size(), to);
+}
+
 inline void write_file(const fs::path& file, const std::string& text) {
     if (file.has_parent_path()) fs::create_directories(file.parent_path());
     std::ofstream out(file, std::ios::binary);
@@ -177,6 +184,24 @@ inline roofline::HardwareProfile test_gpu() {
     p.peak[Dtype::bf16] = {989.4, 1978.9, "test"};
     p.file = "test-gpu.yaml";
     return p;
+}
+
+// Measured ceilings as `roofline ceilings` saves them for an H200 (the figures of a
+// 2026-11-29 run, at the power-capped SM clock); a test changes what it is about.
+inline roofline::MeasuredCeilings h200_measured_ceilings() {
+    roofline::MeasuredCeilings m;
+    m.profile_id = "h200-sxm";
+    m.device_name = "NVIDIA H200";
+    m.measured_at = "2026-11-29T10:00:00Z";
+    m.copy_kernel_tbs = 3.95;
+    m.memcpy_tbs = 4.24;
+    m.read_only_tbs = 4.55;
+    m.fp32_fma_tflops = 50.25;
+    m.gemm_tflops = {{roofline::Dtype::bf16, 733}};
+    m.launch_us = 5.1;
+    m.graph_launch_us = 0.5;
+    m.sm_clock_mhz = 1515;
+    return m;
 }
 
 // Timing statistics as the lab program writes them, around a median.
