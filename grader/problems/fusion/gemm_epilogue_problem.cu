@@ -13,7 +13,8 @@
 //   checked against the same reference with the same tolerance once per process, at the first
 //   shape the variant passes, so that the yardstick is known to do the same work.
 // Also measured (gemm_bias_gelu only, never scored): the given three kernels of rung 6
-//   (roofline/unfused_bias_gelu.cuh, the code rung 6 calls; the student does not edit it), timed in the same interleaved run, so that the report
+//   (roofline/unfused_bias_gelu.cuh, which rung 6 calls and the student does not edit), timed
+//   in the same interleaved run, so that the report
 //   shows the fused epilogue's speedup over the unfused chain at the timed shape. Checked
 //   against the reference once per process too.
 //

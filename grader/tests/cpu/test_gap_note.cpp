@@ -80,8 +80,7 @@ TEST_CASE("a gap note naming no measurement, or another variant's, is refused an
     missing.measurement_id = "m7";
     auto message = input_error_of([&] { append_gap_note(file, missing); });
     INFO(message);
-    CHECK(contains(message, "m7"));
-    CHECK(contains(message, "names no measurement"));
+    check_mentions(message, {"m7", "names no measurement"});
     CHECK(read_file(file) == before);
 
     auto other = make_note(m1);
@@ -100,8 +99,7 @@ TEST_CASE("a hand-edited gap note or measurement id is reported with file:line",
                             "  why: \"a note before its measurement\"\n  written_at: 2026-11-29T10:10:00Z\n");
     auto message = input_error_of([&] { load_log(file); });
     INFO(message);
-    CHECK(contains(message, "predictions.yaml:"));
-    CHECK(contains(message, "m2"));
+    check_mentions(message, {"predictions.yaml:", "m2"});
 
     write_file(file, replaced(base, "id: m1", "id: m5"));
     message = input_error_of([&] { load_log(file); });

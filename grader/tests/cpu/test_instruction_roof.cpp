@@ -75,8 +75,7 @@ TEST_CASE("measured ceilings: the mma.sync ceiling round-trips, and a file from 
     auto zero = dir / "zero.yaml";
     write_file(zero, read_file(older) + "mma_sync_bf16_tflops: 0\n");
     auto message = input_error_of([&] { load_measured(zero); });
-    CHECK(contains(message, "zero.yaml:12:"));
-    CHECK(contains(message, "mma_sync_bf16_tflops"));
+    check_mentions(message, {"zero.yaml:12:", "mma_sync_bf16_tflops"});
 }
 
 TEST_CASE("score: a rung on mma.sync shows its fraction of the mma.sync roof beside cuBLAS's, unscored",
@@ -112,8 +111,8 @@ TEST_CASE("score: a rung on mma.sync shows its fraction of the mma.sync roof bes
             REQUIRE(s.instruction_roof);
             CHECK_FALSE(s.instruction_roof->measured());
             auto text = terminal_report(context, s, result);
-            CHECK(contains(text, "mma.sync roof (bf16 m16n8k16 from registers): not measured on this GPU"));
-            CHECK(contains(text, "roofline ceilings"));
+            check_mentions(text, {"mma.sync roof (bf16 m16n8k16 from registers): not measured on this GPU",
+                                  "roofline ceilings"});
             CHECK(score_json(context, s, result)["instruction_roof"]["measured"] == false);
         }
     }

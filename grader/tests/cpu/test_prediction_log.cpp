@@ -188,8 +188,7 @@ TEST_CASE("a malformed log is reported with file:line and left byte-identical", 
 
         auto load_message = input_error_of([&] { load_log(file); });
         INFO(load_message);
-        CHECK(contains(load_message, "predictions.yaml" + std::string(c.where)));
-        CHECK(contains(load_message, c.what));
+        check_mentions(load_message, {"predictions.yaml" + std::string(c.where), c.what});
 
         auto append_message =
             input_error_of([&] { append_prediction(file, make_prediction("copy_naive_fp32", kShape, "h", 600)); });

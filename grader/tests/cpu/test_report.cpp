@@ -57,7 +57,18 @@ void check_gradescope_shape(const json& g) {
     CHECK(max_sum == Approx(g["max_score"].get<double>()));
 }
 
-// A lab with one extra scored part (byte prediction, diagnosis): the Gradescope results of
+// A lab with one extra scored part `key` (byte_prediction, diagnosis) that scored 5 points: the
+// terminal report of `run` holds each of `lines`, its JSON the part's points and a total of 92.5.
+// Returns the JSON.
+json check_reported(const Scored& run, const std::string& key, const std::vector<std::string>& lines) {
+    check_mentions(terminal_report(run.context, run.score, run.result), lines);
+    auto j = score_json(run.context, run.score, run.result);
+    CHECK(j["points"][key].get<double>() == 5);
+    CHECK(j["points"]["total"].get<double>() == Approx(92.5));
+    return j;
+}
+
+// The same lab: the Gradescope results of
 // `run` carry it as a fourth test of 5 points named `name`, out of `max_score` in all; those
 // of the same lab's crashed run keep the four tests. Returns the crashed run's.
 json check_gradescope_fourth_test(const Scored& run, const std::string& name, double max_score) {
@@ -147,8 +158,7 @@ TEST_CASE("gradescope_json for an impossible time: zero, with the reason", "[rep
     CHECK(g["score"].get<double>() == 0);
     CHECK(contains(g["tests"][0]["output"].get<std::string>(), "rejected"));
     auto text = terminal_report(run.context, run.score, run.result);
-    CHECK(contains(text, "INCORRECT"));
-    CHECK(contains(text, "rejected"));
+    check_mentions(text, {"INCORRECT", "rejected"});
 }
 
 TEST_CASE("failure path: gradescope has zero score and the failure message", "[report]") {
@@ -184,8 +194,7 @@ TEST_CASE("failure path: gradescope has zero score and the failure message", "[r
     crash.message = "copy_fp32 crashed with signal 11 (Segmentation fault) during 'verify'";
     crash.child.output_tail = "roofline-stage: verify\nsomething went wrong\n";
     auto crash_text = failure_report(base.context, crash);
-    CHECK(contains(crash_text, "FAILED"));
-    CHECK(contains(crash_text, "something went wrong"));
+    check_mentions(crash_text, {"FAILED", "something went wrong"});
     CHECK(failure_json(base.context, crash, 100)["outcome"] == "crashed");
     auto crash_g = gradescope_json(base.lab, base.context, nullptr, &crash);
     check_gradescope_shape(crash_g);
@@ -199,8 +208,7 @@ TEST_CASE("mismatch_lines: the first failing check's mismatches", "[report]") {
     result.checks[0].report.first_mismatches = {{.index = 7, .expected = 2.0, .got = 3.0},
                                                 {.index = 8, .expected = 1.0, .got = -std::numeric_limits<double>::infinity()}};
     auto lines = mismatch_lines(result);
-    CHECK(contains(lines, "7: expected 2, got 3"));
-    CHECK(contains(lines, "8: expected 1, got -Inf"));
+    check_mentions(lines, {"7: expected 2, got 3", "8: expected 1, got -Inf"});
     CHECK(mismatch_lines(protocol::Result{}).empty());
 }
 
@@ -244,14 +252,9 @@ TEST_CASE("reports of a lab that scores byte predictions: the bytes line, the po
     run.score = score_run(run.lab, v, run.result, run.h200, choose_ceiling(run.h200, nullptr, v.dtype), &p,
                           std::nullopt, &counted);
 
-    auto text = terminal_report(run.context, run.score, run.result);
-    INFO(text);
-    CHECK(contains(text, "  bytes     ncu counted 2.126e+09 DRAM bytes, 1.06x your 2e+09: within 10%"));
-    CHECK(contains(text, "10.0 prediction + 5 bytes = 92.5 / 105"));
-
-    auto j = score_json(run.context, run.score, run.result);
-    CHECK(j["points"]["byte_prediction"].get<double>() == 5);
-    CHECK(j["points"]["total"].get<double>() == Approx(92.5));
+    auto j = check_reported(run, "byte_prediction",
+                            {"  bytes     ncu counted 2.126e+09 DRAM bytes, 1.06x your 2e+09: within 10%",
+                             "10.0 prediction + 5 bytes = 92.5 / 105"});
     CHECK(j["byte_prediction"]["ratio"].get<double>() == Approx(1.063));
 
     auto failed = check_gradescope_fourth_test(run, "scoring/copy_fp32: byte prediction", 105);
@@ -275,13 +278,8 @@ TEST_CASE("reports of a lab that scores diagnoses: the diagnosis line, the point
     run.score.diagnosis = d;
     run.score.diagnosis_points = d.points;
 
-    auto text = terminal_report(run.context, run.score, run.result);
-    INFO(text);
-    CHECK(contains(text, "  diagnosis you named tail_effect: its counters showed tail_effect"));
-    CHECK(contains(text, "10.0 prediction + 5 diagnosis = 92.5 / 110"));
-    auto j = score_json(run.context, run.score, run.result);
-    CHECK(j["points"]["diagnosis"].get<double>() == 5);
-    CHECK(j["points"]["total"].get<double>() == Approx(92.5));
+    auto j = check_reported(run, "diagnosis", {"  diagnosis you named tail_effect: its counters showed tail_effect",
+                                               "10.0 prediction + 5 diagnosis = 92.5 / 110"});
     CHECK(j["diagnosis"]["shown_before"].get<bool>());
     CHECK_FALSE(j["diagnosis"]["fixed_after"].get<bool>());
 

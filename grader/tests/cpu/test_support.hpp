@@ -160,6 +160,14 @@ inline void check_one_line_error(const CliResult& r) {
     CHECK(contains(r.err, "error: "));
 }
 
+// `roofline ARGS` refuses its input with one line (check_one_line_error) that holds each of `mentions`.
+inline void check_refused(const std::string& args, const std::vector<std::string>& mentions) {
+    auto r = run_cli(args);
+    INFO("roofline " << args);
+    check_one_line_error(r);
+    check_mentions(r.err, mentions);
+}
+
 // The real course and this build, for tests that run `roofline` on them.
 inline std::string course_flags() {
     return "--root " + shell_quote(repo_root().string()) + " --build-dir " + shell_quote(ROOFLINE_BINARY_DIR);
