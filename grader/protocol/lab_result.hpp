@@ -19,6 +19,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -188,6 +189,15 @@ inline std::optional<std::string> missing_part(const Result& result, JobMode mod
 
 namespace result_fields {
 
+// How a field stands on the wire when it has nothing to say. An optional part is written
+// when set and reads as empty when absent or null, whatever its presence says.
+enum class Presence {
+    required,          // written always; reading without it is an error
+    may_be_absent,     // written always; absent reads as the default (older answers lack it)
+    omitted_if_empty,  // a string: written only when not empty; absent reads as the default
+    null_if_empty,     // an optional part: written as null when unset
+};
+
 // The reading side: every field by name, so that an error says which one.
 inline std::string without_prefix(const std::string& what) {  // "[json.exception.type_error.302] " off
     auto end = what.find("] ");
@@ -215,9 +225,13 @@ void read_at(const nlohmann::json& value, const std::string& path, T& out) {
     }
 }
 
-inline const nlohmann::json& field(const nlohmann::json& j, const char* key) {
+inline const nlohmann::json& object(const nlohmann::json& j) {
     if (!j.is_object()) throw MalformedResult("", std::string("must be a JSON object, not ") + j.type_name());
-    auto it = j.find(key);
+    return j;
+}
+
+inline const nlohmann::json& field(const nlohmann::json& j, const char* key) {
+    auto it = object(j).find(key);
     if (it == j.end()) throw MalformedResult(key, "missing");
     return *it;
 }
@@ -231,8 +245,7 @@ void read(const nlohmann::json& j, const char* key, T& out) {
 template <class T>
 void read(const nlohmann::json& j, const char* key, std::optional<T>& out) {
     out.reset();
-    if (!j.is_object()) throw MalformedResult("", std::string("must be a JSON object, not ") + j.type_name());
-    if (!j.contains(key) || j.at(key).is_null()) return;
+    if (!object(j).contains(key) || j.at(key).is_null()) return;
     read_at(j.at(key), key, out.emplace());
 }
 
@@ -245,31 +258,78 @@ void read(const nlohmann::json& j, const char* key, std::vector<T>& out) {
     for (std::size_t i = 0; i < array.size(); ++i) read_at(array[i], key + ("[" + std::to_string(i) + "]"), out.emplace_back());
 }
 
-// The writing side: the same names; an absent optional part is left out.
 template <class T>
-void write(nlohmann::json& j, const char* key, const T& value) {
+void read(const nlohmann::json& j, const char* key, T& out, Presence presence) {
+    if (presence != Presence::required && !object(j).contains(key)) return;
+    read(j, key, out);
+}
+
+// The writing side: the same names.
+template <class T>
+void write(nlohmann::json& j, const char* key, const T& value, Presence presence) {
+    if constexpr (std::is_same_v<T, std::string>) {
+        if (presence == Presence::omitted_if_empty && value.empty()) return;
+    }
     j[key] = value;
 }
 template <class T>
-void write(nlohmann::json& j, const char* key, const std::optional<T>& value) {
+void write(nlohmann::json& j, const char* key, const std::optional<T>& value, Presence presence) {
     if (value) j[key] = *value;
+    else if (presence == Presence::null_if_empty) j[key] = nullptr;
 }
+
+// A key whose value is always the same words: written for the reader's sake, never read.
+struct FixedText {
+    const char* text;
+};
+inline void write(nlohmann::json& j, const char* key, const FixedText& value, Presence) { j[key] = value.text; }
+inline void read(const nlohmann::json&, const char*, FixedText&, Presence) {}
+
+// Answers `fields(part, visit)` for any part, for the test below.
+struct AnyVisit {
+    template <class T>
+    void operator()(const char*, T&, Presence = Presence::required) const {}
+};
+template <class Part, class = void>
+struct has_fields : std::false_type {};
+template <class Part>
+struct has_fields<Part, std::void_t<decltype(fields(std::declval<Part&>(), std::declval<AnyVisit&>()))>>
+    : std::true_type {};
 
 }  // namespace result_fields
 
 // ---- to_json / from_json, part by part ----
 
-// A plain part names its fields once, in `fields(part, visit)`; these two walk that list.
+// Each part names its fields once, in `fields(part, visit)`, in the order they are read:
+// visit(key, member) or visit(key, member, presence). These two walk that list, and every
+// part with such a list gets its to_json and from_json from them.
 template <class Part>
 void write_fields(nlohmann::json& j, const Part& part) {
+    using result_fields::Presence;
     j = nlohmann::json::object();
     // The visit only reads: the list is written once for both directions, on a mutable part.
-    fields(const_cast<Part&>(part), [&](const char* key, const auto& value) { result_fields::write(j, key, value); });
+    fields(const_cast<Part&>(part), [&](const char* key, const auto& value, Presence presence = Presence::required) {
+        result_fields::write(j, key, value, presence);
+    });
 }
 template <class Part>
 void read_fields(const nlohmann::json& j, Part& part) {
-    fields(part, [&](const char* key, auto& value) { result_fields::read(j, key, value); });
+    using result_fields::Presence;
+    part = Part{};  // a field the answer may leave out keeps its default, not an earlier value
+    fields(part, [&](const char* key, auto& value, Presence presence = Presence::required) {
+        result_fields::read(j, key, value, presence);
+    });
 }
+template <class Part, std::enable_if_t<result_fields::has_fields<Part>::value, int> = 0>
+void to_json(nlohmann::json& j, const Part& part) {
+    write_fields(j, part);
+}
+template <class Part, std::enable_if_t<result_fields::has_fields<Part>::value, int> = 0>
+void from_json(const nlohmann::json& j, Part& part) {
+    read_fields(j, part);
+}
+
+using result_fields::Presence;
 
 template <class Visit>
 void fields(Device& p, Visit&& v) {
@@ -278,28 +338,37 @@ void fields(Device& p, Visit&& v) {
     v("l2_bytes", p.l2_bytes);
     v("compute_capability", p.compute_capability);
 }
-inline void to_json(nlohmann::json& j, const Device& p) { write_fields(j, p); }
-inline void from_json(const nlohmann::json& j, Device& p) { read_fields(j, p); }
 
-inline void to_json(nlohmann::json& j, const Mismatch& m) {
-    nlohmann::json got = m.unwritten           ? nlohmann::json("unwritten")
-                         : std::isnan(m.got) ? nlohmann::json("NaN")
-                         : std::isinf(m.got) ? nlohmann::json(m.got > 0 ? "Inf" : "-Inf")
-                                             : nlohmann::json(m.got);
-    j = {{"index", m.index}, {"expected", m.expected}, {"got", got}};
+// On the wire at the top of a Result, beside its other keys.
+template <class Visit>
+void fields(Registration& p, Visit&& v) {
+    v("problem", p.problem); v("dtype", p.dtype); v("source_file", p.source_file);
 }
-inline void from_json(const nlohmann::json& j, Mismatch& m) {
-    using namespace result_fields;
-    read(j, "index", m.index);
-    read(j, "expected", m.expected);
-    nlohmann::json got;
-    read(j, "got", got);
-    m.unwritten = got == "unwritten";
-    if (got.is_number()) m.got = got.get<double>();
-    else if (got == "NaN" || m.unwritten) m.got = std::numeric_limits<double>::quiet_NaN();
-    else if (got == "Inf") m.got = std::numeric_limits<double>::infinity();
-    else if (got == "-Inf") m.got = -std::numeric_limits<double>::infinity();
-    else throw MalformedResult("got", "must be a number, \"NaN\", \"Inf\", \"-Inf\" or \"unwritten\"");
+
+// A Mismatch's `got` on the wire: the number, or the word for what a number cannot say.
+struct GotWord {
+    double& got;
+    bool& unwritten;
+};
+inline void to_json(nlohmann::json& j, const GotWord& g) {
+    j = g.unwritten           ? nlohmann::json("unwritten")
+        : std::isnan(g.got) ? nlohmann::json("NaN")
+        : std::isinf(g.got) ? nlohmann::json(g.got > 0 ? "Inf" : "-Inf")
+                            : nlohmann::json(g.got);
+}
+inline void from_json(const nlohmann::json& j, GotWord& g) {
+    g.unwritten = j == "unwritten";
+    if (j.is_number()) g.got = j.get<double>();
+    else if (j == "NaN" || g.unwritten) g.got = std::numeric_limits<double>::quiet_NaN();
+    else if (j == "Inf") g.got = std::numeric_limits<double>::infinity();
+    else if (j == "-Inf") g.got = -std::numeric_limits<double>::infinity();
+    else throw MalformedResult("", "must be a number, \"NaN\", \"Inf\", \"-Inf\" or \"unwritten\"");
+}
+
+template <class Visit>
+void fields(Mismatch& p, Visit&& v) {
+    GotWord got{p.got, p.unwritten};
+    v("index", p.index); v("expected", p.expected); v("got", got);
 }
 
 template <class Visit>
@@ -315,72 +384,48 @@ void fields(VerifyReport& p, Visit&& v) {
     v("max_abs_error", p.max_abs_error);
     v("first_mismatches", p.first_mismatches);
 }
-inline void to_json(nlohmann::json& j, const VerifyReport& p) { write_fields(j, p); }
-inline void from_json(const nlohmann::json& j, VerifyReport& p) { read_fields(j, p); }
 
 template <class Visit>
 void fields(InputChange& p, Visit&& v) {
     v("input", p.input); v("changed", p.changed); v("elements", p.elements);
 }
-inline void to_json(nlohmann::json& j, const InputChange& p) { write_fields(j, p); }
-inline void from_json(const nlohmann::json& j, InputChange& p) { read_fields(j, p); }
 
-inline void to_json(nlohmann::json& j, const WatchedLaunches& w) {
-    if (!w.watched) {
-        j = {{"watched", false}, {"error", w.error}};
-        return;
-    }
-    j = {{"watched", true},
-         {"kernels", w.kernels},
-         {"other_stream_kernels", w.other_stream_kernels},
-         {"copies", w.copies},
-         {"memsets", w.memsets}};
-}
-inline void from_json(const nlohmann::json& j, WatchedLaunches& w) {
-    using namespace result_fields;
-    w = {};
-    read(j, "watched", w.watched);
-    if (!w.watched) {
-        if (j.contains("error")) read(j, "error", w.error);
-        return;
-    }
-    read(j, "kernels", w.kernels);
-    read(j, "other_stream_kernels", w.other_stream_kernels);
-    read(j, "copies", w.copies);
-    read(j, "memsets", w.memsets);
+// A watch (WatchedLaunches, Timeline) that did not happen says only why: "watched" false and
+// "error". True when it did, and the part's other fields follow.
+template <class Watch, class Visit>
+bool visit_watched(Watch& p, Visit& v) {
+    v("watched", p.watched);
+    if (!p.watched) v("error", p.error, Presence::may_be_absent);
+    return p.watched;
 }
 
-inline void to_json(nlohmann::json& j, const Check& c) {
-    j = {{"shape", c.shape},
-         {"when", c.when},
-         {"report", c.report},
-         {"inputs_changed", c.inputs_changed},
-         {"launched", c.launched ? nlohmann::json(*c.launched) : nlohmann::json(nullptr)}};
-    if (c.seed) j["seed"] = *c.seed;
-}
-inline void from_json(const nlohmann::json& j, Check& c) {
-    using namespace result_fields;
-    read(j, "shape", c.shape);
-    read(j, "seed", c.seed);
-    read(j, "when", c.when);
-    read(j, "report", c.report);
-    read(j, "inputs_changed", c.inputs_changed);
-    read(j, "launched", c.launched);
+template <class Visit>
+void fields(WatchedLaunches& p, Visit&& v) {
+    if (!visit_watched(p, v)) return;
+    v("kernels", p.kernels);
+    v("other_stream_kernels", p.other_stream_kernels);
+    v("copies", p.copies);
+    v("memsets", p.memsets);
 }
 
-inline void to_json(nlohmann::json& j, const Replay& r) {
-    j = {{"shape", r.shape},
-         {"when", "replaying the timed launches"},
-         {"launches", r.launches},
-         {"median_s", r.median_s},
-         {"launched", r.launched}};
+template <class Visit>
+void fields(Check& p, Visit&& v) {
+    v("shape", p.shape);
+    v("seed", p.seed);
+    v("when", p.when);
+    v("report", p.report);
+    v("inputs_changed", p.inputs_changed);
+    v("launched", p.launched, Presence::null_if_empty);
 }
-inline void from_json(const nlohmann::json& j, Replay& r) {
-    using namespace result_fields;
-    read(j, "shape", r.shape);
-    read(j, "launches", r.launches);
-    read(j, "median_s", r.median_s);
-    read(j, "launched", r.launched);
+
+template <class Visit>
+void fields(Replay& p, Visit&& v) {
+    result_fields::FixedText when{"replaying the timed launches"};
+    v("shape", p.shape);
+    v("when", when);
+    v("launches", p.launches);
+    v("median_s", p.median_s);
+    v("launched", p.launched);
 }
 
 template <class Visit>
@@ -394,29 +439,21 @@ void fields(TimingStats& p, Visit&& v) {
     v("rse", p.rse);
     v("samples_s", p.samples_s);
 }
-inline void to_json(nlohmann::json& j, const TimingStats& p) { write_fields(j, p); }
-inline void from_json(const nlohmann::json& j, TimingStats& p) { read_fields(j, p); }
 
 template <class Visit>
 void fields(ClockCrossCheck& p, Visit&& v) {
     v("event_median_s", p.event_median_s); v("globaltimer_median_s", p.globaltimer_median_s);
 }
-inline void to_json(nlohmann::json& j, const ClockCrossCheck& p) { write_fields(j, p); }
-inline void from_json(const nlohmann::json& j, ClockCrossCheck& p) { read_fields(j, p); }
 
 template <class Visit>
 void fields(SmClock& p, Visit&& v) {
     v("median", p.median); v("min", p.min); v("max", p.max);
 }
-inline void to_json(nlohmann::json& j, const SmClock& p) { write_fields(j, p); }
-inline void from_json(const nlohmann::json& j, SmClock& p) { read_fields(j, p); }
 
 template <class Visit>
 void fields(AlsoMeasured& p, Visit&& v) {
     v("name", p.name); v("stats", p.stats);
 }
-inline void to_json(nlohmann::json& j, const AlsoMeasured& p) { write_fields(j, p); }
-inline void from_json(const nlohmann::json& j, AlsoMeasured& p) { read_fields(j, p); }
 
 template <class Visit>
 void fields(Timing& p, Visit&& v) {
@@ -429,37 +466,34 @@ void fields(Timing& p, Visit&& v) {
     v("l2_flush_bytes", p.l2_flush_bytes);
     v("also_measured", p.also_measured);
 }
-inline void to_json(nlohmann::json& j, const Timing& p) { write_fields(j, p); }
-inline void from_json(const nlohmann::json& j, Timing& p) { read_fields(j, p); }
 
-inline void to_json(nlohmann::json& j, const TimelineKernel& k) {
-    j = {{"name", k.name}, {"start_ns", k.start_ns}, {"end_ns", k.end_ns}, {"stream", k.stream}};
-}
-inline void from_json(const nlohmann::json& j, TimelineKernel& k) {
-    using namespace result_fields;
-    read(j, "name", k.name);
-    read(j, "start_ns", k.start_ns);
-    read(j, "end_ns", k.end_ns);
-    if (j.contains("stream")) read(j, "stream", k.stream);
+template <class Visit>
+void fields(TimelineKernel& p, Visit&& v) {
+    v("name", p.name); v("start_ns", p.start_ns); v("end_ns", p.end_ns); v("stream", p.stream, Presence::may_be_absent);
 }
 
-inline void to_json(nlohmann::json& j, const Timeline& t) {
-    if (!t.watched) {
-        j = {{"watched", false}, {"error", t.error}};
-        return;
-    }
-    j = {{"watched", true}, {"began_ns", t.began_ns}, {"kernels", t.kernels}};
+template <class Visit>
+void fields(Timeline& p, Visit&& v) {
+    if (!visit_watched(p, v)) return;
+    v("began_ns", p.began_ns);
+    v("kernels", p.kernels);
 }
-inline void from_json(const nlohmann::json& j, Timeline& t) {
-    using namespace result_fields;
-    t = {};
-    read(j, "watched", t.watched);
-    if (!t.watched) {
-        if (j.contains("error")) read(j, "error", t.error);
-        return;
-    }
-    read(j, "began_ns", t.began_ns);
-    read(j, "kernels", t.kernels);
+
+// The keys of a Result but two: the registration's, which stand beside them, and "checks"
+// (below). status, variant and mode must be there; every other part may be absent, never
+// wrong. Unknown keys are ignored.
+template <class Visit>
+void fields(Result& p, Visit&& v) {
+    // A word the grader does not know reads as an error (the enum's first entry), as do other values.
+    v("status", p.status);
+    v("variant", p.variant);
+    v("mode", p.mode);
+    v("message", p.message, Presence::omitted_if_empty);
+    v("device", p.device);
+    v("peer_launched", p.peer_launched);
+    v("watch_seconds", p.watch_seconds);
+    v("timing", p.timing);
+    v("timeline", p.timeline);
 }
 
 // The "checks" array as the wire and the grade JSON carry it: the checks, then the replay.
@@ -470,56 +504,29 @@ inline nlohmann::json checks_json(const Result& r) {
 }
 
 inline void to_json(nlohmann::json& j, const Result& r) {
-    j = {{"status", r.status}, {"variant", r.variant}, {"mode", r.mode}, {"checks", checks_json(r)}};
-    if (!r.message.empty()) j["message"] = r.message;
-    if (r.registration) {
-        j["problem"] = r.registration->problem;
-        j["dtype"] = r.registration->dtype;
-        j["source_file"] = r.registration->source_file;
-    }
-    if (r.device) j["device"] = *r.device;
-    if (r.peer_launched) j["peer_launched"] = *r.peer_launched;
-    if (r.watch_seconds) j["watch_seconds"] = *r.watch_seconds;
-    if (r.timing) j["timing"] = *r.timing;
-    if (r.timeline) j["timeline"] = *r.timeline;
+    write_fields(j, r);
+    j["checks"] = checks_json(r);
+    if (r.registration) j.update(nlohmann::json(*r.registration));
 }
 
-// status, variant and mode must be there; every other part may be absent, never wrong.
-// Unknown keys are ignored. Throws MalformedResult.
+// Throws MalformedResult.
 inline void from_json(const nlohmann::json& j, Result& r) {
     using namespace result_fields;
-    r = {};
     if (!j.is_object()) throw MalformedResult("", std::string("the answer must be a JSON object, not ") + j.type_name());
-    // A word the grader does not know reads as an error (the enum's first entry), as do other values.
-    read(j, "status", r.status);
-    read(j, "variant", r.variant);
-    read(j, "mode", r.mode);
-    if (j.contains("message")) read(j, "message", r.message);
-    if (j.contains("problem") || j.contains("dtype") || j.contains("source_file")) {
-        Registration registration;
-        read(j, "problem", registration.problem);
-        read(j, "dtype", registration.dtype);
-        read(j, "source_file", registration.source_file);
-        r.registration = registration;
-    }
-    read(j, "device", r.device);
-    if (j.contains("checks")) {
-        const auto& checks = field(j, "checks");
-        if (!checks.is_array()) throw MalformedResult("checks", std::string("must be an array, not ") + checks.type_name());
-        for (std::size_t i = 0; i < checks.size(); ++i) {
-            const auto path = "checks[" + std::to_string(i) + "]";
-            if (!checks[i].is_object() || !checks[i].contains("median_s")) {
-                read_at(checks[i], path, r.checks.emplace_back());
-                continue;
-            }
-            if (i + 1 != checks.size()) throw MalformedResult(path, "the replay (the check with median_s) must come last");
-            read_at(checks[i], path, r.replay.emplace());
+    read_fields(j, r);
+    if (j.contains("problem") || j.contains("dtype") || j.contains("source_file")) read_fields(j, r.registration.emplace());
+    if (!j.contains("checks")) return;
+    const auto& checks = field(j, "checks");
+    if (!checks.is_array()) throw MalformedResult("checks", std::string("must be an array, not ") + checks.type_name());
+    for (std::size_t i = 0; i < checks.size(); ++i) {
+        const auto path = "checks[" + std::to_string(i) + "]";
+        if (!checks[i].is_object() || !checks[i].contains("median_s")) {
+            read_at(checks[i], path, r.checks.emplace_back());
+            continue;
         }
+        if (i + 1 != checks.size()) throw MalformedResult(path, "the replay (the check with median_s) must come last");
+        read_at(checks[i], path, r.replay.emplace());
     }
-    read(j, "peer_launched", r.peer_launched);
-    read(j, "watch_seconds", r.watch_seconds);
-    read(j, "timing", r.timing);
-    read(j, "timeline", r.timeline);
 }
 
 }  // namespace roofline::protocol

@@ -27,6 +27,8 @@
 // verified launch: write before you read. Launch on `stream`; do not synchronize,
 // allocate or copy to the host (a CUDA graph made once per distinct DecodeLayer is fine).
 #pragma once
+#include "variant.hpp"
+
 
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -68,6 +70,4 @@ bool register_decode_layer(const char* name, DecodeLayerLaunch launch, const cha
 
 }  // namespace roofline::gemv
 
-#define ROOFLINE_DECODE_LAYER_VARIANT(name, launch) \
-    [[maybe_unused]] static const bool roofline_variant_##name = \
-        ::roofline::gemv::register_decode_layer(#name, launch, __FILE__)
+#define ROOFLINE_DECODE_LAYER_VARIANT(name, launch) ROOFLINE_REGISTER_VARIANT(gemv, register_decode_layer, name, launch)

@@ -8,6 +8,8 @@
 // Arrays are device pointers from cudaMalloc (256-byte aligned), n elements each.
 // Launch on `stream`; do not synchronize, allocate, or copy to the host.
 #pragma once
+#include "variant.hpp"
+
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -43,11 +45,7 @@ bool register_fma_chain(const char* name, CopyLaunch<float> launch, const char* 
 
 }  // namespace roofline::elementwise
 
-#define ROOFLINE_COPY_VARIANT(name, launch) \
-    [[maybe_unused]] static const bool roofline_variant_##name = ::roofline::elementwise::register_copy(#name, launch, __FILE__)
-#define ROOFLINE_SCALE_VARIANT(name, launch) \
-    [[maybe_unused]] static const bool roofline_variant_##name = ::roofline::elementwise::register_scale(#name, launch, __FILE__)
-#define ROOFLINE_ADD_VARIANT(name, launch) \
-    [[maybe_unused]] static const bool roofline_variant_##name = ::roofline::elementwise::register_add(#name, launch, __FILE__)
-#define ROOFLINE_FMA_CHAIN_VARIANT(name, launch) \
-    [[maybe_unused]] static const bool roofline_variant_##name = ::roofline::elementwise::register_fma_chain(#name, launch, __FILE__)
+#define ROOFLINE_COPY_VARIANT(name, launch) ROOFLINE_REGISTER_VARIANT(elementwise, register_copy, name, launch)
+#define ROOFLINE_SCALE_VARIANT(name, launch) ROOFLINE_REGISTER_VARIANT(elementwise, register_scale, name, launch)
+#define ROOFLINE_ADD_VARIANT(name, launch) ROOFLINE_REGISTER_VARIANT(elementwise, register_add, name, launch)
+#define ROOFLINE_FMA_CHAIN_VARIANT(name, launch) ROOFLINE_REGISTER_VARIANT(elementwise, register_fma_chain, name, launch)

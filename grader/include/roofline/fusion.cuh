@@ -17,6 +17,8 @@
 // Pointers come from cudaMalloc (256-byte aligned). Launch on `stream`; do not
 // synchronize, allocate or copy to the host.
 #pragma once
+#include "variant.hpp"
+
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -48,13 +50,7 @@ __host__ __device__ inline float gelu_tanh(float v) {
 
 }  // namespace roofline::fusion
 
-#define ROOFLINE_CHAIN_VARIANT(name, launch) \
-    [[maybe_unused]] static const bool roofline_variant_##name = ::roofline::fusion::register_chain(#name, launch, __FILE__)
-#define ROOFLINE_RMSNORM_VARIANT(name, launch) \
-    [[maybe_unused]] static const bool roofline_variant_##name = ::roofline::fusion::register_rmsnorm(#name, launch, __FILE__)
-#define ROOFLINE_GEMM_BIAS_GELU_VARIANT(name, launch) \
-    [[maybe_unused]] static const bool roofline_variant_##name = \
-        ::roofline::fusion::register_gemm_bias_gelu(#name, launch, __FILE__)
-#define ROOFLINE_GEMM_BARE_VARIANT(name, launch) \
-    [[maybe_unused]] static const bool roofline_variant_##name = \
-        ::roofline::fusion::register_gemm_bare(#name, launch, __FILE__)
+#define ROOFLINE_CHAIN_VARIANT(name, launch) ROOFLINE_REGISTER_VARIANT(fusion, register_chain, name, launch)
+#define ROOFLINE_RMSNORM_VARIANT(name, launch) ROOFLINE_REGISTER_VARIANT(fusion, register_rmsnorm, name, launch)
+#define ROOFLINE_GEMM_BIAS_GELU_VARIANT(name, launch) ROOFLINE_REGISTER_VARIANT(fusion, register_gemm_bias_gelu, name, launch)
+#define ROOFLINE_GEMM_BARE_VARIANT(name, launch) ROOFLINE_REGISTER_VARIANT(fusion, register_gemm_bare, name, launch)

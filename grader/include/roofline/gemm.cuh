@@ -13,6 +13,8 @@
 // be multiples of its tile says so in lab.yaml (`divisible_by`); the grader
 // then never hands it other shapes.
 #pragma once
+#include "variant.hpp"
+
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -35,9 +37,6 @@ bool register_gemm_abt(const char* name, LaunchBf16ABt launch, const char* file)
 
 }  // namespace roofline::gemm
 
-#define ROOFLINE_GEMM_VARIANT(name, launch) \
-    [[maybe_unused]] static const bool roofline_variant_##name = ::roofline::gemm::register_gemm(#name, launch, __FILE__)
+#define ROOFLINE_GEMM_VARIANT(name, launch) ROOFLINE_REGISTER_VARIANT(gemm, register_gemm, name, launch)
 
-#define ROOFLINE_GEMM_ABT_VARIANT(name, launch)                  \
-    [[maybe_unused]] static const bool roofline_variant_##name = \
-        ::roofline::gemm::register_gemm_abt(#name, launch, __FILE__)
+#define ROOFLINE_GEMM_ABT_VARIANT(name, launch) ROOFLINE_REGISTER_VARIANT(gemm, register_gemm_abt, name, launch)

@@ -21,6 +21,8 @@
 // K is a multiple of 16 bytes' worth of weights. Launch on `stream`; do not synchronize,
 // allocate or copy to the host.
 #pragma once
+#include "variant.hpp"
+
 
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
@@ -46,15 +48,7 @@ bool register_gemv_fp8(const char* name, GemvFp8Launch launch, const char* file)
 
 }  // namespace roofline::gemv
 
-#define ROOFLINE_GEMV_VARIANT(name, launch) \
-    [[maybe_unused]] static const bool roofline_variant_##name = \
-        ::roofline::gemv::register_gemv(#name, launch, __FILE__)
-#define ROOFLINE_GEMV_BATCHED_VARIANT(name, launch) \
-    [[maybe_unused]] static const bool roofline_variant_##name = \
-        ::roofline::gemv::register_gemv_batched(#name, launch, __FILE__)
-#define ROOFLINE_GEMV_INT8_VARIANT(name, launch) \
-    [[maybe_unused]] static const bool roofline_variant_##name = \
-        ::roofline::gemv::register_gemv_int8(#name, launch, __FILE__)
-#define ROOFLINE_GEMV_FP8_VARIANT(name, launch) \
-    [[maybe_unused]] static const bool roofline_variant_##name = \
-        ::roofline::gemv::register_gemv_fp8(#name, launch, __FILE__)
+#define ROOFLINE_GEMV_VARIANT(name, launch) ROOFLINE_REGISTER_VARIANT(gemv, register_gemv, name, launch)
+#define ROOFLINE_GEMV_BATCHED_VARIANT(name, launch) ROOFLINE_REGISTER_VARIANT(gemv, register_gemv_batched, name, launch)
+#define ROOFLINE_GEMV_INT8_VARIANT(name, launch) ROOFLINE_REGISTER_VARIANT(gemv, register_gemv_int8, name, launch)
+#define ROOFLINE_GEMV_FP8_VARIANT(name, launch) ROOFLINE_REGISTER_VARIANT(gemv, register_gemv_fp8, name, launch)

@@ -8,6 +8,8 @@
 // Pointers come from cudaMalloc (256-byte aligned). Launch on `stream`; do not
 // synchronize, allocate or copy to the host.
 #pragma once
+#include "variant.hpp"
+
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -30,6 +32,4 @@ __device__ inline float sum_of_8_bf16(uint4 packed) {
 
 }  // namespace roofline::reduction
 
-#define ROOFLINE_ROW_SUM_VARIANT(name, launch) \
-    [[maybe_unused]] static const bool roofline_variant_##name = \
-        ::roofline::reduction::register_row_sum(#name, launch, __FILE__)
+#define ROOFLINE_ROW_SUM_VARIANT(name, launch) ROOFLINE_REGISTER_VARIANT(reduction, register_row_sum, name, launch)

@@ -8,6 +8,8 @@
 // Pointers come from cudaMalloc (256-byte aligned). Launch on `stream`; do not
 // synchronize, allocate or copy to the host.
 #pragma once
+#include "variant.hpp"
+
 
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -22,6 +24,4 @@ bool register_transpose(const char* name, TransposeLaunch<__nv_bfloat16> launch,
 
 }  // namespace roofline::transpose
 
-#define ROOFLINE_TRANSPOSE_VARIANT(name, launch) \
-    [[maybe_unused]] static const bool roofline_variant_##name = \
-        ::roofline::transpose::register_transpose(#name, launch, __FILE__)
+#define ROOFLINE_TRANSPOSE_VARIANT(name, launch) ROOFLINE_REGISTER_VARIANT(transpose, register_transpose, name, launch)

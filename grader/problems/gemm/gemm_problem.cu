@@ -81,16 +81,7 @@ public:
     void launch_variant(cudaStream_t stream) override { launch_(a_.data(), b_.data(), c_.data(), m_, n_, k_, stream); }
 
     harness::VerifyReport verify(const harness::Tolerance& tolerance, cudaStream_t stream) override {
-        CUBLAS_CHECK(cublasSetStream(handle_, stream));
-        const float alpha = 1.0f, beta = 0.0f;
-        if constexpr (std::is_same_v<T, float>) {
-            CUBLAS_CHECK(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &alpha, b_.data(), n_, a_.data(),
-                                     k_, &beta, reference_.data(), n_));
-        } else {
-            CUBLAS_CHECK(cublasGemmEx(handle_, b_op(), CUBLAS_OP_N, n_, m_, k_, &alpha, b_.data(), CUDA_R_16BF, ldb(),
-                                      a_.data(), CUDA_R_16BF, k_, &beta, reference_.data(), CUDA_R_32F, n_,
-                                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-        }
+        cublas_gemm(reference_.data(), CUDA_R_32F, stream);  // the reference is fp32 whatever T is
         return harness::compare(c_.data(), reference_.data(), c_.size(), c_.storage(), tolerance, stream);
     }
 
@@ -104,22 +95,25 @@ public:
         else return "cuBLAS GemmEx (bf16 in, fp32 accumulate, bf16 out)";
     }
 
-    void launch_peer(cudaStream_t stream) override {
+    void launch_peer(cudaStream_t stream) override { cublas_gemm(c_.data(), CUDA_R_16BF, stream); }
+
+private:
+    // C = A B by cuBLAS on `stream`, into `out`: SGEMM for fp32; for bf16, GemmEx with fp32
+    // accumulation and `out_type` the type of `out` (fp32 for the reference, bf16 for the peer).
+    template <class Out>
+    void cublas_gemm(Out* out, cudaDataType_t out_type, cudaStream_t stream) {
         CUBLAS_CHECK(cublasSetStream(handle_, stream));
         const float alpha = 1.0f, beta = 0.0f;
         if constexpr (std::is_same_v<T, float>) {
             CUBLAS_CHECK(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &alpha, b_.data(), n_, a_.data(),
-                                     k_, &beta, c_.data(), n_));
+                                     k_, &beta, out, n_));
         } else {
             CUBLAS_CHECK(cublasGemmEx(handle_, b_op(), CUBLAS_OP_N, n_, m_, k_, &alpha, b_.data(), CUDA_R_16BF, ldb(),
-                                      a_.data(), CUDA_R_16BF, k_, &beta, c_.data(), CUDA_R_16BF, n_,
-                                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+                                      a_.data(), CUDA_R_16BF, k_, &beta, out, out_type, n_, CUBLAS_COMPUTE_32F,
+                                      CUBLAS_GEMM_DEFAULT));
         }
     }
 
-
-
-private:
     // Row-major Bt[N,K] is column-major Bt^T[K,N] with leading dimension K; cuBLAS needs Bt, hence OP_T.
     cublasOperation_t b_op() const { return b_transposed_ ? CUBLAS_OP_T : CUBLAS_OP_N; }
     int ldb() const { return b_transposed_ ? k_ : n_; }

@@ -21,15 +21,7 @@ inline const std::string kHostileScript = "<script>document.body.setAttribute('d
 // The fields of a correct grade that the pictures read (report.cpp's score_json).
 // Measured ceilings for the H200 profile, saved where `roofline ceilings` would put them.
 inline roofline::MeasuredCeilings save_h200_measured_ceilings(const roofline::Workspace& ws) {
-    roofline::MeasuredCeilings measured;
-    measured.profile_id = "h200-sxm";
-    measured.device_name = "NVIDIA H200";
-    measured.measured_at = "2026-11-29T10:00:00Z";
-    measured.memcpy_tbs = 4.24;
-    measured.copy_kernel_tbs = 3.95;
-    measured.read_only_tbs = 4.55;
-    measured.graph_launch_us = 0.5;
-    measured.sm_clock_mhz = 1515;
+    auto measured = h200_measured_ceilings();
     measured.fp32_fma_tflops = 60.1;
     measured.gemm_tflops[roofline::Dtype::bf16] = 690;
     measured.launch_us = 4.8;

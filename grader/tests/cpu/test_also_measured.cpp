@@ -16,6 +16,13 @@ namespace {
 
 LabSpec decode_lab() { return load_lab(repo_root() / "labs" / "08-decode" / "lab.yaml"); }
 
+// `variant` of `lab` scored from `result` on the test GPU's datasheet ceiling, with no prediction.
+Score scored(const LabSpec& lab, const std::string& variant, const protocol::Result& result) {
+    const auto& v = lab.variant(variant);
+    const auto gpu = test_gpu();
+    return score_run(lab, v, result, gpu, choose_ceiling(gpu, nullptr, v.dtype), nullptr);
+}
+
 protocol::Result with_also(protocol::Result result, const std::string& name, double median_s) {
     result.timing->also_measured = protocol::AlsoMeasured{name, timing_stats(median_s)};
     return result;
@@ -24,13 +31,9 @@ protocol::Result with_also(protocol::Result result, const std::string& name, dou
 }  // namespace
 
 TEST_CASE("also measured, the same work: the variant's rate as a fraction of the library's", "[score][gemv]") {
-    auto lab = decode_lab();
-    const auto& v = lab.variant("gemv_bf16_8192");
-    auto gpu = test_gpu();
-    auto ceiling = choose_ceiling(gpu, nullptr, v.dtype);
     // W 2 x 8192^2 + x and y 2 x 8192 each = 134,250,496 bytes; the variant 40 us, cudaMemcpy 41 us,
     // cuBLAS 42 us
-    auto s = score_run(lab, v, with_also(lab_result("ok", 40e-6, 41e-6), "cuBLAS GEMV", 42e-6), gpu, ceiling, nullptr);
+    auto s = scored(decode_lab(), "gemv_bf16_8192", with_also(lab_result("ok", 40e-6, 41e-6), "cuBLAS GEMV", 42e-6));
     REQUIRE(s.also.has_value());
     CHECK(s.also->name == "cuBLAS GEMV");
     CHECK(s.also->timing.median_s == 42e-6);
@@ -58,20 +61,16 @@ TEST_CASE("also measured, the same work: the variant's rate as a fraction of the
 }
 
 TEST_CASE("also measured, the bf16 baseline: the measured speedup beside the bytes' prediction", "[score][gemv]") {
-    auto lab = decode_lab();
-    const auto& v = lab.variant("gemv_int8_8192");
-    auto gpu = test_gpu();
-    auto ceiling = choose_ceiling(gpu, nullptr, v.dtype);
     // int8: 8192^2 + 4 x 8192 scales + x and y = 67,174,400 bytes; the bf16 GEMV 134,250,496: 1.9986x
-    auto s = score_run(lab, v, with_also(lab_result("ok", 24e-6, 20e-6), "cuBLAS bf16", 42e-6), gpu, ceiling, nullptr);
+    auto s = scored(decode_lab(), "gemv_int8_8192", with_also(lab_result("ok", 24e-6, 20e-6), "cuBLAS bf16", 42e-6));
     REQUIRE(s.also.has_value());
     CHECK(s.also->bytes_speedup == Approx(134250496.0 / 67174400.0));
     CHECK(s.also->speedup == Approx(1.75));
     CHECK_FALSE(s.also->same_work());
     CHECK(s.fraction == Approx(s.achieved / s.peer_achieved));  // still scored against cudaMemcpy
     auto line = also_measured_line(*s.also, s.unit);
-    CHECK(contains(line, "cuBLAS bf16: 42 us (3.196 TB/s on its own bytes)"));
-    CHECK(contains(line, "yours is 1.75x faster, the bytes predict 2.00x (not scored)"));
+    check_mentions(line, {"cuBLAS bf16: 42 us (3.196 TB/s on its own bytes)",
+                          "yours is 1.75x faster, the bytes predict 2.00x (not scored)"});
 }
 
 TEST_CASE("also measured: nothing shown without the timing, or for an op that has none", "[score][gemv]") {
@@ -91,12 +90,9 @@ TEST_CASE("also measured: nothing shown without the timing, or for an op that ha
 
 TEST_CASE("also measured, compute-bound: the fused GEMM epilogue against the given three kernels", "[score][fusion]") {
     auto lab = load_lab(repo_root() / "labs" / "03-fusion" / "lab.yaml");
-    const auto& v = lab.variant("gemm_bias_gelu_fused_k512");
-    auto gpu = test_gpu();
-    auto ceiling = choose_ceiling(gpu, nullptr, v.dtype);
     // The variant 275 us, cuBLASLt 130 us, the given three kernels 374 us: 1.36x.
-    auto s = score_run(lab, v, with_also(lab_result("ok", 275e-6, 130e-6, "cuBLASLt"), "the given three kernels", 374e-6),
-                       gpu, ceiling, nullptr);
+    auto s = scored(lab, "gemm_bias_gelu_fused_k512",
+                    with_also(lab_result("ok", 275e-6, 130e-6, "cuBLASLt"), "the given three kernels", 374e-6));
     REQUIRE(s.also.has_value());
     CHECK(s.unit == "TFLOP/s");
     CHECK(s.also->speedup == Approx(374.0 / 275.0));

@@ -25,14 +25,16 @@ std::filesystem::path edited_lab(const std::filesystem::path& dir, const std::st
     std::filesystem::copy(attention_lab_yaml().parent_path(), dir / "07-attention",
                           std::filesystem::copy_options::recursive);
     auto lab_yaml = dir / "07-attention" / "lab.yaml";
-    auto text = read_file(lab_yaml);
-    auto at = text.find(from);
-    REQUIRE(at != std::string::npos);
-    write_file(lab_yaml, text.substr(0, at) + to + text.substr(at + from.size()));
+    write_file(lab_yaml, replaced(read_file(lab_yaml), from, to));
     return lab_yaml;
 }
 
-std::string repo_flag() { return "--root " + shell_quote(repo_root().string()); }
+// Lab 07 with `from` edited to `to` does not load: the error names a line of lab.yaml and `mention`.
+void check_edit_refused(const std::string& from, const std::string& to, const std::string& mention) {
+    TempDir dir;
+    auto lab_yaml = edited_lab(dir.path(), from, to);
+    check_mentions(input_error_of([&] { load_lab(lab_yaml); }), {"lab.yaml:", mention});
+}
 
 }  // namespace
 
@@ -98,21 +100,13 @@ TEST_CASE("lab 07's hidden shapes load against its lab.yaml: odd lengths, the 16
 }
 
 TEST_CASE("lab 07's lab.yaml: an attention shape without head_dim is refused at its line", "[attention][lab]") {
-    TempDir dir;
-    auto lab_yaml = edited_lab(dir.path(), "{batch: 1, heads: 1, seq: 1, head_dim: 64}", "{batch: 1, heads: 1, seq: 1}");
-    auto message = input_error_of([&] { load_lab(lab_yaml); });
-    INFO(message);
-    CHECK(contains(message, "lab.yaml:"));
-    CHECK(contains(message, "{batch, head_dim, heads, seq}"));
+    check_edit_refused("{batch: 1, heads: 1, seq: 1, head_dim: 64}", "{batch: 1, heads: 1, seq: 1}",
+                       "{batch, head_dim, heads, seq}");
 }
 
 TEST_CASE("lab 07's lab.yaml: an unknown attention op names the two there are", "[attention][lab]") {
-    TempDir dir;
-    auto lab_yaml = edited_lab(dir.path(), "{name: fused_causal,     op: attention_causal,", "{name: fused_causal,     op: attention_masked,");
-    auto message = input_error_of([&] { load_lab(lab_yaml); });
-    INFO(message);
-    CHECK(contains(message, "lab.yaml:"));
-    CHECK(contains(message, "attention, attention_causal"));
+    check_edit_refused("{name: fused_causal,     op: attention_causal,", "{name: fused_causal,     op: attention_masked,",
+                       "attention, attention_causal");
 }
 
 TEST_CASE("cli calc --attention: the worked case, causal, as JSON", "[attention][cli]") {
@@ -133,8 +127,7 @@ TEST_CASE("cli calc --attention: text names the score-matrix bytes; bad input is
     REQUIRE(r.exit_code == 0);
     CHECK(contains(r.out, "attention, batch 4 x heads 16, seq 4096, head_dim 128"));
     CHECK(contains(r.out, "2048.0 FLOP/byte"));  // seq / 2
-    CHECK(contains(r.out, "scores in memory"));
-    CHECK(contains(r.out, "compute-bound"));
+    check_mentions(r.out, {"scores in memory", "compute-bound"});
 
     for (const std::string& bad : {std::string(" calc --attention 4,16,4096 --hardware h200-sxm"),
                                    std::string(" calc --attention 4,16,0,128 --hardware h200-sxm"),

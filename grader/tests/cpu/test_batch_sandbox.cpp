@@ -120,6 +120,19 @@ struct Attack {
 }  // namespace
 )";
 
+// The result.json that `roofline batch` wrote for submission `name` under `out`.
+json result_of(const fs::path& out, const std::string& name) {
+    return json::parse(read_file(submission_dir(out, name) / "result.json"));
+}
+
+// The same, after checking that the batch run `r` went through and said `said` on stderr.
+json result_after(const CliResult& r, const fs::path& out, const std::string& name, const std::string& said) {
+    INFO(r.all());
+    REQUIRE(r.exit_code == 0);
+    CHECK(contains(r.err, said));
+    return result_of(out, name);
+}
+
 }  // namespace
 
 TEST_CASE("batch sandbox: a submission's static initializer reaches nothing outside its folder", "[batch][sandbox]") {
@@ -150,10 +163,7 @@ TEST_CASE("batch sandbox: a submission's static initializer reaches nothing outs
     auto r = run_cli(course_flags() + " batch 01-memory-roof --gpus none --jobs 2 --require-sandbox --keep-stage --hidden " +
                      shell_quote(hidden.string()) + " --submissions " + shell_quote(subs.string()) + " --out " +
                      shell_quote(out.string()));
-    INFO(r.all());
-    REQUIRE(r.exit_code == 0);
-    CHECK(contains(r.err, "sandbox: "));
-    auto result = json::parse(read_file(submission_dir(out, "mallory") / "result.json"));
+    auto result = result_after(r, out, "mallory", "sandbox: ");
     auto reason = result["reason"].get<std::string>();
     INFO(reason);
     // Its own failure, with its own words: every try failed inside the sandbox.
@@ -164,7 +174,7 @@ TEST_CASE("batch sandbox: a submission's static initializer reaches nothing outs
     CHECK_FALSE(contains(reason, "the grader failed"));
     // The other submission is graded as usual: no_gpu where there is none; where there is
     // one (`--gpus none` does not hide it from the lab program), its unfilled skeleton is wrong.
-    auto other = json::parse(read_file(submission_dir(out, "other") / "result.json"));
+    auto other = result_of(out, "other");
     CHECK((other["outcome"] == "no_gpu" || other["outcome"] == "wrong_answer"));
 
     // Nothing outside its folder changed.
@@ -195,16 +205,16 @@ TEST_CASE("batch sandbox: a macro bomb ends as compile_error at the compile limi
     auto r = run_cli(batch + " --compile-timeout 10 --compile-memory 0");
     INFO(r.all());
     REQUIRE(r.exit_code == 0);
-    auto result = json::parse(read_file(submission_dir(out, "bomb") / "result.json"));
+    auto result = result_of(out, "bomb");
     CHECK(result["outcome"] == "compile_error");
     CHECK(contains(result["reason"].get<std::string>(), "01_copy_naive.cu: the compiler ran past 10 s"));
-    CHECK(json::parse(read_file(submission_dir(out, "broken") / "result.json"))["outcome"] == "compile_error");
+    CHECK(result_of(out, "broken")["outcome"] == "compile_error");
     CHECK(contains(read_file(out / "gradebook.csv"), "broken,compile_error"));
 
     r = run_cli(batch + " --force --compile-timeout 600 --compile-memory 300");
     INFO(r.all());
     REQUIRE(r.exit_code == 0);
-    result = json::parse(read_file(submission_dir(out, "bomb") / "result.json"));
+    result = result_of(out, "bomb");
     CHECK(result["outcome"] == "compile_error");
     CHECK(contains(result["reason"].get<std::string>(), "01_copy_naive.cu: the compiler ran out of memory (limit 300 MiB)"));
 }
@@ -263,10 +273,7 @@ struct Spoil {
     ScopedEnv no_bwrap("ROOFLINE_BWRAP", "/bin/false");
     auto r = run_cli(course_flags() + " batch 01-memory-roof --gpus none --jobs 2 --submissions " +
                      shell_quote(subs.string()) + " --out " + shell_quote(out.string()));
-    INFO(r.all());
-    REQUIRE(r.exit_code == 0);
-    CHECK(contains(r.err, "WARNING: NO SANDBOX"));
-    auto result = json::parse(read_file(submission_dir(out, "mallory") / "result.json"));
+    auto result = result_after(r, out, "mallory", "WARNING: NO SANDBOX");
     auto reason = result["reason"].get<std::string>();
     INFO(reason);
     CHECK(contains(reason, "spoiled the log"));  // it ran, outside a sandbox, and wrote the file

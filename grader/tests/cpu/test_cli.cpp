@@ -22,31 +22,12 @@ using nlohmann::json;
 
 namespace {
 
-std::string repo_flag() { return "--root " + shell_quote(repo_root().string()); }
-
 std::set<std::string> shipped_profile_ids() {
     std::set<std::string> ids;
     for (const auto& entry : std::filesystem::directory_iterator(repo_root() / "hardware")) {
         if (entry.path().extension() == ".yaml") ids.insert(entry.path().stem().string());
     }
     return ids;
-}
-
-// A bad-input failure: exit 2, nothing on stdout, exactly one line on stderr.
-void check_one_line_error(const CliResult& r) {
-    INFO("stdout: " << r.out << "\nstderr: " << r.err);
-    CHECK(r.exit_code == 2);
-    CHECK(r.out.empty());
-    CHECK(count_lines(r.err) == 1);
-    CHECK(contains(r.err, "error: "));
-}
-
-// A course root in `dir` holding copies of hardware/ and labs/01-memory-roof.
-void copy_course(const std::filesystem::path& dir) {
-    namespace fs = std::filesystem;
-    fs::copy(repo_root() / "hardware", dir / "hardware", fs::copy_options::recursive);
-    fs::create_directories(dir / "labs");
-    fs::copy(repo_root() / "labs" / "01-memory-roof", dir / "labs" / "01-memory-roof", fs::copy_options::recursive);
 }
 
 HardwareProfile h200() { return load_profile(repo_root() / "hardware" / "h200-sxm.yaml"); }
@@ -65,13 +46,8 @@ TEST_CASE("cli: --help lists the exit codes", "[cli]") {
     auto r = run_cli("--help");
     CHECK(r.exit_code == 0);
     INFO(r.out);
-    CHECK(contains(r.out, "Exit codes"));
-    CHECK(contains(r.out, "2 bad usage or input"));
-    CHECK(contains(r.out, "3 no prediction"));
-    CHECK(contains(r.out, "4 no CUDA device"));
-    CHECK(contains(r.out, "5 build failed"));
-    CHECK(contains(r.out, "6 the lab program crashed"));
-    CHECK(contains(r.out, "8 refused"));
+    check_mentions(r.out, {"Exit codes", "2 bad usage or input", "3 no prediction", "4 no CUDA device",
+                           "5 build failed", "6 the lab program crashed", "8 refused"});
     for (const char* command : {"calc", "hardware", "predict", "grade", "run", "log", "list"}) CHECK(contains(r.out, command));
 }
 
@@ -160,29 +136,20 @@ TEST_CASE("cli calc: bad input exits 2 with one line", "[cli]") {
         for (const auto& id : shipped_profile_ids()) CHECK(contains(r.err, id));
     }
     SECTION("unknown dtype") {
-        auto r = run_cli(repo_flag() + " calc --gemm 4096 --dtype fp17 --hardware h200-sxm");
-        check_one_line_error(r);
-        CHECK(contains(r.err, "fp17"));
-        CHECK(contains(r.err, "--dtype"));
+        check_refused(repo_flag() + " calc --gemm 4096 --dtype fp17 --hardware h200-sxm", {"fp17", "--dtype"});
     }
     SECTION("--gemm 0") {
-        auto r = run_cli(repo_flag() + " calc --gemm 0 --hardware h200-sxm");
-        check_one_line_error(r);
-        CHECK(contains(r.err, "--gemm"));
+        check_refused(repo_flag() + " calc --gemm 0 --hardware h200-sxm", {"--gemm"});
     }
     SECTION("--gemm -5") {
-        auto r = run_cli(repo_flag() + " calc --gemm -5 --hardware h200-sxm");
-        check_one_line_error(r);
-        CHECK(contains(r.err, "--gemm"));
+        check_refused(repo_flag() + " calc --gemm -5 --hardware h200-sxm", {"--gemm"});
     }
     SECTION("--gemm 4096,0,4096") {
         auto r = run_cli(repo_flag() + " calc --gemm 4096,0,4096 --hardware h200-sxm");
         check_one_line_error(r);
     }
     SECTION("--elementwise 0") {
-        auto r = run_cli(repo_flag() + " calc --elementwise 0 --hardware h200-sxm");
-        check_one_line_error(r);
-        CHECK(contains(r.err, "--elementwise"));
+        check_refused(repo_flag() + " calc --elementwise 0 --hardware h200-sxm", {"--elementwise"});
     }
     SECTION("--elementwise -3") {
         auto r = run_cli(repo_flag() + " calc --elementwise -3 --hardware h200-sxm");
@@ -205,10 +172,8 @@ TEST_CASE("cli: a malformed hardware profile is one line naming file:line and fi
                                        std::string("calc --gemm 4096 --hardware h200-sxm"),
                                        std::string("hardware list")}) {
         INFO(command);
-        auto r = run_cli("--root " + shell_quote(root.path().string()) + " " + command);
-        check_one_line_error(r);
-        CHECK(contains(r.err, "broken-gpu.yaml:10:"));
-        CHECK(contains(r.err, "memory.bandwidth_tbs"));
+        check_refused("--root " + shell_quote(root.path().string()) + " " + command,
+                      {"broken-gpu.yaml:10:", "memory.bandwidth_tbs"});
     }
 }
 
@@ -219,19 +184,14 @@ TEST_CASE("cli hardware show and list", "[cli]") {
     // the figures of hardware/h200-sxm.yaml (4.8 TB/s, bf16 989.4 dense / 1978.9 sparse, ridge 206.1)
     auto p = h200();
     const auto& bf16 = p.peak.at(Dtype::bf16);
-    CHECK(contains(show.out, p.name));
-    CHECK(contains(show.out, "h200-sxm.yaml"));
-    CHECK(contains(show.out, fmt::format("{:g} TB/s", p.memory.bandwidth_tbs)));
-    CHECK(contains(show.out, fmt::format("{} SMs", p.sm_count)));
+    check_mentions(show.out, {p.name, "h200-sxm.yaml", fmt::format("{:g} TB/s", p.memory.bandwidth_tbs),
+                              fmt::format("{} SMs", p.sm_count)});
     CHECK(contains(show.out, fmt::format("{:.1f}", bf16.dense_tflops / p.memory.bandwidth_tbs)));  // bf16 ridge
     REQUIRE(bf16.sparse_tflops.has_value());
-    CHECK(contains(show.out, fmt::format("sparse {:g}: never used", *bf16.sparse_tflops)));
-    CHECK(contains(show.out, "fp4   none on this part"));
-    CHECK(contains(show.out, p.match.at(0)));
+    check_mentions(show.out, {fmt::format("sparse {:g}: never used", *bf16.sparse_tflops), "fp4   none on this part",
+                              p.match.at(0)});
 
-    auto unknown = run_cli(repo_flag() + " hardware show h300");
-    check_one_line_error(unknown);
-    CHECK(contains(unknown.err, "h200-sxm"));
+    check_refused(repo_flag() + " hardware show h300", {"h200-sxm"});
 
     auto list = run_cli(repo_flag() + " hardware list");
     REQUIRE(list.exit_code == 0);
@@ -258,8 +218,8 @@ TEST_CASE("cli predict then grade, without a GPU", "[cli]") {
     auto predicted = run_cli(repo_flag() + " " + kPredictArgs + log_flag);
     INFO(predicted.all());
     REQUIRE(predicted.exit_code == 0);
-    CHECK(contains(predicted.out, "recorded p1"));
-    CHECK(contains(predicted.out, "roofline grade 01-memory-roof/copy_naive_fp32 --log " + log.string()));
+    check_mentions(predicted.out, {"recorded p1",
+                                   "roofline grade 01-memory-roof/copy_naive_fp32 --log " + log.string()});
     auto entries = load_log(log);
     REQUIRE(entries.predictions.size() == 1);
     const auto& p = entries.predictions[0];
@@ -278,8 +238,7 @@ TEST_CASE("cli predict then grade, without a GPU", "[cli]") {
     auto no_build_dir = run_cli("--build-dir /nonexistent " + grade);
     INFO(no_build_dir.all());
     CHECK(no_build_dir.exit_code == 5);
-    CHECK(contains(no_build_dir.out, "build failed"));
-    CHECK(contains(no_build_dir.out, "/nonexistent"));
+    check_mentions(no_build_dir.out, {"build failed", "/nonexistent"});
 
     // ... and with --no-build the next stage is the device check: 4 where there is no GPU.
     if (have_cuda_device()) {
@@ -288,8 +247,7 @@ TEST_CASE("cli predict then grade, without a GPU", "[cli]") {
         auto no_device = run_cli(grade + " --no-build");
         INFO(no_device.all());
         CHECK(no_device.exit_code == 4);
-        CHECK(contains(no_device.out, "no CUDA device"));
-        CHECK(contains(no_device.out, "prediction gate passed"));
+        check_mentions(no_device.out, {"no CUDA device", "prediction gate passed"});
         // --json says the same as JSON
         auto as_json = run_cli(grade + " --no-build --json");
         CHECK(as_json.exit_code == 4);
@@ -325,8 +283,7 @@ TEST_CASE("cli grade: a kernel edited since its prediction is refused (3)", "[cl
     auto r = run_cli(root_flag + build_flag + " grade 01-memory-roof/copy_naive_fp32 --no-build" + log_flag);
     INFO(r.all());
     CHECK(r.exit_code == 3);
-    CHECK(contains(r.out, "kernel changed"));
-    CHECK(contains(r.out, "roofline predict 01-memory-roof/copy_naive_fp32"));
+    check_mentions(r.out, {"kernel changed", "roofline predict 01-memory-roof/copy_naive_fp32"});
 }
 
 TEST_CASE("cli predict: bad input exits 2", "[cli]") {
@@ -349,19 +306,13 @@ TEST_CASE("cli run / grade: bad targets exit 2 with one line", "[cli]") {
     SECTION("run on a variant that does not exist names the variants") {
         auto r = run_cli(repo_flag() + " run 01-memory-roof/copy_turbo --no-build");
         check_one_line_error(r);
-        CHECK(contains(r.err, "copy_turbo"));
-        CHECK(contains(r.err, "copy_naive_fp32"));
-        CHECK(contains(r.err, "add_bf16"));
+        check_mentions(r.err, {"copy_turbo", "copy_naive_fp32", "add_bf16"});
     }
     SECTION("grade foo: not LAB/VARIANT") {
-        auto r = run_cli(repo_flag() + " grade foo");
-        check_one_line_error(r);
-        CHECK(contains(r.err, "LAB/VARIANT"));
+        check_refused(repo_flag() + " grade foo", {"LAB/VARIANT"});
     }
     SECTION("grade of a lab that does not exist") {
-        auto r = run_cli(repo_flag() + " grade 99-nope/x");
-        check_one_line_error(r);
-        CHECK(contains(r.err, "99-nope"));
+        check_refused(repo_flag() + " grade 99-nope/x", {"99-nope"});
     }
 }
 
@@ -387,11 +338,9 @@ TEST_CASE("cli log: predicted against measured, calibration, --json", "[cli]") {
     auto text = run_cli("log --log " + shell_quote(file.string()));
     INFO(text.all());
     REQUIRE(text.exit_code == 0);
-    CHECK(contains(text.out, "3 predictions, 2 measurements"));
-    CHECK(contains(text.out, "calibration"));
+    check_mentions(text.out, {"3 predictions, 2 measurements", "calibration"});
     // median of {1, 0} = 0.5 -> 2^0.5 = 1.41x; one of two within 1.5x
-    CHECK(contains(text.out, "2 entries: median error 1.41x, 50% within 1.5x"));
-    CHECK(contains(text.out, "2.00x"));
+    check_mentions(text.out, {"2 entries: median error 1.41x, 50% within 1.5x", "2.00x"});
     CHECK(contains(text.out, "the gap is closing"));  // first half 2x off, second half exact
     CHECK(contains(text.out, "p3 01-memory-roof/scale_fp32"));
 
@@ -411,11 +360,7 @@ TEST_CASE("cli log: predicted against measured, calibration, --json", "[cli]") {
     CHECK(contains(j["not_yet_measured"][0].get<std::string>(), "p3"));
 
     // edit p1's why after its measurement: the log says so
-    auto bytes = read_file(file);
-    auto at = bytes.find("why: \"w\"");
-    REQUIRE(at != std::string::npos);
-    bytes.replace(at, 8, "why: \"v\"");
-    write_file(file, bytes);
+    write_file(file, replaced(read_file(file), "why: \"w\"", "why: \"v\""));
     auto edited = run_cli("log --log " + shell_quote(file.string()));
     CHECK(contains(edited.out, "PREDICTION EDITED AFTER MEASUREMENT"));
 
@@ -424,9 +369,7 @@ TEST_CASE("cli log: predicted against measured, calibration, --json", "[cli]") {
     CHECK(empty.exit_code == 0);
     CHECK(json::parse(empty.out)["calibration"]["all"]["count"] == 0);
     std::filesystem::copy_file(test_data() / "logs" / "unknown_kind.yaml", dir / "broken.yaml");
-    auto broken = run_cli("log --log " + shell_quote((dir / "broken.yaml").string()));
-    check_one_line_error(broken);
-    CHECK(contains(broken.err, "broken.yaml:14:"));
+    check_refused("log --log " + shell_quote((dir / "broken.yaml").string()), {"broken.yaml:14:"});
 }
 
 TEST_CASE("cli list: labs, variants and prediction state", "[cli]") {

@@ -117,8 +117,8 @@ TEST_CASE("a diagnosis borne out by the counters earns its points: shown before,
     CHECK(s.shown_before);
     CHECK(s.fixed_after);
     CHECK(s.points == 10);
-    CHECK(contains(s.verdict, "you named tail_effect: its counters showed tail_effect"));
-    CHECK(contains(s.verdict, "sm_busy_balance 0.503 -> 0.9896 (needs up 1.5x)"));
+    check_mentions(s.verdict, {"you named tail_effect: its counters showed tail_effect",
+                               "sm_busy_balance 0.503 -> 0.9896 (needs up 1.5x)"});
 
     SECTION("a cause the counters did not show earns nothing for it") {
         log.diagnoses.push_back(diagnosis_of("fma_tail_fp32", "occupancy", "given-hash"));

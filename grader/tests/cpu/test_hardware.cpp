@@ -77,8 +77,7 @@ TEST_CASE("a dtype a part has no unit for is absent, and asking for it is an err
     const auto& a100 = find_profile(profiles, "a100-80gb-sxm");
     CHECK_FALSE(a100.supports(Dtype::fp8));
     auto message = input_error_of([&] { a100.datasheet_ceiling(Dtype::fp8); });
-    CHECK(contains(message, "fp8"));
-    CHECK(contains(message, "a100-80gb-sxm.yaml"));
+    check_mentions(message, {"fp8", "a100-80gb-sxm.yaml"});
 }
 
 TEST_CASE("find_profile: by id or name, case-insensitive; unknown names list the known ids", "[hardware]") {
@@ -129,44 +128,21 @@ TEST_CASE("hardware schema errors name the file, the line and the field", "[hard
     SECTION("missing field inside memory") {
         auto message = load_error("missing_bandwidth.yaml");
         INFO(message);
-        CHECK(contains(message, "missing_bandwidth.yaml:"));
-        CHECK(contains(message, "memory.bandwidth_tbs"));
-        CHECK(contains(message, "missing"));
+        check_mentions(message, {"missing_bandwidth.yaml:", "memory.bandwidth_tbs", "missing"});
         // the memory mapping starts on line 8 (its first key); line 7 (`memory:`) would do as well
         CHECK((contains(message, "missing_bandwidth.yaml:8:") || contains(message, "missing_bandwidth.yaml:7:")));
     }
-    SECTION("missing top-level field") {
-        auto message = load_error("missing_sm_count.yaml");
-        INFO(message);
-        CHECK(contains(message, "missing_sm_count.yaml:"));
-        CHECK(contains(message, "sm_count"));
-    }
-    SECTION("negative bandwidth") {
-        auto message = load_error("negative_bandwidth.yaml");
-        INFO(message);
-        CHECK(contains(message, "negative_bandwidth.yaml:10:"));
-        CHECK(contains(message, "memory.bandwidth_tbs"));
-        CHECK(contains(message, "-2.0"));
-    }
-    SECTION("unknown key (typo bandwith_tbs)") {
-        auto message = load_error("typo_bandwith.yaml");
-        INFO(message);
-        CHECK(contains(message, "typo_bandwith.yaml:10:"));
-        CHECK(contains(message, "bandwith_tbs"));
-        CHECK(contains(message, "bandwidth_tbs"));  // the allowed keys, so the fix is visible
-    }
-    SECTION("sparse <= dense") {
-        auto message = load_error("sparse_not_above_dense.yaml");
-        INFO(message);
-        CHECK(contains(message, "sparse_not_above_dense.yaml:16:"));
-        CHECK(contains(message, "peak_tflops.fp16"));
-        CHECK(contains(message, "sparse"));
-    }
-    SECTION("YAML syntax error") {
-        auto message = load_error("syntax_error.yaml");
-        INFO(message);
-        CHECK(contains(message, "syntax_error.yaml:9:"));
-        CHECK(contains(message, "malformed YAML"));
+    // A bad fixture under tests/data/hardware/, and what its error must say.
+    const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+        {"missing_sm_count.yaml", {"missing_sm_count.yaml:", "sm_count"}},
+        {"negative_bandwidth.yaml", {"negative_bandwidth.yaml:10:", "memory.bandwidth_tbs", "-2.0"}},
+        // the typo, and the allowed key, so that the fix is visible
+        {"typo_bandwith.yaml", {"typo_bandwith.yaml:10:", "bandwith_tbs", "bandwidth_tbs"}},
+        {"sparse_not_above_dense.yaml", {"sparse_not_above_dense.yaml:16:", "peak_tflops.fp16", "sparse"}},
+        {"syntax_error.yaml", {"syntax_error.yaml:9:", "malformed YAML"}},
+    };
+    for (const auto& [fixture, mentions] : cases) {
+        DYNAMIC_SECTION(fixture) { check_mentions(load_error(fixture), mentions); }
     }
     SECTION("missing file") {
         auto message = input_error_of([] { load_profile(test_data() / "hardware" / "no_such_gpu.yaml"); });
@@ -176,18 +152,8 @@ TEST_CASE("hardware schema errors name the file, the line and the field", "[hard
 
 TEST_CASE("measured ceilings: save and load round trip", "[hardware]") {
     TempDir dir;
-    MeasuredCeilings m;
-    m.profile_id = "h200-sxm";
-    m.device_name = "NVIDIA H200";
-    m.measured_at = "2026-11-29T10:00:00Z";
-    m.copy_kernel_tbs = 3.95;
-    m.memcpy_tbs = 4.24;
-    m.read_only_tbs = 4.55;
-    m.fp32_fma_tflops = 50.25;
-    m.gemm_tflops = {{Dtype::bf16, 733}, {Dtype::fp16, 721.5}};
-    m.launch_us = 5.1;
-    m.graph_launch_us = 0.5;
-    m.sm_clock_mhz = 1515;
+    auto m = h200_measured_ceilings();  // every field set
+    m.gemm_tflops[Dtype::fp16] = 721.5;
     auto file = dir / ".roofline/ceilings/h200-sxm.yaml";  // folders that do not exist yet
     save_measured(m, file);
     REQUIRE(std::filesystem::exists(file));
@@ -198,16 +164,16 @@ TEST_CASE("measured ceilings: save and load round trip", "[hardware]") {
     CHECK(back.profile_id == m.profile_id);
     CHECK(back.device_name == m.device_name);
     CHECK(back.measured_at == m.measured_at);
-    CHECK(back.copy_kernel_tbs == Approx(3.95));
-    CHECK(back.memcpy_tbs == Approx(4.24));
-    CHECK(back.read_only_tbs == Approx(4.55));
-    CHECK(back.fp32_fma_tflops == Approx(50.25));
-    CHECK(back.launch_us == Approx(5.1));
-    CHECK(back.graph_launch_us == Approx(0.5));
-    CHECK(back.sm_clock_mhz == Approx(1515));
+    CHECK(back.copy_kernel_tbs == Approx(m.copy_kernel_tbs));
+    CHECK(back.memcpy_tbs == Approx(m.memcpy_tbs));
+    CHECK(back.read_only_tbs == Approx(m.read_only_tbs));
+    CHECK(back.fp32_fma_tflops == Approx(m.fp32_fma_tflops));
+    CHECK(back.launch_us == Approx(m.launch_us));
+    CHECK(back.graph_launch_us == Approx(m.graph_launch_us));
+    CHECK(back.sm_clock_mhz == Approx(m.sm_clock_mhz));
     REQUIRE(back.gemm_tflops.size() == 2);
-    CHECK(back.gemm_tflops.at(Dtype::bf16) == Approx(733));
-    CHECK(back.gemm_tflops.at(Dtype::fp16) == Approx(721.5));
+    CHECK(back.gemm_tflops.at(Dtype::bf16) == Approx(m.gemm_tflops.at(Dtype::bf16)));
+    CHECK(back.gemm_tflops.at(Dtype::fp16) == Approx(m.gemm_tflops.at(Dtype::fp16)));
 }
 
 TEST_CASE("measured ceilings: a broken file names the file and field", "[hardware]") {
@@ -218,8 +184,7 @@ TEST_CASE("measured ceilings: a broken file names the file and field", "[hardwar
                "memcpy_tbs: 0\nread_only_tbs: 4.55\nfp32_fma_tflops: 50\nlaunch_us: 5\ngraph_launch_us: 0.5\n"
                "sm_clock_mhz: 1500\ngemm_tflops: {bf16: 733}\n");
     auto message = input_error_of([&] { load_measured(file); });
-    CHECK(contains(message, "h200-sxm.yaml:5:"));
-    CHECK(contains(message, "memcpy_tbs"));
+    check_mentions(message, {"h200-sxm.yaml:5:", "memcpy_tbs"});
 }
 
 TEST_CASE("choose_ceiling prefers measured figures and says where each came from", "[hardware]") {
@@ -230,35 +195,29 @@ TEST_CASE("choose_ceiling prefers measured figures and says where each came from
         auto c = choose_ceiling(gpu, nullptr, Dtype::bf16);
         CHECK(c.ceiling.peak_tflops == 800);
         CHECK(c.ceiling.bandwidth_tbs == 3.0);
-        CHECK(contains(c.peak_origin, "valid_fixture"));
-        CHECK(contains(c.peak_origin, "datasheet"));
+        check_mentions(c.peak_origin, {"valid_fixture", "datasheet"});
         CHECK(contains(c.bandwidth_origin, "datasheet"));
         CHECK(c.launch_overhead_s == Approx(5e-6));
     }
 
-    MeasuredCeilings m;
+    auto m = h200_measured_ceilings();  // bf16 733 TFLOP/s
     m.profile_id = "valid_fixture";
-    m.measured_at = "2026-11-29T10:00:00Z";
     m.memcpy_tbs = 2.7;
     m.fp32_fma_tflops = 50.3;
-    m.gemm_tflops = {{Dtype::bf16, 733}};
     m.launch_us = 4.5;
 
     SECTION("measured GEMM and bandwidth") {
         auto c = choose_ceiling(gpu, &m, Dtype::bf16);
         CHECK(c.ceiling.peak_tflops == 733);
         CHECK(c.ceiling.bandwidth_tbs == 2.7);
-        CHECK(contains(c.peak_origin, "measured"));
-        CHECK(contains(c.peak_origin, "bf16"));
-        CHECK(contains(c.bandwidth_origin, "measured"));
-        CHECK(contains(c.bandwidth_origin, "cudaMemcpy"));
+        check_mentions(c.peak_origin, {"measured", "bf16"});
+        check_mentions(c.bandwidth_origin, {"measured", "cudaMemcpy"});
         CHECK(c.launch_overhead_s == Approx(4.5e-6));
     }
     SECTION("fp32 falls back to the measured FMA kernel") {
         auto c = choose_ceiling(gpu, &m, Dtype::fp32);
         CHECK(c.ceiling.peak_tflops == 50.3);
-        CHECK(contains(c.peak_origin, "measured"));
-        CHECK(contains(c.peak_origin, "FMA"));
+        check_mentions(c.peak_origin, {"measured", "FMA"});
     }
     SECTION("a dtype not measured keeps the datasheet peak but the measured bandwidth") {
         auto c = choose_ceiling(gpu, &m, Dtype::fp64);

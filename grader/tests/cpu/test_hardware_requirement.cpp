@@ -14,6 +14,18 @@ namespace {
 
 std::filesystem::path fixture_lab(const std::string& name) { return test_data() / "labs" / name / "lab.yaml"; }
 
+// The shipped lab `id`, after checking that it has variants and each requires compute capability `cc`.
+LabSpec lab_requiring(const std::string& id, ComputeCapability cc) {
+    auto lab = load_lab(repo_root() / "labs" / id / "lab.yaml");
+    REQUIRE_FALSE(lab.variants.empty());
+    for (const auto& v : lab.variants) {
+        INFO(v.name);
+        REQUIRE(v.requires_cc.has_value());
+        CHECK(*v.requires_cc == cc);
+    }
+    return lab;
+}
+
 }  // namespace
 
 TEST_CASE("compute capabilities are MAJOR.MINOR", "[requires]") {
@@ -60,25 +72,13 @@ TEST_CASE("requires: the lab's applies to every variant unless one sets its own"
 }
 
 TEST_CASE("lab 05 runs on compute capability 10.0 only", "[requires][lab]") {
-    auto lab = load_lab(repo_root() / "labs" / "05-blackwell" / "lab.yaml");
-    REQUIRE_FALSE(lab.variants.empty());
-    for (const auto& v : lab.variants) {
-        INFO(v.name);
-        REQUIRE(v.requires_cc.has_value());
-        CHECK(*v.requires_cc == ComputeCapability{10, 0});
-        CHECK(v.op == "gemm_abt");
-    }
+    auto lab = lab_requiring("05-blackwell", {10, 0});
+    for (const auto& v : lab.variants) CHECK(v.op == "gemm_abt");
 }
 
 TEST_CASE("lab 04 runs on compute capability 9.0 only", "[requires][lab]") {
     // Its programs hold sm_90a code alone (CMake reads this `requires` to choose the -gencode).
-    auto lab = load_lab(repo_root() / "labs" / "04-async" / "lab.yaml");
-    REQUIRE_FALSE(lab.variants.empty());
-    for (const auto& v : lab.variants) {
-        INFO(v.name);
-        REQUIRE(v.requires_cc.has_value());
-        CHECK(*v.requires_cc == ComputeCapability{9, 0});
-    }
+    auto lab = lab_requiring("04-async", {9, 0});
     auto on_b200 = hardware_refusal("04-async/wgmma_gemm_4096", *lab.variants.front().requires_cc, "NVIDIA B200",
                                     {10, 0});
     CHECK(on_b200.has_value());
@@ -89,13 +89,9 @@ TEST_CASE("lab 04 runs on compute capability 9.0 only", "[requires][lab]") {
 TEST_CASE("a malformed requires is reported with file:line and the field", "[requires][lab]") {
     auto malformed = input_error_of([] { load_lab(fixture_lab("requires_cc_malformed")); });
     INFO(malformed);
-    CHECK(contains(malformed, "requires_cc_malformed/lab.yaml:14:"));
-    CHECK(contains(malformed, "compute_capability"));
-    CHECK(contains(malformed, "MAJOR.MINOR"));
-    CHECK(contains(malformed, "sm_100a"));
+    check_mentions(malformed, {"requires_cc_malformed/lab.yaml:14:", "compute_capability", "MAJOR.MINOR", "sm_100a"});
 
     auto unknown = input_error_of([] { load_lab(fixture_lab("requires_cc_unknown_key")); });
     INFO(unknown);
-    CHECK(contains(unknown, "requires_cc_unknown_key/lab.yaml:6:"));
-    CHECK(contains(unknown, "gpu"));
+    check_mentions(unknown, {"requires_cc_unknown_key/lab.yaml:6:", "gpu"});
 }

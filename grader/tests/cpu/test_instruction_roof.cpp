@@ -49,10 +49,7 @@ TEST_CASE("lab.yaml instruction_roof: mma_sync is read; an unknown roof names th
     CHECK(gemm_lab(dir, "mma_sync").variant("r9").instruction_roof == "mma_sync");
     CHECK(gemm_lab(dir, "").variant("r9").instruction_roof.empty());
     auto message = input_error_of([&] { gemm_lab(dir, "wgmma"); });
-    CHECK(contains(message, "lab.yaml:"));
-    CHECK(contains(message, "instruction_roof"));
-    CHECK(contains(message, "'wgmma'"));
-    CHECK(contains(message, "mma_sync"));
+    check_mentions(message, {"lab.yaml:", "instruction_roof", "'wgmma'", "mma_sync"});
 }
 
 TEST_CASE("measured ceilings: the mma.sync ceiling round-trips, and a file from before it loads as not measured",
@@ -78,8 +75,7 @@ TEST_CASE("measured ceilings: the mma.sync ceiling round-trips, and a file from 
     auto zero = dir / "zero.yaml";
     write_file(zero, read_file(older) + "mma_sync_bf16_tflops: 0\n");
     auto message = input_error_of([&] { load_measured(zero); });
-    CHECK(contains(message, "zero.yaml:12:"));
-    CHECK(contains(message, "mma_sync_bf16_tflops"));
+    check_mentions(message, {"zero.yaml:12:", "mma_sync_bf16_tflops"});
 }
 
 TEST_CASE("score: a rung on mma.sync shows its fraction of the mma.sync roof beside cuBLAS's, unscored",
@@ -102,9 +98,7 @@ TEST_CASE("score: a rung on mma.sync shows its fraction of the mma.sync roof bes
         CHECK(s.instruction_roof->fraction == Approx(achieved / 645));
         CHECK(s.fraction == Approx(0.6));  // still scored against cuBLAS: 0.18 / 0.3
         auto text = terminal_report(context, s, result);
-        CHECK(contains(text, "71.0% of the mma.sync roof"));
-        CHECK(contains(text, "645 TFLOP/s"));
-        CHECK(contains(text, "60.0% of cuBLAS bf16"));
+        check_mentions(text, {"71.0% of the mma.sync roof", "645 TFLOP/s", "60.0% of cuBLAS bf16"});
         auto j = score_json(context, s, result);
         CHECK(j["instruction_roof"]["fraction"].get<double>() == Approx(achieved / 645));
         CHECK(j["instruction_roof"]["scored"] == false);
@@ -117,8 +111,8 @@ TEST_CASE("score: a rung on mma.sync shows its fraction of the mma.sync roof bes
             REQUIRE(s.instruction_roof);
             CHECK_FALSE(s.instruction_roof->measured());
             auto text = terminal_report(context, s, result);
-            CHECK(contains(text, "mma.sync roof (bf16 m16n8k16 from registers): not measured on this GPU"));
-            CHECK(contains(text, "roofline ceilings"));
+            check_mentions(text, {"mma.sync roof (bf16 m16n8k16 from registers): not measured on this GPU",
+                                  "roofline ceilings"});
             CHECK(score_json(context, s, result)["instruction_roof"]["measured"] == false);
         }
     }

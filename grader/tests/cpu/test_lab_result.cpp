@@ -201,8 +201,7 @@ TEST_CASE("lab result: a malformed or partial answer is refused, naming the file
     REQUIRE(malformed_error(dir, ok_answer.dump(), grade_job()).empty());  // the whole answer reads
 
     auto error = malformed_error(dir, "{\"status\": \"ok\", ", grade_job());
-    CHECK(contains(error, (dir.path() / "result.json").string()));
-    CHECK(contains(error, "not JSON"));
+    check_mentions(error, {(dir.path() / "result.json").string(), "not JSON"});
     CHECK(contains(malformed_error(dir, "[1, 2]", grade_job()), "the answer must be a JSON object, not array"));
     CHECK(contains(malformed_error(dir, R"({"status": "ok"})", grade_job()), "result.json: variant: missing"));
 
@@ -246,8 +245,8 @@ TEST_CASE("lab result: interpret turns a malformed answer into the variant's cra
     write_file(job.result_path, R"({"status": "ok", "variant": "copy_naive_fp32", "mode": "grade", "checks": "all good"})");
     auto run = interpret(child, job, 10);
     CHECK(run.outcome == Outcome::crashed);
-    CHECK(contains(run.message, "copy_naive_fp32 left an answer the grader cannot read during 'verify n=17"));
-    CHECK(contains(run.message, job.result_path + ": checks: must be an array, not string"));
+    check_mentions(run.message, {"copy_naive_fp32 left an answer the grader cannot read during 'verify n=17",
+                                 job.result_path + ": checks: must be an array, not string"});
     CHECK(run.result.checks.empty());
 
     // A status the grader does not know (a word or not) is the lab program's error, as before.

@@ -18,6 +18,20 @@ std::string lab_error(const std::string& name) {
     return input_error_of([&] { load_lab(file); });
 }
 
+// A copy of the scoring fixture lab in `dir`, and the text of its lab.yaml with `line` put in
+// before the first `anchor` (the copy holds the original until a test writes the text).
+struct ScoringLabCopy {
+    fs::path lab_yaml;
+    std::string text;
+    std::string with(const std::string& line, const std::string& anchor) const {
+        return replaced(text, anchor, line + anchor);
+    }
+};
+ScoringLabCopy scoring_lab_copy(const fs::path& dir) {
+    fs::copy(fixture_lab("scoring").parent_path(), dir / "scoring", fs::copy_options::recursive);
+    return {dir / "scoring" / "lab.yaml", read_file(fixture_lab("scoring"))};
+}
+
 }  // namespace
 
 TEST_CASE("the shipped labs load", "[lab]") {
@@ -175,69 +189,23 @@ TEST_CASE("the valid fixture lab loads", "[lab]") {
 }
 
 TEST_CASE("lab.yaml errors name file:line and the field", "[lab]") {
-    SECTION("unknown problem") {
-        auto m = lab_error("unknown_problem");
-        INFO(m);
-        CHECK(contains(m, "unknown_problem/lab.yaml:4:"));
-        CHECK(contains(m, "'problem'"));
-        CHECK(contains(m, "stencil"));
-        CHECK(contains(m, "elementwise"));  // the choices
-    }
-    SECTION("missing tolerance for a variant's dtype") {
-        auto m = lab_error("missing_tolerance");
-        INFO(m);
-        CHECK(contains(m, "missing_tolerance/lab.yaml:20:"));
-        CHECK(contains(m, "variants[0].dtype"));
-        CHECK(contains(m, "bf16"));
-        CHECK(contains(m, "tolerance"));
-    }
-    SECTION("duplicate variant name") {
-        auto m = lab_error("duplicate_variant");
-        INFO(m);
-        CHECK(contains(m, "duplicate_variant/lab.yaml:21:"));
-        CHECK(contains(m, "variants[1].name"));
-        CHECK(contains(m, "copy_fp32"));
-    }
-    SECTION("shape with the wrong keys") {
-        auto m = lab_error("wrong_shape_keys");
-        INFO(m);
-        CHECK(contains(m, "wrong_shape_keys/lab.yaml:7:"));
-        CHECK(contains(m, "shapes.timed"));
-    }
-    SECTION("target_fraction <= floor_fraction") {
-        auto m = lab_error("target_below_floor");
-        INFO(m);
-        CHECK(contains(m, "target_below_floor/lab.yaml:18:"));
-        CHECK(contains(m, "target_fraction"));
-        CHECK(contains(m, "floor_fraction"));
-    }
-    SECTION("a variant's own target_fraction below the lab's floor") {
-        auto m = lab_error("variant_target_below_floor");
-        INFO(m);
-        CHECK(contains(m, "variant_target_below_floor/lab.yaml:20:"));
-        CHECK(contains(m, "target_fraction"));
-    }
-    SECTION("kernel file that does not exist") {
-        auto m = lab_error("missing_file");
-        INFO(m);
-        CHECK(contains(m, "missing_file/lab.yaml:20:"));
-        CHECK(contains(m, "variants[0].file"));
-        CHECK(contains(m, "kernels/missing.cu"));
-    }
-    SECTION("divisible_by refuses the timed shape") {
-        auto m = lab_error("refused_timed_shape");
-        INFO(m);
-        CHECK(contains(m, "refused_timed_shape/lab.yaml:21:"));
-        CHECK(contains(m, "variants[1]"));
-        CHECK(contains(m, "divisible_by"));
-        CHECK(contains(m, "m to be a multiple of 128"));
-    }
-    SECTION("unknown dtype in a variant") {
-        auto m = lab_error("unknown_variant_dtype");
-        INFO(m);
-        CHECK(contains(m, "unknown_variant_dtype/lab.yaml:20:"));
-        CHECK(contains(m, "dtype"));
-        CHECK(contains(m, "fp17"));
+    // A bad fixture lab under tests/data/labs/, and what its error must say.
+    const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+        {"unknown_problem", {"unknown_problem/lab.yaml:4:", "'problem'", "stencil", "elementwise" /* a choice */}},
+        {"missing_tolerance", {"missing_tolerance/lab.yaml:20:", "variants[0].dtype", "bf16", "tolerance"}},
+        {"duplicate_variant", {"duplicate_variant/lab.yaml:21:", "variants[1].name", "copy_fp32"}},
+        {"wrong_shape_keys", {"wrong_shape_keys/lab.yaml:7:", "shapes.timed"}},
+        {"target_below_floor", {"target_below_floor/lab.yaml:18:", "target_fraction", "floor_fraction"}},
+        // a variant's own target_fraction below the lab's floor
+        {"variant_target_below_floor", {"variant_target_below_floor/lab.yaml:20:", "target_fraction"}},
+        {"missing_file", {"missing_file/lab.yaml:20:", "variants[0].file", "kernels/missing.cu"}},
+        // divisible_by refuses the timed shape
+        {"refused_timed_shape",
+         {"refused_timed_shape/lab.yaml:21:", "variants[1]", "divisible_by", "m to be a multiple of 128"}},
+        {"unknown_variant_dtype", {"unknown_variant_dtype/lab.yaml:20:", "dtype", "fp17"}},
+    };
+    for (const auto& [fixture, mentions] : cases) {
+        DYNAMIC_SECTION(fixture) { check_mentions(lab_error(fixture), mentions); }
     }
     SECTION("lab.yaml that does not exist") {
         auto m = input_error_of([] { load_lab(test_data() / "labs" / "no_such_lab" / "lab.yaml"); });
@@ -252,9 +220,7 @@ TEST_CASE("lab.yaml errors name file:line and the field", "[lab]") {
 TEST_CASE("unknown dtype under tolerance names file:line and the field", "[lab]") {
     auto m = lab_error("unknown_tolerance_dtype");
     INFO(m);
-    CHECK(contains(m, "fp17"));
-    CHECK(contains(m, "unknown_tolerance_dtype/lab.yaml:11:"));
-    CHECK(contains(m, "tolerance.fp17"));
+    check_mentions(m, {"fp17", "unknown_tolerance_dtype/lab.yaml:11:", "tolerance.fp17"});
 }
 
 TEST_CASE("split_target parses LAB/VARIANT and refuses anything else", "[lab]") {
@@ -263,8 +229,7 @@ TEST_CASE("split_target parses LAB/VARIANT and refuses anything else", "[lab]") 
     for (std::string bad : {"foo", "/copy", "01-memory-roof/", "a/b/c", ""}) {
         INFO("'" << bad << "'");
         auto m = input_error_of([&] { split_target(bad); });
-        CHECK(contains(m, "LAB/VARIANT"));
-        CHECK(contains(m, "'" + bad + "'"));
+        check_mentions(m, {"LAB/VARIANT", "'" + bad + "'"});
     }
 }
 
@@ -285,8 +250,7 @@ TEST_CASE("divisible_by with a key that is no size of the problem is refused", "
         message = e.what();
     }
     INFO(message);
-    CHECK(contains(message, "divisible_by_unknown_key/lab.yaml:28:"));
-    CHECK(contains(message, "mm"));
+    check_mentions(message, {"divisible_by_unknown_key/lab.yaml:28:", "mm"});
 }
 
 TEST_CASE("a variant may name its own problem and tolerance (lab 04 mixes row sums and a GEMM)", "[lab]") {
@@ -309,34 +273,34 @@ TEST_CASE("a variant may name its own problem and tolerance (lab 04 mixes row su
 
 TEST_CASE("a variant naming an unknown problem is refused at its line", "[lab]") {
     auto message = lab_error("variant_unknown_problem");
-    CHECK(contains(message, "lab.yaml:21"));
-    CHECK(contains(message, "stencil"));
-    CHECK(contains(message, "reduction"));
+    check_mentions(message, {"lab.yaml:21", "stencil", "reduction"});
 }
 
 TEST_CASE("scoring.gap_note: hand-graded points per variant, outside the grader's total", "[lab][gap_note]") {
     TempDir dir;
-    auto text = read_file(fixture_lab("scoring"));
-    auto at = text.find("  prediction:");
-    REQUIRE(at != std::string::npos);
-    std::filesystem::copy(fixture_lab("scoring").parent_path(), dir / "scoring", std::filesystem::copy_options::recursive);
-    auto lab_yaml = dir / "scoring" / "lab.yaml";
-    write_file(lab_yaml, text.substr(0, at) + "  gap_note: 5\n" + text.substr(at));
+    auto copy = scoring_lab_copy(dir.path());
+    const auto& lab_yaml = copy.lab_yaml;
+    write_file(lab_yaml, copy.with("  gap_note: 5\n", "  prediction:"));
     auto lab = load_lab(lab_yaml);
     CHECK(lab.scoring.gap_note == 5);
     CHECK(lab.scoring.total() == 100);  // the grader does not award it
     CHECK(load_lab(fixture_lab("scoring")).scoring.gap_note == 0);  // absent: not graded
 
-    write_file(lab_yaml, text.substr(0, at) + "  gap_note: -1\n" + text.substr(at));
+    write_file(lab_yaml, copy.with("  gap_note: -1\n", "  prediction:"));
     auto message = input_error_of([&] { load_lab(lab_yaml); });
     INFO(message);
-    CHECK(contains(message, "lab.yaml:"));
-    CHECK(contains(message, "gap_note"));
+    check_mentions(message, {"lab.yaml:", "gap_note"});
 }
 
 TEST_CASE("given_kernels: which kernel files pass as handed out (the GPU test's expectation)", "[lab][given]") {
     auto lab_of = [](const std::string& id) { return load_lab(repo_root() / "labs" / id / "lab.yaml"); };
     auto solutions = [](const LabSpec& lab) { return repo_root() / "solutions" / lab.id; };
+    auto check_every_variant = [&](const LabSpec& lab, bool passes_as_given) {
+        for (const auto& v : lab.variants) {
+            INFO(v.name);
+            CHECK(given_kernel_passes(lab, v, solutions(lab)) == passes_as_given);
+        }
+    };
     if (!std::filesystem::is_directory(repo_root() / "solutions")) {
         WARN("the student edition has no solutions/: only the lab.yaml part is checked");
     }
@@ -344,20 +308,12 @@ TEST_CASE("given_kernels: which kernel files pass as handed out (the GPU test's 
     SECTION("lab 06 says its kernels are correct and slow by design: every variant passes as given") {
         auto lab = lab_of("06-profile");
         CHECK(lab.given_kernels_correct);
-        for (const auto& v : lab.variants) {
-            INFO(v.name);
-            CHECK(given_kernel_passes(lab, v, solutions(lab)));
-        }
+        check_every_variant(lab, true);
     }
     SECTION("the default is skeletons: lab 01's files have solutions, so none passes as given") {
         auto lab = lab_of("01-memory-roof");
         CHECK_FALSE(lab.given_kernels_correct);
-        if (std::filesystem::is_directory(solutions(lab))) {
-            for (const auto& v : lab.variants) {
-                INFO(v.name);
-                CHECK_FALSE(given_kernel_passes(lab, v, solutions(lab)));
-            }
-        }
+        if (std::filesystem::is_directory(solutions(lab))) check_every_variant(lab, false);
     }
     SECTION("in a skeleton lab, a file with no solution is given code: lab 03's unfused chain passes, its fix not") {
         auto lab = lab_of("03-fusion");
@@ -377,21 +333,17 @@ TEST_CASE("given_kernels: which kernel files pass as handed out (the GPU test's 
     }
     SECTION("the field is read from lab.yaml, and a wrong value names the file, the line and the choices") {
         TempDir dir;
-        std::filesystem::copy(fixture_lab("scoring").parent_path(), dir / "scoring",
-                              std::filesystem::copy_options::recursive);
-        auto lab_yaml = dir / "scoring" / "lab.yaml";
-        auto text = read_file(fixture_lab("scoring"));
-        auto at = text.find("shapes:");
-        REQUIRE(at != std::string::npos);
+        auto copy = scoring_lab_copy(dir.path());
+        const auto& lab_yaml = copy.lab_yaml;
         CHECK_FALSE(load_lab(lab_yaml).given_kernels_correct);  // absent: skeletons
 
-        write_file(lab_yaml, text.substr(0, at) + "given_kernels: correct\n" + text.substr(at));
+        write_file(lab_yaml, copy.with("given_kernels: correct\n", "shapes:"));
         auto correct = load_lab(lab_yaml);
         CHECK(correct.given_kernels_correct);
         // Every variant passes, whatever solutions/ holds (here nothing at all).
         CHECK(given_kernel_passes(correct, correct.variants.front(), dir / "no-solutions"));
 
-        write_file(lab_yaml, text.substr(0, at) + "given_kernels: skeletons\n" + text.substr(at));
+        write_file(lab_yaml, copy.with("given_kernels: skeletons\n", "shapes:"));
         auto skeletons = load_lab(lab_yaml);
         CHECK_FALSE(skeletons.given_kernels_correct);
         std::filesystem::create_directories(dir / "solutions" / "kernels");
@@ -399,36 +351,28 @@ TEST_CASE("given_kernels: which kernel files pass as handed out (the GPU test's 
         CHECK_FALSE(given_kernel_passes(skeletons, skeletons.variants.front(), dir / "solutions"));
         CHECK(given_kernel_passes(skeletons, skeletons.variants.front(), dir / "no-solutions"));
 
-        write_file(lab_yaml, text.substr(0, at) + "given_kernels: slow\n" + text.substr(at));
+        write_file(lab_yaml, copy.with("given_kernels: slow\n", "shapes:"));
         auto message = input_error_of([&] { load_lab(lab_yaml); });
         INFO(message);
-        CHECK(contains(message, "lab.yaml:7:"));
-        CHECK(contains(message, "given_kernels"));
-        CHECK(contains(message, "'slow'"));
-        CHECK(contains(message, "skeletons"));
-        CHECK(contains(message, "correct"));
+        check_mentions(message, {"lab.yaml:7:", "given_kernels", "'slow'", "skeletons", "correct"});
     }
 }
 
 TEST_CASE("scoring.byte_prediction: points in the grader's total, 0 when absent", "[lab][bytes]") {
     TempDir dir;
-    auto text = read_file(fixture_lab("scoring"));
-    auto at = text.find("  against:");
-    REQUIRE(at != std::string::npos);
-    std::filesystem::copy(fixture_lab("scoring").parent_path(), dir / "scoring", std::filesystem::copy_options::recursive);
-    auto lab_yaml = dir / "scoring" / "lab.yaml";
+    auto copy = scoring_lab_copy(dir.path());
+    const auto& lab_yaml = copy.lab_yaml;
     CHECK(load_lab(lab_yaml).scoring.byte_prediction == 0);
     CHECK(load_lab(lab_yaml).scoring.total() == 100);
 
-    write_file(lab_yaml, text.substr(0, at) + "  byte_prediction: 5\n" + text.substr(at));
+    write_file(lab_yaml, copy.with("  byte_prediction: 5\n", "  against:"));
     auto lab = load_lab(lab_yaml);
     CHECK(lab.scoring.byte_prediction == 5);
     CHECK(lab.scoring.total() == 105);
     CHECK(load_lab(repo_root() / "labs" / "06-profile" / "lab.yaml").scoring.total() == 100);
 
-    write_file(lab_yaml, text.substr(0, at) + "  byte_prediction: -5\n" + text.substr(at));
+    write_file(lab_yaml, copy.with("  byte_prediction: -5\n", "  against:"));
     auto message = input_error_of([&] { load_lab(lab_yaml); });
     INFO(message);
-    CHECK(contains(message, "lab.yaml:"));
-    CHECK(contains(message, "byte_prediction"));
+    check_mentions(message, {"lab.yaml:", "byte_prediction"});
 }

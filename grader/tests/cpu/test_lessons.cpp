@@ -255,6 +255,18 @@ std::string joined(const std::vector<std::string>& lines) {
     return text;
 }
 
+// `check` run on every one of `files` finds nothing; a failure lists all it found.
+template <class Check>
+void check_no_problems(const std::vector<fs::path>& files, Check&& check) {
+    std::vector<std::string> problems;
+    for (const auto& file : files) {
+        auto found = check(file);
+        problems.insert(problems.end(), found.begin(), found.end());
+    }
+    INFO(joined(problems));
+    CHECK(problems.empty());
+}
+
 }  // namespace
 
 TEST_CASE("every link and every repository path in the course's documents exists", "[lessons]") {
@@ -262,13 +274,7 @@ TEST_CASE("every link and every repository path in the course's documents exists
     Checker checker(root);
     auto documents = course_documents(root);
     REQUIRE(documents.size() >= 10);  // 6 lessons, the bank, 6 lab READMEs, README.md, results/README.md
-    std::vector<std::string> problems;
-    for (const auto& document : documents) {
-        auto found = checker.check(document);
-        problems.insert(problems.end(), found.begin(), found.end());
-    }
-    INFO(joined(problems));
-    CHECK(problems.empty());
+    check_no_problems(documents, [&](const fs::path& document) { return checker.check(document); });
 }
 
 TEST_CASE("the document check names file:line for a broken link, anchor, path and citation", "[lessons]") {
@@ -302,13 +308,7 @@ TEST_CASE("no comment in the source tree cites a Markdown file the repository la
     Checker checker(root);
     auto files = source_files(root);
     REQUIRE(files.size() >= 100);
-    std::vector<std::string> problems;
-    for (const auto& file : files) {
-        auto found = checker.check_source(file);
-        problems.insert(problems.end(), found.begin(), found.end());
-    }
-    INFO(joined(problems));
-    CHECK(problems.empty());
+    check_no_problems(files, [&](const fs::path& file) { return checker.check_source(file); });
 }
 
 TEST_CASE("the source check names file:line for a citation of a missing Markdown file", "[lessons]") {

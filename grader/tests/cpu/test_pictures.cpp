@@ -270,9 +270,9 @@ TEST_CASE("roofline picture: a zero-FLOP copy, a memory-bound add and compute-bo
     auto references = picture.tags("line", "reference");
     REQUIRE(references.size() == 1);
     CHECK(number_attribute(references[0], "y1") < number_attribute(picture.tags("line", "roof")[0], "y1"));
-    CHECK(contains(picture.svg, fmt::format("= {:.1f}% of the memory roof", 100 * copy.fraction())));
-    CHECK(contains(picture.svg, fmt::format("= {:.1f}% of the compute roof", 100 * tensor.fraction())));
-    CHECK(contains(picture.svg, copy.roof_origin));
+    check_mentions(picture.svg, {fmt::format("= {:.1f}% of the memory roof", 100 * copy.fraction()),
+                                 fmt::format("= {:.1f}% of the compute roof", 100 * tensor.fraction()),
+                                 copy.roof_origin});
 }
 
 TEST_CASE("roofline picture: no marks, and a mark far above its roof, still fit", "[pictures]") {

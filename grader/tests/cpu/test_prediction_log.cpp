@@ -138,22 +138,14 @@ TEST_CASE("a prediction edited after its measurement is detected", "[log]") {
     CHECK_FALSE(log.edited_after_measurement(log.predictions[1]));
 
     SECTION("the why changed") {
-        auto text = read_file(file);
-        auto at = text.find("original reasoning");
-        REQUIRE(at != std::string::npos);
-        text.replace(at, std::string("original reasoning").size(), "better reasoning");
-        write_file(file, text);
+        write_file(file, replaced(read_file(file), "original reasoning", "better reasoning"));
         auto edited = load_log(file);
         CHECK(edited.predictions[0].why == "better reasoning");
         CHECK(edited.edited_after_measurement(edited.predictions[0]));
         CHECK_FALSE(edited.edited_after_measurement(edited.predictions[1]));  // not measured: nothing to compare
     }
     SECTION("the predicted time changed") {
-        auto text = read_file(file);
-        auto at = text.find("predicted_time_us: 600");
-        REQUIRE(at != std::string::npos);
-        text.replace(at, std::string("predicted_time_us: 600").size(), "predicted_time_us: 630");
-        write_file(file, text);
+        write_file(file, replaced(read_file(file), "predicted_time_us: 600", "predicted_time_us: 630"));
         auto edited = load_log(file);
         CHECK(edited.edited_after_measurement(edited.predictions[0]));
     }
@@ -196,8 +188,7 @@ TEST_CASE("a malformed log is reported with file:line and left byte-identical", 
 
         auto load_message = input_error_of([&] { load_log(file); });
         INFO(load_message);
-        CHECK(contains(load_message, "predictions.yaml" + std::string(c.where)));
-        CHECK(contains(load_message, c.what));
+        check_mentions(load_message, {"predictions.yaml" + std::string(c.where), c.what});
 
         auto append_message =
             input_error_of([&] { append_prediction(file, make_prediction("copy_naive_fp32", kShape, "h", 600)); });

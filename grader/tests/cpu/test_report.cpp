@@ -57,6 +57,38 @@ void check_gradescope_shape(const json& g) {
     CHECK(max_sum == Approx(g["max_score"].get<double>()));
 }
 
+// A lab with one extra scored part `key` (byte_prediction, diagnosis) that scored 5 points: the
+// terminal report of `run` holds each of `lines`, its JSON the part's points and a total of 92.5.
+// Returns the JSON.
+json check_reported(const Scored& run, const std::string& key, const std::vector<std::string>& lines) {
+    check_mentions(terminal_report(run.context, run.score, run.result), lines);
+    auto j = score_json(run.context, run.score, run.result);
+    CHECK(j["points"][key].get<double>() == 5);
+    CHECK(j["points"]["total"].get<double>() == Approx(92.5));
+    return j;
+}
+
+// The same lab: the Gradescope results of
+// `run` carry it as a fourth test of 5 points named `name`, out of `max_score` in all; those
+// of the same lab's crashed run keep the four tests. Returns the crashed run's.
+json check_gradescope_fourth_test(const Scored& run, const std::string& name, double max_score) {
+    auto g = gradescope_json(run.lab, run.context, &run.score, nullptr);
+    check_gradescope_shape(g);
+    REQUIRE(g["tests"].size() == 4);
+    CHECK(g["tests"][3]["name"] == name);
+    CHECK(g["tests"][3]["score"].get<double>() == 5);
+    CHECK(g["max_score"].get<double>() == max_score);
+
+    LabRun failure;
+    failure.outcome = Outcome::crashed;
+    failure.message = "signal 11";
+    failure.result = lab_result("crashed", 625e-6, 500e-6);
+    auto failed = gradescope_json(run.lab, run.context, nullptr, &failure);
+    check_gradescope_shape(failed);
+    CHECK(failed["tests"].size() == 4);
+    return failed;
+}
+
 }  // namespace
 
 TEST_CASE("score_json carries the figures of a scored run", "[report]") {
@@ -126,8 +158,7 @@ TEST_CASE("gradescope_json for an impossible time: zero, with the reason", "[rep
     CHECK(g["score"].get<double>() == 0);
     CHECK(contains(g["tests"][0]["output"].get<std::string>(), "rejected"));
     auto text = terminal_report(run.context, run.score, run.result);
-    CHECK(contains(text, "INCORRECT"));
-    CHECK(contains(text, "rejected"));
+    check_mentions(text, {"INCORRECT", "rejected"});
 }
 
 TEST_CASE("failure path: gradescope has zero score and the failure message", "[report]") {
@@ -144,9 +175,7 @@ TEST_CASE("failure path: gradescope has zero score and the failure message", "[r
     CHECK(g["score"].get<double>() == 0);
     CHECK(g["max_score"].get<double>() == 100);
     auto output = g["tests"][0]["output"].get<std::string>();
-    CHECK(contains(output, failure.message));
-    CHECK(contains(output, "index"));
-    CHECK(contains(output, "never written"));
+    check_mentions(output, {failure.message, "index", "never written"});
 
     auto j = failure_json(base.context, failure, 100);
     CHECK(j["correct"] == false);
@@ -157,9 +186,7 @@ TEST_CASE("failure path: gradescope has zero score and the failure message", "[r
     CHECK(j["checks"].size() == 1);
 
     auto text = failure_report(base.context, failure);
-    CHECK(contains(text, "INCORRECT"));
-    CHECK(contains(text, failure.message));
-    CHECK(contains(text, "expected 1.5, got 2.5"));
+    check_mentions(text, {"INCORRECT", failure.message, "expected 1.5, got 2.5"});
 
     // a crash: FAILED, and the lab program's last output is shown
     LabRun crash;
@@ -167,8 +194,7 @@ TEST_CASE("failure path: gradescope has zero score and the failure message", "[r
     crash.message = "copy_fp32 crashed with signal 11 (Segmentation fault) during 'verify'";
     crash.child.output_tail = "roofline-stage: verify\nsomething went wrong\n";
     auto crash_text = failure_report(base.context, crash);
-    CHECK(contains(crash_text, "FAILED"));
-    CHECK(contains(crash_text, "something went wrong"));
+    check_mentions(crash_text, {"FAILED", "something went wrong"});
     CHECK(failure_json(base.context, crash, 100)["outcome"] == "crashed");
     auto crash_g = gradescope_json(base.lab, base.context, nullptr, &crash);
     check_gradescope_shape(crash_g);
@@ -182,8 +208,7 @@ TEST_CASE("mismatch_lines: the first failing check's mismatches", "[report]") {
     result.checks[0].report.first_mismatches = {{.index = 7, .expected = 2.0, .got = 3.0},
                                                 {.index = 8, .expected = 1.0, .got = -std::numeric_limits<double>::infinity()}};
     auto lines = mismatch_lines(result);
-    CHECK(contains(lines, "7: expected 2, got 3"));
-    CHECK(contains(lines, "8: expected 1, got -Inf"));
+    check_mentions(lines, {"7: expected 2, got 3", "8: expected 1, got -Inf"});
     CHECK(mismatch_lines(protocol::Result{}).empty());
 }
 
@@ -191,13 +216,9 @@ TEST_CASE("terminal_report: the five-second summary", "[report]") {
     Scored run;
     auto text = terminal_report(run.context, run.score, run.result);
     INFO(text);
-    CHECK(contains(text, "scoring/copy_fp32  CORRECT  on NVIDIA H200"));
-    CHECK(contains(text, "80.0% of cudaMemcpy D2D"));
-    CHECK(contains(text, "71.6% of the roofline"));
-    CHECK(contains(text, "memory-bound"));
-    CHECK(contains(text, "1980 MHz"));
-    CHECK(contains(text, "= 87.5 / 100"));
-    CHECK(contains(text, "1.04x your prediction"));
+    check_mentions(text, {"scoring/copy_fp32  CORRECT  on NVIDIA H200", "80.0% of cudaMemcpy D2D",
+                          "71.6% of the roofline", "memory-bound", "1980 MHz", "= 87.5 / 100",
+                          "1.04x your prediction"});
     CHECK_FALSE(contains(text, "WARNING"));
     run.context.prediction_edited = true;
     CHECK(contains(terminal_report(run.context, run.score, run.result), "WARNING"));
@@ -231,30 +252,12 @@ TEST_CASE("reports of a lab that scores byte predictions: the bytes line, the po
     run.score = score_run(run.lab, v, run.result, run.h200, choose_ceiling(run.h200, nullptr, v.dtype), &p,
                           std::nullopt, &counted);
 
-    auto text = terminal_report(run.context, run.score, run.result);
-    INFO(text);
-    CHECK(contains(text, "  bytes     ncu counted 2.126e+09 DRAM bytes, 1.06x your 2e+09: within 10%"));
-    CHECK(contains(text, "10.0 prediction + 5 bytes = 92.5 / 105"));
-
-    auto j = score_json(run.context, run.score, run.result);
-    CHECK(j["points"]["byte_prediction"].get<double>() == 5);
-    CHECK(j["points"]["total"].get<double>() == Approx(92.5));
+    auto j = check_reported(run, "byte_prediction",
+                            {"  bytes     ncu counted 2.126e+09 DRAM bytes, 1.06x your 2e+09: within 10%",
+                             "10.0 prediction + 5 bytes = 92.5 / 105"});
     CHECK(j["byte_prediction"]["ratio"].get<double>() == Approx(1.063));
 
-    auto g = gradescope_json(run.lab, run.context, &run.score, nullptr);
-    check_gradescope_shape(g);
-    REQUIRE(g["tests"].size() == 4);
-    CHECK(g["tests"][3]["name"] == "scoring/copy_fp32: byte prediction");
-    CHECK(g["tests"][3]["score"].get<double>() == 5);
-    CHECK(g["max_score"].get<double>() == 105);
-
-    LabRun failure;
-    failure.outcome = Outcome::crashed;
-    failure.message = "signal 11";
-    failure.result = lab_result("crashed", 625e-6, 500e-6);
-    auto failed = gradescope_json(run.lab, run.context, nullptr, &failure);
-    check_gradescope_shape(failed);
-    CHECK(failed["tests"].size() == 4);
+    auto failed = check_gradescope_fourth_test(run, "scoring/copy_fp32: byte prediction", 105);
     CHECK(failed["score"].get<double>() == 0);
 }
 
@@ -275,29 +278,11 @@ TEST_CASE("reports of a lab that scores diagnoses: the diagnosis line, the point
     run.score.diagnosis = d;
     run.score.diagnosis_points = d.points;
 
-    auto text = terminal_report(run.context, run.score, run.result);
-    INFO(text);
-    CHECK(contains(text, "  diagnosis you named tail_effect: its counters showed tail_effect"));
-    CHECK(contains(text, "10.0 prediction + 5 diagnosis = 92.5 / 110"));
-    auto j = score_json(run.context, run.score, run.result);
-    CHECK(j["points"]["diagnosis"].get<double>() == 5);
-    CHECK(j["points"]["total"].get<double>() == Approx(92.5));
+    auto j = check_reported(run, "diagnosis", {"  diagnosis you named tail_effect: its counters showed tail_effect",
+                                               "10.0 prediction + 5 diagnosis = 92.5 / 110"});
     CHECK(j["diagnosis"]["shown_before"].get<bool>());
     CHECK_FALSE(j["diagnosis"]["fixed_after"].get<bool>());
 
-    auto g = gradescope_json(run.lab, run.context, &run.score, nullptr);
-    check_gradescope_shape(g);
-    REQUIRE(g["tests"].size() == 4);
-    CHECK(g["tests"][3]["name"] == "scoring/copy_fp32: diagnosis");
-    CHECK(g["tests"][3]["score"].get<double>() == 5);
-    CHECK(g["max_score"].get<double>() == 110);
-
-    LabRun failure;
-    failure.outcome = Outcome::crashed;
-    failure.message = "signal 11";
-    failure.result = lab_result("crashed", 625e-6, 500e-6);
-    auto failed = gradescope_json(run.lab, run.context, nullptr, &failure);
-    check_gradescope_shape(failed);
-    CHECK(failed["tests"].size() == 4);
+    auto failed = check_gradescope_fourth_test(run, "scoring/copy_fp32: diagnosis", 110);
     CHECK(failed["tests"][3]["output"] == "not scored: the kernel must be correct first");
 }

@@ -27,6 +27,15 @@ Prediction predicted(double time_s, Regime regime) {
 struct Setup {
     LabSpec lab = load_lab(test_data() / "labs" / "scoring" / "lab.yaml");
     HardwareProfile h200 = test_gpu();
+
+    // `variant` scored on the datasheet ceiling: a run with `status`, the variant's median
+    // `variant_s` against the peer's 500 us.
+    Score score(const std::string& variant, const std::string& status, double variant_s,
+                const Prediction* prediction = nullptr) const {
+        const auto& v = lab.variant(variant);
+        return score_run(lab, v, lab_result(status, variant_s, 500e-6), h200, choose_ceiling(h200, nullptr, v.dtype),
+                         prediction);
+    }
 };
 
 }  // namespace
@@ -41,8 +50,7 @@ TEST_CASE("score_prediction: half for the regime, half for the time", "[score]")
         CHECK(s.regime_right);
         CHECK(s.ratio == Approx(1.0));
         CHECK(s.points == Approx(10));
-        CHECK(contains(s.verdict, "1.00x"));
-        CHECK(contains(s.verdict, "regime right"));
+        check_mentions(s.verdict, {"1.00x", "regime right"});
     }
     SECTION("within 1.5x either way is full time credit") {
         CHECK(points(150e-6, Regime::memory) == Approx(10));
@@ -153,29 +161,24 @@ TEST_CASE("score_run: against: roofline uses the ceiling, not the peer", "[score
     // 3.436 / 4.8 = 0.71583; points 50 * (0.71583 - 0.5) / 0.4 = 26.98
     CHECK(s.fraction == Approx(0.71583).epsilon(1e-4));
     CHECK(s.performance_points == Approx(26.979).epsilon(1e-4));
-    CHECK(contains(s.scored_against, "roofline"));
-    CHECK(contains(s.scored_against, "datasheet"));
-    CHECK(contains(s.scored_against, "test-gpu"));
+    check_mentions(s.scored_against, {"roofline", "datasheet", "test-gpu"});
 }
 
 TEST_CASE("score_run: a time below the datasheet floor is rejected and scores nothing", "[score]") {
     Setup setup;
-    const auto& v = setup.lab.variant("copy_fp32");
-    auto ceiling = choose_ceiling(setup.h200, nullptr, v.dtype);
     auto prediction = predicted(400e-6, Regime::memory);
     // floor 447.4 us; 400 us would be 5.37 TB/s on a 4.8 TB/s part
-    auto s = score_run(setup.lab, v, lab_result("ok", 400e-6, 500e-6), setup.h200, ceiling, &prediction);
+    auto s = setup.score("copy_fp32", "ok", 400e-6, &prediction);
     CHECK(s.impossible);
     CHECK_FALSE(s.correct);
-    CHECK(contains(s.verdict, "rejected"));
-    CHECK(contains(s.verdict, "physical floor"));
+    check_mentions(s.verdict, {"rejected", "physical floor"});
     CHECK(s.correctness_points == 0);
     CHECK(s.performance_points == 0);
     CHECK(s.prediction_points == 0);
     CHECK(s.total() == 0);
 
     // just above the floor is possible: 450 us
-    auto ok = score_run(setup.lab, v, lab_result("ok", 450e-6, 500e-6), setup.h200, ceiling, nullptr);
+    auto ok = setup.score("copy_fp32", "ok", 450e-6);
     CHECK_FALSE(ok.impossible);
     CHECK(ok.correct);
 
@@ -184,6 +187,7 @@ TEST_CASE("score_run: a time below the datasheet floor is rejected and scores no
     MeasuredCeilings m;
     m.memcpy_tbs = 4.24;
     m.measured_at = "2026-11-29T10:00:00Z";
+    const auto& v = setup.lab.variant("copy_fp32");
     auto measured = choose_ceiling(setup.h200, &m, v.dtype);
     auto fast = score_run(setup.lab, v, lab_result("ok", 460e-6, 500e-6), setup.h200, measured, nullptr);
     CHECK_FALSE(fast.impossible);
@@ -191,11 +195,8 @@ TEST_CASE("score_run: a time below the datasheet floor is rejected and scores no
 }
 
 TEST_CASE("score_run: an incorrect result gets zero", "[score]") {
-    Setup setup;
-    const auto& v = setup.lab.variant("add_fp32");
-    auto ceiling = choose_ceiling(setup.h200, nullptr, v.dtype);
     auto prediction = predicted(800e-6, Regime::memory);
-    auto s = score_run(setup.lab, v, lab_result("incorrect", 800e-6, 500e-6), setup.h200, ceiling, &prediction);
+    auto s = Setup().score("add_fp32", "incorrect", 800e-6, &prediction);
     CHECK_FALSE(s.correct);
     CHECK_FALSE(s.impossible);
     CHECK(s.verdict == "incorrect");
@@ -205,11 +206,8 @@ TEST_CASE("score_run: an incorrect result gets zero", "[score]") {
 }
 
 TEST_CASE("score_run: add moves three arrays, its peer two", "[score]") {
-    Setup setup;
-    const auto& v = setup.lab.variant("add_fp32");
-    auto ceiling = choose_ceiling(setup.h200, nullptr, v.dtype);
     // add: 3 * 2^30 bytes in 800 us = 4.027 TB/s; peer: 2^31 bytes in 500 us = 4.295 TB/s; fraction 0.9375
-    auto s = score_run(setup.lab, v, lab_result("ok", 800e-6, 500e-6), setup.h200, ceiling, nullptr);
+    auto s = Setup().score("add_fp32", "ok", 800e-6);
     CHECK(s.achieved == Approx(4.02653184));
     CHECK(s.fraction_of_peer == Approx(0.9375));
     CHECK(s.performance_points == Approx(50));
@@ -289,9 +287,7 @@ TEST_CASE("score_byte_prediction: all the points within 10% of ncu's count, none
     auto e = counted_bytes(2.126e9);
     auto s = score_byte_prediction(p, &e, "06-profile/copy_staged_fp32", 5);
     CHECK(s.ratio == Approx(1.063));
-    CHECK(contains(s.verdict, "2.126e+09"));
-    CHECK(contains(s.verdict, "1.06x"));
-    CHECK(contains(s.verdict, "within 10%"));
+    check_mentions(s.verdict, {"2.126e+09", "1.06x", "within 10%"});
     auto far = counted_bytes(4e9);
     CHECK(contains(score_byte_prediction(p, &far, "06-profile/copy_staged_fp32", 5).verdict, "more than 10% off"));
 

@@ -20,6 +20,7 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #if __has_include(<catch2/catch_test_macros.hpp>)
 using Catch::Approx;  // Catch2 3; Catch2 2 declares a global Approx itself
@@ -36,11 +37,28 @@ inline bool contains(const std::string& haystack, const std::string& needle) {
     return haystack.find(needle) != std::string::npos;
 }
 
+// One CHECK per part: `text` holds each of `parts`. A failure shows the text and names the part
+// it lacks.
+inline void check_mentions(const std::string& text, const std::vector<std::string>& parts) {
+    INFO(text);
+    for (const auto& part : parts) {
+        INFO("lacks: " << part);
+        CHECK(contains(text, part));
+    }
+}
+
 inline std::string read_file(const fs::path& file) {
     std::ifstream in(file, std::ios::binary);
     std::stringstream content;
     content << in.rdbuf();
     return content.str();
+}
+
+// `text` with its first `from` replaced by `to`; a test failure if `from` is not in it.
+inline std::string replaced(std::string text, const std::string& from, const std::string& to) {
+    auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    return text.replace(at, from.size(), to);
 }
 
 inline void write_file(const fs::path& file, const std::string& text) {
@@ -100,13 +118,14 @@ inline std::string shell_quote(const std::string& text) {
 }
 
 // Runs the built `roofline` with `args` (already shell-quoted where needed),
-// stdout and stderr kept apart, and returns its exit status.
-inline CliResult run_cli(const std::string& args) {
+// stdout and stderr kept apart, and returns its exit status. `before`, when given, is shell
+// text put in front of the call ("cd DIR && env NAME=value ").
+inline CliResult run_cli(const std::string& args, const std::string& before = "") {
     TempDir capture;
     auto out_file = capture / "stdout.txt";
     auto err_file = capture / "stderr.txt";
-    std::string command = shell_quote(ROOFLINE_CLI) + " " + args + " > " + shell_quote(out_file.string()) + " 2> " +
-                          shell_quote(err_file.string()) + " < /dev/null";
+    std::string command = before + shell_quote(ROOFLINE_CLI) + " " + args + " > " + shell_quote(out_file.string()) +
+                          " 2> " + shell_quote(err_file.string()) + " < /dev/null";
     int status = std::system(command.c_str());
     CliResult r;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -115,9 +134,14 @@ inline CliResult run_cli(const std::string& args) {
     return r;
 }
 
-// The real course and this build, for tests that run `roofline` on them.
-inline std::string course_flags() {
-    return "--root " + shell_quote(repo_root().string()) + " --build-dir " + shell_quote(ROOFLINE_BINARY_DIR);
+// The real course as --root.
+inline std::string repo_flag() { return "--root " + shell_quote(repo_root().string()); }
+
+// A course root in `dir` holding copies of hardware/ and labs/01-memory-roof.
+inline void copy_course(const fs::path& dir) {
+    fs::copy(repo_root() / "hardware", dir / "hardware", fs::copy_options::recursive);
+    fs::create_directories(dir / "labs");
+    fs::copy(repo_root() / "labs" / "01-memory-roof", dir / "labs" / "01-memory-roof", fs::copy_options::recursive);
 }
 
 inline int count_lines(const std::string& text) {
@@ -125,6 +149,28 @@ inline int count_lines(const std::string& text) {
     for (char c : text) lines += c == '\n';
     if (!text.empty() && text.back() != '\n') ++lines;
     return lines;
+}
+
+// A bad-input failure: exit 2, nothing on stdout, exactly one line on stderr.
+inline void check_one_line_error(const CliResult& r) {
+    INFO("stdout: " << r.out << "\nstderr: " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(count_lines(r.err) == 1);
+    CHECK(contains(r.err, "error: "));
+}
+
+// `roofline ARGS` refuses its input with one line (check_one_line_error) that holds each of `mentions`.
+inline void check_refused(const std::string& args, const std::vector<std::string>& mentions) {
+    auto r = run_cli(args);
+    INFO("roofline " << args);
+    check_one_line_error(r);
+    check_mentions(r.err, mentions);
+}
+
+// The real course and this build, for tests that run `roofline` on them.
+inline std::string course_flags() {
+    return "--root " + shell_quote(repo_root().string()) + " --build-dir " + shell_quote(ROOFLINE_BINARY_DIR);
 }
 
 // A GPU with the H200's datasheet figures (4.8 TB/s; 67 TFLOP/s fp32, 989.4 bf16, 34 fp64),
@@ -146,6 +192,24 @@ inline roofline::HardwareProfile test_gpu() {
     p.peak[Dtype::bf16] = {989.4, 1978.9, "test"};
     p.file = "test-gpu.yaml";
     return p;
+}
+
+// Measured ceilings as `roofline ceilings` saves them for an H200 (the figures of a
+// 2026-11-29 run, at the power-capped SM clock); a test changes what it is about.
+inline roofline::MeasuredCeilings h200_measured_ceilings() {
+    roofline::MeasuredCeilings m;
+    m.profile_id = "h200-sxm";
+    m.device_name = "NVIDIA H200";
+    m.measured_at = "2026-11-29T10:00:00Z";
+    m.copy_kernel_tbs = 3.95;
+    m.memcpy_tbs = 4.24;
+    m.read_only_tbs = 4.55;
+    m.fp32_fma_tflops = 50.25;
+    m.gemm_tflops = {{roofline::Dtype::bf16, 733}};
+    m.launch_us = 5.1;
+    m.graph_launch_us = 0.5;
+    m.sm_clock_mhz = 1515;
+    return m;
 }
 
 // Timing statistics as the lab program writes them, around a median.

@@ -32,14 +32,9 @@ TEST_CASE("lab 04: every solution is correct on the verify shapes that wrap its 
             continue;
         }
         DYNAMIC_SECTION(variant.name) {
-            auto r = run_cli(std::string("--build-dir ") + ROOFLINE_TEST_BUILD_DIR + " run 04-async/" + variant.name +
-                             " --solutions --no-build --json");
-            INFO(r.output);
-            CHECK(r.exit_code == 0);
-            auto j = nlohmann::json::parse(r.output, nullptr, /*allow_exceptions=*/false);
-            REQUIRE_FALSE(j.is_discarded());
-            std::vector<nlohmann::json> checks;
-            collect_checks(j, checks);
+            auto run = run_solution("04-async/" + variant.name);
+            INFO(run.output);
+            const auto& checks = run.checks;
             REQUIRE(checks.size() >= 3);
             std::set<long long> edges;
             for (const auto& check : checks) {

@@ -32,14 +32,9 @@ TEST_CASE("lab 07: every solution is correct on odd sequence lengths, plain and 
     for (const auto& variant : lab.variants) {
         saw_causal = saw_causal || variant.op == "attention_causal";
         DYNAMIC_SECTION(variant.name) {
-            auto r = run_cli(std::string("--build-dir ") + ROOFLINE_TEST_BUILD_DIR + " run 07-attention/" +
-                                  variant.name + " --solutions --no-build --json");
-            INFO(r.output);
-            CHECK(r.exit_code == 0);
-            auto j = nlohmann::json::parse(r.output, nullptr, /*allow_exceptions=*/false);
-            REQUIRE_FALSE(j.is_discarded());
-            std::vector<nlohmann::json> checks;
-            collect_checks(j, checks);
+            auto run = run_solution("07-attention/" + variant.name);
+            INFO(run.output);
+            const auto& checks = run.checks;
             std::set<long long> lengths;
             for (const auto& check : checks) {
                 CHECK(check["report"]["passed"].get<bool>());

@@ -16,48 +16,13 @@
 //
 // Needs N to be a multiple of 8 (the GEMM already needs 128): each 16-byte
 // vector of Y then lies in one row.
-#include "roofline/fusion.cuh"
-#include "roofline/gemm_with_epilogue.cuh"
-
-#include <algorithm>
-#include <cstdint>
+// The two elementwise kernels and the three launches are given code, in
+// grader/include/roofline/unfused_bias_gelu.cuh: read them there. The grader
+// times that same code beside your fused rung 7, so this file only finds the
+// SM count and calls it.
+#include "roofline/unfused_bias_gelu.cuh"
 
 namespace {
-
-constexpr int kThreads = 512;
-constexpr int kPerVector = 8;  // bf16 per 16-byte vector
-
-// Y[r][c] += bias[c], in place; `vectors` = M * N / 8 (< 2^28: the problem keeps M * N < 2^31).
-__global__ void add_bias_kernel(__nv_bfloat16* Y, const __nv_bfloat16* bias, unsigned vectors, unsigned n) {
-    auto* y4 = reinterpret_cast<uint4*>(Y);
-    for (unsigned v = blockIdx.x * blockDim.x + threadIdx.x; v < vectors; v += gridDim.x * blockDim.x) {
-        uint4 packed = y4[v];
-        const uint4 b = *reinterpret_cast<const uint4*>(bias + (v * kPerVector) % n);
-        auto* y = reinterpret_cast<__nv_bfloat162*>(&packed);
-        const auto* bb = reinterpret_cast<const __nv_bfloat162*>(&b);
-#pragma unroll
-        for (int j = 0; j < kPerVector / 2; ++j) {
-            const float2 yf = __bfloat1622float2(y[j]), bf = __bfloat1622float2(bb[j]);
-            y[j] = __floats2bfloat162_rn(yf.x + bf.x, yf.y + bf.y);
-        }
-        y4[v] = packed;
-    }
-}
-
-// Y = gelu(Y), in place, with the reference's tanh-form GELU (accurate tanhf).
-__global__ void gelu_kernel(__nv_bfloat16* Y, unsigned vectors) {
-    auto* y4 = reinterpret_cast<uint4*>(Y);
-    for (unsigned v = blockIdx.x * blockDim.x + threadIdx.x; v < vectors; v += gridDim.x * blockDim.x) {
-        uint4 packed = y4[v];
-        auto* y = reinterpret_cast<__nv_bfloat162*>(&packed);
-#pragma unroll
-        for (int j = 0; j < kPerVector / 2; ++j) {
-            const float2 yf = __bfloat1622float2(y[j]);
-            y[j] = __floats2bfloat162_rn(roofline::fusion::gelu_tanh(yf.x), roofline::fusion::gelu_tanh(yf.y));
-        }
-        y4[v] = packed;
-    }
-}
 
 void gemm_bias_gelu_unfused(const __nv_bfloat16* A, const __nv_bfloat16* B, const __nv_bfloat16* bias,
                             __nv_bfloat16* Y, int M, int N, int K, cudaStream_t stream) {
@@ -67,11 +32,7 @@ void gemm_bias_gelu_unfused(const __nv_bfloat16* A, const __nv_bfloat16* B, cons
         cudaGetDevice(&device);
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     }
-    roofline::fusion::launch_gemm_with_epilogue(A, B, M, N, K, roofline::fusion::StoreBf16{Y, N}, stream);
-    const unsigned vectors = unsigned(std::size_t(M) * N / kPerVector);
-    const auto blocks = static_cast<unsigned>(std::min<std::size_t>(std::size_t(sms) * 8, (vectors + kThreads - 1) / kThreads));
-    add_bias_kernel<<<blocks, kThreads, 0, stream>>>(Y, bias, vectors, unsigned(N));
-    gelu_kernel<<<blocks, kThreads, 0, stream>>>(Y, vectors);
+    roofline::fusion::launch_unfused_gemm_bias_gelu(A, B, bias, Y, M, N, K, sms, stream);
 }
 
 }  // namespace
