@@ -84,7 +84,8 @@ __global__ __launch_bounds__(kThreads, 1) void gemm_pipelined(const __nv_bfloat1
     //           the 32 mma of step s.
     //   Why is the slot of tile kt-1 safe to overwrite at step 0 of tile kt?
     // TODO 5: cp_async_wait<0>(), then the epilogue of rung 8 (warps whose 64 columns lie past N
-    //   store nothing).
+    //   store nothing). Faster: stage the C tile in the idle stages (swizzled by row, as B is),
+    //   __syncthreads(), then 16-byte stores by consecutive threads along each row of C.
 }
 
 void launch_pipelined(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N, int K,

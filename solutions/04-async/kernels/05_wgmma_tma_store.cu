@@ -79,9 +79,13 @@ struct Schedule {
     static constexpr int kGroupPairs = kGroupPairs_;
     static constexpr bool kStreamKTail = kStreamKTail_;
 };
-// The schedule this file runs: the one line to change for another row of the instructors'
-// schedules probe (scripts/probes/sched_variants.cu).
-using ScheduleInUse = Schedule<8, true>;
+// The schedules this file runs: groups of 8 pair rows, and the stream-K tail only where the run
+// is long. Stream-K pays a pipeline fill and drain per cut piece and a partial tile through
+// memory; measured on an H200 (2026-12-01, scripts/probes/sched_variants.cu), it bought about
+// 2% at 8192^3 (15.5 rounds of pairs) and cost about 4% at 4096^3 (3.9 rounds).
+using ScheduleInUse = Schedule<8, true>;         // 8 or more rounds of pairs
+using ScheduleShortRun = Schedule<8, false>;     // fewer
+inline constexpr int kStreamKMinRounds = 8;
 
 // One piece of work: pair `pair`, K slices [k_begin, k_end) of its k_slices.
 struct Work {
@@ -362,7 +366,10 @@ void launch_with_schedule(const __nv_bfloat16* A, const __nv_bfloat16* Bt, __nv_
 
 void launch_gemm_wgmma_tma_store(const __nv_bfloat16* A, const __nv_bfloat16* Bt, __nv_bfloat16* C, int M, int N,
                                  int K, cudaStream_t stream) {
-    launch_with_schedule<ScheduleInUse>(A, Bt, C, M, N, K, stream);
+    const int pairs = (M / (kBlockM * kClusterSize)) * (N / kBlockN);
+    const int clusters_at_most = roofline::tma::multiprocessor_count() / kClusterSize;
+    if (pairs >= kStreamKMinRounds * clusters_at_most) launch_with_schedule<ScheduleInUse>(A, Bt, C, M, N, K, stream);
+    else launch_with_schedule<ScheduleShortRun>(A, Bt, C, M, N, K, stream);
 }
 
 }  // namespace
