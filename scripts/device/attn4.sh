@@ -14,6 +14,7 @@
 #   4. `roofline grade 07-attention/warp_specialized* --solutions`: the schedule the solution
 #      file launches (`Chosen`), graded beside cuDNN in the same run.
 # About 3 minutes on an H200 once built (the probe's compile ~1 min, its run ~30 s).
+# SKIP_PROBE=1 leaves out step 3 (to grade the file's schedule again after a switch).
 set -u
 BUILD=${1:?usage: attn4.sh BUILD_DIR OUT_DIR}
 OUT=${2:?usage: attn4.sh BUILD_DIR OUT_DIR}
@@ -62,11 +63,11 @@ done
 # 3. The schedules: correctness first, then the table (ms, TFLOP/s, % of cuDNN).
 cudnn_include=$(sed -n 's/^ROOFLINE_CUDNN_INCLUDE_DIR:PATH=//p' "$BUILD/CMakeCache.txt")
 cudnn_library=$(sed -n 's/^ROOFLINE_CUDNN_LIBRARY:FILEPATH=//p' "$BUILD/CMakeCache.txt")
-step probe-compile nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Igrader/include -Igrader/problems \
+[[ ${SKIP_PROBE:-0} == 1 ]] || step probe-compile nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Igrader/include -Igrader/problems \
   ${cudnn_include:+-I"$cudnn_include"} -o "$OUT/attn4_variants" scripts/probes/attn4_variants.cu \
   grader/problems/attention/cudnn_sdpa.cpp grader/harness/tma.cu ${cudnn_library:-"-lcudnn"} \
   ${cudnn_library:+-Xlinker -rpath -Xlinker "$(dirname "$cudnn_library")"}
-if [[ -x "$OUT/attn4_variants" ]]; then
+if [[ ${SKIP_PROBE:-0} != 1 && -x "$OUT/attn4_variants" ]]; then
   # One process per schedule for the checks, so that a schedule that deadlocks (the probe
   # stops at a launch still running after 20 s) costs only its own row.
   passed=()

@@ -73,7 +73,7 @@ struct Schedule {
     static_assert(!PingPong || Overlap, "the ping-pong takes turns at the overlapped schedule's matmul issues");
 };
 // The schedule this rung launches (stages, overlap, ping-pong, persistent).
-using Chosen = Schedule<2, true, true, true>;
+using Chosen = Schedule<2, false, false, true>;
 
 template <int D, int Stages>
 struct SharedStorage {
