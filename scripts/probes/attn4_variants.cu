@@ -16,12 +16,14 @@
 // All rows share the solution's exp2 (one MUFU.EX2, subnormals flushed) and its skipped
 // rescale, so `today` is the first version's schedule, not its exact code.
 //
-// Predicted, not yet measured (2026-12-01): `ov+pp+persist` (= Chosen) fastest, ~590
+// Predicted before the first run (2026-12-01): `ov+pp+persist` (then Chosen) fastest, ~590
 // TFLOP/s at 4k (~0.89 of cuDNN) and ~610 at 16k (~0.98); `overlap+pp` a few percent under
 // it at 4k (each block pays Q's load and the ring's fill) and level at 16k; `today` and
 // `persistent` ~525-560; the 3-stage rows within noise of their 2-stage ones (the producer
 // runs far ahead of two consumers already). If another row wins, change the one line
 // `using Chosen = Schedule<...>` in the solution file to that row's arguments.
+// Measured (H200, run 58, results/2026-12-01-h200-runs57-60.md): `persistent` fastest at
+// 4k and 16k, plain and causal; overlap and ping-pong cost 1-4%. Chosen is now `persistent`.
 //
 // 1. Correctness first: every candidate on odd shapes (seq 1, 17, 1000, 2113; head_dim 64
 //    and 128; plain and causal) against an fp32 reference kernel (one block per query row,

@@ -17,10 +17,13 @@
 //     epilogue would cost ~15 us instead.
 // At this size fusion can save at most the ~32 us of extra passes, ~10% of the
 // GEMM: the GEMM is compute-bound and fusion removes no FLOPs.
-// At 8192 x 8192 x 512 (gemm_bias_gelu_fused_k512; predicted, not yet measured,
+// At 8192 x 8192 x 512 (gemm_bias_gelu_fused_k512; predicted before its first run,
 // labs/03-fusion/README.md): the GEMM is 68.7 GFLOP and the passes move 537 MB,
 // ~131 us beside a bare GEMM of ~240 us with the given WMMA loop; this epilogue
 // costs 67.1 M x 2 SFU ops, ~33 us. Fused ~280 us against ~375 us: ~1.34x.
+// Measured on the H200 (2026-12-01, results/2026-12-01-h200-runs51-54.md and runs57-60.md):
+// bare 259-261 us, three kernels 401-402 us, fused 310 us: 1.30x. The epilogue cost ~51 us,
+// not ~33: with one block per SM nothing runs under it.
 //
 // Measured on the H200 with rung 9's main loop, the given one until 2026-11-30
 // (2026-11-29, results/2026-11-29-h200-lab03-gemm-epilogue.txt):
