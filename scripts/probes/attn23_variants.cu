@@ -33,6 +33,7 @@
 //       -lcudnn && /tmp/attn23_variants
 // (scripts/device/attn23.sh does this). Optional argument: timed rounds at seq 4096 (default 20;
 // seq 16384 takes a quarter of them).
+#include "probe_check.cuh"
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -64,15 +65,6 @@ namespace rung3 {
 }
 
 namespace probe {
-
-#define CHECK_CUDA(call)                                                                               \
-    do {                                                                                               \
-        cudaError_t e_ = (call);                                                                       \
-        if (e_ != cudaSuccess) {                                                                       \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            std::exit(2);                                                                              \
-        }                                                                                              \
-    } while (0)
 
 using Launch = void (*)(const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*, int, int,
                         int, int, bool, cudaStream_t);

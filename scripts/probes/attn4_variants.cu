@@ -44,6 +44,7 @@
 //       -o /tmp/attn4_variants scripts/probes/attn4_variants.cu grader/problems/attention/cudnn_sdpa.cpp \
 //       grader/harness/tma.cu -lcudnn && /tmp/attn4_variants [repetitions, default 30]
 // (add -I and -L for cuDNN where it is not beside the toolkit's headers and libraries).
+#include "probe_check.cuh"
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -68,15 +69,6 @@
 #include "attention/cudnn_sdpa.hpp"
 
 namespace probe {
-
-#define CHECK_CUDA(call)                                                                               \
-    do {                                                                                               \
-        cudaError_t e_ = (call);                                                                       \
-        if (e_ != cudaSuccess) {                                                                       \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            std::exit(2);                                                                              \
-        }                                                                                              \
-    } while (0)
 
 using bf16 = __nv_bfloat16;
 

@@ -15,6 +15,7 @@
 // From the course root, on a machine with an sm_90 GPU:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Igrader/include -o /tmp/given_gemm_check \
 //       scripts/probes/given_gemm_check.cu -lcublas && /tmp/given_gemm_check
+#include "probe_check.cuh"
 #include "roofline/gemm_with_epilogue.cuh"
 #include "roofline/gemm.cuh"
 
@@ -36,15 +37,6 @@
 #include "../../solutions/02-gemm/kernels/09_pipelined.cu"
 
 namespace probe {
-
-#define CHECK_CUDA(call)                                                                               \
-    do {                                                                                               \
-        cudaError_t e_ = (call);                                                                       \
-        if (e_ != cudaSuccess) {                                                                       \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            std::exit(2);                                                                              \
-        }                                                                                              \
-    } while (0)
 
 // The epilogue under test writes fp32 and counts how often each pair is handed over.
 struct CountingStore {

@@ -30,6 +30,7 @@
 //       -o /tmp/overlap_timeline scripts/probes/lab04_overlap_timeline.cu grader/harness/tma.cu \
 //       && /tmp/overlap_timeline 4096 > overlap-timeline.csv
 // The CSV goes to stdout, the check and the overhead to stderr; exit 0 only if the checks pass.
+#include "probe_check.cuh"
 #include "roofline/mbarrier.cuh"
 #include "roofline/tma.cuh"
 #include "roofline/wgmma.cuh"
@@ -46,15 +47,6 @@
 #include <ctime>
 #include <random>
 #include <vector>
-
-#define CHECK_CUDA(call)                                                                               \
-    do {                                                                                               \
-        cudaError_t e_ = (call);                                                                       \
-        if (e_ != cudaSuccess) {                                                                       \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            std::exit(2);                                                                              \
-        }                                                                                              \
-    } while (0)
 
 namespace {
 

@@ -32,6 +32,7 @@
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Igrader/include -Xptxas -v \
 //       -o /tmp/rung9_variants scripts/probes/rung9_variants.cu -lcublas && /tmp/rung9_variants
 // (scripts/device/rung9.sh does this). Optional argument: timed repetitions (default 60).
+#include "probe_check.cuh"
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -51,15 +52,6 @@
 #include "../../grader/ceilings/mma_sync_probe.cuh"
 
 namespace probe {
-
-#define CHECK_CUDA(call)                                                                               \
-    do {                                                                                               \
-        cudaError_t e_ = (call);                                                                       \
-        if (e_ != cudaSuccess) {                                                                       \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            std::exit(2);                                                                              \
-        }                                                                                              \
-    } while (0)
 
 using bf16 = __nv_bfloat16;
 using Launch = void (*)(const bf16* A, const bf16* B, bf16* C, int M, int N, int K, cudaStream_t stream);

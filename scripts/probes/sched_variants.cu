@@ -30,6 +30,7 @@
 // From the course root, on an sm_90 GPU (scripts/device/sched.sh does this):
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Igrader/include \
 //       -o /tmp/sched_variants scripts/probes/sched_variants.cu grader/harness/tma.cu -lcublas && /tmp/sched_variants [ROUNDS]
+#include "probe_check.cuh"
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -49,15 +50,6 @@
 #include "../../solutions/04-async/kernels/05_wgmma_tma_store.cu"
 
 namespace probe {
-
-#define CHECK_CUDA(call)                                                                               \
-    do {                                                                                               \
-        cudaError_t e_ = (call);                                                                       \
-        if (e_ != cudaSuccess) {                                                                       \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            std::exit(2);                                                                              \
-        }                                                                                              \
-    } while (0)
 
 using bf16 = __nv_bfloat16;
 using Launch = void (*)(const bf16* A, const bf16* Bt, bf16* C, int M, int N, int K, cudaStream_t stream);

@@ -29,6 +29,7 @@
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Igrader/include \
 //       -o /tmp/skinny_variants scripts/probes/skinny_variants.cu -lcublas && /tmp/skinny_variants
 // (scripts/device/skinny.sh does this). Optional argument: timed repetitions per M (default 40).
+#include "probe_check.cuh"
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -49,15 +50,6 @@
 #include "../../solutions/08-decode/kernels/02_skinny_gemm.cu"
 
 namespace probe {
-
-#define CHECK_CUDA(call)                                                                               \
-    do {                                                                                               \
-        cudaError_t e_ = (call);                                                                       \
-        if (e_ != cudaSuccess) {                                                                       \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            std::exit(2);                                                                              \
-        }                                                                                              \
-    } while (0)
 
 using bf16 = __nv_bfloat16;
 using Launch = void (*)(const bf16* W, const bf16* X, bf16* Y, int M, int N, int K, cudaStream_t stream);
