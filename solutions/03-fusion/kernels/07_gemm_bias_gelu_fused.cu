@@ -21,7 +21,8 @@
 // labs/03-fusion/README.md): the GEMM is 68.7 GFLOP and the passes move 537 MB,
 // ~131 us beside a bare GEMM of ~240 us with the given WMMA loop; this epilogue
 // costs 67.1 M x 2 SFU ops, ~33 us. Fused ~280 us against ~375 us: ~1.34x.
-// Measured on the H200 (2026-12-01, results/2026-12-01-h200-runs51-54.md and runs57-60.md):
+// Measured on the H200 (2026-12-01, results/2026-12-01-h200-runs51-54.md and
+// results/2026-12-01-h200-runs57-60.md):
 // bare 259-261 us, three kernels 401-402 us, fused 310 us: 1.30x. The epilogue cost ~51 us,
 // not ~33: with one block per SM nothing runs under it.
 //
