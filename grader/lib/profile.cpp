@@ -100,7 +100,7 @@ std::vector<std::filesystem::path> ncu_install_folders(const std::filesystem::pa
         auto target = fs::canonical(entry.path(), ec);
         if (!ec) folders.push_back(target);
     }
-    if (fs::is_directory(vendor_folder, ec)) folders.push_back(fs::canonical(vendor_folder, ec));
+    if (auto vendor = fs::canonical(vendor_folder, ec); !ec && fs::is_directory(vendor, ec)) folders.push_back(vendor);
     return folders;
 }
 
@@ -152,14 +152,15 @@ ProfileOutcome profile_variant(const Workspace& ws, const ProfileRequest& reques
         std::filesystem::create_directories(work_dir);
         auto result_file = work_dir / "result.json";
         auto report_file = work_dir / (variant.name + ".ncu-rep");
-        std::vector<std::string> program{ws.lab_executable(lab.id, request.solutions).string()};
+        const auto executable = ws.lab_executable(lab.id, request.solutions);
+        std::vector<std::string> program{executable.string()};
         auto job = once_job(lab, variant, {variant.timed}, request.seed ? *request.seed : fresh_seed(), result_file);
         auto arguments = once_arguments(job);
         program.insert(program.end(), arguments.begin(), arguments.end());
         double timeout_s = std::min(600.0, std::max(120.0, 4 * lab.timeout_s));
         auto command = ncu_profile_command(ncu, report_file, program);
         if (auto sandbox = sandbox_from_environment()) {
-            command = sandboxed_ncu_command(*sandbox, ncu, ws.lab_executable(lab.id, request.solutions), work_dir, command);
+            command = sandboxed_ncu_command(*sandbox, ncu, executable, work_dir, command);
         }
         auto child = run_child(command, timeout_s, work_dir);
         auto output = read_file_text(work_dir / "child-output.txt");
