@@ -2,7 +2,8 @@
 # Where the slow kernels' time goes: one ncu profile (--set full) of each solution below at its
 # timed shape, for the people tuning them (no GPU on their machines, and no ncu there to open a
 # report). For each NAME: OUT/NAME.details.txt (every section, with ncu's own advice) and
-# OUT/NAME.source.csv (warp-state samples per SASS instruction), OUT/NAME.ncu-rep beside them.
+# OUT/NAME.source.csv (warp-state samples per SASS instruction), OUT/NAME.stalls.txt (its summary by
+# scripts/device/stall_table.py), OUT/NAME.ncu-rep beside them.
 #   bash scripts/device/stalls.sh BUILD_DIR OUT_DIR
 # ~3 min on an H200 once built.
 set -u
@@ -29,6 +30,7 @@ profile() {  # profile NAME LAB VARIANT SHAPE
   local rc=$?
   ncu --import "$OUT/$name.ncu-rep" --page details --print-units base > "$OUT/$name.details.txt" 2>&1
   ncu --import "$OUT/$name.ncu-rep" --page source --csv --print-source sass > "$OUT/$name.source.csv" 2>&1
+  python3 scripts/device/stall_table.py "$OUT/$name.source.csv" > "$OUT/$name.stalls.txt" 2>&1
   log "$name: rc=$rc in $(( $(date +%s) - s )) s; $(grep -m1 -E 'Duration' "$OUT/$name.details.txt" | tr -s ' ')"
   grep -E "Compute \(SM\) Throughput|Memory Throughput|Registers Per Thread|Achieved Occupancy|Issued Warp Per Scheduler|No Eligible" \
     "$OUT/$name.details.txt" | tr -s ' ' | head -6 | sed 's/^/   /' | tee -a "$summary"
