@@ -5,7 +5,9 @@
 # OUT/NAME.source.csv (warp-state samples per SASS instruction), OUT/NAME.stalls.txt (its summary by
 # scripts/device/stall_table.py), OUT/NAME.ncu-rep beside them.
 #   bash scripts/device/stalls.sh BUILD_DIR OUT_DIR
-# ~3 min on an H200 once built.
+# ~1.5 min on an H200 once built. Each profile's rc is the lab program's: 1 when its check of the
+# profiled launch, at the program's default tolerances (not the lab's), finds bf16 rounding; the
+# profile itself is unaffected (correctness is graded elsewhere).
 set -u
 BUILD=${1:?usage: stalls.sh BUILD_DIR OUT_DIR}
 OUT=${2:?usage: stalls.sh BUILD_DIR OUT_DIR}
