@@ -1,20 +1,37 @@
 // Lab 04 part 5 (the TMA-store wgmma GEMM, C = A Bt^T, bf16 in, fp32 accumulate, bf16 out):
-// which schedule of pairs over the clusters beats cuBLAS by a margin at 4096^3 and 8192^3.
-// The kernel is the solution file's, instantiated with each schedule (its Schedule<G, S>):
-//   G  group height in pair rows (a pair = two 128 x 256 tiles stacked along M, one cluster);
-//      pairs are walked down G pair rows, then one tile column right. G = 1 is a plain raster
-//      (one pair row of 32 columns at 8192: the clusters running at once read all of Bt,
-//      128 MiB, a wave); G = 4 is the solution of 2026-11-30 (a wave of 66 pairs covers 4 x
-//      16.5 pairs: 16 MiB of A and 66 MiB of Bt panels); G = 8 covers 8 x 8.25 (32 + 33 MiB).
-//   S  stream-K tail: 8192^3 is 1024 pairs on 66 clusters, 15.5 waves of work in 16 rounds
-//      (4096^3: 256 pairs, 3.9 in 4), so ~3% of the time half the SMs idle. With S the last
-//      P % C + C pairs' K slices are split into C equal runs; a pair cut between two clusters
-//      is finished by the one that reaches it last, after adding the other's fp32 partial.
-// Predicted (2026-12-01, before any run): S buys the quantization loss minus the fix-up
-// (~1 us of partial traffic per cluster): +2-3% at both sizes; G = 8 against G = 4 lowers
-// DRAM traffic ~20% (~82 -> 65 MiB a wave), which at 8192 (power-capped clock) may buy
-// ~0-1%; G = 1 should lose a few percent at 8192. Best row predicted: G8 + stream-K (the
-// solution's ScheduleInUse), 102-104% of cuBLAS at 8192^3, 103-104% at 4096^3.
+// which cut of shared memory between the ring and the epilogue beats cuBLAS by a margin at
+// 4096^3 and 8192^3. Every row is the solution file's kernel under its shape rule (groups of 8
+// pair rows; the stream-K tail at 8 rounds of pairs or more: 8192^3 yes, 4096^3 no), with
+// one Pipeline<K, stages, boxes, stmatrix>:
+//   K x stages   64 x 4 (the rung as graded on 2026-12-01), 32 x 8 (the same 192 KiB ring in
+//                half-size stages: a consumer holds two stages, the one its wgmmas read and
+//                the one it frees a slice late, so the producer gets 144 KiB to run ahead in,
+//                not 96), 32 x 6 and 64 x 3 (a 144 KiB ring that leaves 64 KiB for the epilogue);
+//   boxes        2: each consumer stages half its 64 x 256 part a round and waits for the TMA
+//                unit to read it before the second round; 4: all of it in one round;
+//   stmatrix     "sm": the bf16 tile written with stmatrix, 16 instructions a thread; "st": 64
+//                four-byte stores (the ncu profile showed them as generic ST.E).
+// Until 2026-12-01 the rows were schedules (group height, stream-K); their table is in the
+// part's debrief (runs 57, 58): the group height moved it by under a point.
+//
+// Why the pipeline (ncu, 8192^3, 2026-12-01, --set full): the tensor pipe was busy 94.1% of
+// the elapsed cycles; SMs idle 2.1% (start and the last pieces); of the consumer warps'
+// samples 96% in the main loop (waiting on the tensor pipe: the wgmma wait and the wgmma
+// issue queue) and 3.8% after it: the drain (~1.4%) and the epilogue (~2.4%: the two rounds,
+// their barriers and fences, the wait for the TMA unit to read the first round). The full
+// barrier's first try_wait failed on 13% of the consumer's slices (the producer late), but the
+// wgmmas already queued covered most of it. So the epilogue is the part that can shrink.
+// Predicted (before any run), same-run % of cuBLAS at 4096^3 / 8192^3, against the 2026-12-01
+// row (run 60's gradings: median 102.4 / 100.4):
+//   64x4 2rd sm  +0.3-0.5 / +0.2-0.4 (fewer store instructions, same barriers): the file's
+//                PipelineInUse, the safe step (the SW128 ring is the one already verified).
+//   32x8 2rd     0 to +1 at both: only if the producer's lateness costs tensor time; the
+//                twice as many barrier arrivals and wgmma groups per K may cancel it.
+//   32x6 1rd sm  +1-2 / +1-1.5: the epilogue in one round, no wait for the TMA read mid-tile,
+//                with the producer's lead as today's (4 half-stages = 2 slices): best row.
+//   64x3 1rd sm  -1 to -3: the one-round epilogue, but the producer only one slice ahead.
+// If a 32-K row verifies and beats the file's row by a point or more at 8192^3 without losing
+// at 4096^3, switch `PipelineInUse` in the solution to it (one line).
 //
 // Steps: (1) the schedule walked on the host for many pair / cluster / slice counts: every
 // (pair, K slice) once, each split pair's two pieces in adjacent clusters in the order the
