@@ -22,12 +22,17 @@
 // avoids bank conflicts by padding shared rows instead of swizzling them. How
 // it is organised:
 //
-//   block tile 128 x 256, K tile 64, 256 threads = 8 warps in a 2 x 4 grid,
-//   each warp owning a 64 x 64 piece of the output: 4 x 4 WMMA accumulators,
-//   128 fp32 values per thread, so one block per SM;
-//   a 3-slot ring of K tiles in shared memory filled by cp.async (global to
-//   shared without a register detour), one barrier per K tile: while tile kt
-//   is multiplied, tiles kt+1 and kt+2 are on their way;
+//   warps of 64 x 64 output each: 4 x 4 WMMA accumulators, 128 fp32 values
+//   per thread; two tilings, picked by K at launch (`LongK`, `ShortK` below):
+//   K > 1024: block tile 128 x 256, 8 warps, one block per SM; K <= 1024:
+//   128 x 128, 4 warps, two blocks per SM, so that one block's ring fill and
+//   epilogue (where its tensor-core work stops) run beside the other's mma;
+//   a 3-slot ring of 64-deep K tiles in shared memory filled by cp.async
+//   (global to shared without a register detour), one barrier per K tile:
+//   while tile kt is multiplied, tiles kt+1 and kt+2 are on their way;
+//   two sets of fragments: while the mma of one k16 step run, the next step's
+//   fragments are loaded, and the next K tile's copies are issued after the
+//   first step, between mma (the `kInterleaved` schedule of Tiling);
 //   K tails (K % 64 == 32) and the columns past N of the last block column are
 //   zero-filled by cp.async itself (source size 0), so the loop has no
 //   special cases;
@@ -69,7 +74,7 @@ namespace wmma_gemm {
 // compiler (launch bounds), kInterleaved: the fragments of the next k16 step are loaded while this
 // one multiplies and the next K tile's copies start after the first k16 step (below), instead of
 // copy, then load, then multiply. The header ships two of these (the end of this namespace);
-// scripts/probes/given_gemm_variants.cu times the others.
+// scripts/probes/given_gemm_variants.cu (instructor-side) times the others.
 //
 // Shared rows are padded by 8 bf16 (16 bytes): a 16 x 16 fragment load reads 8 rows at a time,
 // and with a row pitch of an odd number of 16-byte units (144 or 80 bytes for A, 528 or 272 for
