@@ -52,21 +52,29 @@ variants_pid=$!
 
 # 2. Skeletons and solutions on the verify shapes; the fused solution at odd shapes.
 log "== 2. run (verify shapes): skeleton / solution ($(elapsed))"
+good=0
 for v in $GEMM_VARIANTS; do
   timeout 60 "$R" $FLAGS run "$LAB/$v" --no-build > "$OUT/2-skeleton-$v.log" 2>&1
   sk=$(verdict "$OUT/2-skeleton-$v.log")
   case "$v" in *unfused*|gemm_bare*) want=CORRECT ;; *) want=INCORRECT ;; esac
   timeout 60 "$R" $FLAGS run "$LAB/$v" --solutions --no-build > "$OUT/2-solution-$v.log" 2>&1
   so=$(verdict "$OUT/2-solution-$v.log")
-  log "  $v: skeleton ${sk%% *} $([[ "${sk%% *}" == "$want" ]] && echo ok || echo "UNEXPECTED, want $want"); solution ${so%% *} $([[ "${so%% *}" == CORRECT ]] && echo ok || echo UNEXPECTED)"
+  if [[ "${sk%% *}" == "$want" && "${so%% *}" == CORRECT ]]; then
+    good=$((good + 1))
+  else
+    log "  $v UNEXPECTED: skeleton '${sk}' (want $want), solution '${so}' (want CORRECT)"
+  fi
 done
+log "  $good of 6 variants as expected (skeleton bare/unfused CORRECT, fused INCORRECT; solutions CORRECT)"
 TOL="--atol 1e-2 --rtol 2e-2 --max-rel-l2 1e-2"
+odd=""
 for shape in "m=1152,n=640,k=544" "m=384,n=8320,k=160" "m=2176,n=2432,k=1120"; do
   f="$OUT/2-odd-fused-$shape"
   timeout 60 "$BUILD/labs/solution-$LAB" --variant gemm_bias_gelu_fused --mode verify --verify-shape "$shape" \
     --seed 7 $TOL --result "$f.json" > "$f.txt" 2>&1
-  log "  fused at $shape: rc $? $(python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(j.get('status'), [c['report']['verdict'] for c in j.get('checks', [])])" "$f.json" 2>&1 | cut -c1-100)"
+  odd+=" $shape: rc $? $(python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(j.get('status'), *[c['report']['verdict'] for c in j.get('checks', [])])" "$f.json" 2>&1 | cut -c1-40);"
 done
+log "  fused solution at odd shapes:$odd"
 
 # 1. The shipped tilings through the header's launcher (run after step 2: it waited for the compile).
 wait $check_pid
@@ -74,8 +82,8 @@ log "== 1. given_gemm_check: compile rc=$? ($(elapsed))"
 grep -E "spill" "$OUT/1-compile.log" | grep -v " 0 bytes spill stores" | head -2 | tee -a "$summary"
 if [[ -x "$OUT/given_gemm_check" ]]; then
   timeout 120 "$OUT/given_gemm_check" > "$OUT/1-check.log" 2>&1
-  log "  rc=$? (want 0)"
-  cut -c1-150 "$OUT/1-check.log" | grep -E "^(PASS|FAIL)|pairs" | tee -a "$summary"
+  log "  rc=$? (want 0): $(grep -c '^PASS' "$OUT/1-check.log") shapes PASS, $(grep -c '^FAIL' "$OUT/1-check.log") FAIL"
+  cut -c1-150 "$OUT/1-check.log" | grep -E "^FAIL|pairs" | head -3 | tee -a "$summary"
   rm -f "$OUT/given_gemm_check"
 fi
 
