@@ -33,6 +33,7 @@
 //   F          128x128 k32 r4, 8 warps of 32x64, 2/SM, not interleaved: 16 warps an SM hide
 //              the latencies instead of a second fragment set (no room for one in 128 registers:
 //              interleaved, it spilled), at 1.5x the fragment loads per mma.
+//   G          A with a fourth slot (204 KiB of shared memory): three tiles in flight.
 //
 // Predicted (written before the first run; H200, the ratios are three kernels / fused):
 //   4096^3:  given 414 us; A ~330 us (rung 9's schedule took lab 02 from 414-like to ~300 us,
@@ -123,6 +124,7 @@ const Candidate kCandidates[] = {
     candidate<wg::Tiling<128, 128, 32, 4, 2, 2, 2, true>>("D 128x128x2 k32r4 il"),
     candidate<wg::Tiling<128, 128, 64, 3, 2, 2, 2, false>>("E 128x128x2 k64r3"),
     candidate<wg::Tiling<128, 128, 32, 4, 4, 2, 2, false>>("F 128x128x2 8w k32r4"),
+    candidate<wg::Tiling<128, 256, 64, 4, 2, 4, 1, true>>("G 128x256 k64r4 il"),
 };
 
 __global__ void fill_uniform(bf16* p, std::size_t n, std::uint32_t seed, float scale) {
