@@ -175,8 +175,10 @@ bool run_shape(const Shape& s, cublasHandle_t cublas, void* flush, std::size_t f
 
 int main() {
     // One block with its upper 128 columns past N and half of one K tile; 17 block rows and 10
-    // block columns (a full band of 8 and a band of 2), N % 256 == 128, K % 64 == 32; the lab's shape.
-    const probe::Shape shapes[] = {{128, 128, 32}, {2176, 2432, 1056}, {4096, 4096, 4096}};
+    // block columns (a full band of 8 and a band of 2), N % 256 == 128, K % 64 == 32; the same with
+    // K <= 1024 (the header's short-K tiling: 19 block columns of 128, a band of 16 and one of 3);
+    // the lab's shape.
+    const probe::Shape shapes[] = {{128, 128, 32}, {2176, 2432, 1056}, {2176, 2432, 544}, {4096, 4096, 4096}};
     cublasHandle_t cublas;
     if (cublasCreate(&cublas) != CUBLAS_STATUS_SUCCESS) {
         std::fprintf(stderr, "cublasCreate failed\n");

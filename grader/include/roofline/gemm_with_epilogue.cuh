@@ -22,12 +22,17 @@
 // avoids bank conflicts by padding shared rows instead of swizzling them. How
 // it is organised:
 //
-//   block tile 128 x 256, K tile 64, 256 threads = 8 warps in a 2 x 4 grid,
-//   each warp owning a 64 x 64 piece of the output: 4 x 4 WMMA accumulators,
-//   128 fp32 values per thread, so one block per SM;
-//   a 3-slot ring of K tiles in shared memory filled by cp.async (global to
-//   shared without a register detour), one barrier per K tile: while tile kt
-//   is multiplied, tiles kt+1 and kt+2 are on their way;
+//   warps of 64 x 64 output each: 4 x 4 WMMA accumulators, 128 fp32 values
+//   per thread; two tilings, picked by K at launch (`LongK`, `ShortK` below):
+//   K > 1024: block tile 128 x 256, 8 warps, one block per SM; K <= 1024:
+//   128 x 128, 4 warps, two blocks per SM, so that one block's ring fill and
+//   epilogue (where its tensor-core work stops) run beside the other's mma;
+//   a 3-slot ring of 64-deep K tiles in shared memory filled by cp.async
+//   (global to shared without a register detour), one barrier per K tile:
+//   while tile kt is multiplied, tiles kt+1 and kt+2 are on their way;
+//   two sets of fragments: while the mma of one k16 step run, the next step's
+//   fragments are loaded, and the next K tile's copies are issued after the
+//   first step, between mma (the `kInterleaved` schedule of Tiling);
 //   K tails (K % 64 == 32) and the columns past N of the last block column are
 //   zero-filled by cp.async itself (source size 0), so the loop has no
 //   special cases;
@@ -64,52 +69,80 @@ struct StoreBf16 {
 
 namespace wmma_gemm {
 
-// Tiles. Shared rows are padded by 8 bf16 (16 bytes): a 16 x 16 fragment load reads 8 rows at a
-// time, and with a row pitch of 144 (A) or 528 (B) bytes those rows start in 8 different 16-byte
-// bank groups, so the reads do not conflict.
-inline constexpr int kBlockRows = 128, kBlockCols = 256, kDepth = 64;  // output tile and K tile
-inline constexpr int kRing = 3;                                        // K tiles held in shared memory
-inline constexpr int kWarpGridRows = 2, kWarpGridCols = 4;
-inline constexpr int kWarpRows = kBlockRows / kWarpGridRows;          // 64
-inline constexpr int kWarpCols = kBlockCols / kWarpGridCols;          // 64
-inline constexpr int kFrag = 16;                                       // WMMA tile edge
-inline constexpr int kFragRows = kWarpRows / kFrag, kFragCols = kWarpCols / kFrag;  // 4 x 4
-inline constexpr int kBlockThreads = 32 * kWarpGridRows * kWarpGridCols;          // 256
-inline constexpr int kPad = 8;
-inline constexpr int kPitchA = kDepth + kPad;       // 72 bf16 per shared row of the A tile
-inline constexpr int kPitchB = kBlockCols + kPad;   // 264 bf16 per shared row of the B tile
-inline constexpr int kSlotA = kBlockRows * kPitchA;            // bf16 of A per ring slot
-inline constexpr int kSlotB = kDepth * kPitchB;                // bf16 of B per ring slot
-inline constexpr int kSlot = kSlotA + kSlotB;                  // 26112 bf16 = 52224 bytes
-inline constexpr int kSharedBytes = kRing * kSlot * int(sizeof(__nv_bfloat16));  // 156672
-// Copies: 16 bytes (8 bf16) per cp.async. A's K tile is 8 pieces wide, B's row 32.
-inline constexpr int kPiece = 8;
-inline constexpr int kPiecesPerRowA = kDepth / kPiece, kPiecesPerRowB = kBlockCols / kPiece;  // 8, 32
-inline constexpr int kCopiesA = kBlockRows * kPiecesPerRowA / kBlockThreads;  // 4 per thread per tile
-inline constexpr int kCopiesB = kDepth * kPiecesPerRowB / kBlockThreads;      // 8 per thread per tile
-inline constexpr int kRowsApartA = kBlockThreads / kPiecesPerRowA;            // 32 rows between them
-inline constexpr int kRowsApartB = kBlockThreads / kPiecesPerRowB;            // 8 rows between them
-// Epilogue staging: a warp's 16 x 64 strip of fp32 with a pitch of 72 floats.
-inline constexpr int kPitchOut = kWarpCols + 8;
-inline constexpr int kStripFloats = kFrag * kPitchOut;
-// Consecutive blocks sweep a band of 8 block columns (2048 output columns) row by row, so
-// the ~132 blocks resident at once share a few A rows and one 2048-wide panel of B in L2.
-inline constexpr int kBandCols = 8;
+// One shape of the kernel: block tile kBlockRows x kBlockCols, K tile kDepth, kRing K tiles in
+// shared memory, warps in a kWarpGridRows x kWarpGridCols grid, kBlocksPerSm blocks asked of the
+// compiler (launch bounds), kInterleaved: the fragments of the next k16 step are loaded while this
+// one multiplies and the next K tile's copies start after the first k16 step (below), instead of
+// copy, then load, then multiply. The header ships two of these (the end of this namespace);
+// scripts/probes/given_gemm_variants.cu (instructor-side) times the others.
+//
+// Shared rows are padded by 8 bf16 (16 bytes): a 16 x 16 fragment load reads 8 rows at a time,
+// and with a row pitch of an odd number of 16-byte units (144 or 80 bytes for A, 528 or 272 for
+// B) those rows start in 8 different 16-byte bank groups, so the reads do not conflict. The
+// price: a padded row starts 16 bytes further into a 128-byte line than the row above it, and
+// the cp.async writes that fill it take ~2.6x the ideal shared-memory wavefronts (ncu on the
+// H200, 2026-12-01: 9.4 M excess over 27 M ideal at K = 512, all of them cp.async writes; the
+// fragment loads had none). A swizzle avoids both, but WMMA takes only a plain row pitch.
+template <int kBlockRows_, int kBlockCols_, int kDepth_, int kRing_, int kWarpGridRows_, int kWarpGridCols_,
+          int kBlocksPerSm_, bool kInterleaved_>
+struct Tiling {
+    static constexpr int kBlockRows = kBlockRows_, kBlockCols = kBlockCols_, kDepth = kDepth_, kRing = kRing_;
+    static constexpr int kWarpGridRows = kWarpGridRows_, kWarpGridCols = kWarpGridCols_;
+    static constexpr int kBlocksPerSm = kBlocksPerSm_;
+    static constexpr bool kInterleaved = kInterleaved_;
+    static constexpr int kWarpRows = kBlockRows / kWarpGridRows, kWarpCols = kBlockCols / kWarpGridCols;
+    static constexpr int kFrag = 16;  // WMMA tile edge
+    static constexpr int kFragRows = kWarpRows / kFrag, kFragCols = kWarpCols / kFrag;
+    static constexpr int kSteps = kDepth / kFrag;  // k16 steps per K tile
+    static constexpr int kBlockThreads = 32 * kWarpGridRows * kWarpGridCols;
+    static constexpr int kPad = 8;
+    static constexpr int kPitchA = kDepth + kPad;      // bf16 per shared row of the A tile
+    static constexpr int kPitchB = kBlockCols + kPad;  // bf16 per shared row of the B tile
+    static constexpr int kSlotA = kBlockRows * kPitchA, kSlotB = kDepth * kPitchB;  // bf16 per ring slot
+    static constexpr int kSlot = kSlotA + kSlotB;
+    static constexpr int kSharedBytes = kRing * kSlot * int(sizeof(__nv_bfloat16));
+    // Copies: 16 bytes (8 bf16) per cp.async; each thread copies the same piece of every
+    // kRowsApart-th row.
+    static constexpr int kPiece = 8;
+    static constexpr int kPiecesPerRowA = kDepth / kPiece, kPiecesPerRowB = kBlockCols / kPiece;
+    static constexpr int kCopiesA = kBlockRows * kPiecesPerRowA / kBlockThreads;  // per thread per tile
+    static constexpr int kCopiesB = kDepth * kPiecesPerRowB / kBlockThreads;
+    static constexpr int kRowsApartA = kBlockThreads / kPiecesPerRowA;
+    static constexpr int kRowsApartB = kBlockThreads / kPiecesPerRowB;
+    // Epilogue staging: a warp's 16 x kWarpCols strip of fp32, pitch kWarpCols + 8 floats; a
+    // lane reads two columns, kLanesPerRow lanes one strip row.
+    static constexpr int kPitchOut = kWarpCols + 8;
+    static constexpr int kStripFloats = kFrag * kPitchOut;
+    static constexpr int kLanesPerRow = kWarpCols / 2, kRowsPerStep = 32 / kLanesPerRow;
+    // Consecutive blocks sweep a band of block columns 2048 output columns wide, row by row, so
+    // the blocks resident at once share a few A rows and one 2048-wide panel of B in L2.
+    static constexpr int kBandCols = 2048 / kBlockCols;
 
-static_assert(kCopiesA * kBlockThreads == kBlockRows * kPiecesPerRowA, "A tile splits evenly over the threads");
-static_assert(kCopiesB * kBlockThreads == kDepth * kPiecesPerRowB, "B tile splits evenly over the threads");
-static_assert(kPitchA % 8 == 0 && kPitchB % 8 == 0, "WMMA wants a bf16 leading dimension that is a multiple of 8");
-static_assert((kFrag * kPitchA * 2) % 32 == 0 && (kFrag * kPitchB * 2) % 32 == 0 && (kSlot * 2) % 128 == 0,
-              "every fragment starts 32-byte aligned, as load_matrix_sync requires");
-static_assert(kPitchOut % 4 == 0 && (kStripFloats * 4) % 32 == 0, "the fp32 strips are valid WMMA stores too");
-static_assert(kBlockThreads / 32 * kStripFloats * 4 <= kSharedBytes, "the strips fit in the drained ring");
-static_assert(kWarpCols == 64, "the epilogue reads one 64-column strip row per step, two columns per lane");
+    static_assert(kBlockRows % kWarpGridRows == 0 && kBlockCols % kWarpGridCols == 0, "warps tile the block");
+    static_assert(kWarpRows % kFrag == 0 && kWarpCols % kFrag == 0 && kDepth % kFrag == 0, "whole WMMA tiles");
+    static_assert(kBlockRows % 128 == 0, "M is a multiple of 128: a block's rows all exist");
+    static_assert(kCopiesA * kBlockThreads == kBlockRows * kPiecesPerRowA, "A tile splits evenly over the threads");
+    static_assert(kCopiesB * kBlockThreads == kDepth * kPiecesPerRowB, "B tile splits evenly over the threads");
+    static_assert(kBlockThreads % kPiecesPerRowA == 0 && kBlockThreads % kPiecesPerRowB == 0,
+                  "a thread copies the same piece of every row it copies");
+    static_assert((kPitchA * 2 / 16) % 2 == 1 && (kPitchB * 2 / 16) % 2 == 1 && kPitchA * 2 % 16 == 0,
+                  "a row pitch of an odd number of 16-byte units: 8 rows in 8 bank groups");
+    static_assert((kFrag * kPitchA * 2) % 32 == 0 && (kFrag * kPitchB * 2) % 32 == 0 && (kSlot * 2) % 128 == 0 &&
+                      (kSlotA * 2) % 32 == 0,
+                  "every fragment starts 32-byte aligned, as load_matrix_sync requires");
+    static_assert(kPitchOut % 4 == 0 && (kStripFloats * 4) % 32 == 0, "the fp32 strips are valid WMMA stores too");
+    static_assert(kBlockThreads / 32 * kStripFloats * 4 <= kSharedBytes, "the strips fit in the drained ring");
+    static_assert(kWarpCols <= 64 && 32 % kLanesPerRow == 0 && kFrag % kRowsPerStep == 0,
+                  "the epilogue's lanes cover whole strip rows");
+    static_assert(kRing >= 2, "one K tile multiplied while the next one lands");
+    static_assert(!kInterleaved || (kSteps >= 2 && kSteps % 2 == 0),
+                  "interleaved: fragment buffer (s + 1) % 2 of a tile's last step is the next tile's step 0");
+    static_assert(kBandCols >= 1, "a band is at least one block column");
+};
 
-using FragA = nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, kFrag, kFrag, kFrag, __nv_bfloat16,
-                                     nvcuda::wmma::row_major>;
-using FragB = nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, kFrag, kFrag, kFrag, __nv_bfloat16,
-                                     nvcuda::wmma::row_major>;
-using FragAcc = nvcuda::wmma::fragment<nvcuda::wmma::accumulator, kFrag, kFrag, kFrag, float>;
+using FragA = nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, __nv_bfloat16, nvcuda::wmma::row_major>;
+using FragB = nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, 16, 16, 16, __nv_bfloat16, nvcuda::wmma::row_major>;
+using FragAcc = nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float>;
 
 // 16 bytes from global to shared memory, in the background; with `bytes` = 0 nothing is read
 // and the 16 bytes of shared memory are set to zero (PTX ISA, cp.async: src-size).
@@ -149,50 +182,55 @@ __device__ inline void load_from_shared(Fragment& fragment, const __nv_bfloat16*
 
 namespace {
 
-template <class Epilogue>
-__global__ __launch_bounds__(kBlockThreads, 1) void wmma_gemm_kernel(const __nv_bfloat16* A, const __nv_bfloat16* B,
-                                                                     int M, int N, int K, Epilogue epilogue) {
+template <class T, class Epilogue>
+__global__ __launch_bounds__(T::kBlockThreads, T::kBlocksPerSm) void wmma_gemm_kernel(const __nv_bfloat16* A,
+                                                                                     const __nv_bfloat16* B, int M,
+                                                                                     int N, int K, Epilogue epilogue) {
+    constexpr int kFrag = T::kFrag, kFragRows = T::kFragRows, kFragCols = T::kFragCols, kRing = T::kRing;
+    constexpr int kPitchA = T::kPitchA, kPitchB = T::kPitchB, kSlot = T::kSlot, kSlotA = T::kSlotA;
     extern __shared__ __align__(128) unsigned char shared_bytes[];
     auto* ring = reinterpret_cast<__nv_bfloat16*>(shared_bytes);  // slot s: A at s * kSlot, then B
 
     // Which output tile: bands of kBandCols block columns, walked row by row.
-    const int tiles_down = M / kBlockRows;
-    const int tiles_across = (N + kBlockCols - 1) / kBlockCols;
-    const int band = int(blockIdx.x) / (kBandCols * tiles_down);
-    const int band_first_col = band * kBandCols;
-    const int band_width = min(kBandCols, tiles_across - band_first_col);
-    const int place_in_band = int(blockIdx.x) - band * kBandCols * tiles_down;
-    const int out_row0 = (place_in_band / band_width) * kBlockRows;
-    const int out_col0 = (band_first_col + place_in_band % band_width) * kBlockCols;
+    const int tiles_down = M / T::kBlockRows;
+    const int tiles_across = (N + T::kBlockCols - 1) / T::kBlockCols;
+    const int band = int(blockIdx.x) / (T::kBandCols * tiles_down);
+    const int band_first_col = band * T::kBandCols;
+    const int band_width = min(T::kBandCols, tiles_across - band_first_col);
+    const int place_in_band = int(blockIdx.x) - band * T::kBandCols * tiles_down;
+    const int out_row0 = (place_in_band / band_width) * T::kBlockRows;
+    const int out_col0 = (band_first_col + place_in_band % band_width) * T::kBlockCols;
 
     const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
-    const int warp_row0 = (warp / kWarpGridCols) * kWarpRows;  // inside the block tile
-    const int warp_col0 = (warp % kWarpGridCols) * kWarpCols;
+    const int warp_row0 = (warp / T::kWarpGridCols) * T::kWarpRows;  // inside the block tile
+    const int warp_col0 = (warp % T::kWarpGridCols) * T::kWarpCols;
 
-    // This thread's copies: piece `piece_a` of A rows copy_row_a + 32 i, piece `piece_b` of B
-    // rows copy_row_b + 8 i (i counting the copies), in every K tile.
-    const int copy_row_a = int(threadIdx.x) / kPiecesPerRowA, piece_a = int(threadIdx.x) % kPiecesPerRowA;
-    const int copy_row_b = int(threadIdx.x) / kPiecesPerRowB, piece_b = int(threadIdx.x) % kPiecesPerRowB;
-    const bool column_b_exists = out_col0 + piece_b * kPiece < N;
-    const __nv_bfloat16* a_from = A + std::size_t(out_row0 + copy_row_a) * K + piece_a * kPiece;
-    const __nv_bfloat16* b_from = B + std::size_t(copy_row_b) * N + out_col0 + piece_b * kPiece;
+    // This thread's copies: piece `piece_a` of A rows copy_row_a + kRowsApartA i, piece `piece_b`
+    // of B rows copy_row_b + kRowsApartB i (i counting the copies), in every K tile.
+    const int copy_row_a = int(threadIdx.x) / T::kPiecesPerRowA, piece_a = int(threadIdx.x) % T::kPiecesPerRowA;
+    const int copy_row_b = int(threadIdx.x) / T::kPiecesPerRowB, piece_b = int(threadIdx.x) % T::kPiecesPerRowB;
+    const bool column_b_exists = out_col0 + piece_b * T::kPiece < N;
+    const __nv_bfloat16* a_from = A + std::size_t(out_row0 + copy_row_a) * K + piece_a * T::kPiece;
+    const __nv_bfloat16* b_from = B + std::size_t(copy_row_b) * N + out_col0 + piece_b * T::kPiece;
 
-    // Starts the copies of K tile `tile` into ring slot `slot` (tile < tile count).
+    // Starts the copies of K tile `tile` into ring slot `slot` (tile < tile count). K tails
+    // (K % kDepth != 0) and the columns past N of the last block column are zero-filled by
+    // cp.async itself (source size 0), so the loop has no special cases.
     auto fetch = [&](int tile, int slot) {
-        __nv_bfloat16* a_to = ring + slot * kSlot + copy_row_a * kPitchA + piece_a * kPiece;
-        __nv_bfloat16* b_to = ring + slot * kSlot + kSlotA + copy_row_b * kPitchB + piece_b * kPiece;
-        const int k0 = tile * kDepth;
-        const bool a_k_exists = k0 + piece_a * kPiece < K;  // false only in a K tail
+        __nv_bfloat16* a_to = ring + slot * kSlot + copy_row_a * kPitchA + piece_a * T::kPiece;
+        __nv_bfloat16* b_to = ring + slot * kSlot + kSlotA + copy_row_b * kPitchB + piece_b * T::kPiece;
+        const int k0 = tile * T::kDepth;
+        const bool a_k_exists = k0 + piece_a * T::kPiece < K;  // false only in a K tail
 #pragma unroll
-        for (int i = 0; i < kCopiesA; ++i) {
-            const __nv_bfloat16* src = a_k_exists ? a_from + std::size_t(i) * kRowsApartA * K + k0 : A;
-            copy_16_async(a_to + i * kRowsApartA * kPitchA, src, a_k_exists ? 16 : 0);
+        for (int i = 0; i < T::kCopiesA; ++i) {
+            const __nv_bfloat16* src = a_k_exists ? a_from + std::size_t(i) * T::kRowsApartA * K + k0 : A;
+            copy_16_async(a_to + i * T::kRowsApartA * kPitchA, src, a_k_exists ? 16 : 0);
         }
 #pragma unroll
-        for (int i = 0; i < kCopiesB; ++i) {
-            const bool exists = column_b_exists && k0 + copy_row_b + i * kRowsApartB < K;
-            const __nv_bfloat16* src = exists ? b_from + std::size_t(k0 + i * kRowsApartB) * N : B;
-            copy_16_async(b_to + i * kRowsApartB * kPitchB, src, exists ? 16 : 0);
+        for (int i = 0; i < T::kCopiesB; ++i) {
+            const bool exists = column_b_exists && k0 + copy_row_b + i * T::kRowsApartB < K;
+            const __nv_bfloat16* src = exists ? b_from + std::size_t(k0 + i * T::kRowsApartB) * N : B;
+            copy_16_async(b_to + i * T::kRowsApartB * kPitchB, src, exists ? 16 : 0);
         }
     };
 
@@ -202,7 +240,7 @@ __global__ __launch_bounds__(kBlockThreads, 1) void wmma_gemm_kernel(const __nv_
 #pragma unroll
         for (int j = 0; j < kFragCols; ++j) nvcuda::wmma::fill_fragment(acc[i][j], 0.0f);
 
-    const int tiles = (K + kDepth - 1) / kDepth;
+    const int tiles = (K + T::kDepth - 1) / T::kDepth;
     // Fill all slots but one. Every thread closes one batch per K tile, empty or not, so
     // that "batch t has landed" always means "tile t has landed".
 #pragma unroll
@@ -210,70 +248,154 @@ __global__ __launch_bounds__(kBlockThreads, 1) void wmma_gemm_kernel(const __nv_
         if (t < tiles) fetch(t, t);
         close_copy_batch();
     }
+    // This warp's 16 x 16 operand tiles at k16 step `kk` (in elements) of ring slot `slot`.
+    auto a_at = [&](int slot, int i, int kk) {
+        return ring + slot * kSlot + (warp_row0 + i * kFrag) * kPitchA + kk;
+    };
+    auto b_at = [&](int slot, int j, int kk) {
+        return ring + slot * kSlot + kSlotA + kk * kPitchB + warp_col0 + j * kFrag;
+    };
 
-    for (int tile = 0; tile < tiles; ++tile) {
-        // kRing - 1 + tile batches are closed; leaving kRing - 2 in flight means tile `tile`
-        // has landed for this thread, and the barrier makes every thread's copies visible.
-        // The barrier also means every warp is done with tile - 1, whose slot is refilled next.
-        await_copy_batches<kRing - 2>();
-        __syncthreads();
-        const int ahead = tile + kRing - 1;
-        if (ahead < tiles) fetch(ahead, ahead % kRing);
-        close_copy_batch();
-
-        const __nv_bfloat16* tile_a = ring + (tile % kRing) * kSlot + warp_row0 * kPitchA;
-        const __nv_bfloat16* tile_b = ring + (tile % kRing) * kSlot + kSlotA + warp_col0;
+    if constexpr (!T::kInterleaved) {
+        for (int tile = 0; tile < tiles; ++tile) {
+            // kRing - 1 + tile batches are closed; leaving kRing - 2 in flight means tile `tile`
+            // has landed for this thread, and the barrier makes every thread's copies visible.
+            // The barrier also means every warp is done with tile - 1, whose slot is refilled next.
+            await_copy_batches<kRing - 2>();
+            __syncthreads();
+            const int ahead = tile + kRing - 1;
+            if (ahead < tiles) fetch(ahead, ahead % kRing);
+            close_copy_batch();
+            const int slot = tile % kRing;
 #pragma unroll
-        for (int kk = 0; kk < kDepth; kk += kFrag) {
-            FragA a[kFragRows];
-            FragB b[kFragCols];
+            for (int kk = 0; kk < T::kDepth; kk += kFrag) {
+                FragA a[kFragRows];
+                FragB b[kFragCols];
 #pragma unroll
-            for (int i = 0; i < kFragRows; ++i)
-                load_from_shared(a[i], tile_a + i * kFrag * kPitchA + kk, kPitchA);
+                for (int i = 0; i < kFragRows; ++i) load_from_shared(a[i], a_at(slot, i, kk), kPitchA);
 #pragma unroll
-            for (int j = 0; j < kFragCols; ++j)
-                load_from_shared(b[j], tile_b + kk * kPitchB + j * kFrag, kPitchB);
+                for (int j = 0; j < kFragCols; ++j) load_from_shared(b[j], b_at(slot, j, kk), kPitchB);
 #pragma unroll
-            for (int i = 0; i < kFragRows; ++i)
+                for (int i = 0; i < kFragRows; ++i)
 #pragma unroll
-                for (int j = 0; j < kFragCols; ++j) nvcuda::wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+                    for (int j = 0; j < kFragCols; ++j) nvcuda::wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+            }
+        }
+    } else {
+        // Interleaved: two sets of fragments. While the mma of k16 step s run on one set, the
+        // other is loaded with step s + 1 (or the next tile's step 0), so no warp waits on shared
+        // memory between steps. A tile's barrier comes before its last step, whose fragments are
+        // already in registers: after it every warp is done reading the previous slot, and
+        // the next tile's copies start after the first step's loads, between mma, instead of
+        // holding all warps at the top of the tile.
+        await_copy_batches<kRing - 2>();  // tile 0 has landed ...
+        __syncthreads();                  // ... for everyone
+        FragA a[2][kFragRows];
+        FragB b[2][kFragCols];
+        auto load_step = [&](int set, int slot, int kk) {
+#pragma unroll
+            for (int i = 0; i < kFragRows; ++i) load_from_shared(a[set][i], a_at(slot, i, kk), kPitchA);
+#pragma unroll
+            for (int j = 0; j < kFragCols; ++j) load_from_shared(b[set][j], b_at(slot, j, kk), kPitchB);
+        };
+        load_step(0, 0, 0);
+        int read_slot = 0, write_slot = kRing - 1;
+        for (int tile = 0; tile < tiles; ++tile) {
+#pragma unroll
+            for (int s = 0; s < T::kSteps; ++s) {
+                if (s == T::kSteps - 1) {
+                    // Tile + 1 has landed (kRing - 1 + tile + 1 batches closed, kRing - 2 left).
+                    await_copy_batches<kRing - 2>();
+                    __syncthreads();
+                    read_slot = read_slot + 1 == kRing ? 0 : read_slot + 1;
+                }
+                // Past the last tile this reads a stale slot, harmlessly: nothing is in flight.
+                load_step((s + 1) % 2, read_slot, ((s + 1) % T::kSteps) * kFrag);
+                if (s == 0) {
+                    // The slot of tile - 1: every warp passed the barrier after its last load of it.
+                    const int ahead = tile + kRing - 1;
+                    if (ahead < tiles) fetch(ahead, write_slot);
+                    close_copy_batch();
+                    write_slot = write_slot + 1 == kRing ? 0 : write_slot + 1;
+                }
+#pragma unroll
+                for (int i = 0; i < kFragRows; ++i)
+#pragma unroll
+                    for (int j = 0; j < kFragCols; ++j)
+                        nvcuda::wmma::mma_sync(acc[i][j], a[s % 2][i], b[s % 2][j], acc[i][j]);
+            }
         }
     }
     await_copy_batches<0>();  // only empty batches can remain; leave none in flight
     __syncthreads();          // every warp is done reading the ring: it becomes the strips
 
-    if (out_col0 + warp_col0 >= N) return;  // the warp's 64 columns lie past N (no barrier follows)
-    float* strip = reinterpret_cast<float*>(shared_bytes) + warp * kStripFloats;
-    const int col = out_col0 + warp_col0 + 2 * lane;
+    // The epilogue goes through shared memory: WMMA's accumulator layout is not specified, so
+    // each warp stores a 16 x kWarpCols strip of its results, reads it back as (row, col, col + 1)
+    // pairs, and hands those to the functor.
+    if (out_col0 + warp_col0 >= N) return;  // the warp's columns lie past N (no barrier follows)
+    float* strip = reinterpret_cast<float*>(shared_bytes) + warp * T::kStripFloats;
+    const int lane_row = lane / T::kLanesPerRow, lane_col = lane % T::kLanesPerRow;
+    const int col = out_col0 + warp_col0 + 2 * lane_col;
 #pragma unroll
     for (int i = 0; i < kFragRows; ++i) {
 #pragma unroll
         for (int j = 0; j < kFragCols; ++j)
-            nvcuda::wmma::store_matrix_sync(strip + j * kFrag, acc[i][j], kPitchOut, nvcuda::wmma::mem_row_major);
+            nvcuda::wmma::store_matrix_sync(strip + j * kFrag, acc[i][j], T::kPitchOut, nvcuda::wmma::mem_row_major);
         __syncwarp();
         const int row0 = out_row0 + warp_row0 + i * kFrag;
 #pragma unroll
-        for (int r = 0; r < kFrag; ++r) {
-            const float2 pair = *reinterpret_cast<const float2*>(strip + r * kPitchOut + 2 * lane);
+        for (int step = 0; step < kFrag / T::kRowsPerStep; ++step) {
+            const int r = step * T::kRowsPerStep + lane_row;
+            const float2 pair = *reinterpret_cast<const float2*>(strip + r * T::kPitchOut + 2 * lane_col);
             if (col < N) epilogue(row0 + r, col, pair.x, pair.y);  // N % 64 != 0: a warp's last columns
         }
         __syncwarp();  // the strip is read before the next fragment row overwrites it
     }
 }
 
+// The M x N product of A [M][K] and B [K][N] (row-major bf16) in the tiling T, handed to
+// `epilogue` pair by pair.
+template <class T, class Epilogue>
+void launch_tiled(const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N, int K, Epilogue epilogue,
+                  cudaStream_t stream) {
+    // Over 48 KiB of dynamic shared memory has to be asked for, once per instantiation; two
+    // blocks per SM also need the largest shared-memory carve-out.
+    static const bool ready = [] {
+        cudaFuncSetAttribute(wmma_gemm_kernel<T, Epilogue>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             T::kSharedBytes);
+        cudaFuncSetAttribute(wmma_gemm_kernel<T, Epilogue>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                             cudaSharedmemCarveoutMaxShared);
+        return true;
+    }();
+    (void)ready;
+    const int grid = (M / T::kBlockRows) * ((N + T::kBlockCols - 1) / T::kBlockCols);
+    wmma_gemm_kernel<T, Epilogue><<<grid, T::kBlockThreads, T::kSharedBytes, stream>>>(A, B, M, N, K, epilogue);
+}
+
+}  // namespace
+
+// The shipped tilings, one per kind of shape; switching to another row of the probe's table
+// is one of these lines.
+//  - Long K: 128 x 256 blocks, 8 warps of 64 x 64 (128 fp32 accumulators a thread, so one block
+//    per SM), K tile 64, 3 slots, interleaved.
+//  - Short K (K <= kShortK): at K = 512 a 128 x 256 block walks only 8 K tiles, and filling its
+//    ring and its epilogue (where the tensor cores idle) weigh 8x more than at K = 4096. Blocks
+//    of 128 x 128 with 4 warps of 64 x 64, two per SM (2 x 105 KiB of shared memory): while one
+//    block fills its ring or runs its epilogue, the other multiplies.
+using LongK = Tiling<128, 256, 64, 3, 2, 4, 1, true>;
+using ShortK = Tiling<128, 128, 64, 3, 2, 2, 2, true>;
+inline constexpr int kShortK = 1024;
+
+namespace {
+
 // The M x N product of A [M][K] and B [K][N] (row-major bf16), handed to `epilogue` pair by pair.
 template <class Epilogue>
 void launch_gemm_with_epilogue(const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N, int K,
                                Epilogue epilogue, cudaStream_t stream) {
-    // Over 48 KiB of dynamic shared memory has to be asked for, once per instantiation.
-    static const bool ready = [] {
-        cudaFuncSetAttribute(wmma_gemm_kernel<Epilogue>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             kSharedBytes);
-        return true;
-    }();
-    (void)ready;
-    const int grid = (M / kBlockRows) * ((N + kBlockCols - 1) / kBlockCols);
-    wmma_gemm_kernel<Epilogue><<<grid, kBlockThreads, kSharedBytes, stream>>>(A, B, M, N, K, epilogue);
+    if (K <= kShortK)
+        launch_tiled<ShortK>(A, B, M, N, K, epilogue, stream);
+    else
+        launch_tiled<LongK>(A, B, M, N, K, epilogue, stream);
 }
 
 }  // namespace
