@@ -35,12 +35,17 @@
 //                     256 mma of a warp.
 //   128x128 x2        4 warps a block, 2 blocks an SM: one block's barrier no longer idles
 //                     the SM, for a third more L2 -> shared bytes per FLOP.
+//   persistent        132 blocks, each walking its C tiles with the pipeline running on: the
+//                     next tile's first K tiles load during this one's epilogue (C staged in a
+//                     buffer of its own, 208 KiB in all); "direct C": 4-byte stores from the
+//                     accumulators, no staging, since the epilogue now overlaps the loads.
 //
 // Predicted (not yet measured): the copy code's ~300 cycles per K tile were pipe idle time in
 // ~2000; rewritten and spread it costs issue slots inside the mma gaps only: ~520-535 TFLOP/s,
 // ~80-82% of the roof, for "copies over 3" (+11-14% on "before"); "copies at step 0" about half
 // of that step (the code is shorter but still between two mma bursts); 4 stages and K step 128
-// within 2% of it; 128x128 x2 below it (more bytes per FLOP, as in run 57).
+// within 2% of it; 128x128 x2 below it (more bytes per FLOP, as in run 57); persistent 1-3%
+// above it (the ~1-2 us pipeline fill of each of a block's ~4 tiles overlaps the epilogue).
 //
 // From the course root, on a machine with an sm_90 GPU:
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Igrader/include -Xptxas -v \
@@ -100,6 +105,8 @@ const Candidate kCandidates[] = {
     candidate<Tiles<128, 256, 128, 2, 64, 64, 1, true, 16, 7>>("K step 128, over 7"),
     candidate<Tiles<256, 128, 64, 3, 64, 64, 1, true, 16, 3>>("256x128, over 3"),
     candidate<Tiles<128, 128, 64, 3, 64, 64, 2, true, 16, 3>>("128x128 x2, over 3"),
+    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, true>>("persistent, over 3"),
+    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, false, 16, 3, true>>("persistent, direct C"),
 };
 
 __global__ void fill_uniform(bf16* p, std::size_t n, std::uint32_t seed) {

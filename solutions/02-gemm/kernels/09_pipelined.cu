@@ -107,13 +107,16 @@ using namespace roofline::gemm::mma;  // smem_addr, ldmatrix_x4(_trans), mma_bf1
 // shared memory in 16-byte stores instead of 4-byte stores from the accumulators.
 // kCopySteps: the copies of the next K tile are spread over the first kCopySteps k16 steps (1: all
 // before the first step's mma), so that they issue between mma rather than as one block.
+// kPersistent: one block per SM walks its C tiles one after another, the pipeline running on
+// across them: the next C tile's first K tiles are in flight during this one's epilogue, which
+// stages C in its own shared buffer (64 KiB more), not in the stages.
 template <int BM_, int BN_, int BK_, int kStages_, int WM_, int WN_, int kMinBlocks_, bool kSmemEpilogue_,
-          int kGroupM_ = 16, int kCopySteps_ = BK_ / 16 - 1>
+          int kGroupM_ = 16, int kCopySteps_ = BK_ / 16 - 1, bool kPersistent_ = false>
 struct Tiles {
     static constexpr int BM = BM_, BN = BN_, BK = BK_, kStages = kStages_, WM = WM_, WN = WN_;
     static constexpr int kMinBlocks = kMinBlocks_, kGroupM = kGroupM_;  // kGroupM: block rows per raster group
     static constexpr int kCopySteps = kCopySteps_;
-    static constexpr bool kSmemEpilogue = kSmemEpilogue_;
+    static constexpr bool kSmemEpilogue = kSmemEpilogue_, kPersistent = kPersistent_;
     static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
     static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
     static constexpr int MI = WM / 16, NI = WN / 8;            // mma tiles per warp
@@ -124,7 +127,9 @@ struct Tiles {
     static constexpr int kChunksA = kTileA / kChunk / kThreads, kChunksB = kTileB / kChunk / kThreads;
     static constexpr int kRowStepA = kThreads / kRowChunksA, kRowStepB = kThreads / kRowChunksB;
     static constexpr int kStageBytes = (kTileA + kTileB) * int(sizeof(__nv_bfloat16));  // A then B
-    static constexpr int kSmemBytes = kStages * kStageBytes;
+    static constexpr int kTileCBytes = BM * BN * int(sizeof(__nv_bfloat16));
+    static constexpr int kOffC = kPersistent ? kStages * kStageBytes : 0;  // C's staging buffer
+    static constexpr int kSmemBytes = kStages * kStageBytes + (kPersistent && kSmemEpilogue ? kTileCBytes : 0);
     static_assert(kChunksA * kThreads * kChunk == kTileA && kChunksB * kThreads * kChunk == kTileB);
     static_assert(kRowStepA % 8 == 0 && kRowStepB % 8 == 0, "a thread's chunks share one swizzle pattern");
     static_assert(BK == 32 || BK % 64 == 0, "A rows of 4 chunks, or of a multiple of 8");
@@ -133,7 +138,7 @@ struct Tiles {
     static_assert(kSteps % 2 == 0, "fragment buffer (s + 1) % 2 of the last step is the next tile's step 0");
     static_assert(kCopySteps >= 1 && kCopySteps <= kSteps - 1, "a tile's copies are committed before the wait");
     static_assert(BM % 128 == 0 || BM == 64, "M is a multiple of 128: a block's rows lie in or out in warps");
-    static_assert(!kSmemEpilogue || BM * BN * int(sizeof(__nv_bfloat16)) <= kSmemBytes, "C tile fits the stages");
+    static_assert(!kSmemEpilogue || kTileCBytes <= kSmemBytes, "C tile fits the stages");
 
     // Element offset of chunk `chunk` of row `row` inside one stage of a tile.
     __host__ __device__ static constexpr int swizzle_a(int row, int chunk) {
@@ -175,25 +180,37 @@ __global__ __launch_bounds__(T::kThreads, T::kMinBlocks) void gemm_pipelined(con
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
     const int w_m = (warp / T::kWarpsN) * T::WM, w_n = (warp % T::kWarpsN) * T::WN;
 
-    // Grouped rasterization: consecutive blocks walk down kGroupM block rows, then move one block column right.
-    const int blocks_m = (M + BM - 1) / BM, blocks_n = (N + BN - 1) / BN;
-    const int per_group = T::kGroupM * blocks_n;
-    const int first_m = (int(blockIdx.x) / per_group) * T::kGroupM;
-    const int group_rows = min(blocks_m - first_m, T::kGroupM);
-    const int in_group = int(blockIdx.x) % per_group;
-    const int bm = first_m + in_group % group_rows, bn = in_group / group_rows;
-    const int row0 = bm * BM, col0 = bn * BN;  // M, N % 128 == 0: a 256 tile may hang 128 past the edge
+    // Grouped rasterization: consecutive C tiles walk down kGroupM block rows, then move one block column
+    // right. A block computes C tile blockIdx.x (kPersistent: then + gridDim.x, ... while < tiles).
+    const int blocks_m = (M + BM - 1) / BM, blocks_n = (N + BN - 1) / BN, tiles = blocks_m * blocks_n;
+    auto origin = [&](int tile, int& row0, int& col0) {  // M, N % 128 == 0: a 256 tile may hang 128 past
+        const int per_group = T::kGroupM * blocks_n;
+        const int first_m = (tile / per_group) * T::kGroupM;
+        const int group_rows = min(blocks_m - first_m, T::kGroupM);
+        const int in_group = tile % per_group;
+        row0 = (first_m + in_group % group_rows) * BM, col0 = (in_group / group_rows) * BN;
+    };
 
     // Copy assignments: chunk t + i * kThreads of each tile. A: row a_row + i * kRowStepA, chunk a_chunk;
     // B: row b_row + i * kRowStepB, chunk b_chunk. B chunks past N are skipped (nobody stores what they
     // feed), and so are A rows past M (only a 256-row tile has them: M % 128 == 0).
     const int a_row = t / T::kRowChunksA, a_chunk = t % T::kRowChunksA;
     const int b_row = t / T::kRowChunksB, b_chunk = t % T::kRowChunksB;
-    const bool b_in = col0 + b_chunk * kChunk < N;  // this thread's B column exists
-    const int a_rows = min(BM, M - row0);  // rows of this block inside M
     const int ktiles = (K + BK - 1) / BK;
-    const __nv_bfloat16* const gA = A + std::size_t(row0 + a_row) * K + a_chunk * kChunk;  // in tile 0
-    const __nv_bfloat16* const gB = B + std::size_t(b_row) * N + col0 + b_chunk * kChunk;
+    // The C tile whose K tiles the copies fetch (kPersistent: it runs ahead of the one computed).
+    int copy_tile = blockIdx.x, copy_kt = 0;
+    bool b_in;                          // this thread's B column exists
+    int a_rows;                         // rows of the tile inside M
+    const __nv_bfloat16 *gA, *gB;       // this thread's first chunks in K tile 0
+    auto set_copy_origin = [&](int tile) {
+        int row0, col0;
+        origin(tile, row0, col0);
+        b_in = col0 + b_chunk * kChunk < N;
+        a_rows = min(BM, M - row0);
+        gA = A + std::size_t(row0 + a_row) * K + a_chunk * kChunk;
+        gB = B + std::size_t(b_row) * N + col0 + b_chunk * kChunk;
+    };
+    set_copy_origin(copy_tile);
     const int strideA = T::kRowStepA * K;  // elements between a thread's A chunks (< 2^31: lab shapes)
     // Byte offsets inside a stage; rows kRowStep further down keep the same swizzle.
     const std::uint32_t dstA = T::swizzle_a(a_row, a_chunk) * kBf16;
@@ -210,8 +227,7 @@ __global__ __launch_bounds__(T::kThreads, T::kMinBlocks) void gemm_pipelined(con
         std::uint32_t a_bytes, b_bytes;
         int b_last;  // last valid B row of the tile, counted from b_row
     };
-    auto plan_tile = [&](int kt) {
-        const bool live = kt < ktiles;
+    auto plan_tile = [&](int kt, bool live) {
         const int tile = live ? kt : ktiles - 1;
         const int k_valid = min(K - tile * BK, BK);                           // 32 .. BK
         const int a_back = max(0, a_chunk * kChunk - (k_valid - kChunk));     // > 0: chunk past K
@@ -234,6 +250,14 @@ __global__ __launch_bounds__(T::kThreads, T::kMinBlocks) void gemm_pipelined(con
         }
     };
     constexpr int kCopies = T::kChunksA + T::kChunksB;
+    // kPersistent: the copy origin moves on by one K tile, into the next C tile after the last.
+    auto advance_copy = [&] {
+        if (++copy_kt == ktiles) {
+            copy_kt = 0;
+            copy_tile += gridDim.x;
+            if (copy_tile < tiles) set_copy_origin(copy_tile);
+        }
+    };
 
     // ldmatrix addresses of this lane (see rung 8 for which lane points where), swizzled. w_m, mi * 16
     // are multiples of 16 and w_n a multiple of 64 (8 chunks), so the swizzle depends on the lane only:
@@ -256,7 +280,12 @@ __global__ __launch_bounds__(T::kThreads, T::kMinBlocks) void gemm_pipelined(con
 
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) {  // prologue: tiles 0 .. S-2 in flight
-        copy_chunks(sbase + s * T::kStageBytes, plan_tile(s), 0, kCopies);
+        if constexpr (T::kPersistent) {
+            copy_chunks(sbase + s * T::kStageBytes, plan_tile(copy_kt, copy_tile < tiles), 0, kCopies);
+            advance_copy();
+        } else {
+            copy_chunks(sbase + s * T::kStageBytes, plan_tile(s, s < ktiles), 0, kCopies);
+        }
         cp_async_commit();  // one group per tile, an empty tile's too: the wait counts stay right
     }
     cp_async_wait<kStages - 2>();  // tile 0 has landed ...
@@ -265,85 +294,96 @@ __global__ __launch_bounds__(T::kThreads, T::kMinBlocks) void gemm_pipelined(con
     std::uint32_t read_stage = 0, write_stage = kStages - 1;
     load_frags(0, sbase, 0);
 
-    float acc[MI][NI][4] = {};
     TileCopy copy{};
-    for (int kt = 0; kt < ktiles; ++kt) {
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {  // once unless kPersistent
+        float acc[MI][NI][4] = {};
+        for (int kt = 0; kt < ktiles; ++kt) {
 #pragma unroll
-        for (int s = 0; s < kSteps; ++s) {
-            if (s == kSteps - 1) {
-                // The last k16 step of tile kt: its fragments are already in registers. Wait for
-                // tile kt+1 (groups committed: S-1 + kt+1; tiles 0 .. kt+1 done leaves S-2 pending)
-                // and make it visible; after this barrier nobody reads tile kt's slot again.
-                cp_async_wait<kStages - 2>();
-                __syncthreads();
-                read_stage = read_stage + 1 == kStages ? 0 : read_stage + 1;
-            }
-            // Fragments of the next k16 step (past the last tile: harmless reads of a stale slot).
-            load_frags((s + 1) % 2, sbase + read_stage * T::kStageBytes, (s + 1) % kSteps);
-            if (s < T::kCopySteps) {
-                // Refill the slot of tile kt-1 with tile kt+S-1, a share of its copies per k16 step:
-                // every warp passed the barrier at the end of tile kt-1, after its last ldmatrix of
-                // that tile. One group per tile, committed before the wait of the tile's last step.
-                if (s == 0) copy = plan_tile(kt + kStages - 1);
-                copy_chunks(sbase + write_stage * T::kStageBytes, copy, s * kCopies / T::kCopySteps,
-                            (s + 1) * kCopies / T::kCopySteps);
-                if (s == T::kCopySteps - 1) {
-                    cp_async_commit();
-                    write_stage = write_stage + 1 == kStages ? 0 : write_stage + 1;
+            for (int s = 0; s < kSteps; ++s) {
+                if (s == kSteps - 1) {
+                    // The last k16 step of tile kt: its fragments are already in registers. Wait for
+                    // tile kt+1 (groups committed: S-1 + kt+1; tiles 0 .. kt+1 done leaves S-2 pending)
+                    // and make it visible; after this barrier nobody reads tile kt's slot again.
+                    cp_async_wait<kStages - 2>();
+                    __syncthreads();
+                    read_stage = read_stage + 1 == kStages ? 0 : read_stage + 1;
                 }
+                // Fragments of the next k16 step (past the last K tile: the next C tile's first, or harmless
+                // reads of a stale slot).
+                load_frags((s + 1) % 2, sbase + read_stage * T::kStageBytes, (s + 1) % kSteps);
+                if (s < T::kCopySteps) {
+                    // Refill the slot of tile kt-1 with tile kt+S-1, a share of its copies per k16 step:
+                    // every warp passed the barrier at the end of tile kt-1, after its last ldmatrix of
+                    // that tile. One group per tile, committed before the wait of the tile's last step.
+                    if (s == 0)
+                        copy = T::kPersistent ? plan_tile(copy_kt, copy_tile < tiles)
+                                              : plan_tile(kt + kStages - 1, kt + kStages - 1 < ktiles);
+                    copy_chunks(sbase + write_stage * T::kStageBytes, copy, s * kCopies / T::kCopySteps,
+                                (s + 1) * kCopies / T::kCopySteps);
+                    if (s == T::kCopySteps - 1) {
+                        cp_async_commit();
+                        write_stage = write_stage + 1 == kStages ? 0 : write_stage + 1;
+                        if constexpr (T::kPersistent) advance_copy();
+                    }
+                }
+#pragma unroll
+                for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+                    for (int ni = 0; ni < NI; ++ni)
+                        mma_bf16_16816(acc[mi][ni], fA[s % 2][mi], fB[s % 2][ni / 2][2 * (ni % 2)],
+                                       fB[s % 2][ni / 2][2 * (ni % 2) + 1]);
             }
+        }
+
+        // Accumulator layout of m16n8: lane holds rows lane/4 and lane/4 + 8, columns 2*(lane%4) and +1.
+        const int g = lane / 4, q = lane % 4;
+        int row0, col0;
+        origin(tile, row0, col0);
+        if constexpr (!T::kPersistent) cp_async_wait<0>();  // only empty groups remain
+        if constexpr (!T::kSmemEpilogue) {
+            // This warp's columns or rows may lie past N or M (a 256-wide tile at the last block column or row).
+            if (col0 + w_n < N && row0 + w_m < M) {
+            __nv_bfloat16* out = C + std::size_t(row0 + w_m + g) * N + col0 + w_n + 2 * q;
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-                for (int ni = 0; ni < NI; ++ni)
-                    mma_bf16_16816(acc[mi][ni], fA[s % 2][mi], fB[s % 2][ni / 2][2 * (ni % 2)],
-                                   fB[s % 2][ni / 2][2 * (ni % 2) + 1]);
-        }
-    }
-    cp_async_wait<0>();  // only empty groups remain; leave nothing in flight
-
-    // Accumulator layout of m16n8: lane holds rows lane/4 and lane/4 + 8, columns 2*(lane%4) and +1.
-    const int g = lane / 4, q = lane % 4;
-    if constexpr (!T::kSmemEpilogue) {
-        // This warp's columns or rows may lie past N or M (a 256-wide tile at the last block column or row).
-        if (col0 + w_n >= N || row0 + w_m >= M) return;
-        __nv_bfloat16* out = C + std::size_t(row0 + w_m + g) * N + col0 + w_n + 2 * q;
-#pragma unroll
-        for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-            for (int ni = 0; ni < NI; ++ni) {
-                __nv_bfloat16* p = out + std::size_t(mi * 16) * N + ni * 8;
-                *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(acc[mi][ni][0], acc[mi][ni][1]);
-                *reinterpret_cast<__nv_bfloat162*>(p + std::size_t(8) * N) =
-                    __floats2bfloat162_rn(acc[mi][ni][2], acc[mi][ni][3]);
+                for (int ni = 0; ni < NI; ++ni) {
+                    __nv_bfloat16* p = out + std::size_t(mi * 16) * N + ni * 8;
+                    *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(acc[mi][ni][0], acc[mi][ni][1]);
+                    *reinterpret_cast<__nv_bfloat162*>(p + std::size_t(8) * N) =
+                        __floats2bfloat162_rn(acc[mi][ni][2], acc[mi][ni][3]);
+                }
             }
-    } else {
-        // C tile [BM][BN] bf16 in the (now idle) stages, chunks swizzled by row % 8 so that the 8 rows
-        // one 4-byte store instruction touches fall in 8 different bank groups; then 16-byte stores
-        // by consecutive threads along each row of C.
-        __syncthreads();  // every warp is done with its (stale) ldmatrix reads
-        auto* tile = reinterpret_cast<__nv_bfloat16*>(smem);
-        auto at = [&](int row, int col) { return row * BN + (((col / kChunk) ^ (row & 7)) * kChunk) + col % kChunk; };
+        } else {
+            // C tile [BM][BN] bf16 in the (now idle) stages, or kPersistent in its own buffer, chunks
+            // swizzled by row % 8 so that the 8 rows one 4-byte store instruction touches fall in 8
+            // different bank groups; then 16-byte stores by consecutive threads along each row of C.
+            // kPersistent: the K loop's barriers separate the last epilogue's reads from these writes.
+            if constexpr (!T::kPersistent) __syncthreads();  // every warp is done with its (stale) ldmatrix reads
+            auto* ctile = reinterpret_cast<__nv_bfloat16*>(smem + T::kOffC);
+            auto at = [&](int row, int col) { return row * BN + (((col / kChunk) ^ (row & 7)) * kChunk) + col % kChunk; };
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi)
+            for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-            for (int ni = 0; ni < NI; ++ni) {
-                const int r = w_m + mi * 16 + g, c = w_n + ni * 8 + 2 * q;
-                *reinterpret_cast<__nv_bfloat162*>(tile + at(r, c)) =
-                    __floats2bfloat162_rn(acc[mi][ni][0], acc[mi][ni][1]);
-                *reinterpret_cast<__nv_bfloat162*>(tile + at(r + 8, c)) =
-                    __floats2bfloat162_rn(acc[mi][ni][2], acc[mi][ni][3]);
-            }
-        __syncthreads();
-        constexpr int kRowChunksC = BN / kChunk;
+                for (int ni = 0; ni < NI; ++ni) {
+                    const int r = w_m + mi * 16 + g, c = w_n + ni * 8 + 2 * q;
+                    *reinterpret_cast<__nv_bfloat162*>(ctile + at(r, c)) =
+                        __floats2bfloat162_rn(acc[mi][ni][0], acc[mi][ni][1]);
+                    *reinterpret_cast<__nv_bfloat162*>(ctile + at(r + 8, c)) =
+                        __floats2bfloat162_rn(acc[mi][ni][2], acc[mi][ni][3]);
+                }
+            __syncthreads();
+            constexpr int kRowChunksC = BN / kChunk;
 #pragma unroll 4
-        for (int i = t; i < BM * kRowChunksC; i += T::kThreads) {
-            const int r = i / kRowChunksC, c = (i % kRowChunksC) * kChunk;
-            if (row0 + r < M && col0 + c < N)
-                *reinterpret_cast<uint4*>(C + std::size_t(row0 + r) * N + col0 + c) =
-                    *reinterpret_cast<const uint4*>(tile + at(r, c));
+            for (int i = t; i < BM * kRowChunksC; i += T::kThreads) {
+                const int r = i / kRowChunksC, c = (i % kRowChunksC) * kChunk;
+                if (row0 + r < M && col0 + c < N)
+                    *reinterpret_cast<uint4*>(C + std::size_t(row0 + r) * N + col0 + c) =
+                        *reinterpret_cast<const uint4*>(ctile + at(r, c));
+            }
         }
-    }
+    }  // C tiles
+    if constexpr (T::kPersistent) cp_async_wait<0>();  // only empty groups remain
 }
 
 template <class T>
@@ -358,7 +398,18 @@ void launch_tiles(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16*
         return true;
     }();
     (void)configured;
-    const int blocks = ((M + T::BM - 1) / T::BM) * ((N + T::BN - 1) / T::BN);
+    const int tiles = ((M + T::BM - 1) / T::BM) * ((N + T::BN - 1) / T::BN);
+    int blocks = tiles;
+    if constexpr (T::kPersistent) {  // as many blocks as fit on the GPU at once, each walking its tiles
+        static const int resident = [] {
+            int device = 0, sms = 0, per_sm = 0;
+            cudaGetDevice(&device);
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gemm_pipelined<T>, T::kThreads, T::kSmemBytes);
+            return sms * (per_sm > 0 ? per_sm : 1);
+        }();
+        blocks = tiles < resident ? tiles : resident;
+    }
     gemm_pipelined<T><<<blocks, T::kThreads, T::kSmemBytes, stream>>>(A, B, C, M, N, K);
 }
 
