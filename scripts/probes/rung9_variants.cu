@@ -209,9 +209,11 @@ int main(int argc, char** argv) {
     // Correctness: the lab's verify shapes rung 9 takes (divisible_by m 128, n 128, k 32), the timed
     // shape, and odd ones: N % 256 == 128 and M % 256 == 128 (half a 256 tile past the edge),
     // K % 64 == 32 (a half-filled last K tile; K % 128 == 96 for the K step of 128), fewer K tiles
-    // than stages.
-    const Shape shapes[] = {{128, 256, 64},   {128, 128, 32},     {256, 384, 1056}, {384, 640, 96},
-                            {1152, 1408, 2080}, {640, 128, 160}, {512, 256, 224},  {4096, 4096, 4096}};
+    // than stages; more C tiles than SMs (the persistent rows walk several), with a half-full last
+    // K tile and with a single one.
+    const Shape shapes[] = {{128, 256, 64},     {128, 128, 32},   {256, 384, 1056}, {384, 640, 96},
+                            {1152, 1408, 2080}, {640, 128, 160},  {512, 256, 224},  {2176, 2432, 96},
+                            {2048, 2176, 32},   {4096, 4096, 4096}};
     bool all_correct = true;
     std::vector<bool> correct(n_cand, true);
     std::uint32_t seed = 20261201u;
