@@ -33,6 +33,8 @@
 //   4 stages          a third tile ahead (192 KiB), copies over 3 steps.
 //   K step 128        2 stages of 96 KiB, copies over 7 of its 8 k16 steps: one barrier per
 //                     256 mma of a warp.
+//   256x128           the block turned the other way (3 points slower in run 57); its 256-row
+//                     tile is also the one that skips A rows past M, checked here.
 //   128x128 x2        4 warps a block, 2 blocks an SM: one block's barrier no longer idles
 //                     the SM, for a third more L2 -> shared bytes per FLOP.
 //   persistent        132 blocks, each walking its C tiles with the pipeline running on: the
