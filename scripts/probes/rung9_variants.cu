@@ -12,21 +12,46 @@
 // `roofline ceilings` times) is timed in the same run, so the "% roof" column needs no other
 // file. Exit 0 only if every candidate was correct. Instructor-side: it reads solutions/.
 //
-// The candidates (block tile, K step, stages, warps of 64 x 64, blocks per SM; why):
-//   k32s4 128x256    the solution measured on 2026-12-01: 453.5 TFLOP/s, 70.2% of the roof.
-//   k64s3 128x256    shipped: half the barriers (one per 128 mma of a warp instead of 64),
-//                    the same bytes in flight (two tiles of 48 KiB ahead instead of three of 24).
-//   k64s4 128x256    a third tile ahead (192 KiB of shared memory).
-//   k128s2 128x256   one barrier per 256 mma of a warp; one tile of 128 ahead (2 x 96 KiB).
-//   k64s3 256x128    the transposed block (warps 4 x 2): A reused by 2 warps, B by 4.
-//   k32s4 128x128x2  4 warps per block, 2 blocks per SM: one block's barrier no longer stops the
-//                    SM; 1.33x the L2 -> shared bytes per FLOP.
-//   k64s3 128x128x2  the same with the K step of 64 (2 x 96 KiB of shared memory).
-//   k64s3 smemC      the shipped shape with C staged in shared memory, 16-byte coalesced stores.
-//   k64s3 g8         the shipped shape rasterized in groups of 8 block rows instead of 16.
+// Runs 57-58 (2026-12-01) timed the tile shapes, K steps, stage counts, raster groups and the
+// epilogue: all within 1-2% but the epilogue (results/2026-12-01-h200-runs57-60.md); the best,
+// 128x256, K step 64, 3 stages, C through shared memory, graded 470.3 TFLOP/s, 72.3% of the roof.
+// An ncu profile of that kernel (--set full) then showed where the rest goes: the tensor pipe busy
+// 73% of the time; 16% of the warps' time in the copy code of the next K tile, ~110 instructions
+// (a bound check and a select per 16-byte chunk, the A pointer reloaded from the constant bank),
+// a separate block behind a branch that every warp reaches at about the same moment, since the
+// barrier lines them up once per K tile. A warp issues an mma at most every 6 cycles (the
+// compiler's fixed stall), about the pipe's own rate, so one warp in its mma stream keeps the pipe
+// busy; the pipe idles only while both warps of a scheduler are elsewhere, and that is where.
 //
-// Predicted (not yet measured): k64s3 128x256 ~510 TFLOP/s (~79% of the roof), the 128x128x2
-// pair within ~5% of it (less barrier stall, more L2 traffic), smemC and g8 within ~2%.
+// The candidates (all 128x256 of 64x64 warp tiles, K step 64, C through shared memory unless said):
+//   before            the kernel graded in run 58, frozen in rung9_before.cuh: the baseline.
+//   copies at step 0  the copy code rewritten: per tile a few uniform values (tile pointers, the
+//                     zero-fill sizes of the K tail), per chunk one multiply-add and the cp.async,
+//                     no branch; still all 12 copies before the first k16 step's mma.
+//   copies over 2/3   the same copies spread over the first 2 (3) k16 steps, so they issue
+//                     between mma in the 6-cycle gaps (shipped: 3).
+//   4 stages          a third tile ahead (192 KiB), copies over 3 steps.
+//   K step 128        2 stages of 96 KiB, copies over 7 of its 8 k16 steps: one barrier per
+//                     256 mma of a warp.
+//   256x128           the block turned the other way (3 points slower in run 57); its 256-row
+//                     tile is also the one that skips A rows past M, checked here.
+//   128x128 x2        4 warps a block, 2 blocks an SM: one block's barrier no longer idles
+//                     the SM, for a third more L2 -> shared bytes per FLOP.
+//   persistent        132 blocks, each walking its C tiles with the pipeline running on: the
+//                     next tile's first K tiles load during this one's epilogue (C staged in a
+//                     buffer of its own, 208 KiB in all); "direct C": 4-byte stores from the
+//                     accumulators, no staging, since the epilogue now overlaps the loads.
+//
+// Compiled (nvcc 13.0, sm_90; the control bits of the cubin read by hand): one K tile of "before"
+// is 291 instructions per warp whose fixed stalls add up to 1045 cycles; "copies over 3" is 265
+// instructions and 795 cycles, against 768 for its 128 mma at 6 cycles each, with no branch.
+//
+// Predicted (not yet measured): the copy code's ~300 cycles per K tile were pipe idle time in
+// ~2000; rewritten and spread it costs issue slots inside the mma gaps only: ~520-535 TFLOP/s,
+// ~80-82% of the roof, for "copies over 3" (+11-14% on "before"); "copies at step 0" about half
+// of that step (the code is shorter but still between two mma bursts); 4 stages and K step 128
+// within 2% of it; 128x128 x2 below it (more bytes per FLOP, as in run 57); persistent 1-3%
+// above it (the ~1-2 us pipeline fill of each of a block's ~4 tiles overlaps the epilogue).
 //
 // From the course root, on a machine with an sm_90 GPU:
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Igrader/include -Xptxas -v \
@@ -49,6 +74,7 @@
 #undef ROOFLINE_GEMM_VARIANT
 #define ROOFLINE_GEMM_VARIANT(name, launch) static_assert(true, "")
 #include "../../solutions/02-gemm/kernels/09_pipelined.cu"
+#include "rung9_before.cuh"
 #include "../../grader/ceilings/mma_sync_probe.cuh"
 
 namespace probe {
@@ -68,17 +94,25 @@ Candidate candidate(const char* name) {
     return {name, launch_tiles<T>, (const void*)gemm_pipelined<T>, T::kThreads, T::kSmemBytes};
 }
 
-// The rows of the table. The solution's Shipped is the second.
+// The kernel graded in run 58, frozen.
+Candidate candidate_before() {
+    using T = rung9_before::Shipped;
+    return {"before (run 58)", rung9_before::launch_tiles<T>, (const void*)rung9_before::gemm_pipelined<T>,
+            T::kThreads, T::kSmemBytes};
+}
+
+// The rows of the table; Tiles<BM, BN, BK, stages, WM, WN, blocks/SM, C via smem, raster group, copy steps>.
 const Candidate kCandidates[] = {
-    candidate<Tiles<128, 256, 32, 4, 64, 64, 1, false>>("k32s4 128x256"),
-    candidate<Shipped>("k64s3 128x256 (shipped)"),
-    candidate<Tiles<128, 256, 64, 4, 64, 64, 1, false>>("k64s4 128x256"),
-    candidate<Tiles<128, 256, 128, 2, 64, 64, 1, false>>("k128s2 128x256"),
-    candidate<Tiles<256, 128, 64, 3, 64, 64, 1, false>>("k64s3 256x128"),
-    candidate<Tiles<128, 128, 32, 4, 64, 64, 2, false>>("k32s4 128x128x2"),
-    candidate<Tiles<128, 128, 64, 3, 64, 64, 2, false>>("k64s3 128x128x2"),
-    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true>>("k64s3 128x256 smemC"),
-    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, false, 8>>("k64s3 128x256 g8"),
+    candidate_before(),
+    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 1>>("copies at step 0"),
+    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 2>>("copies over 2 steps"),
+    candidate<Shipped>("copies over 3 (shipped)"),
+    candidate<Tiles<128, 256, 64, 4, 64, 64, 1, true, 16, 3>>("4 stages, over 3"),
+    candidate<Tiles<128, 256, 128, 2, 64, 64, 1, true, 16, 7>>("K step 128, over 7"),
+    candidate<Tiles<256, 128, 64, 3, 64, 64, 1, true, 16, 3>>("256x128, over 3"),
+    candidate<Tiles<128, 128, 64, 3, 64, 64, 2, true, 16, 3>>("128x128 x2, over 3"),
+    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, true>>("persistent, over 3"),
+    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, false, 16, 3, true>>("persistent, direct C"),
 };
 
 __global__ void fill_uniform(bf16* p, std::size_t n, std::uint32_t seed) {
@@ -181,9 +215,11 @@ int main(int argc, char** argv) {
     // Correctness: the lab's verify shapes rung 9 takes (divisible_by m 128, n 128, k 32), the timed
     // shape, and odd ones: N % 256 == 128 and M % 256 == 128 (half a 256 tile past the edge),
     // K % 64 == 32 (a half-filled last K tile; K % 128 == 96 for the K step of 128), fewer K tiles
-    // than stages.
-    const Shape shapes[] = {{128, 256, 64},   {128, 128, 32},     {256, 384, 1056}, {384, 640, 96},
-                            {1152, 1408, 2080}, {640, 128, 160}, {512, 256, 224},  {4096, 4096, 4096}};
+    // than stages; more C tiles than SMs (the persistent rows walk several), with a half-full last
+    // K tile and with a single one.
+    const Shape shapes[] = {{128, 256, 64},     {128, 128, 32},   {256, 384, 1056}, {384, 640, 96},
+                            {1152, 1408, 2080}, {640, 128, 160},  {512, 256, 224},  {2176, 2432, 96},
+                            {2048, 2176, 32},   {4096, 4096, 4096}};
     bool all_correct = true;
     std::vector<bool> correct(n_cand, true);
     std::uint32_t seed = 20261201u;

@@ -83,6 +83,10 @@ __global__ __launch_bounds__(kThreads, 1) void gemm_pipelined(const __nv_bfloat1
     //                   cp_async_commit();
     //           the 32 mma of step s.
     //   Why is the slot of tile kt-1 safe to overwrite at step 0 of tile kt?
+//   Faster: the barrier lines all warps up, so they all reach load_tile at once, and while
+//   both warps of a scheduler run its address code the tensor pipe idles. Keep that code
+//   short (per tile: the two tile pointers and the zero-fill sizes; per chunk: one address
+//   and the cp.async, no branch) and spread its copies over steps 0-2, between the mma.
     // TODO 5: cp_async_wait<0>(), then the epilogue of rung 8 (warps whose 64 columns lie past N
     //   store nothing). Faster: stage the C tile in the idle stages (swizzled by row, as B is),
     //   __syncthreads(), then 16-byte stores by consecutive threads along each row of C.

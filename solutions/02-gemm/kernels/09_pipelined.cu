@@ -20,6 +20,9 @@
 //    Inside a K step the fragments are double-buffered in registers: the
 //    ldmatrix of k16 step s+1 (or of the next tile's step 0) is issued
 //    before the 32 mma of step s, so the warp never waits on shared memory.
+//    The copies of tile kt+S-1 are spread over k16 steps 0-2 (4 chunks of
+//    16 bytes per step and thread), with no branch and no test per chunk:
+//    see 4.
 //
 // 2. An XOR swizzle on the 16-byte chunks of each shared tile, so that every
 //    8-lane phase of ldmatrix touches 8 different 16-byte bank groups:
@@ -32,8 +35,20 @@
 //
 // 3. The K tail. lab.yaml hands K in multiples of 32, not of 64: the last
 //    tile may hold 32 valid columns of A and rows of B. cp.async's src-size
-//    operand (0 instead of 16) fills those chunks with zeros, which add
-//    nothing to the dot products; an unfilled chunk could hold a stale NaN.
+//    operand (0 instead of 16) fills A's missing chunks with zeros, and B's
+//    missing rows repeat its last row (finite values times A's zeros add
+//    nothing); an unfilled chunk could hold a stale NaN, and 0 x NaN is NaN.
+//
+// 4. The copies between the mma. A warp issues an mma.sync at most every 6
+//    cycles (the compiler's fixed stall between two), about the tensor
+//    pipe's own rate, so one warp in its mma stream keeps the pipe busy and
+//    the pipe idles only while both warps of a scheduler are elsewhere. The
+//    barrier lines all warps up once per K tile, so they reach the copy code
+//    together: written as one block of ~110 instructions (a bound check and
+//    a select per chunk, behind a branch), it held the warps ~16% of their
+//    time with the pipe idle (ncu, 2026-12-01: pipe busy 73%). Written as a
+//    few per-tile values and one multiply-add per chunk, spread over the
+//    first three k16 steps, the copies issue inside the mma's 6-cycle gaps.
 //
 // Why 128 x 256 and 64 x 64 per warp: a square warp tile needs the fewest
 // ldmatrix per mma (one x4 per 4 mma; rung 8's 64 x 32 tile needs 1.5), and
@@ -48,8 +63,9 @@
 // from L2 instead of sweeping all of B.
 //
 // The tile shape is one line: `Shipped` below. scripts/probes/rung9_variants.cu
-// times this kernel in several shapes (block and warp tiles, K step, stages,
-// blocks per SM, the epilogue) beside cuBLAS in one run.
+// times this kernel in several shapes (the copy spread, stages, K step, blocks
+// per SM, a persistent grid) beside the version measured before, cuBLAS and
+// the mma.sync roof in one run.
 //
 // Measured before this version (128 x 256, K step 32, 4 stages): 453.5
 // TFLOP/s = 61% of cuBLAS, 70.2% of the mma.sync roof (645.8 TFLOP/s,
@@ -68,6 +84,12 @@
 // stage count moved it by 1-2%; C through shared memory in 16-byte stores by 6%. Shipped:
 // 470.3 TFLOP/s, 61.0% of cuBLAS, 72.3% of the mma.sync roof. The prediction's 79% missed.
 //
+// Prediction for the copies of 4 (predicted, not yet measured), 4096^3 on the H200: ~0.26 ms,
+// ~525 TFLOP/s (520-535), ~81% of the mma.sync roof, ~68% of cuBLAS. The old copy code cost
+// ~300 of ~2000 cycles per K tile with the pipe idle; the new one costs issue slots inside the
+// mma gaps. What stays: the 3.9-wave tail and each block's pipeline fill and epilogue (~5% of
+// the time in the profile), the barrier, the power draw of a busier pipe.
+//
 // Shapes: M and N multiples of 128 and K of 32 (lab.yaml: divisible_by). N
 // need not be a multiple of 256: in the last block column the upper 128
 // columns are neither loaded nor stored (and a 256-row tile does the same
@@ -84,12 +106,18 @@ using namespace roofline::gemm::mma;  // smem_addr, ldmatrix_x4(_trans), mma_bf1
 // One shape of the kernel: block tile BM x BN, K step BK, kStages shared tiles, warp tile WM x WN,
 // kMinBlocks blocks per SM asked of the compiler (launch bounds), kSmemEpilogue: C leaves through
 // shared memory in 16-byte stores instead of 4-byte stores from the accumulators.
+// kCopySteps: the copies of the next K tile are spread over the first kCopySteps k16 steps (1: all
+// before the first step's mma), so that they issue between mma rather than as one block.
+// kPersistent: one block per SM walks its C tiles one after another, the pipeline running on
+// across them: the next C tile's first K tiles are in flight during this one's epilogue, which
+// stages C in its own shared buffer (64 KiB more), not in the stages.
 template <int BM_, int BN_, int BK_, int kStages_, int WM_, int WN_, int kMinBlocks_, bool kSmemEpilogue_,
-          int kGroupM_ = 16>
+          int kGroupM_ = 16, int kCopySteps_ = BK_ / 16 - 1, bool kPersistent_ = false>
 struct Tiles {
     static constexpr int BM = BM_, BN = BN_, BK = BK_, kStages = kStages_, WM = WM_, WN = WN_;
     static constexpr int kMinBlocks = kMinBlocks_, kGroupM = kGroupM_;  // kGroupM: block rows per raster group
-    static constexpr bool kSmemEpilogue = kSmemEpilogue_;
+    static constexpr int kCopySteps = kCopySteps_;
+    static constexpr bool kSmemEpilogue = kSmemEpilogue_, kPersistent = kPersistent_;
     static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
     static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
     static constexpr int MI = WM / 16, NI = WN / 8;            // mma tiles per warp
@@ -100,15 +128,18 @@ struct Tiles {
     static constexpr int kChunksA = kTileA / kChunk / kThreads, kChunksB = kTileB / kChunk / kThreads;
     static constexpr int kRowStepA = kThreads / kRowChunksA, kRowStepB = kThreads / kRowChunksB;
     static constexpr int kStageBytes = (kTileA + kTileB) * int(sizeof(__nv_bfloat16));  // A then B
-    static constexpr int kSmemBytes = kStages * kStageBytes;
+    static constexpr int kTileCBytes = BM * BN * int(sizeof(__nv_bfloat16));
+    static constexpr int kOffC = kPersistent ? kStages * kStageBytes : 0;  // C's staging buffer
+    static constexpr int kSmemBytes = kStages * kStageBytes + (kPersistent && kSmemEpilogue ? kTileCBytes : 0);
     static_assert(kChunksA * kThreads * kChunk == kTileA && kChunksB * kThreads * kChunk == kTileB);
     static_assert(kRowStepA % 8 == 0 && kRowStepB % 8 == 0, "a thread's chunks share one swizzle pattern");
     static_assert(BK == 32 || BK % 64 == 0, "A rows of 4 chunks, or of a multiple of 8");
     static_assert(BN % 64 == 0 && WN % 64 == 0 && WM % 16 == 0, "fragment swizzles depend on the lane only");
     static_assert(kSteps >= 2, "a tile's slot is refilled one k16 step after the barrier that frees it");
     static_assert(kSteps % 2 == 0, "fragment buffer (s + 1) % 2 of the last step is the next tile's step 0");
+    static_assert(kCopySteps >= 1 && kCopySteps <= kSteps - 1, "a tile's copies are committed before the wait");
     static_assert(BM % 128 == 0 || BM == 64, "M is a multiple of 128: a block's rows lie in or out in warps");
-    static_assert(!kSmemEpilogue || BM * BN * int(sizeof(__nv_bfloat16)) <= kSmemBytes, "C tile fits the stages");
+    static_assert(!kSmemEpilogue || kTileCBytes <= kSmemBytes, "C tile fits the stages");
 
     // Element offset of chunk `chunk` of row `row` inside one stage of a tile.
     __host__ __device__ static constexpr int swizzle_a(int row, int chunk) {
@@ -121,8 +152,9 @@ struct Tiles {
 
 // The shape this rung ships. The probe's table names the alternatives; switching is this line.
 // C leaves through shared memory in 16-byte stores: on an H200 (2026-12-01) that row was the
-// fastest, 73.9% of the mma.sync roof against 69.4% for the direct 4-byte stores.
-using Shipped = Tiles<128, 256, 64, 3, 64, 64, 1, true>;
+// fastest, 73.9% of the mma.sync roof against 69.4% for the direct 4-byte stores. The last
+// argument spreads the next tile's copies over 3 of the 4 k16 steps (1: all at the first).
+using Shipped = Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3>;
 
 // 16 bytes global -> shared, asynchronously (.cg: cached in L2 only); src_bytes = 0 writes 16 zeros.
 __device__ inline void cp_async_16(std::uint32_t dst, const void* src, std::uint32_t src_bytes) {
@@ -149,46 +181,83 @@ __global__ __launch_bounds__(T::kThreads, T::kMinBlocks) void gemm_pipelined(con
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
     const int w_m = (warp / T::kWarpsN) * T::WM, w_n = (warp % T::kWarpsN) * T::WN;
 
-    // Grouped rasterization: consecutive blocks walk down kGroupM block rows, then move one block column right.
-    const int blocks_m = (M + BM - 1) / BM, blocks_n = (N + BN - 1) / BN;
-    const int per_group = T::kGroupM * blocks_n;
-    const int first_m = (int(blockIdx.x) / per_group) * T::kGroupM;
-    const int group_rows = min(blocks_m - first_m, T::kGroupM);
-    const int in_group = int(blockIdx.x) % per_group;
-    const int bm = first_m + in_group % group_rows, bn = in_group / group_rows;
-    const int row0 = bm * BM, col0 = bn * BN;  // M, N % 128 == 0: a 256 tile may hang 128 past the edge
+    // Grouped rasterization: consecutive C tiles walk down kGroupM block rows, then move one block column
+    // right. A block computes C tile blockIdx.x (kPersistent: then + gridDim.x, ... while < tiles).
+    const int blocks_m = (M + BM - 1) / BM, blocks_n = (N + BN - 1) / BN, tiles = blocks_m * blocks_n;
+    auto origin = [&](int tile, int& row0, int& col0) {  // M, N % 128 == 0: a 256 tile may hang 128 past
+        const int per_group = T::kGroupM * blocks_n;
+        const int first_m = (tile / per_group) * T::kGroupM;
+        const int group_rows = min(blocks_m - first_m, T::kGroupM);
+        const int in_group = tile % per_group;
+        row0 = (first_m + in_group % group_rows) * BM, col0 = (in_group / group_rows) * BN;
+    };
 
     // Copy assignments: chunk t + i * kThreads of each tile. A: row a_row + i * kRowStepA, chunk a_chunk;
-    // B: row b_row + i * kRowStepB, chunk b_chunk. Chunks past M or N are skipped (nobody stores what they
-    // feed); chunks past K are zero-filled (they feed valid outputs).
+    // B: row b_row + i * kRowStepB, chunk b_chunk. B chunks past N are skipped (nobody stores what they
+    // feed), and so are A rows past M (only a 256-row tile has them: M % 128 == 0).
     const int a_row = t / T::kRowChunksA, a_chunk = t % T::kRowChunksA;
     const int b_row = t / T::kRowChunksB, b_chunk = t % T::kRowChunksB;
-    const bool b_in = col0 + b_chunk * kChunk < N;  // this thread's B column exists
-    const __nv_bfloat16* srcA = A + std::size_t(row0 + a_row) * K + a_chunk * kChunk;  // advances by BK per tile
-    const __nv_bfloat16* srcB = B + std::size_t(b_row) * N + col0 + b_chunk * kChunk;    // advances by BK rows
-    const std::size_t strideA = std::size_t(T::kRowStepA) * K, strideB = std::size_t(T::kRowStepB) * N;
-    const std::size_t tileStepB = std::size_t(BK) * N;
+    const int ktiles = (K + BK - 1) / BK;
+    // The C tile whose K tiles the copies fetch (kPersistent: it runs ahead of the one computed).
+    int copy_tile = blockIdx.x, copy_kt = 0;
+    bool b_in;                          // this thread's B column exists
+    int a_rows;                         // rows of the tile inside M
+    const __nv_bfloat16 *gA, *gB;       // this thread's first chunks in K tile 0
+    auto set_copy_origin = [&](int tile) {
+        int row0, col0;
+        origin(tile, row0, col0);
+        b_in = col0 + b_chunk * kChunk < N;
+        a_rows = min(BM, M - row0);
+        gA = A + std::size_t(row0 + a_row) * K + a_chunk * kChunk;
+        gB = B + std::size_t(b_row) * N + col0 + b_chunk * kChunk;
+    };
+    set_copy_origin(copy_tile);
+    const int strideA = T::kRowStepA * K;  // elements between a thread's A chunks (< 2^31: lab shapes)
     // Byte offsets inside a stage; rows kRowStep further down keep the same swizzle.
     const std::uint32_t dstA = T::swizzle_a(a_row, a_chunk) * kBf16;
     const std::uint32_t dstB = kOffB + T::swizzle_b(b_row, b_chunk) * kBf16;
 
-    auto load_tile = [&](std::uint32_t stage, int k_left) {  // the next K tile into `stage`, then advance
-        const std::uint32_t base = sbase + stage * T::kStageBytes;
-        const std::uint32_t a_bytes = a_chunk * kChunk < k_left ? 16 : 0;
+    // What every copy of one K tile shares, worked out once per tile (a few registers), so that each
+    // 16-byte copy costs one address multiply-add and the cp.async: no branch, no test per chunk. The K
+    // tail (K % BK != 0): A's chunks past K are zero-filled (src_bytes 0) from a valid address, and B's
+    // rows past K repeat row K-1, finite values that meet A's zeros; the products are 0. Tiles past the
+    // last (the pipeline's last S-1 refills) copy nothing (src_bytes 0) into slots nobody reads again.
+    struct TileCopy {
+        const __nv_bfloat16* a;  // this thread's first A chunk of the tile
+        const __nv_bfloat16* b;  // its first B chunk
+        std::uint32_t a_bytes, b_bytes;
+        int b_last;  // last valid B row of the tile, counted from b_row
+    };
+    auto plan_tile = [&](int kt, bool live) {
+        const int tile = live ? kt : ktiles - 1;
+        const int k_valid = min(K - tile * BK, BK);                           // 32 .. BK
+        const int a_back = max(0, a_chunk * kChunk - (k_valid - kChunk));     // > 0: chunk past K
+        return TileCopy{gA + tile * BK - a_back, gB + std::size_t(tile) * (BK * N),
+                        live && a_back == 0 ? 16u : 0u, live ? 16u : 0u, k_valid - 1 - b_row};
+    };
+    // Copies [first, last) of the tile's kChunksA + kChunksB (A's first), into the stage at `base`.
+    auto copy_chunks = [&](std::uint32_t base, const TileCopy& p, int first, int last) {
 #pragma unroll
-        for (int i = 0; i < T::kChunksA; ++i)
-            if (row0 + a_row + i * T::kRowStepA < M)
-                cp_async_16(base + dstA + i * T::kRowStepA * BK * kBf16, a_bytes ? srcA + i * strideA : A, a_bytes);
-        if (b_in) {
-#pragma unroll
-            for (int i = 0; i < T::kChunksB; ++i) {
-                const bool k_in = b_row + i * T::kRowStepB < k_left;
-                cp_async_16(base + dstB + i * T::kRowStepB * BN * kBf16, k_in ? srcB + i * strideB : B,
-                            k_in ? 16 : 0);
+        for (int c = 0; c < T::kChunksA + T::kChunksB; ++c) {
+            if (c < first || c >= last) continue;  // resolved at compile time
+            if (c < T::kChunksA) {
+                if (BM <= 128 || a_row + c * T::kRowStepA < a_rows)  // compile-time true for BM <= 128
+                    cp_async_16(base + dstA + c * T::kRowStepA * BK * kBf16, p.a + c * strideA, p.a_bytes);
+            } else if (b_in) {
+                const int i = c - T::kChunksA;
+                cp_async_16(base + dstB + i * T::kRowStepB * BN * kBf16,
+                            p.b + std::size_t(min(i * T::kRowStepB, p.b_last)) * N, p.b_bytes);
             }
         }
-        srcA += BK;
-        srcB += tileStepB;
+    };
+    constexpr int kCopies = T::kChunksA + T::kChunksB;
+    // kPersistent: the copy origin moves on by one K tile, into the next C tile after the last.
+    auto advance_copy = [&] {
+        if (++copy_kt == ktiles) {
+            copy_kt = 0;
+            copy_tile += gridDim.x;
+            if (copy_tile < tiles) set_copy_origin(copy_tile);
+        }
     };
 
     // ldmatrix addresses of this lane (see rung 8 for which lane points where), swizzled. w_m, mi * 16
@@ -210,11 +279,15 @@ __global__ __launch_bounds__(T::kThreads, T::kMinBlocks) void gemm_pipelined(con
             ldmatrix_x4_trans(fB[buf][nj], stage_base + fragB[nj] + s * 16 * BN * kBf16);
     };
 
-    const int ktiles = (K + BK - 1) / BK;
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) {  // prologue: tiles 0 .. S-2 in flight
-        if (s < ktiles) load_tile(s, K - s * BK);
-        cp_async_commit();  // commit even when empty: the group count stays one per tile
+        if constexpr (T::kPersistent) {
+            copy_chunks(sbase + s * T::kStageBytes, plan_tile(copy_kt, copy_tile < tiles), 0, kCopies);
+            advance_copy();
+        } else {
+            copy_chunks(sbase + s * T::kStageBytes, plan_tile(s, s < ktiles), 0, kCopies);
+        }
+        cp_async_commit();  // one group per tile, an empty tile's too: the wait counts stay right
     }
     cp_async_wait<kStages - 2>();  // tile 0 has landed ...
     __syncthreads();               // ... for everyone
@@ -222,80 +295,96 @@ __global__ __launch_bounds__(T::kThreads, T::kMinBlocks) void gemm_pipelined(con
     std::uint32_t read_stage = 0, write_stage = kStages - 1;
     load_frags(0, sbase, 0);
 
-    float acc[MI][NI][4] = {};
-    for (int kt = 0; kt < ktiles; ++kt) {
+    TileCopy copy{};
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {  // once unless kPersistent
+        float acc[MI][NI][4] = {};
+        for (int kt = 0; kt < ktiles; ++kt) {
 #pragma unroll
-        for (int s = 0; s < kSteps; ++s) {
-            if (s == kSteps - 1) {
-                // The last k16 step of tile kt: its fragments are already in registers. Wait for
-                // tile kt+1 (groups committed: S-1 + kt+1; tiles 0 .. kt+1 done leaves S-2 pending)
-                // and make it visible; after this barrier nobody reads tile kt's slot again.
-                cp_async_wait<kStages - 2>();
-                __syncthreads();
-                read_stage = read_stage + 1 == kStages ? 0 : read_stage + 1;
+            for (int s = 0; s < kSteps; ++s) {
+                if (s == kSteps - 1) {
+                    // The last k16 step of tile kt: its fragments are already in registers. Wait for
+                    // tile kt+1 (groups committed: S-1 + kt+1; tiles 0 .. kt+1 done leaves S-2 pending)
+                    // and make it visible; after this barrier nobody reads tile kt's slot again.
+                    cp_async_wait<kStages - 2>();
+                    __syncthreads();
+                    read_stage = read_stage + 1 == kStages ? 0 : read_stage + 1;
+                }
+                // Fragments of the next k16 step (past the last K tile: the next C tile's first, or harmless
+                // reads of a stale slot).
+                load_frags((s + 1) % 2, sbase + read_stage * T::kStageBytes, (s + 1) % kSteps);
+                if (s < T::kCopySteps) {
+                    // Refill the slot of tile kt-1 with tile kt+S-1, a share of its copies per k16 step:
+                    // every warp passed the barrier at the end of tile kt-1, after its last ldmatrix of
+                    // that tile. One group per tile, committed before the wait of the tile's last step.
+                    if (s == 0)
+                        copy = T::kPersistent ? plan_tile(copy_kt, copy_tile < tiles)
+                                              : plan_tile(kt + kStages - 1, kt + kStages - 1 < ktiles);
+                    copy_chunks(sbase + write_stage * T::kStageBytes, copy, s * kCopies / T::kCopySteps,
+                                (s + 1) * kCopies / T::kCopySteps);
+                    if (s == T::kCopySteps - 1) {
+                        cp_async_commit();
+                        write_stage = write_stage + 1 == kStages ? 0 : write_stage + 1;
+                        if constexpr (T::kPersistent) advance_copy();
+                    }
+                }
+#pragma unroll
+                for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+                    for (int ni = 0; ni < NI; ++ni)
+                        mma_bf16_16816(acc[mi][ni], fA[s % 2][mi], fB[s % 2][ni / 2][2 * (ni % 2)],
+                                       fB[s % 2][ni / 2][2 * (ni % 2) + 1]);
             }
-            // Fragments of the next k16 step (past the last tile: harmless reads of a stale slot).
-            load_frags((s + 1) % 2, sbase + read_stage * T::kStageBytes, (s + 1) % kSteps);
-            if (s == 0) {
-                // Refill the slot of tile kt-1: every warp passed the barrier at the end of tile
-                // kt-1, after its last ldmatrix of that tile.
-                const int next = kt + kStages - 1;
-                if (next < ktiles) load_tile(write_stage, K - next * BK);
-                cp_async_commit();
-                write_stage = write_stage + 1 == kStages ? 0 : write_stage + 1;
-            }
+        }
+
+        // Accumulator layout of m16n8: lane holds rows lane/4 and lane/4 + 8, columns 2*(lane%4) and +1.
+        const int g = lane / 4, q = lane % 4;
+        int row0, col0;
+        origin(tile, row0, col0);
+        if constexpr (!T::kPersistent) cp_async_wait<0>();  // only empty groups remain
+        if constexpr (!T::kSmemEpilogue) {
+            // This warp's columns or rows may lie past N or M (a 256-wide tile at the last block column or row).
+            if (col0 + w_n < N && row0 + w_m < M) {
+            __nv_bfloat16* out = C + std::size_t(row0 + w_m + g) * N + col0 + w_n + 2 * q;
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-                for (int ni = 0; ni < NI; ++ni)
-                    mma_bf16_16816(acc[mi][ni], fA[s % 2][mi], fB[s % 2][ni / 2][2 * (ni % 2)],
-                                   fB[s % 2][ni / 2][2 * (ni % 2) + 1]);
-        }
-    }
-    cp_async_wait<0>();  // only empty groups remain; leave nothing in flight
-
-    // Accumulator layout of m16n8: lane holds rows lane/4 and lane/4 + 8, columns 2*(lane%4) and +1.
-    const int g = lane / 4, q = lane % 4;
-    if constexpr (!T::kSmemEpilogue) {
-        // This warp's columns or rows may lie past N or M (a 256-wide tile at the last block column or row).
-        if (col0 + w_n >= N || row0 + w_m >= M) return;
-        __nv_bfloat16* out = C + std::size_t(row0 + w_m + g) * N + col0 + w_n + 2 * q;
-#pragma unroll
-        for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-            for (int ni = 0; ni < NI; ++ni) {
-                __nv_bfloat16* p = out + std::size_t(mi * 16) * N + ni * 8;
-                *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(acc[mi][ni][0], acc[mi][ni][1]);
-                *reinterpret_cast<__nv_bfloat162*>(p + std::size_t(8) * N) =
-                    __floats2bfloat162_rn(acc[mi][ni][2], acc[mi][ni][3]);
+                for (int ni = 0; ni < NI; ++ni) {
+                    __nv_bfloat16* p = out + std::size_t(mi * 16) * N + ni * 8;
+                    *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(acc[mi][ni][0], acc[mi][ni][1]);
+                    *reinterpret_cast<__nv_bfloat162*>(p + std::size_t(8) * N) =
+                        __floats2bfloat162_rn(acc[mi][ni][2], acc[mi][ni][3]);
+                }
             }
-    } else {
-        // C tile [BM][BN] bf16 in the (now idle) stages, chunks swizzled by row % 8 so that the 8 rows
-        // one 4-byte store instruction touches fall in 8 different bank groups; then 16-byte stores
-        // by consecutive threads along each row of C.
-        __syncthreads();  // every warp is done with its (stale) ldmatrix reads
-        auto* tile = reinterpret_cast<__nv_bfloat16*>(smem);
-        auto at = [&](int row, int col) { return row * BN + (((col / kChunk) ^ (row & 7)) * kChunk) + col % kChunk; };
+        } else {
+            // C tile [BM][BN] bf16 in the (now idle) stages, or kPersistent in its own buffer, chunks
+            // swizzled by row % 8 so that the 8 rows one 4-byte store instruction touches fall in 8
+            // different bank groups; then 16-byte stores by consecutive threads along each row of C.
+            // kPersistent: the K loop's barriers separate the last epilogue's reads from these writes.
+            if constexpr (!T::kPersistent) __syncthreads();  // every warp is done with its (stale) ldmatrix reads
+            auto* ctile = reinterpret_cast<__nv_bfloat16*>(smem + T::kOffC);
+            auto at = [&](int row, int col) { return row * BN + (((col / kChunk) ^ (row & 7)) * kChunk) + col % kChunk; };
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi)
+            for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-            for (int ni = 0; ni < NI; ++ni) {
-                const int r = w_m + mi * 16 + g, c = w_n + ni * 8 + 2 * q;
-                *reinterpret_cast<__nv_bfloat162*>(tile + at(r, c)) =
-                    __floats2bfloat162_rn(acc[mi][ni][0], acc[mi][ni][1]);
-                *reinterpret_cast<__nv_bfloat162*>(tile + at(r + 8, c)) =
-                    __floats2bfloat162_rn(acc[mi][ni][2], acc[mi][ni][3]);
-            }
-        __syncthreads();
-        constexpr int kRowChunksC = BN / kChunk;
+                for (int ni = 0; ni < NI; ++ni) {
+                    const int r = w_m + mi * 16 + g, c = w_n + ni * 8 + 2 * q;
+                    *reinterpret_cast<__nv_bfloat162*>(ctile + at(r, c)) =
+                        __floats2bfloat162_rn(acc[mi][ni][0], acc[mi][ni][1]);
+                    *reinterpret_cast<__nv_bfloat162*>(ctile + at(r + 8, c)) =
+                        __floats2bfloat162_rn(acc[mi][ni][2], acc[mi][ni][3]);
+                }
+            __syncthreads();
+            constexpr int kRowChunksC = BN / kChunk;
 #pragma unroll 4
-        for (int i = t; i < BM * kRowChunksC; i += T::kThreads) {
-            const int r = i / kRowChunksC, c = (i % kRowChunksC) * kChunk;
-            if (row0 + r < M && col0 + c < N)
-                *reinterpret_cast<uint4*>(C + std::size_t(row0 + r) * N + col0 + c) =
-                    *reinterpret_cast<const uint4*>(tile + at(r, c));
+            for (int i = t; i < BM * kRowChunksC; i += T::kThreads) {
+                const int r = i / kRowChunksC, c = (i % kRowChunksC) * kChunk;
+                if (row0 + r < M && col0 + c < N)
+                    *reinterpret_cast<uint4*>(C + std::size_t(row0 + r) * N + col0 + c) =
+                        *reinterpret_cast<const uint4*>(ctile + at(r, c));
+            }
         }
-    }
+    }  // C tiles
+    if constexpr (T::kPersistent) cp_async_wait<0>();  // only empty groups remain
 }
 
 template <class T>
@@ -310,7 +399,18 @@ void launch_tiles(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16*
         return true;
     }();
     (void)configured;
-    const int blocks = ((M + T::BM - 1) / T::BM) * ((N + T::BN - 1) / T::BN);
+    const int tiles = ((M + T::BM - 1) / T::BM) * ((N + T::BN - 1) / T::BN);
+    int blocks = tiles;
+    if constexpr (T::kPersistent) {  // as many blocks as fit on the GPU at once, each walking its tiles
+        static const int resident = [] {
+            int device = 0, sms = 0, per_sm = 0;
+            cudaGetDevice(&device);
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gemm_pipelined<T>, T::kThreads, T::kSmemBytes);
+            return sms * (per_sm > 0 ? per_sm : 1);
+        }();
+        blocks = tiles < resident ? tiles : resident;
+    }
     gemm_pipelined<T><<<blocks, T::kThreads, T::kSmemBytes, stream>>>(A, B, C, M, N, K);
 }
 
