@@ -26,11 +26,11 @@
 //                  (run 57's 32-key row lost 12%, much of it the rescale, paid per tile).
 //   lean_k32_pf    lean_k32 with the prefetched fragments (235 registers without: room for them).
 //   lean_8x2       8 warps x 32 queries (256 a block, one block an SM, 128 KiB shared).
-// Predicted (not yet measured; written 2026-12-01 before any run): lean ~350-390 TFLOP/s at 4k
-// and 16k (run57 ~300: with the issue rate unchanged, halving the instructions per MMA would
-// give ~1.9x, but the tensor pipe (mma.sync's roof ~650 TFLOP/s), ldmatrix latency with two
-// warps a scheduler and the exponentials then bind: we expect a third to half of that to show);
-// causal ~320-350. lean_eager ~2-4% under lean; lean_prefetch within +-3% of lean (spills
+// Predicted (not yet measured; written 2026-12-01 before any run): lean ~380 TFLOP/s at 4k and
+// ~385 at 16k, 350-400 either way (run57 ~300: at the same issue rate, halving the instructions
+// per MMA would give ~1.9x, but with fewer filler instructions the MMA and ldmatrix latencies,
+// hidden by only two warps a scheduler, bind sooner: we count on a quarter to a third of it);
+// causal ~335 (4k) and ~355 (16k). lean_eager ~2-4% under lean; lean_prefetch within +-3% of lean (spills
 // would make it worse: see -Xptxas -v); lean_k32 and lean_8x2 under lean, as in run 57. If
 // another lean row wins by more than ~3%, switch `using Chosen = Tuning<...>` in
 // solutions/07-attention/kernels/03_pipelined.cu to its arguments (kCandidates below).
