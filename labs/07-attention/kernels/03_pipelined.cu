@@ -28,11 +28,12 @@
 //     and, causal, the ones reaching past the warp's first query; a warp skips a causal tile
 //     whose keys all come after its queries.
 //
-//   - The running max is raised lazily: a tile whose max exceeds a row's by at most 2^8 (in
-//     exp2's units) keeps the old max, so P = 2^(s - max) <= 256 and neither the row sum nor the
-//     output accumulators are rescaled (128 FMULs a warp a tile skipped). The final division by
-//     the row sum, taken against the same max, cancels the choice exactly. Only when some row of
-//     the warp's tile rises by more (in practice the first tiles) does the warp rescale.
+//   - The running max is raised lazily: a tile whose max exceeds a row's by at most 8 in
+//     exp2's units (a factor 2^8) keeps the old max, so P = 2^(s - max) <= 256, and neither
+//     the row sum nor the output accumulators are rescaled (128 FMULs a warp a tile skipped).
+//     The final division by the row sum, taken against the same max, cancels the choice
+//     exactly. Only when some row of the warp's tile rises by more (in practice the first
+//     tiles) does the warp rescale.
 //   - Few instructions around the MMAs. A warp issues about one instruction a cycle at best, and
 //     with two warps a scheduler every instruction that is not an MMA or an ldmatrix takes an
 //     issue slot the tensor cores wait for. So the tile copies are one cp.async each (a thread's
@@ -237,19 +238,19 @@ __global__ void __launch_bounds__(T::kThreads)
     // bytes; 16 more columns (chunks 2c, 2c + 1 -> 2c + 2, 2c + 3) flip bits of the chunk number,
     // and since row % 8 is XORed into it, the address is this one XOR (32 * c) bytes (swizzled).
     const int matrix = lane / 8, matrix_row = lane % 8;
-    // TODO(3): Q: this lane's row and chunk, so that the 4 matrices are a0..a3 of mma_sync.cuh's
+    // TODO(2): Q: this lane's row and chunk, so that the 4 matrices are a0..a3 of mma_sync.cuh's
     //   table for the warp's first row tile (the matrices are named in step 1 below).
     const std::uint32_t q_lane = sQ + 2 * swizzled<D>(warp * 16 * kRowTiles, 0);
-    // TODO(4): K: this lane's key row and chunk for the four matrices named in step 1.
+    // TODO(3): K: this lane's key row and chunk for the four matrices named in step 1.
     const std::uint32_t k_lane = sK + 2 * swizzled<D>(0, 0);
-    // TODO(5): V: this lane's key row and chunk for the four matrices named in step 3.
+    // TODO(4): V: this lane's key row and chunk for the four matrices named in step 3.
     const std::uint32_t v_lane = sV + 2 * swizzled<D>(0, 0);
 
     for (int tile = 0; tile < tiles; ++tile) {
         const int stage = tile % kStages, kv0 = tile * kKeys;
         cp_async_wait<0>();  // this tile's group (the only one in flight)
         __syncthreads();     // its K and V are visible, and every warp is done with the other stage
-        // TODO(2): if there is a next tile, issue its K and V copies (load_tile, keys from
+        // TODO(5): if there is a next tile, issue its K and V copies (load_tile, keys from
         //   kv0 + kKeys on) into the other stage, (tile + 1) % kStages (kTileBytes apart), then
         //   cp_async_commit: they land while this tile's math runs, and the wait at the top of
         //   the next iteration collects them.

@@ -27,11 +27,12 @@
 //     and, causal, the ones reaching past the warp's first query; a warp skips a causal tile
 //     whose keys all come after its queries.
 //
-//   - The running max is raised lazily: a tile whose max exceeds a row's by at most 2^8 (in
-//     exp2's units) keeps the old max, so P = 2^(s - max) <= 256 and neither the row sum nor the
-//     output accumulators are rescaled (128 FMULs a warp a tile skipped). The final division by
-//     the row sum, taken against the same max, cancels the choice exactly. Only when some row of
-//     the warp's tile rises by more (in practice the first tiles) does the warp rescale.
+//   - The running max is raised lazily: a tile whose max exceeds a row's by at most 8 in
+//     exp2's units (a factor 2^8) keeps the old max, so P = 2^(s - max) <= 256, and neither
+//     the row sum nor the output accumulators are rescaled (128 FMULs a warp a tile skipped).
+//     The final division by the row sum, taken against the same max, cancels the choice
+//     exactly. Only when some row of the warp's tile rises by more (in practice the first
+//     tiles) does the warp rescale.
 //   - Few instructions around the MMAs. A warp issues about one instruction a cycle at best, and
 //     with two warps a scheduler every instruction that is not an MMA or an ldmatrix takes an
 //     issue slot the tensor cores wait for. So the tile copies are one cp.async each (a thread's
