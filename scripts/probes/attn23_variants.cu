@@ -18,7 +18,9 @@
 //   lean           Chosen: the same tiling (4 warps x 32 queries, 64 keys) with one cp.async per
 //                  16-byte chunk (addresses + constants), ldmatrix addresses as XOR/add of
 //                  per-lane bases, and the lazy max (rescale only when a row's max rises by more
-//                  than a factor 2^8): ~750 instructions a tile for the same 256 MMAs.
+//                  than a factor 2^8): ~800 instructions a tile for the same 256 MMAs
+//                  (estimated from the PTX of this file: ~960 on the common path, of
+//                  which ~150 fold away in SASS; not yet profiled).
 //   lean_eager     lean with the eager max (rescale every tile): what the lazy max buys.
 //   lean_prefetch  lean with each ldmatrix issued one MMA step ahead into a second register set
 //                  (the profile's HMMAs wait on the LDSM just before them): if registers allow.
