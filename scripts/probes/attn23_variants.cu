@@ -32,8 +32,9 @@
 // ~385 at 16k, 350-400 either way (run57 ~300: at the same issue rate, halving the instructions
 // per MMA would give ~1.9x, but with fewer filler instructions the MMA and ldmatrix latencies,
 // hidden by only two warps a scheduler, bind sooner: we count on a quarter to a third of it);
-// causal ~335 (4k) and ~355 (16k). lean_eager ~2-4% under lean; lean_prefetch within +-3% of lean (spills
-// would make it worse: see -Xptxas -v); lean_k32 and lean_8x2 under lean, as in run 57. If
+// causal ~335 (4k) and ~355 (16k). lean_eager ~5-8% under lean (16% more instructions);
+// lean_prefetch within +-3% of lean (spills would make it worse: see -Xptxas -v); lean_k32,
+// lean_k32_pf and lean_8x2 under lean, as in run 57. If
 // another lean row wins by more than ~3%, switch `using Chosen = Tuning<...>` in
 // solutions/07-attention/kernels/03_pipelined.cu to its arguments (kCandidates below).
 //
