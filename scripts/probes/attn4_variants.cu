@@ -79,15 +79,17 @@ struct Candidate {
 };
 
 std::vector<Candidate> candidates() {
+    // Schedule<stages, overlap, ping-pong, persistent, head-major, poly-exp quarters>
     return {
-        {"today", fa3_attention_launch_with<Schedule<2, false, false, false>>},
-        {"persistent", fa3_attention_launch_with<Schedule<2, false, false, true>>},
-        {"overlap", fa3_attention_launch_with<Schedule<2, true, false, false>>},
-        {"overlap+pp", fa3_attention_launch_with<Schedule<2, true, true, false>>},
-        {"overlap+pp+s3", fa3_attention_launch_with<Schedule<3, true, true, false>>},
-        {"ov+persist", fa3_attention_launch_with<Schedule<2, true, false, true>>},
-        {"ov+pp+persist", fa3_attention_launch_with<Schedule<2, true, true, true>>},
-        {"all+s3", fa3_attention_launch_with<Schedule<3, true, true, true>>},
+        {"persistent", fa3_attention_launch_with<Schedule<2, false, false, true, false, 0>>},
+        {"hm", fa3_attention_launch_with<Schedule<2, false, false, true, true, 0>>},
+        {"hm+poly1", fa3_attention_launch_with<Schedule<2, false, false, true, true, 1>>},
+        {"hm+poly2", fa3_attention_launch_with<Schedule<2, false, false, true, true, 2>>},
+        {"hm+s3", fa3_attention_launch_with<Schedule<3, false, false, true, true, 0>>},
+        {"ov+hm", fa3_attention_launch_with<Schedule<2, true, false, true, true, 0>>},
+        {"ov+pp+hm", fa3_attention_launch_with<Schedule<2, true, true, true, true, 0>>},
+        {"ov+pp+hm+poly1", fa3_attention_launch_with<Schedule<2, true, true, true, true, 1>>},
+        {"ov+pp+hm+s3", fa3_attention_launch_with<Schedule<3, true, true, true, true, 0>>},
         {"Chosen", fa3_attention_launch_with<Chosen>},
     };
 }
