@@ -17,9 +17,9 @@
 // cuDNN, and `Chosen` is the one this file launches.
 //   overlap:    intra-warpgroup pipelining. The next tile's S = Q K^T and this tile's
 //               O += P V are issued together; the softmax of the new S runs while P V is
-//               still on the tensor cores, and O is rescaled once P V has landed. Without
-//               it, a warpgroup waits for its S, then runs its softmax with its tensor-core
-//               work drained.
+//               still on the tensor cores, and O takes that softmax's rescale just before
+//               the next P V is issued, under the next S. Without it, a warpgroup waits for
+//               its S, then runs its softmax with its tensor-core work drained.
 //   ping-pong:  the two consumers issue their matmuls in turn (a pair of named barriers),
 //               so that one warpgroup's softmax runs under the other's matmuls by
 //               schedule, not by chance.
@@ -27,6 +27,10 @@
 //   persistent: one block per SM walks the work items (longest first, back and forth
 //               across the grid), so the producer loads the next item's Q, K and V while the
 //               consumers finish this one, and no ragged last wave of whole blocks.
+//   head-major: (plain attention) the items in the order that keeps the blocks at work on
+//               few heads, so that K and V come from the L2 (work_item).
+//   poly-exp:   0, 1 or 2 quarters of the exponentials by a polynomial on the FMA pipe
+//               instead of the special-function unit, which is slow on Hopper (poly_exp2).
 //
 // Any sequence length: the tensor maps are 3-D ([batch x heads][seq][D]), so a tile that
 // runs past the end of a head is zero-filled by TMA, and keys >= seq are masked to -inf.
