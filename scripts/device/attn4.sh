@@ -81,7 +81,7 @@ if [[ ${SKIP_PROBE:-0} != 1 ]]; then
     "(done $(( $(date +%s) - compile_started )) s after its start)"
 fi
 if [[ ${SKIP_PROBE:-0} != 1 && -x "$OUT/attn4_variants" ]]; then
-  names=(persistent hm hm+poly1 hm+poly2 hm+s3 ov+hm ov+pp+hm ov+pp+hm+poly1 ov+pp+hm+s3 Chosen)
+  names=(persistent hm hm+poly1 hm+poly2 hm+s3 ov+hm ov+pp+hm ov+pp+hm+poly1 ov+pp+hm+s3 hm+st ov+pp+hm+st Chosen)
   for attempt in 1 2 3; do
     started=$(date +%s)
     timeout 120 "$OUT/attn4_variants" 20 "${names[@]}" > "$OUT/probe-$attempt.log" 2>&1

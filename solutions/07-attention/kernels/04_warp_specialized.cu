@@ -31,6 +31,8 @@
 //               few heads, so that K and V come from the L2 (work_item).
 //   poly-exp:   0, 1 or 2 quarters of the exponentials by a polynomial on the FMA pipe
 //               instead of the special-function unit, which is slow on Hopper (poly_exp2).
+//   TMA store:  O leaves through shared memory (32 KiB more, 2 stages only) and one TMA
+//               store a box instead of 4-byte stores from registers.
 //
 // Any sequence length: the tensor maps are 3-D ([batch x heads][seq][D]), so a tile that
 // runs past the end of a head is zero-filled by TMA, and keys >= seq are masked to -inf.
@@ -38,7 +40,7 @@
 // diagonal there; items are taken longest first.
 //
 // Shared memory at D = 128: Q 32 KiB + stages x (K 32 + V 32) KiB: 160 KiB at 2 stages,
-// 224 KiB at 3; one block an SM.
+// 224 KiB at 3 (+ 32 KiB for O's staging with the TMA store, 2 stages only); one block an SM.
 #include "roofline/attention.cuh"
 #include "roofline/mbarrier.cuh"
 #include "roofline/tma.cuh"
@@ -64,7 +66,8 @@ constexpr int kThreads = 128 * (kConsumers + 1);
 constexpr int kConsumerThreads = 128 * kConsumers;
 constexpr float kLog2e = 1.4426950408889634f;
 
-template <int Stages, bool Overlap, bool PingPong, bool Persistent, bool HeadMajor = false, int PolyExpQuarters = 0>
+template <int Stages, bool Overlap, bool PingPong, bool Persistent, bool HeadMajor = false, int PolyExpQuarters = 0,
+          bool TmaStore = false>
 struct Schedule {
     static constexpr int kStages = Stages;
     static constexpr bool kOverlap = Overlap;
@@ -72,33 +75,46 @@ struct Schedule {
     static constexpr bool kPersistent = Persistent;
     static constexpr bool kHeadMajor = HeadMajor;
     static constexpr int kPolyExpQuarters = PolyExpQuarters;  // of the exponentials, quarters off the SFU
+    static constexpr bool kTmaStore = TmaStore;
     static_assert(!PingPong || Overlap, "the ping-pong takes turns at the overlapped schedule's matmul issues");
     static_assert(PolyExpQuarters >= 0 && PolyExpQuarters <= 2, "at most half the exponentials by polynomial");
+    static_assert(!TmaStore || Stages == 2, "O's staging boxes (32 KiB) fit beside 2 stages only");
 };
-// The schedule this rung launches (stages, overlap, ping-pong, persistent, head-major order).
+// The schedule this rung launches (stages, overlap, ping-pong, persistent, head-major order;
+// then poly-exp quarters and the TMA store of O, both off by default).
 // On an H200 (2026-12-01, scripts/probes/attn4_variants.cu beside cuDNN) the persistent grid
 // alone was the fastest row at 4k and 16k, plain and causal; overlap and ping-pong, on top of
 // it, cost 1-4%. The head-major order (work_item below) came after that run, from its ncu
 // profile: predicted, not yet measured.
 using Chosen = Schedule<2, false, false, true, true>;
 
-template <int D, int Stages>
+// O's staging boxes for the TMA store: per consumer, its 64 rows in boxes of 64 columns,
+// 128-byte swizzled as the map says; nothing without the TMA store.
+template <bool Staged, int Boxes>
+struct OutStaging {
+    alignas(1024) __nv_bfloat16 o[Boxes][64 * kChunk];
+};
+template <int Boxes>
+struct OutStaging<false, Boxes> {};
+
+template <int D, int Stages, bool TmaStore = false>
 struct SharedStorage {
     static constexpr int kChunks = D / kChunk;
     alignas(1024) __nv_bfloat16 q[kChunks][kBlockQ * kChunk];  // swizzled boxes start on 1024 bytes
     alignas(1024) __nv_bfloat16 k[Stages][kChunks][kBlockK * kChunk];
     alignas(1024) __nv_bfloat16 v[Stages][kChunks][kBlockK * kChunk];
+    OutStaging<TmaStore, kConsumers * kChunks> out;
     std::uint64_t q_full, q_empty;
     std::uint64_t k_full[Stages], k_empty[Stages];
     std::uint64_t v_full[Stages], v_empty[Stages];
 };
 
-// A [batch x heads][seq][D] bf16 array, in boxes of 128 rows x 64 columns of one head.
-CUtensorMap make_head_map(const __nv_bfloat16* base, int heads_total, int seq, int d) {
+// A [batch x heads][seq][D] bf16 array, in boxes of `box_rows` rows x 64 columns of one head.
+CUtensorMap make_head_map(const __nv_bfloat16* base, int heads_total, int seq, int d, int box_rows = kBlockK) {
     CUtensorMap map{};
     const cuuint64_t dims[3] = {cuuint64_t(d), cuuint64_t(seq), cuuint64_t(heads_total)};  // innermost first
     const cuuint64_t strides[2] = {cuuint64_t(d) * 2, cuuint64_t(seq) * d * 2};
-    const cuuint32_t box[3] = {kChunk, kBlockK, 1};
+    const cuuint32_t box[3] = {kChunk, cuuint32_t(box_rows), 1};
     const cuuint32_t element_strides[3] = {1, 1, 1};
     CUresult status = tma::encode_tiled_entry()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<__nv_bfloat16*>(base),
                                                 dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
@@ -119,6 +135,15 @@ __device__ inline void load_box(void* destination, const CUtensorMap* map, int c
         : "r"(tma::smem_address(destination)), "l"(map), "r"(col), "r"(row), "r"(head),
           "r"(tma::smem_address(barrier))
         : "memory");
+}
+
+// One 64 x 64 box of O from shared memory to columns col.., rows row.. of head `head` (rows
+// past the end of the head are not written: TMA clips them), in this thread's bulk group.
+[[maybe_unused]] __device__ inline void store_box(const CUtensorMap* map, const void* source, int col, int row, int head) {
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];"
+                 :
+                 : "l"(map), "r"(col), "r"(row), "r"(head), "r"(tma::smem_address(source))
+                 : "memory");
 }
 
 // Work item `index`: which head, which block of 128 queries and how many key tiles it reads.
@@ -191,7 +216,7 @@ __device__ __forceinline__ float fast_exp2(float x) {
 // [-1/2, 1/2] by a cubic (Chebyshev nodes, relative error 1e-4, under bf16's 4e-3 that P is
 // rounded to), 2^j added into the exponent bits. x is clamped at -126 first: -inf (a masked
 // key) gives a denormal under 2^-126, as good as 0 against the row's largest weight, 1.
-__device__ __forceinline__ float poly_exp2(float x) {
+[[maybe_unused]] __device__ __forceinline__ float poly_exp2(float x) {
     x = fmaxf(x, -126.0f);
     const float rounded = x + 12582912.0f;  // 1.5 x 2^23: the low mantissa bits now hold round(x)
     const float f = x - (rounded - 12582912.0f);
@@ -218,7 +243,8 @@ struct Descriptors {
     static constexpr std::uint32_t kBoxUnits = kBlockK * kChunk * 2 / 16;        // one 128 x 64 box
     static constexpr std::uint32_t kStageUnits = (D / kChunk) * kBoxUnits;      // K (or V) of one stage
     std::uint64_t q, k, v;  // this consumer's 64 rows of Q; stage 0's K and V; chunk 0, step 0
-    __device__ Descriptors(SharedStorage<D, Stages>& shared, int consumer)
+    template <class Storage>
+    __device__ Descriptors(Storage& shared, int consumer)
         : q(wgmma::sw128_kmajor_descriptor(tma::smem_address(shared.q[0] + consumer * 64 * kChunk))),
           k(wgmma::sw128_kmajor_descriptor(tma::smem_address(shared.k[0][0]))),
           v(wgmma::sw128_mn_major_descriptor(tma::smem_address(shared.v[0][0]), kBlockK * kChunk * 2)) {
@@ -369,10 +395,11 @@ struct Turns {
 template <int D, class S>
 __global__ void __launch_bounds__(kThreads, 1)
     attention_fa3(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CUtensorMap k_map,
-                  const __grid_constant__ CUtensorMap v_map, __nv_bfloat16* __restrict__ o, int heads_total, int seq,
+                  const __grid_constant__ CUtensorMap v_map, const __grid_constant__ CUtensorMap o_map,
+                  __nv_bfloat16* __restrict__ o, int heads_total, int seq,
                   bool causal) {
     constexpr int kStages = S::kStages;
-    using Shared = SharedStorage<D, kStages>;
+    using Shared = SharedStorage<D, kStages, S::kTmaStore>;
     constexpr int kChunks = Shared::kChunks;
     constexpr std::uint32_t kTileBytes = kBlockK * D * 2;
     extern __shared__ unsigned char shared_raw[];
@@ -550,18 +577,49 @@ __global__ void __launch_bounds__(kThreads, 1)
             rows.sum1 += __shfl_xor_sync(0xffffffffu, rows.sum1, offset);
         }
         const float inverse0 = 1.0f / rows.sum0, inverse1 = 1.0f / rows.sum1;
-        __nv_bfloat16* out_head = o + std::size_t(item.head) * seq * D;
+        if constexpr (S::kTmaStore) {
+            // Through shared memory and one TMA store a box: 4-byte global stores, two rows
+            // of a warp each, throttled the load/store queue (the profile's epilogue: ~4% of
+            // the consumers' samples, on a stretch where the tensor cores have nothing queued).
+            const bool leader = threadIdx.x % 128 == 0;
+            if (leader) tma::wait_stores_read<0>();  // the previous item's boxes have been read
+            wgmma::warpgroup_sync(3 + consumer);
+            // Row r's 16-byte unit u of a box lies at r * 128 + (u ^ r % 8) * 16 (the 128-byte
+            // swizzle); a warp's 32 stores of one j then hit 32 different banks.
+            const int r0 = rows.row0 - rows.first_row - consumer * 64, r1 = r0 + 8;
 #pragma unroll
-        for (int j = 0; j < D / 8; ++j) {
-            const int col = 8 * j + rows.column_in_pair;
-            if (rows.row0 < seq)
-                *reinterpret_cast<__nv_bfloat162*>(out_head + std::size_t(rows.row0) * D + col) =
+            for (int j = 0; j < D / 8; ++j) {
+                auto* box = reinterpret_cast<unsigned char*>(shared.out.o[consumer * kChunks + j / 8]);
+                const int unit = j % 8, byte_in_unit = 2 * rows.column_in_pair;
+                *reinterpret_cast<__nv_bfloat162*>(box + r0 * 128 + ((unit ^ (r0 % 8)) * 16) + byte_in_unit) =
                     __floats2bfloat162_rn(out[4 * j] * inverse0, out[4 * j + 1] * inverse0);
-            if (rows.row1 < seq)
-                *reinterpret_cast<__nv_bfloat162*>(out_head + std::size_t(rows.row1) * D + col) =
+                *reinterpret_cast<__nv_bfloat162*>(box + r1 * 128 + ((unit ^ (r1 % 8)) * 16) + byte_in_unit) =
                     __floats2bfloat162_rn(out[4 * j + 2] * inverse1, out[4 * j + 3] * inverse1);
+            }
+            tma::fence_shared_to_async();  // this thread's writes, visible to the TMA unit
+            wgmma::warpgroup_sync(3 + consumer);
+            if (leader && rows.first_row + consumer * 64 < seq) {  // else every row is past the end
+                for (int c = 0; c < kChunks; ++c)
+                    store_box(&o_map, shared.out.o[consumer * kChunks + c], c * kChunk,
+                              rows.first_row + consumer * 64, item.head);
+                tma::commit_stores();
+            }
+        } else {
+            __nv_bfloat16* out_head = o + std::size_t(item.head) * seq * D;
+#pragma unroll
+            for (int j = 0; j < D / 8; ++j) {
+                const int col = 8 * j + rows.column_in_pair;
+                if (rows.row0 < seq)
+                    *reinterpret_cast<__nv_bfloat162*>(out_head + std::size_t(rows.row0) * D + col) =
+                        __floats2bfloat162_rn(out[4 * j] * inverse0, out[4 * j + 1] * inverse0);
+                if (rows.row1 < seq)
+                    *reinterpret_cast<__nv_bfloat162*>(out_head + std::size_t(rows.row1) * D + col) =
+                        __floats2bfloat162_rn(out[4 * j + 2] * inverse1, out[4 * j + 3] * inverse1);
+            }
         }
     }
+    if constexpr (S::kTmaStore)
+        if (threadIdx.x % 128 == 0) tma::wait_stores<0>();  // the last boxes written before the block ends
 }
 
 template <int D, class S>
@@ -570,7 +628,8 @@ void launch_for(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloa
     const CUtensorMap q_map = make_head_map(q, heads_total, seq, D);
     const CUtensorMap k_map = make_head_map(k, heads_total, seq, D);
     const CUtensorMap v_map = make_head_map(v, heads_total, seq, D);
-    constexpr int shared_bytes = sizeof(SharedStorage<D, S::kStages>) + 1024;  // + room to align to 1024
+    const CUtensorMap o_map = S::kTmaStore ? make_head_map(o, heads_total, seq, D, 64) : CUtensorMap{};
+    constexpr int shared_bytes = sizeof(SharedStorage<D, S::kStages, S::kTmaStore>) + 1024;  // + room to align to 1024
     static_assert(shared_bytes <= 227 * 1024, "more shared memory than an H100/H200 block may have");
     static const bool configured = [] {
         cudaFuncSetAttribute(attention_fa3<D, S>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
@@ -579,7 +638,8 @@ void launch_for(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloa
     (void)configured;
     const int items = heads_total * ((seq + kBlockQ - 1) / kBlockQ);
     const int blocks = S::kPersistent ? std::min(items, tma::multiprocessor_count()) : items;
-    attention_fa3<D, S><<<blocks, kThreads, shared_bytes, stream>>>(q_map, k_map, v_map, o, heads_total, seq, causal);
+    attention_fa3<D, S><<<blocks, kThreads, shared_bytes, stream>>>(q_map, k_map, v_map, o_map, o, heads_total, seq,
+                                                                       causal);
 }
 
 template <class S>
