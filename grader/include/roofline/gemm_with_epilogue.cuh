@@ -27,13 +27,13 @@
 //   K > 1024: block tile 128 x 256, 8 warps, one block per SM; K <= 1024:
 //   128 x 128, 4 warps, two blocks per SM, so that one block's ring fill and
 //   epilogue (where its tensor-core work stops) run beside the other's mma;
-//   a 3-slot ring of 64-deep K tiles in shared memory filled by cp.async
+//   a 4-slot ring of 32-deep K tiles in shared memory filled by cp.async
 //   (global to shared without a register detour), one barrier per K tile:
-//   while tile kt is multiplied, tiles kt+1 and kt+2 are on their way;
+//   while tile kt is multiplied, tiles kt+1 to kt+3 are on their way;
 //   two sets of fragments: while the mma of one k16 step run, the next step's
 //   fragments are loaded, and the next K tile's copies are issued after the
 //   first step, between mma (the `kInterleaved` schedule of Tiling);
-//   K tails (K % 64 == 32) and the columns past N of the last block column are
+//   K tails (K % 32 != 0) and the columns past N of the last block column are
 //   zero-filled by cp.async itself (source size 0), so the loop has no
 //   special cases;
 //   the epilogue goes through shared memory: WMMA's accumulator layout is not
@@ -377,13 +377,16 @@ void launch_tiled(const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N, 
 // The shipped tilings, one per kind of shape; switching to another row of the probe's table
 // is one of these lines.
 //  - Long K: 128 x 256 blocks, 8 warps of 64 x 64 (128 fp32 accumulators a thread, so one block
-//    per SM), K tile 64, 3 slots, interleaved.
-//  - Short K (K <= kShortK): at K = 512 a 128 x 256 block walks only 8 K tiles, and filling its
+//    per SM), K tile 32, 4 slots (106 KiB), interleaved. Measured on the H200 beside 64-deep
+//    tiles with 3 or 4 slots: the shallower, longer ring was ~15% faster at both timed shapes
+//    (results/2026-12-01-h200-runs62-64.md).
+//  - Short K (K <= kShortK): at K = 512 a 128 x 256 block walks only 16 K tiles, and filling its
 //    ring and its epilogue (where the tensor cores idle) weigh 8x more than at K = 4096. Blocks
-//    of 128 x 128 with 4 warps of 64 x 64, two per SM (2 x 105 KiB of shared memory): while one
-//    block fills its ring or runs its epilogue, the other multiplies.
-using LongK = Tiling<128, 256, 64, 3, 2, 4, 1, true>;
-using ShortK = Tiling<128, 128, 64, 3, 2, 2, 2, true>;
+//    of 128 x 128 with 4 warps of 64 x 64, two per SM (2 x 74 KiB of shared memory), K tile 32,
+//    4 slots, interleaved: while one block fills its ring or runs its epilogue, the other
+//    multiplies. Measured: its fused epilogue cost the least at K = 512 (same results file).
+using LongK = Tiling<128, 256, 32, 4, 2, 4, 1, true>;
+using ShortK = Tiling<128, 128, 32, 4, 2, 2, 2, true>;
 inline constexpr int kShortK = 1024;
 
 namespace {
