@@ -7,12 +7,12 @@
 # OUT_DIR, none stopping the others; OUT_DIR/summary.txt gets a few lines per step (<= 40 lines):
 #   1. the header's shipped tilings through its launcher (scripts/probes/given_gemm_check.cu):
 #      every pair handed to the epilogue exactly once, values against an fp32 reference, at
-#      K > 1024 (128 x 256 tiles) and K <= 1024 (128 x 128, two blocks an SM);
+#      K > 1024 (128 x 256 tiles, k32, 4 slots) and K <= 1024 (128 x 128, two blocks an SM);
 #   2. the six GEMM variants: skeletons (bare and three kernels CORRECT: given code; fused
 #      INCORRECT: its TODO) and solutions (CORRECT) on lab.yaml's verify shapes; the fused
 #      solution at two odd shapes straight from the lab program;
-#   3. the candidates probe (scripts/probes/given_gemm_variants.cu): every tiling checked at
-#      9 shapes, then timed at 4096^3 and 8192 x 8192 x 512 beside cuBLASLt, bare / fused /
+#   3. the candidates probe (scripts/probes/given_gemm_variants.cu): every tiling (the shipped
+#      two, deeper rings, 256 x 128, persistent) checked at 9 shapes, then timed at 4096^3 and 8192 x 8192 x 512 beside cuBLASLt, bare / fused /
 #      three kernels, interleaved, L2 flushed, medians; its table with three/fused per row;
 #   4. roofline grade of the six GEMM variants (solutions) against cuBLASLt in the same run, and
 #      fused / three kernels per shape from each fused report's "also" line against the goals
