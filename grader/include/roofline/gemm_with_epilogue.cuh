@@ -373,11 +373,17 @@ __global__ __launch_bounds__(T::kBlockThreads, T::kBlocksPerSm) void wmma_gemm_k
                                                     nvcuda::wmma::mem_row_major);
                 __syncwarp();
                 const int row0 = out_row0 + warp_row0 + i * kFrag;
+                // The test is outside the steps (N % 64 != 0: a warp's last columns), so that the
+                // steps are one straight run of code in which the compiler may share work between
+                // the epilogue's calls (such as a load that depends only on col).
+                if (col < N) {
 #pragma unroll
-                for (int step = 0; step < kFrag / T::kRowsPerStep; ++step) {
-                    const int r = step * T::kRowsPerStep + lane_row;
-                    const float2 pair = *reinterpret_cast<const float2*>(strip + r * T::kPitchOut + 2 * lane_col);
-                    if (col < N) epilogue(row0 + r, col, pair.x, pair.y);  // N % 64 != 0: a warp's last columns
+                    for (int step = 0; step < kFrag / T::kRowsPerStep; ++step) {
+                        const int r = step * T::kRowsPerStep + lane_row;
+                        const float2 pair =
+                            *reinterpret_cast<const float2*>(strip + r * T::kPitchOut + 2 * lane_col);
+                        epilogue(row0 + r, col, pair.x, pair.y);
+                    }
                 }
                 __syncwarp();  // the strip is read before the next fragment row overwrites it
             }
