@@ -83,7 +83,7 @@ grep -E "spill" "$OUT/1-compile.log" | grep -v " 0 bytes spill stores" | head -2
 if [[ -x "$OUT/given_gemm_check" ]]; then
   timeout 120 "$OUT/given_gemm_check" > "$OUT/1-check.log" 2>&1
   log "  rc=$? (want 0): $(grep -c '^PASS' "$OUT/1-check.log") shapes PASS, $(grep -c '^FAIL' "$OUT/1-check.log") FAIL"
-  cut -c1-150 "$OUT/1-check.log" | grep -E "^FAIL|pairs" | head -3 | tee -a "$summary"
+  cut -c1-150 "$OUT/1-check.log" | grep -E "^FAIL|pairs" | head -2 | tee -a "$summary"
   rm -f "$OUT/given_gemm_check"
 fi
 
