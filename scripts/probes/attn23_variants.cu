@@ -1,31 +1,42 @@
-// Lab 07 rungs 2 and 3 (fused attention on mma.sync, bf16, head_dim 128): which tiling of
-// rung 3 runs fastest, and where rung 2 and rung 3 stand against cuDNN. Every candidate is
-// first checked against a plain fp32 reference kernel on odd shapes (seq 1, 17, 64, 1000,
-// 2113; head_dim 64 and 128; plain and causal) and against cuDNN's output on the timed
-// shapes; then, per timed shape, all candidates and cuDNN (the grader's peer: the same
+// Lab 07 rung 3 (fused attention on mma.sync, bf16, head_dim 128): which tuning of rung 3
+// runs fastest, and where it stands against cuDNN and against rung 3 as run 57 measured it.
+// Every candidate is first checked against a plain fp32 reference kernel on odd shapes (seq 1,
+// 17, 64, 1000, 2113; head_dim 64 and 128; plain and causal) and against cuDNN's output on the
+// timed shapes; then, per timed shape, all candidates and cuDNN (the grader's peer: the same
 // backend graph, grader/problems/attention/cudnn_sdpa.cpp) are timed interleaved (A, B, C,
 // ... repeated), each launch after a 256 MiB memset that evicts the L2, with CUDA events;
 // the table gives medians. Exit 0 only if every candidate was correct. Instructor-side: it
 // reads solutions/, so the student edition leaves it out.
 //
-// The candidates (rung 3's kernel is one template over Tiling<warps, row tiles, keys>):
-//   fused          rung 2 as solutions/ has it (16-byte row padding, 3 blocks an SM).
-//   pipe_4x2_k64   rung 3 as solutions/ has it (Chosen): 4 warps x 32 queries, 64-key tiles,
-//                  96 KiB shared, 2 blocks an SM (255 registers).
-//   pipe_4x2_k32   the same with 32-key tiles: half the score registers (room for the compiler
-//                  to load fragments ahead), twice the barriers and accumulator rescales.
-//   pipe_4x1_k64   4 warps x 16 queries (64 a block): fewer registers, more blocks an SM, but
-//                  each K/V fragment feeds one mma and the L2 serves twice the K/V bytes.
-//   pipe_8x1_k64   8 warps x 16 queries (128 a block, 256 threads).
-//   pipe_8x2_k64   8 warps x 32 queries (256 a block): K/V read from L2 once per 256 queries;
-//                  one block an SM (128 KiB shared).
-// Predicted (not yet measured; written 2026-12-01 before any run): pipe_4x2_k64 ~330-370
-// TFLOP/s at 4k and 16k (run 43 measured the previous rung 3 at 267-271, 40% of cuDNN; the
-// softmax now costs about half the instructions per score: max on raw scores, the scale in
-// one FFMA, ex2.approx.ftz, the mask only on edge tiles, one barrier a tile); causal ~300-330
-// (the diagonal tiles keep the mask). fused ~150-200 (was 56: conflict-free now, but 6
-// shared-memory loads per mma and copies not overlapped). If another pipe_ row wins by more
-// than ~3%, switch `using Chosen = Tiling<...>` in solutions/07-attention/kernels/03_pipelined.cu.
+// The candidates (rung 3's kernel is one template over Tuning<warps, row tiles, keys, lazy max,
+// prefetch>, solutions/07-attention/kernels/03_pipelined.cu):
+//   run57          rung 3 as run 57 measured it (attn3_run57_kernel.cuh, frozen): 298-302
+//                  TFLOP/s. ncu (2026-12-01, 4k): ~1480 instructions a warp a tile for 256
+//                  MMAs, ~440 of them the K/V copies (a rolled loop recomputing each chunk's
+//                  swizzled address and bounds), ~200 ldmatrix address arithmetic, 128 the
+//                  accumulator rescale; issue 0.46 a cycle a scheduler (2 warps each).
+//   lean           Chosen: the same tiling (4 warps x 32 queries, 64 keys) with one cp.async per
+//                  16-byte chunk (addresses + constants), ldmatrix addresses as XOR/add of
+//                  per-lane bases, and the lazy max (rescale only when a row's max rises by more
+//                  than a factor 2^8): ~800 instructions a tile for the same 256 MMAs
+//                  (estimated from the PTX of this file: ~960 on the common path, of
+//                  which ~150 fold away in SASS; not yet profiled).
+//   lean_eager     lean with the eager max (rescale every tile): what the lazy max buys.
+//   lean_prefetch  lean with each ldmatrix issued one MMA step ahead into a second register set
+//                  (the profile's HMMAs wait on the LDSM just before them): if registers allow.
+//   lean_k32       4 x 32 queries, 32-key tiles: half the score registers, twice the barriers
+//                  (run 57's 32-key row lost 12%, much of it the rescale, paid per tile).
+//   lean_k32_pf    lean_k32 with the prefetched fragments (235 registers without: room for them).
+//   lean_8x2       8 warps x 32 queries (256 a block, one block an SM, 128 KiB shared).
+// Predicted (not yet measured; written 2026-12-01 before any run): lean ~380 TFLOP/s at 4k and
+// ~385 at 16k, 350-400 either way (run57 ~300: at the same issue rate, halving the instructions
+// per MMA would give ~1.9x, but with fewer filler instructions the MMA and ldmatrix latencies,
+// hidden by only two warps a scheduler, bind sooner: we count on a quarter to a third of it);
+// causal ~335 (4k) and ~355 (16k). lean_eager ~5-8% under lean (16% more instructions);
+// lean_prefetch within +-3% of lean (spills would make it worse: see -Xptxas -v); lean_k32,
+// lean_k32_pf and lean_8x2 under lean, as in run 57. If
+// another lean row wins by more than ~3%, switch `using Chosen = Tuning<...>` in
+// solutions/07-attention/kernels/03_pipelined.cu to its arguments (kCandidates below).
 //
 // From the course root, on a machine with an sm_90 GPU and cuDNN 9:
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Igrader/include -Igrader/problems/attention \
@@ -57,8 +68,8 @@
 #undef ROOFLINE_ATTENTION_CAUSAL_VARIANT
 #define ROOFLINE_ATTENTION_VARIANT(name, launch) static_assert(true, "")
 #define ROOFLINE_ATTENTION_CAUSAL_VARIANT(name, launch) static_assert(true, "")
-namespace rung2 {
-#include "../../solutions/07-attention/kernels/02_fused.cu"
+namespace run57 {
+#include "attn3_run57_kernel.cuh"
 }
 namespace rung3 {
 #include "../../solutions/07-attention/kernels/03_pipelined.cu"
@@ -75,12 +86,13 @@ struct Candidate {
 };
 
 const Candidate kCandidates[] = {
-    {"fused", rung2::fused_attention_launch},
-    {"pipe_4x2_k64", rung3::launch_tiled<rung3::Chosen>},
-    {"pipe_4x2_k32", rung3::launch_tiled<rung3::Tiling<4, 2, 32>>},
-    {"pipe_4x1_k64", rung3::launch_tiled<rung3::Tiling<4, 1, 64>>},
-    {"pipe_8x1_k64", rung3::launch_tiled<rung3::Tiling<8, 1, 64>>},
-    {"pipe_8x2_k64", rung3::launch_tiled<rung3::Tiling<8, 2, 64>>},
+    {"run57", run57::launch_tiled<run57::Chosen>},
+    {"lean", rung3::launch_tiled<rung3::Chosen>},
+    {"lean_eager", rung3::launch_tiled<rung3::Tuning<4, 2, 64, false, false>>},
+    {"lean_prefetch", rung3::launch_tiled<rung3::Tuning<4, 2, 64, true, true>>},
+    {"lean_k32", rung3::launch_tiled<rung3::Tuning<4, 2, 32, true, false>>},
+    {"lean_k32_pf", rung3::launch_tiled<rung3::Tuning<4, 2, 32, true, true>>},
+    {"lean_8x2", rung3::launch_tiled<rung3::Tuning<8, 2, 64, true, false>>},
 };
 
 struct Shape {
@@ -226,7 +238,7 @@ int main(int argc, char** argv) {
     const int rounds = argc > 1 ? std::max(3, std::atoi(argv[1])) : 20;
     cudaDeviceProp prop{};
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-    std::printf("# attn23_variants on %s (%d SMs); lab 07 rungs 2-3 beside cuDNN\n", prop.name, prop.multiProcessorCount);
+    std::printf("# attn23_variants on %s (%d SMs); lab 07 rung 3 beside cuDNN\n", prop.name, prop.multiProcessorCount);
 
     std::printf("== correctness against an fp32 reference kernel\n");
     bool all_ok = true;

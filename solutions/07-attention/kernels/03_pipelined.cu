@@ -27,13 +27,28 @@
 //     and, causal, the ones reaching past the warp's first query; a warp skips a causal tile
 //     whose keys all come after its queries.
 //
+//   - The running max is raised lazily: a tile whose max exceeds a row's by at most 8 in
+//     exp2's units (a factor 2^8) keeps the old max, so P = 2^(s - max) <= 256, and neither
+//     the row sum nor the output accumulators are rescaled (128 FMULs a warp a tile skipped).
+//     The final division by the row sum, taken against the same max, cancels the choice
+//     exactly. Only when some row of the warp's tile rises by more (in practice the first
+//     tiles) does the warp rescale.
+//   - Few instructions around the MMAs. A warp issues about one instruction a cycle at best, and
+//     with two warps a scheduler every instruction that is not an MMA or an ldmatrix takes an
+//     issue slot the tensor cores wait for. So the tile copies are one cp.async each (a thread's
+//     chunks are 8 rows apart, where the swizzle repeats, so each copy's addresses are the first
+//     one's plus a constant the instruction carries), and the ldmatrix addresses are computed
+//     once: the next 16 columns of a swizzled tile are the same address with bits flipped (XOR),
+//     and the next 16 rows the same plus a constant.
+//
 // One __syncthreads per tile: it both publishes tile j's K and V and tells every warp that
 // tile j-1's stage is free, so tile j+1's copies into it are issued right after it.
 //
-// Shared memory: Q (128 x D) plus two stages of K and V (64 x D each): 96 KiB at D = 128,
-// over the 48 KiB default, so the launch opts in (cudaFuncSetAttribute); two blocks fit an SM.
-// The tiling is one template argument (Tiling below); scripts/probes/attn23_variants.cu times
-// other choices of it beside cuDNN.
+// Shared memory: Q (128 x D) plus two stages of K and V (64 x D each): 96 KiB at D = 128 (and
+// 1 KiB of slack to align it), over the 48 KiB default, so the launch opts in
+// (cudaFuncSetAttribute); two blocks fit an SM.
+// The tiling and the two schedule choices are one template argument (Tuning below);
+// scripts/probes/attn23_variants.cu times other choices of it beside cuDNN.
 #include "roofline/attention.cuh"
 #include "roofline/cp_async.cuh"
 #include "roofline/mma_sync.cuh"
@@ -45,20 +60,24 @@ namespace {
 using namespace roofline::attention;
 using namespace roofline::gemm::mma;
 
-// The work of one block: kWarps warps of kRowTiles 16-row query tiles each, K and V in tiles
-// of kKeys keys.
-template <int kWarpsArg, int kRowTilesArg, int kKeysArg>
-struct Tiling {
+// The work of one block (kWarps warps of kRowTiles 16-row query tiles each, K and V in tiles of
+// kKeys keys) and two schedule choices: the lazy max (above) and prefetched fragments (each
+// ldmatrix issued one MMA step ahead of the MMAs that read it, into a second set of registers).
+template <int kWarpsArg, int kRowTilesArg, int kKeysArg, bool kLazyMaxArg = true, bool kPrefetchArg = false>
+struct Tuning {
     static constexpr int kWarps = kWarpsArg;
     static constexpr int kRowTiles = kRowTilesArg;  // 16-row query tiles per warp
     static constexpr int kKeys = kKeysArg;          // per K/V tile
+    static constexpr bool kLazyMax = kLazyMaxArg;
+    static constexpr bool kPrefetch = kPrefetchArg;
     static constexpr int kQueries = 16 * kRowTiles * kWarps;  // per block
     static constexpr int kThreads = 32 * kWarps;
 };
-using Chosen = Tiling<4, 2, 64>;  // 128 queries a block, 32 a warp, 64 keys a tile
+using Chosen = Tuning<4, 2, 64, true, false>;  // 128 queries a block, 32 a warp, 64 keys a tile
 
 constexpr int kStages = 2;
 constexpr float kLog2e = 1.4426950408889634f;
+constexpr float kLazyMaxSlack = 8.0f;  // log2 units: P stays <= 2^8 while the max is not raised
 
 // 2^x on the special-function unit, one instruction (exp2f adds a range fix-up around it);
 // ex2(-inf) = 0, which the masked scores rely on.
@@ -74,31 +93,53 @@ __device__ inline int swizzled(int row, int chunk) {
     return row * D + ((chunk ^ (row & 7)) * 8);
 }
 
-// rows x D bf16 from global into a swizzled shared tile, rows past `valid` zero-filled.
+// cp.async of 16 bytes to a shared address; zero-filled (nothing read) when !valid.
+__device__ inline void cp_async_16_to(std::uint32_t shared, const void* global, bool valid) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared), "l"(global), "r"(valid ? 16 : 0)
+                 : "memory");
+}
+__device__ inline void cp_async_16_to(std::uint32_t shared, const void* global) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared), "l"(global) : "memory");
+}
+
+// kRows x D bf16 from global into the swizzled shared tile at byte address `shared`, rows past
+// `valid` zero-filled. Thread i copies chunk i % (D / 8) of rows i / (D / 8) + step * kRowStep;
+// kRowStep is a multiple of 8, so the swizzle (row % 8) is the same on every step and each
+// step's two addresses are the first step's plus a constant.
 template <int kRows, int D, int kThreads>
-__device__ void load_tile(__nv_bfloat16* shared, const __nv_bfloat16* global, int valid) {
-    constexpr int kChunks = D / 8;
+__device__ __forceinline__ void load_tile(std::uint32_t shared, const __nv_bfloat16* global, int valid) {
+    constexpr int kChunks = D / 8, kRowStep = kThreads / kChunks;
+    static_assert(kThreads % kChunks == 0 && kRowStep % 8 == 0 && kRows % kRowStep == 0, "tile copy layout");
+    const int row = threadIdx.x / kChunks, chunk = threadIdx.x % kChunks;
+    const std::uint32_t dst = shared + 2 * swizzled<D>(row, chunk);
+    const __nv_bfloat16* src = global + row * D + chunk * 8;
+    if (valid >= kRows) {
 #pragma unroll
-    for (int c = threadIdx.x; c < kRows * kChunks; c += kThreads) {
-        const int row = c / kChunks, chunk = c % kChunks;
-        const bool inside = row < valid;
-        cp_async_16(shared + swizzled<D>(row, chunk), inside ? global + std::size_t(row) * D + chunk * 8 : global,
-                    inside);
+        for (int step = 0; step < kRows / kRowStep; ++step)
+            cp_async_16_to(dst + 2 * step * kRowStep * D, src + step * kRowStep * D);
+    } else {
+#pragma unroll
+        for (int step = 0; step < kRows / kRowStep; ++step) {
+            const bool inside = row + step * kRowStep < valid;
+            cp_async_16_to(dst + 2 * step * kRowStep * D, inside ? src + step * kRowStep * D : global, inside);
+        }
     }
 }
 
 // The online softmax on one tile of raw scores s (rows row0 + 16 mt + 8 r): mask (kMask only),
-// new running max, rescale the running sum and the output accumulators, s := P = exp2(s * scale
-// - max * scale), summed into row_sum (this thread's part of each row).
-template <bool kMask, int kRowTiles, int kKeys, int D>
+// running max, rescale of the running sum and the output accumulators where the max rose,
+// s := P = exp2(s * scale - max * scale), summed into row_sum (this thread's part of each row).
+template <bool kMask, bool kLazyMax, int kRowTiles, int kKeys, int D>
 __device__ __forceinline__ void softmax_tile(float (&s)[kRowTiles][kKeys / 8][4], float (&acc)[kRowTiles][D / 8][4],
                                              float (&row_max)[kRowTiles][2], float (&row_sum)[kRowTiles][2],
                                              int row0, int col0, int seq, bool causal, float scale_log2) {
+    float tile_max[kRowTiles][2];
+    bool rises = false;  // some row of this thread's needs its max raised
 #pragma unroll
     for (int mt = 0; mt < kRowTiles; ++mt) {
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-            float tile_max = -INFINITY;
+            float m = -INFINITY;
 #pragma unroll
             for (int n = 0; n < kKeys / 8; ++n) {
 #pragma unroll
@@ -107,22 +148,41 @@ __device__ __forceinline__ void softmax_tile(float (&s)[kRowTiles][kKeys / 8][4]
                         const int col = col0 + n * 8 + e, row = row0 + 16 * mt + 8 * r;
                         if (col >= seq || (causal && col > row)) s[mt][n][2 * r + e] = -INFINITY;
                     }
-                    tile_max = fmaxf(tile_max, s[mt][n][2 * r + e]);
+                    m = fmaxf(m, s[mt][n][2 * r + e]);
                 }
             }
-            tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
-            tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
-            const float new_max = fmaxf(row_max[mt][r], tile_max);
-            // A row with nothing visible yet keeps max -inf: subtract 0 then, not -inf (NaN).
-            const float base = new_max == -INFINITY ? 0.0f : new_max * scale_log2;
-            const float correction = exp2_approx(row_max[mt][r] * scale_log2 - base);
-            row_max[mt][r] = new_max;
-            row_sum[mt][r] *= correction;
+            m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
+            m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
+            tile_max[mt][r] = m;
+            // -inf - -inf is NaN, which compares false: a row with nothing visible yet stays put.
+            if (kLazyMax) rises = rises || (m - row_max[mt][r]) * scale_log2 > kLazyMaxSlack;
+        }
+    }
+    // The warp rescales together (one vote), so the branch never splits it.
+    if (!kLazyMax || __any_sync(0xffffffffu, rises)) {
 #pragma unroll
-            for (int n = 0; n < D / 8; ++n) {
-                acc[mt][n][2 * r] *= correction;
-                acc[mt][n][2 * r + 1] *= correction;
+        for (int mt = 0; mt < kRowTiles; ++mt) {
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const float new_max = fmaxf(row_max[mt][r], tile_max[mt][r]);
+                // A row with nothing visible yet keeps max -inf: subtract 0 then, not -inf (NaN).
+                const float base = new_max == -INFINITY ? 0.0f : new_max * scale_log2;
+                const float correction = exp2_approx(row_max[mt][r] * scale_log2 - base);
+                row_max[mt][r] = new_max;
+                row_sum[mt][r] *= correction;
+#pragma unroll
+                for (int n = 0; n < D / 8; ++n) {
+                    acc[mt][n][2 * r] *= correction;
+                    acc[mt][n][2 * r + 1] *= correction;
+                }
             }
+        }
+    }
+#pragma unroll
+    for (int mt = 0; mt < kRowTiles; ++mt) {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            const float base = row_max[mt][r] == -INFINITY ? 0.0f : row_max[mt][r] * scale_log2;
 #pragma unroll
             for (int n = 0; n < kKeys / 8; ++n) {
                 s[mt][n][2 * r] = exp2_approx(fmaf(s[mt][n][2 * r], scale_log2, -base));
@@ -138,10 +198,14 @@ __global__ void __launch_bounds__(T::kThreads)
     pipelined_attention(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v, __nv_bfloat16* o,
                         int seq, float scale_log2, bool causal) {
     constexpr int kRowTiles = T::kRowTiles, kKeys = T::kKeys, kQueries = T::kQueries, kThreads = T::kThreads;
-    extern __shared__ __align__(128) unsigned char shared_bytes[];
-    auto* sQ = reinterpret_cast<__nv_bfloat16*>(shared_bytes);  // [kQueries][D]
-    __nv_bfloat16* sK = sQ + kQueries * D;                       // [kStages][kKeys][D]
-    __nv_bfloat16* sV = sK + kStages * kKeys * D;                // [kStages][kKeys][D]
+    constexpr int kRowBytes = 2 * D, kTileBytes = kKeys * kRowBytes;
+    // Rounded up to 1024 bytes (the launch adds that much slack): the address arithmetic below
+    // flips bits of whole addresses, the same as flipping bits of an offset only where the
+    // tile's base has those bits clear.
+    extern __shared__ __align__(1024) unsigned char shared_bytes[];
+    const std::uint32_t sQ = (smem_addr(shared_bytes) + 1023u) & ~1023u;  // [kQueries][D]
+    const std::uint32_t sK = sQ + kQueries * kRowBytes;                   // [kStages][kKeys][D]
+    const std::uint32_t sV = sK + kStages * kTileBytes;                   // [kStages][kKeys][D]
 
     const int q_block = causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
     const int q0 = q_block * kQueries;
@@ -157,7 +221,7 @@ __global__ void __launch_bounds__(T::kThreads)
     load_tile<kKeys, D, kThreads>(sV, v + head, seq);
     cp_async_commit();
 
-    float acc[kRowTiles][D / 8][4] = {};               // O rows g and g+8 of each row tile
+    float acc[kRowTiles][D / 8][4] = {};  // O rows g and g+8 of each row tile
     float row_max[kRowTiles][2], row_sum[kRowTiles][2];
 #pragma unroll
     for (int mt = 0; mt < kRowTiles; ++mt) {
@@ -166,8 +230,15 @@ __global__ void __launch_bounds__(T::kThreads)
     }
     const int warp_q0 = q0 + warp * 16 * kRowTiles;  // this warp's first query
     const int row0 = warp_q0 + g;                     // row tile mt's rows: row0 + 16 mt, + 8
-    // The row and 16-byte chunk this lane addresses for ldmatrix.x4 (matrix lane / 8, row lane % 8).
+    // This lane's ldmatrix.x4 address (matrix lane / 8, its row lane % 8) for the first 16 rows
+    // and the first 16 columns of each tile. Further on: 16 more rows are 16 * kRowBytes more
+    // bytes; 16 more columns (chunks 2c, 2c + 1 -> 2c + 2, 2c + 3) flip bits of the chunk number,
+    // and since row % 8 is XORed into it, the address is this one XOR (32 * c) bytes (swizzled).
     const int matrix = lane / 8, matrix_row = lane % 8;
+    const std::uint32_t q_lane =
+        sQ + 2 * swizzled<D>(warp * 16 * kRowTiles + matrix_row + (matrix % 2) * 8, matrix / 2);
+    const std::uint32_t k_lane = sK + 2 * swizzled<D>(matrix_row + (matrix / 2) * 8, matrix % 2);
+    const std::uint32_t v_lane = sV + 2 * swizzled<D>(matrix_row + (matrix % 2) * 8, matrix / 2);
 
     for (int tile = 0; tile < tiles; ++tile) {
         const int stage = tile % kStages, kv0 = tile * kKeys;
@@ -175,36 +246,42 @@ __global__ void __launch_bounds__(T::kThreads)
         __syncthreads();     // its K and V are visible, and every warp is done with the other stage
         if (tile + 1 < tiles) {  // the next tile's copies go out before this tile's math
             const int next = (tile + 1) % kStages, next_kv0 = kv0 + kKeys;
-            load_tile<kKeys, D, kThreads>(sK + next * kKeys * D, k + head + std::size_t(next_kv0) * D, seq - next_kv0);
-            load_tile<kKeys, D, kThreads>(sV + next * kKeys * D, v + head + std::size_t(next_kv0) * D, seq - next_kv0);
+            load_tile<kKeys, D, kThreads>(sK + next * kTileBytes, k + head + std::size_t(next_kv0) * D, seq - next_kv0);
+            load_tile<kKeys, D, kThreads>(sV + next * kTileBytes, v + head + std::size_t(next_kv0) * D, seq - next_kv0);
             cp_async_commit();
         }
         if (causal && kv0 > warp_q0 + 16 * kRowTiles - 1) continue;  // every key after every query of this warp
-        const __nv_bfloat16* tK = sK + stage * kKeys * D;
-        const __nv_bfloat16* tV = sV + stage * kKeys * D;
+        const std::uint32_t tK = k_lane + stage * kTileBytes, tV = v_lane + stage * kTileBytes;
 
-        // 1. S = Q K^T, 16 columns of head_dim at a time. Q's A fragments: matrices (rows 0-7 |
-        //    8-15 of the row tile) x (columns 0-7 | 8-15). One ldmatrix.x4 on K gives the B
-        //    fragments of two n-tiles (keys 16m .. 16m+15): matrices (keys 0-7, d 0-7), (0-7, 8-15),
-        //    (8-15, 0-7), (8-15, 8-15); each feeds both row tiles.
+        // 1. S = Q K^T in steps of (16 columns of head_dim kk) x (16 keys m). Q's A fragments:
+        //    matrices (rows 0-7 | 8-15 of the row tile) x (columns 0-7 | 8-15). One ldmatrix.x4 on
+        //    K gives the B fragments of two n-tiles (keys 16m .. 16m+15): matrices (keys 0-7, d 0-7),
+        //    (0-7, 8-15), (8-15, 0-7), (8-15, 8-15); each feeds both row tiles. With kPrefetch the
+        //    fragments of step i + 1 are loaded before the MMAs of step i, into the other buffer.
+        constexpr int kKeySteps = kKeys / 16, kSSteps = (D / 16) * kKeySteps;
         float s[kRowTiles][kKeys / 8][4] = {};
+        {
+            std::uint32_t qa[2][kRowTiles][4], kb[2][4];
+            auto load_s = [&](int step) {
+                const int kk = step / kKeySteps, m = step % kKeySteps, buf = T::kPrefetch ? step % 2 : 0;
+                if (m == 0) {
 #pragma unroll
-        for (int kk = 0; kk < D / 16; ++kk) {
-            std::uint32_t qa[kRowTiles][4];
+                    for (int mt = 0; mt < kRowTiles; ++mt)
+                        ldmatrix_x4(qa[T::kPrefetch ? kk % 2 : 0][mt], (q_lane ^ (32 * kk)) + mt * 16 * kRowBytes);
+                }
+                ldmatrix_x4(kb[buf], (tK ^ (32 * kk)) + m * 16 * kRowBytes);
+            };
+            if (T::kPrefetch) load_s(0);
 #pragma unroll
-            for (int mt = 0; mt < kRowTiles; ++mt) {
-                const int row = warp * 16 * kRowTiles + mt * 16 + matrix_row + (matrix % 2) * 8;
-                ldmatrix_x4(qa[mt], smem_addr(sQ + swizzled<D>(row, 2 * kk + matrix / 2)));
-            }
-#pragma unroll
-            for (int m = 0; m < kKeys / 16; ++m) {
-                std::uint32_t b[4];
-                const int key = 16 * m + matrix_row + (matrix / 2) * 8;
-                ldmatrix_x4(b, smem_addr(tK + swizzled<D>(key, 2 * kk + matrix % 2)));
+            for (int step = 0; step < kSSteps; ++step) {
+                const int kk = step / kKeySteps, m = step % kKeySteps;
+                if (!T::kPrefetch) load_s(step);
+                else if (step + 1 < kSSteps) load_s(step + 1);
+                const int buf = T::kPrefetch ? step % 2 : 0, qbuf = T::kPrefetch ? kk % 2 : 0;
 #pragma unroll
                 for (int mt = 0; mt < kRowTiles; ++mt) {
-                    mma_bf16_16816(s[mt][2 * m], qa[mt], b[0], b[1]);
-                    mma_bf16_16816(s[mt][2 * m + 1], qa[mt], b[2], b[3]);
+                    mma_bf16_16816(s[mt][2 * m], qa[qbuf][mt], kb[buf][0], kb[buf][1]);
+                    mma_bf16_16816(s[mt][2 * m + 1], qa[qbuf][mt], kb[buf][2], kb[buf][3]);
                 }
             }
         }
@@ -212,33 +289,44 @@ __global__ void __launch_bounds__(T::kThreads)
         // 2. Online softmax in log2 units; the mask only where this tile can hold a masked key.
         const bool masked = kv0 + kKeys > seq || (causal && kv0 + kKeys - 1 > warp_q0);
         if (masked)
-            softmax_tile<true, kRowTiles, kKeys, D>(s, acc, row_max, row_sum, row0, kv0 + 2 * t, seq, causal,
-                                                   scale_log2);
+            softmax_tile<true, T::kLazyMax, kRowTiles, kKeys, D>(s, acc, row_max, row_sum, row0, kv0 + 2 * t, seq,
+                                                                 causal, scale_log2);
         else
-            softmax_tile<false, kRowTiles, kKeys, D>(s, acc, row_max, row_sum, row0, kv0 + 2 * t, seq, causal,
-                                                    scale_log2);
+            softmax_tile<false, T::kLazyMax, kRowTiles, kKeys, D>(s, acc, row_max, row_sum, row0, kv0 + 2 * t, seq,
+                                                                  causal, scale_log2);
 
-        // 3. O += P V. ldmatrix.trans on V gives the B fragments of two n-tiles (head_dim columns
-        //    8n .. 8n+15) for 16 keys: matrices (keys 0-7, d 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15).
-#pragma unroll
-        for (int kk = 0; kk < kKeys / 16; ++kk) {
+        // 3. O += P V in steps of (16 keys kk) x (16 columns of head_dim n, n + 1). P's A fragments
+        //    are the score registers packed to bf16 (the m16n8k16 C layout is the A layout). ldmatrix
+        //    .trans on V gives the B fragments of two n-tiles for 16 keys: matrices (keys 0-7, d 0-7),
+        //    (8-15, 0-7), (0-7, 8-15), (8-15, 8-15).
+        constexpr int kDimSteps = D / 16, kPVSteps = kKeySteps * kDimSteps;
+        {
+            std::uint32_t vb[2][4];
+            auto load_v = [&](int step) {
+                const int kk = step / kDimSteps, n = 2 * (step % kDimSteps);
+                ldmatrix_x4_trans(vb[T::kPrefetch ? step % 2 : 0], (tV ^ (16 * n)) + kk * 16 * kRowBytes);
+            };
+            if (T::kPrefetch) load_v(0);
             std::uint32_t a[kRowTiles][4];
 #pragma unroll
-            for (int mt = 0; mt < kRowTiles; ++mt) {
-                a[mt][0] = pack_bf16x2(s[mt][2 * kk][0], s[mt][2 * kk][1]);
-                a[mt][1] = pack_bf16x2(s[mt][2 * kk][2], s[mt][2 * kk][3]);
-                a[mt][2] = pack_bf16x2(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
-                a[mt][3] = pack_bf16x2(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
-            }
+            for (int step = 0; step < kPVSteps; ++step) {
+                const int kk = step / kDimSteps, n = 2 * (step % kDimSteps);
+                if (n == 0) {
 #pragma unroll
-            for (int n = 0; n < D / 8; n += 2) {
-                std::uint32_t b[4];
-                const int key = 16 * kk + matrix_row + (matrix % 2) * 8;
-                ldmatrix_x4_trans(b, smem_addr(tV + swizzled<D>(key, n + matrix / 2)));
+                    for (int mt = 0; mt < kRowTiles; ++mt) {
+                        a[mt][0] = pack_bf16x2(s[mt][2 * kk][0], s[mt][2 * kk][1]);
+                        a[mt][1] = pack_bf16x2(s[mt][2 * kk][2], s[mt][2 * kk][3]);
+                        a[mt][2] = pack_bf16x2(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
+                        a[mt][3] = pack_bf16x2(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
+                    }
+                }
+                if (!T::kPrefetch) load_v(step);
+                else if (step + 1 < kPVSteps) load_v(step + 1);
+                const int buf = T::kPrefetch ? step % 2 : 0;
 #pragma unroll
                 for (int mt = 0; mt < kRowTiles; ++mt) {
-                    mma_bf16_16816(acc[mt][n], a[mt], b[0], b[1]);
-                    mma_bf16_16816(acc[mt][n + 1], a[mt], b[2], b[3]);
+                    mma_bf16_16816(acc[mt][n], a[mt], vb[buf][0], vb[buf][1]);
+                    mma_bf16_16816(acc[mt][n + 1], a[mt], vb[buf][2], vb[buf][3]);
                 }
             }
         }
@@ -267,7 +355,7 @@ __global__ void __launch_bounds__(T::kThreads)
 template <int D, class T>
 void launch_for(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v, __nv_bfloat16* o, int batch,
                 int heads, int seq, bool causal, cudaStream_t stream) {
-    constexpr int kSharedBytes = (T::kQueries + 2 * kStages * T::kKeys) * D * 2;
+    constexpr int kSharedBytes = (T::kQueries + 2 * kStages * T::kKeys) * D * 2 + 1024;  // + alignment slack
     cudaFuncSetAttribute(pipelined_attention<D, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes);
     const dim3 grid((seq + T::kQueries - 1) / T::kQueries, batch * heads);
     pipelined_attention<D, T>
