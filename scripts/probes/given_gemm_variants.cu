@@ -24,7 +24,7 @@
 // The candidates (block tile, K tile, ring slots, warps, blocks per SM, il = interleaved, pers =
 // persistent); letters stay with a tiling from run to run:
 //   (given     128x256 k64 r3, 8 warps of 64x64, 1/SM, not interleaved: the loop before the
-//              retiling, bare 263 us at K = 512 and 434 us at 4096^3 in runs 62-64; dropped.)
+//              retiling, bare 263 us at K = 512 and 434 us at 4096^3 in run 63; dropped.)
 //   B long     128x256 k32 r4, interleaved (shipped for K > 1024): the next k16 step's fragments
 //              load while this one multiplies, the next tile's copies start between mma, one
 //              barrier per tile before its last step (lab 02 rung 9's schedule, with WMMA).
@@ -40,7 +40,7 @@
 // interleaved schedule cannot pair (it alternates two fragment sets within a tile), and twice the
 // barriers per K of the k32 rows.
 //
-// Measured in runs 62-64 (results/2026-12-01-h200-runs62-64.md), three kernels / fused: B
+// Measured in run 63 (results/2026-12-01-h200-runs62-65.md), three kernels / fused: B
 // 1.058x at 4096^3, D 1.354x at 8192 x 8192 x 512 (bare 229.6 us, fused 274.2, three 371.2).
 // Predicted for the new rows (before their first run; H200):
 //   8192x8192x512, the shape that misses its goal (1.4x needs fused <= ~265 us):
@@ -140,7 +140,7 @@ Candidate candidate(const char* name) {
 
 // The rows of the table; the header's shipped tilings are rows B (LongK) and D (ShortK). Row
 // letters are kept from run to run: the old loop ("given") and rows A, C, E, F and G were dropped
-// after runs 62-64.
+// after run 63.
 const Candidate kCandidates[] = {
     candidate<wg::LongK>("B 128x256 k32r4 il (long)"),
     candidate<wg::ShortK>("D 128x128x2 k32r4 il (short)"),

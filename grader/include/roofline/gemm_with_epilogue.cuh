@@ -429,7 +429,7 @@ void launch_tiled(const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N, 
 //  - Long K: 128 x 256 blocks, 8 warps of 64 x 64 (128 fp32 accumulators a thread, so one block
 //    per SM), K tile 32, 4 slots (106 KiB), interleaved. Measured on the H200 beside 64-deep
 //    tiles with 3 or 4 slots: the shallower, longer ring was ~15% faster at both timed shapes
-//    (results/2026-12-01-h200-runs62-64.md).
+//    (results/2026-12-01-h200-runs62-65.md).
 //  - Short K (K <= kShortK): at K = 512 a 128 x 256 block walks only 16 K tiles, and filling its
 //    ring and its epilogue (where the tensor cores idle) weigh 8x more than at K = 4096. Blocks
 //    of 128 x 128 with 4 warps of 64 x 64, two per SM (2 x 74 KiB of shared memory), K tile 32,
