@@ -36,6 +36,9 @@
 //   K, L, M    D, B and H persistent: a grid of (blocks per SM) x SMs, each block walking output
 //              tiles in the same band order; the next tile's first ring slots are copied while
 //              this tile's epilogue runs (its strips in their own 18 or 36 KiB past the ring).
+//   N          K with the second block of each SM starting 6000 clocks (~3 us, about one
+//              tile's fused epilogue at K = 512) late: blocks that start together finish their
+//              main loops together, and their epilogues then leave the tensor cores idle at once.
 // Not tried: a 16-deep K tile. WMMA's k16 fragment would make it one step per tile, which the
 // interleaved schedule cannot pair (it alternates two fragment sets within a tile), and twice the
 // barriers per K of the k32 rows.
@@ -48,7 +51,9 @@
 //     second block hides the rest); J within 3% of B; K bare ~222 us (each block's ~15.5 ring
 //     fills after the first now under the previous tile's epilogue) and fused ~262: ~1.41x,
 //     the row most likely to meet the goal; L fused ~262 (B's epilogue no longer followed by an
-//     empty ring), bare ~218; M like K within 2%.
+//     empty ring), bare ~218; M like K within 2%; N
+//     2-3% faster than K fused, if the two blocks' epilogues did fall together, and ~1% slower
+//     bare (the late start).
 //   4096^3: B stays the best (~339 us bare); K and L within 2% of D and B (64 and 128 output
 //     tiles per SM there hide the one ring fill each either way).
 // From the course root, on a machine with an sm_90 GPU (scripts/device/gemm03.sh does this):
@@ -150,6 +155,7 @@ const Candidate kCandidates[] = {
     candidate<wg::Tiling<128, 128, 32, 4, 2, 2, 2, true, true>>("K 128x128x2 k32r4 il pers"),
     candidate<wg::Tiling<128, 256, 32, 4, 2, 4, 1, true, true>>("L 128x256 k32r4 il pers"),
     candidate<wg::Tiling<128, 128, 32, 5, 2, 2, 2, true, true>>("M 128x128x2 k32r5 il pers"),
+    candidate<wg::Tiling<128, 128, 32, 4, 2, 2, 2, true, true, 6000>>("N K, 2nd block 6000 clk late"),
 };
 
 __global__ void fill_uniform(bf16* p, std::size_t n, std::uint32_t seed, float scale) {

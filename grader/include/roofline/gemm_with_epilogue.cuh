@@ -75,7 +75,10 @@ namespace wmma_gemm {
 // one multiplies and the next K tile's copies start after the first k16 step (below), instead of
 // copy, then load, then multiply; kPersistent: one block per SM slot (kBlocksPerSm x SMs), each
 // looping over output tiles, the next tile's first kRing - 1 K tiles copied while this tile's
-// epilogue runs (its fp32 strips then get their own shared memory, past the ring). The header
+// epilogue runs (its fp32 strips then get their own shared memory, past the ring);
+// kStaggerCycles (persistent, two blocks per SM): the second half of the grid (the second block
+// on each SM, as blocks are handed out) starts that many clocks late, so that the two blocks'
+// epilogues, where the tensor cores idle, do not fall together. The header
 // ships two of these (the end of this namespace);
 // scripts/probes/given_gemm_variants.cu (instructor-side) times the others.
 //
@@ -87,12 +90,13 @@ namespace wmma_gemm {
 // H200, 2026-12-01: 9.4 M excess over 27 M ideal at K = 512, all of them cp.async writes; the
 // fragment loads had none). A swizzle avoids both, but WMMA takes only a plain row pitch.
 template <int kBlockRows_, int kBlockCols_, int kDepth_, int kRing_, int kWarpGridRows_, int kWarpGridCols_,
-          int kBlocksPerSm_, bool kInterleaved_, bool kPersistent_ = false>
+          int kBlocksPerSm_, bool kInterleaved_, bool kPersistent_ = false, int kStaggerCycles_ = 0>
 struct Tiling {
     static constexpr int kBlockRows = kBlockRows_, kBlockCols = kBlockCols_, kDepth = kDepth_, kRing = kRing_;
     static constexpr int kWarpGridRows = kWarpGridRows_, kWarpGridCols = kWarpGridCols_;
     static constexpr int kBlocksPerSm = kBlocksPerSm_;
     static constexpr bool kInterleaved = kInterleaved_, kPersistent = kPersistent_;
+    static constexpr int kStaggerCycles = kStaggerCycles_;
     static constexpr int kWarpRows = kBlockRows / kWarpGridRows, kWarpCols = kBlockCols / kWarpGridCols;
     static constexpr int kFrag = 16;  // WMMA tile edge
     static constexpr int kFragRows = kWarpRows / kFrag, kFragCols = kWarpCols / kFrag;
@@ -145,6 +149,7 @@ struct Tiling {
     static_assert(!kInterleaved || (kSteps >= 2 && kSteps % 2 == 0),
                   "interleaved: fragment buffer (s + 1) % 2 of a tile's last step is the next tile's step 0");
     static_assert(kBandCols >= 1, "a band is at least one block column");
+    static_assert(kStaggerCycles == 0 || (kPersistent && kBlocksPerSm == 2), "a stagger pairs two persistent blocks");
 };
 
 using FragA = nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, __nv_bfloat16, nvcuda::wmma::row_major>;
@@ -269,6 +274,13 @@ __global__ __launch_bounds__(T::kBlockThreads, T::kBlocksPerSm) void wmma_gemm_k
     int out_row0, out_col0;
     place(id, out_row0, out_col0);
     fill_ring(out_row0, out_col0);
+    if constexpr (T::kStaggerCycles > 0) {
+        // The copies are already on their way; only the multiply waits.
+        if (2 * id >= int(gridDim.x)) {
+            const long long until = clock64() + T::kStaggerCycles;
+            while (clock64() < until) __nanosleep(256);
+        }
+    }
     for (;;) {
         FragAcc acc[kFragRows][kFragCols];
 #pragma unroll
