@@ -40,7 +40,8 @@ elapsed() { echo "$(( $(date +%s) - start )) s"; }
 GEMM_VARIANTS="gemm_bare gemm_bias_gelu_unfused gemm_bias_gelu_fused gemm_bare_k512 gemm_bias_gelu_unfused_k512 gemm_bias_gelu_fused_k512"
 
 cmake --build "$BUILD" --target roofline "lab-$LAB" "solution-$LAB" > "$OUT/0-build.log" 2>&1
-log "== gemm03 $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1); build rc=$? ($(elapsed))"
+build_rc=$?
+log "== gemm03 $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1); build rc=$build_rc ($(elapsed))"
 # Both probes compile while step 2 runs.
 NVCC="nvcc -O3 -std=c++17 -arch=sm_90a -Igrader/include -Xptxas -v"
 $NVCC -o "$OUT/given_gemm_check" scripts/probes/given_gemm_check.cu -lcublas > "$OUT/1-compile.log" 2>&1 &
