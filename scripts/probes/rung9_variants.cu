@@ -101,18 +101,18 @@ Candidate candidate_before() {
             T::kThreads, T::kSmemBytes};
 }
 
-// The rows of the table; Tiles<BM, BN, BK, stages, WM, WN, blocks/SM, C via smem, raster group, copy steps>.
+// The rows of the table; Tiles<BM, BN, BK, stages, WM, WN, blocks/SM, C via smem, raster group, copy steps,
+// persistent, lead of the second warp row in mi rows>.
 const Candidate kCandidates[] = {
     candidate_before(),
-    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 1>>("copies at step 0"),
-    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 2>>("copies over 2 steps"),
-    candidate<Shipped>("copies over 3 (shipped)"),
-    candidate<Tiles<128, 256, 64, 4, 64, 64, 1, true, 16, 3>>("4 stages, over 3"),
-    candidate<Tiles<128, 256, 128, 2, 64, 64, 1, true, 16, 7>>("K step 128, over 7"),
-    candidate<Tiles<256, 128, 64, 3, 64, 64, 1, true, 16, 3>>("256x128, over 3"),
-    candidate<Tiles<128, 128, 64, 3, 64, 64, 2, true, 16, 3>>("128x128 x2, over 3"),
-    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, true>>("persistent, over 3"),
-    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, false, 16, 3, true>>("persistent, direct C"),
+    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3>>("no lead (run 64, xor)"),
+    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, false, 1>>("lead 8 mma"),
+    candidate<Shipped>("lead 16 mma (shipped)"),
+    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, false, 3>>("lead 24 mma"),
+    candidate<Tiles<128, 256, 64, 4, 64, 64, 1, true, 16, 3, false, 2>>("4 stages, lead 16"),
+    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 2, false, 2>>("over 2, lead 16"),
+    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, true>>("persistent, no lead"),
+    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, true, 2>>("persistent, lead 16"),
 };
 
 __global__ void fill_uniform(bf16* p, std::size_t n, std::uint32_t seed) {

@@ -98,6 +98,7 @@
 #include "roofline/mma_sync.cuh"
 
 #include <cstdint>
+#include <type_traits>
 
 namespace {
 
@@ -112,11 +113,12 @@ using namespace roofline::gemm::mma;  // smem_addr, ldmatrix_x4(_trans), mma_bf1
 // across them: the next C tile's first K tiles are in flight during this one's epilogue, which
 // stages C in its own shared buffer (64 KiB more), not in the stages.
 template <int BM_, int BN_, int BK_, int kStages_, int WM_, int WN_, int kMinBlocks_, bool kSmemEpilogue_,
-          int kGroupM_ = 16, int kCopySteps_ = BK_ / 16 - 1, bool kPersistent_ = false>
+          int kGroupM_ = 16, int kCopySteps_ = BK_ / 16 - 1, bool kPersistent_ = false, int kLead_ = 0>
 struct Tiles {
     static constexpr int BM = BM_, BN = BN_, BK = BK_, kStages = kStages_, WM = WM_, WN = WN_;
     static constexpr int kMinBlocks = kMinBlocks_, kGroupM = kGroupM_;  // kGroupM: block rows per raster group
     static constexpr int kCopySteps = kCopySteps_;
+    static constexpr int kLead = kLead_;  // see 5: mi rows of a k16 step the second warp row runs ahead
     static constexpr bool kSmemEpilogue = kSmemEpilogue_, kPersistent = kPersistent_;
     static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
     static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
@@ -140,6 +142,7 @@ struct Tiles {
     static_assert(kCopySteps >= 1 && kCopySteps <= kSteps - 1, "a tile's copies are committed before the wait");
     static_assert(BM % 128 == 0 || BM == 64, "M is a multiple of 128: a block's rows lie in or out in warps");
     static_assert(!kSmemEpilogue || kTileCBytes <= kSmemBytes, "C tile fits the stages");
+    static_assert(kLead >= 0 && kLead < MI && (kLead == 0 || kWarpsM == 2), "a lead of 0 .. MI-1 rows, two warp rows");
 
     // Element offset of chunk `chunk` of row `row` inside one stage of a tile.
     __host__ __device__ static constexpr int swizzle_a(int row, int chunk) {
@@ -152,9 +155,10 @@ struct Tiles {
 
 // The shape this rung ships. The probe's table names the alternatives; switching is this line.
 // C leaves through shared memory in 16-byte stores: on an H200 (2026-12-01) that row was the
-// fastest, 73.9% of the mma.sync roof against 69.4% for the direct 4-byte stores. The last
-// argument spreads the next tile's copies over 3 of the 4 k16 steps (1: all at the first).
-using Shipped = Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3>;
+// fastest, 73.9% of the mma.sync roof against 69.4% for the direct 4-byte stores. The copies of
+// the next tile are spread over 3 of the 4 k16 steps (1: all at the first); not persistent; the
+// last argument is the second warp row's lead in mi rows of a k16 step (0: none, 2: half a step).
+using Shipped = Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, false, 2>;
 
 // 16 bytes global -> shared, asynchronously (.cg: cached in L2 only); src_bytes = 0 writes 16 zeros.
 __device__ inline void cp_async_16(std::uint32_t dst, const void* src, std::uint32_t src_bytes) {
@@ -263,20 +267,19 @@ __global__ __launch_bounds__(T::kThreads, T::kMinBlocks) void gemm_pipelined(con
     // ldmatrix addresses of this lane (see rung 8 for which lane points where), swizzled. w_m, mi * 16
     // are multiples of 16 and w_n a multiple of 64 (8 chunks), so the swizzle depends on the lane only:
     // per-lane offsets for the k16 steps of A and the n16 pairs of B, compile-time offsets for the rest.
-    std::uint32_t fragA[kSteps], fragB[NI / 2];  // byte offsets inside a stage
-#pragma unroll
-    for (int s = 0; s < kSteps; ++s) fragA[s] = T::swizzle_a(w_m + lane % 16, 2 * s + lane / 16) * kBf16;
-#pragma unroll
-    for (int nj = 0; nj < NI / 2; ++nj)
-        fragB[nj] = kOffB + T::swizzle_b(lane % 8 + ((lane / 8) % 2) * 8, w_n / kChunk + 2 * nj + lane / 16) * kBf16;
+    // Step s and pair nj only flip chunk bits: chunk (2s + lane/16) ^ r = (lane/16 ^ r) ^ 2s, since 2s is
+    // even and r < 8, so one offset per operand serves all (4 registers fewer for the loop).
+    const std::uint32_t fragA = T::swizzle_a(w_m + lane % 16, lane / 16) * kBf16;  // byte offsets in a stage
+    const std::uint32_t fragB = kOffB + T::swizzle_b(lane % 8 + ((lane / 8) % 2) * 8, w_n / kChunk + lane / 16) * kBf16;
+    static_assert(2 * kSteps <= T::kRowChunksA && T::NI <= 8, "the flipped bits stay inside a row's chunks");
 
     std::uint32_t fA[2][MI][4], fB[2][NI / 2][4];  // double-buffered fragments
     auto load_frags = [&](int buf, std::uint32_t stage_base, int s) {
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi) ldmatrix_x4(fA[buf][mi], stage_base + fragA[s] + mi * 16 * BK * kBf16);
+        for (int mi = 0; mi < MI; ++mi) ldmatrix_x4(fA[buf][mi], stage_base + (fragA ^ (2 * s * 16)) + mi * 16 * BK * kBf16);
 #pragma unroll
         for (int nj = 0; nj < NI / 2; ++nj)  // one x4.trans = two n8 tiles x two k8 halves
-            ldmatrix_x4_trans(fB[buf][nj], stage_base + fragB[nj] + s * 16 * BN * kBf16);
+            ldmatrix_x4_trans(fB[buf][nj], stage_base + (fragB ^ (2 * nj * 16)) + s * 16 * BN * kBf16);
     };
 
 #pragma unroll
@@ -296,11 +299,25 @@ __global__ __launch_bounds__(T::kThreads, T::kMinBlocks) void gemm_pipelined(con
     load_frags(0, sbase, 0);
 
     TileCopy copy{};
-    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {  // once unless kPersistent
-        float acc[MI][NI][4] = {};
+    float acc[MI][NI][4];
+    // The mma of k16 step s on mi rows [first, last) of the warp tile.
+    auto mma_rows = [&](int s, int first, int last) {
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi)
+            if (mi >= first && mi < last)  // resolved at compile time
+#pragma unroll
+                for (int ni = 0; ni < NI; ++ni)
+                    mma_bf16_16816(acc[mi][ni], fA[s % 2][mi], fB[s % 2][ni / 2][2 * (ni % 2)],
+                                   fB[s % 2][ni / 2][2 * (ni % 2) + 1]);
+    };
+    // The K loop of one C tile. kRowsFirst > 0 (see 5): each k16 step starts with the mma of its first
+    // kRowsFirst mi rows, before the step's ldmatrix, copies and (last step) barrier; the rest follow.
+    auto k_loop = [&](auto rows_first) {
+        constexpr int kRowsFirst = decltype(rows_first)::value;
         for (int kt = 0; kt < ktiles; ++kt) {
 #pragma unroll
             for (int s = 0; s < kSteps; ++s) {
+                mma_rows(s, 0, kRowsFirst);
                 if (s == kSteps - 1) {
                     // The last k16 step of tile kt: its fragments are already in registers. Wait for
                     // tile kt+1 (groups committed: S-1 + kt+1; tiles 0 .. kt+1 done leaves S-2 pending)
@@ -327,14 +344,28 @@ __global__ __launch_bounds__(T::kThreads, T::kMinBlocks) void gemm_pipelined(con
                         if constexpr (T::kPersistent) advance_copy();
                     }
                 }
-#pragma unroll
-                for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-                    for (int ni = 0; ni < NI; ++ni)
-                        mma_bf16_16816(acc[mi][ni], fA[s % 2][mi], fB[s % 2][ni / 2][2 * (ni % 2)],
-                                       fB[s % 2][ni / 2][2 * (ni % 2) + 1]);
+                mma_rows(s, kRowsFirst, MI);
             }
         }
+    };
+    // 5. The second warp row (warps kWarpsN .. 2 kWarpsN-1) runs kLead mi rows of mma ahead of the first
+    // within each k16 step. Warps w and w+4 share a scheduler and its tensor pipe; with equal code they
+    // move in step, reach their ldmatrix and copies together, and the pipe idles while both are there.
+    // With the lead, one warp's ldmatrix and copies fall inside the other's mma. Both rows still issue
+    // 128 mma between two barriers, so neither waits longer at them.
+    const bool leads = T::kLead > 0 && warp / T::kWarpsN == 1;
+
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {  // once unless kPersistent
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+            for (int ni = 0; ni < NI; ++ni)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.f;
+        if (leads)  // warp-uniform: each warp passes the same barriers, from its own copy of the loop
+            k_loop(std::integral_constant<int, T::kLead>{});
+        else
+            k_loop(std::integral_constant<int, 0>{});
 
         // Accumulator layout of m16n8: lane holds rows lane/4 and lane/4 + 8, columns 2*(lane%4) and +1.
         const int g = lane / 4, q = lane % 4;
