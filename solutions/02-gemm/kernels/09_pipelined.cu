@@ -50,6 +50,16 @@
 //    few per-tile values and one multiply-add per chunk, spread over the
 //    first three k16 steps, the copies issue inside the mma's 6-cycle gaps.
 //
+// 5. The two warp rows out of step. Warps w and w+4 share a scheduler and its tensor pipe. Running
+//    the same code, they leave each barrier together and stay in step: both in their 32 mma of a
+//    k16 step (the pipe full, one of them waiting: ncu's "math throttle" on a step's first mma),
+//    then both at the next step's ldmatrix and copies (the pipe idle). The second warp row
+//    (warps 4-7) starts each k16 step with the mma of its first kLead mi rows, before the step's
+//    ldmatrix, copies and barrier: it runs 8 kLead mma ahead, and one warp of each pair feeds the
+//    pipe while the other loads. Between two barriers both rows still issue 128 mma. The rows
+//    branch once (warp-uniform) into their own copy of the K loop; the ldmatrix addresses are one
+//    lane offset with the step XORed in, which keeps the loop at 255 registers without spills.
+//
 // Why 128 x 256 and 64 x 64 per warp: a square warp tile needs the fewest
 // ldmatrix per mma (one x4 per 4 mma; rung 8's 64 x 32 tile needs 1.5), and
 // the larger block tile cuts the global/L2 bytes per FLOP by a third (48 KiB
@@ -63,9 +73,9 @@
 // from L2 instead of sweeping all of B.
 //
 // The tile shape is one line: `Shipped` below. scripts/probes/rung9_variants.cu
-// times this kernel in several shapes (the copy spread, stages, K step, blocks
-// per SM, a persistent grid) beside the version measured before, cuBLAS and
-// the mma.sync roof in one run.
+// times this kernel in several shapes (the lead of 5, the copy spread, stages,
+// a persistent grid) beside the version measured before, cuBLAS and the
+// mma.sync roof in one run.
 //
 // Measured before this version (128 x 256, K step 32, 4 stages): 453.5
 // TFLOP/s = 61% of cuBLAS, 70.2% of the mma.sync roof (645.8 TFLOP/s,
@@ -89,6 +99,16 @@
 // ~300 of ~2000 cycles per K tile with the pipe idle; the new one costs issue slots inside the
 // mma gaps. What stays: the 3.9-wave tail and each block's pipeline fill and epilogue (~5% of
 // the time in the profile), the barrier, the power draw of a busier pipe.
+//
+// Measured (H200, 2026-12-01, run 64, results/2026-12-01-h200-runs62-64.md): the copies of 4
+// graded 288.1 us, 477 TFLOP/s, 66.7% of cuBLAS, 73.3% of the mma.sync roof (650.7); the probe
+// 450.2 TFLOP/s, 74.7% of its own roof kernel (602.9) in the same run. The prediction's 81% missed.
+//
+// Prediction for 5 (predicted, not yet measured), 4096^3 on the H200: ~0.27 ms, ~505-525 TFLOP/s
+// graded, ~78-81% of the mma.sync roof, ~70% of cuBLAS. A second profile (run 64's kernel): pipe
+// busy 75%, ~6-7 points of the idle time structural (3.9 waves, each C tile's fill and epilogue),
+// most of the rest both warps of a scheduler off the pipe at once; half a step's lead should win
+// back about half of that.
 //
 // Shapes: M and N multiples of 128 and K of 32 (lab.yaml: divisible_by). N
 // need not be a multiple of 256: in the last block column the upper 128
