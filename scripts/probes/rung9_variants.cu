@@ -122,6 +122,9 @@ const Candidate kCandidates[] = {
     candidate<Tiles<128, 256, 64, 4, 64, 64, 1, true, 16, 3, false, 2>>("4 stages, lead 16"),
     candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 2, false, 2>>("over 2, lead 16"),
     candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 1, false, 2>>("at step 0, lead 16"),
+    candidate<Tiles<128, 256, 64, 4, 64, 64, 1, true, 16, 3, false, 0, true>>("mbarriers, 4 stages"),
+    candidate<Tiles<128, 256, 64, 4, 64, 64, 1, true, 16, 3, false, 2, true>>("mbarriers, lead 16"),
+    candidate<Tiles<128, 256, 64, 4, 64, 64, 1, true, 16, 3, false, 1, true>>("mbarriers, lead 8"),
     candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, true>>("persistent, no lead"),
     candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, true, 2>>("persistent, lead 16"),
 };

@@ -133,12 +133,17 @@ using namespace roofline::gemm::mma;  // smem_addr, ldmatrix_x4(_trans), mma_bf1
 // across them: the next C tile's first K tiles are in flight during this one's epilogue, which
 // stages C in its own shared buffer (64 KiB more), not in the stages.
 template <int BM_, int BN_, int BK_, int kStages_, int WM_, int WN_, int kMinBlocks_, bool kSmemEpilogue_,
-          int kGroupM_ = 16, int kCopySteps_ = BK_ / 16 - 1, bool kPersistent_ = false, int kLead_ = 0>
+          int kGroupM_ = 16, int kCopySteps_ = BK_ / 16 - 1, bool kPersistent_ = false, int kLead_ = 0,
+          bool kMbar_ = false>
 struct Tiles {
     static constexpr int BM = BM_, BN = BN_, BK = BK_, kStages = kStages_, WM = WM_, WN = WN_;
     static constexpr int kMinBlocks = kMinBlocks_, kGroupM = kGroupM_;  // kGroupM: block rows per raster group
     static constexpr int kCopySteps = kCopySteps_;
     static constexpr int kLead = kLead_;  // see 5: mi rows of a k16 step the second warp row runs ahead
+    // kMbar (see 6): no block barrier in the K loop; per stage an mbarrier "landed" (all threads'
+    // copies) and one "read" (all threads past their ldmatrix), and two tiles in flight, not S-1.
+    static constexpr bool kMbar = kMbar_;
+    static constexpr int kAhead = kMbar ? kStages_ - 2 : kStages_ - 1;  // tiles in flight past the one computed
     static constexpr bool kSmemEpilogue = kSmemEpilogue_, kPersistent = kPersistent_;
     static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
     static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
@@ -152,7 +157,9 @@ struct Tiles {
     static constexpr int kStageBytes = (kTileA + kTileB) * int(sizeof(__nv_bfloat16));  // A then B
     static constexpr int kTileCBytes = BM * BN * int(sizeof(__nv_bfloat16));
     static constexpr int kOffC = kPersistent ? kStages * kStageBytes : 0;  // C's staging buffer
-    static constexpr int kSmemBytes = kStages * kStageBytes + (kPersistent && kSmemEpilogue ? kTileCBytes : 0);
+    static constexpr int kOffBars = kStages * kStageBytes;  // kMbar: the 2 x kStages mbarriers, after the stages
+    static constexpr int kSmemBytes =
+        kStages * kStageBytes + (kPersistent && kSmemEpilogue ? kTileCBytes : 0) + (kMbar ? 16 * kStages : 0);
     static_assert(kChunksA * kThreads * kChunk == kTileA && kChunksB * kThreads * kChunk == kTileB);
     static_assert(kRowStepA % 8 == 0 && kRowStepB % 8 == 0, "a thread's chunks share one swizzle pattern");
     static_assert(BK == 32 || BK % 64 == 0, "A rows of 4 chunks, or of a multiple of 8");
@@ -162,6 +169,7 @@ struct Tiles {
     static_assert(kCopySteps >= 1 && kCopySteps <= kSteps - 1, "a tile's copies are committed before the wait");
     static_assert(BM % 128 == 0 || BM == 64, "M is a multiple of 128: a block's rows lie in or out in warps");
     static_assert(!kSmemEpilogue || kTileCBytes <= kSmemBytes, "C tile fits the stages");
+    static_assert(!kMbar || (!kPersistent && kStages >= 4), "kMbar: one stage of slack, one C tile a block");
     static_assert(kLead >= 0 && kLead < MI && (kLead == 0 || kWarpsM == 2), "a lead of 0 .. MI-1 rows, two warp rows");
 
     // Element offset of chunk `chunk` of row `row` inside one stage of a tile.
@@ -184,6 +192,24 @@ using Shipped = Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, false, 2>;
 __device__ inline void cp_async_16(std::uint32_t dst, const void* src, std::uint32_t src_bytes) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes)
                  : "memory");
+}
+// The mbarriers of 6 (kMbar): init, arrive, wait for a phase's completion (parity), and an arrive
+// that fires once all of this thread's earlier cp.async have landed.
+__device__ inline void mbar_init(std::uint32_t bar, int count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ inline void mbar_arrive(std::uint32_t bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+__device__ inline void mbar_wait(std::uint32_t bar, std::uint32_t parity) {
+    asm volatile(
+        "{\n .reg .pred done;\n WAIT:\n mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+        " @!done bra WAIT;\n}\n" ::"r"(bar),
+        "r"(parity)
+        : "memory");
+}
+__device__ inline void cp_async_arrive(std::uint32_t bar) {
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
 }
 __device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int kPending>
@@ -302,8 +328,17 @@ __global__ __launch_bounds__(T::kThreads, T::kMinBlocks) void gemm_pipelined(con
             ldmatrix_x4_trans(fB[buf][nj], stage_base + (fragB ^ (2 * nj * 16)) + s * 16 * BN * kBf16);
     };
 
+    // kMbar: bar_landed[i] completes when every thread's copies of the tile in stage i are in, bar_read[i]
+    // when every thread has done its ldmatrix of it; use u of stage i (tile u * S + i) is phase u.
+    const std::uint32_t bar_landed = sbase + T::kOffBars, bar_read = bar_landed + 8 * kStages;
+    if constexpr (T::kMbar) {
+        if (t == 0)
+            for (int i = 0; i < kStages; ++i) mbar_init(bar_landed + 8 * i, T::kThreads), mbar_init(bar_read + 8 * i, T::kThreads);
+        __syncthreads();
+    }
+
 #pragma unroll
-    for (int s = 0; s < kStages - 1; ++s) {  // prologue: tiles 0 .. S-2 in flight
+    for (int s = 0; s < T::kAhead; ++s) {  // prologue: tiles 0 .. kAhead-1 in flight
         if constexpr (T::kPersistent) {
             copy_chunks(sbase + s * T::kStageBytes, plan_tile(copy_kt, copy_tile < tiles), 0, kCopies);
             advance_copy();
@@ -311,11 +346,16 @@ __global__ __launch_bounds__(T::kThreads, T::kMinBlocks) void gemm_pipelined(con
             copy_chunks(sbase + s * T::kStageBytes, plan_tile(s, s < ktiles), 0, kCopies);
         }
         cp_async_commit();  // one group per tile, an empty tile's too: the wait counts stay right
+        if constexpr (T::kMbar) cp_async_arrive(bar_landed + 8 * s);
     }
-    cp_async_wait<kStages - 2>();  // tile 0 has landed ...
-    __syncthreads();               // ... for everyone
+    if constexpr (T::kMbar) {
+        mbar_wait(bar_landed, 0);  // tile 0 has landed, everyone's copies
+    } else {
+        cp_async_wait<kStages - 2>();  // tile 0 has landed ...
+        __syncthreads();               // ... for everyone
+    }
 
-    std::uint32_t read_stage = 0, write_stage = kStages - 1;
+    std::uint32_t read_stage = 0, write_stage = T::kAhead;
     load_frags(0, sbase, 0);
 
     TileCopy copy{};
@@ -342,24 +382,39 @@ __global__ __launch_bounds__(T::kThreads, T::kMinBlocks) void gemm_pipelined(con
                     // The last k16 step of tile kt: its fragments are already in registers. Wait for
                     // tile kt+1 (groups committed: S-1 + kt+1; tiles 0 .. kt+1 done leaves S-2 pending)
                     // and make it visible; after this barrier nobody reads tile kt's slot again.
-                    cp_async_wait<kStages - 2>();
-                    __syncthreads();
+                    if constexpr (T::kMbar) {  // tile kt+1's copies, everyone's
+                        mbar_wait(bar_landed + 8 * (read_stage + 1 == kStages ? 0 : read_stage + 1), ((kt + 1) / kStages) & 1);
+                    } else {
+                        cp_async_wait<kStages - 2>();
+                        __syncthreads();
+                    }
                     read_stage = read_stage + 1 == kStages ? 0 : read_stage + 1;
                 }
                 // Fragments of the next k16 step (past the last K tile: the next C tile's first, or harmless
                 // reads of a stale slot).
                 load_frags((s + 1) % 2, sbase + read_stage * T::kStageBytes, (s + 1) % kSteps);
                 if (s < T::kCopySteps) {
-                    // Refill the slot of tile kt-1 with tile kt+S-1, a share of its copies per k16 step:
-                    // every warp passed the barrier at the end of tile kt-1, after its last ldmatrix of
-                    // that tile. One group per tile, committed before the wait of the tile's last step.
+                    // Refill the slot of tile kt-1 with tile kt+S-1 (kMbar: of tile kt-2 with kt+S-2), a
+                    // share of its copies per k16 step: every warp passed the barrier at the end of tile
+                    // kt-1, after its last ldmatrix of that tile. One group per tile, committed before the
+                    // wait of the tile's last step.
+                    if constexpr (T::kMbar) {
+                        if (s == 0) {
+                            // This thread is done with tile kt-1 (its step-3 fragments fed the mma); the
+                            // slot refilled now held tile kt+kAhead-S, read by everyone a tile ago.
+                            if (kt > 0) mbar_arrive(bar_read + 8 * (read_stage == 0 ? kStages - 1 : read_stage - 1));
+                            const int next = kt + T::kAhead;
+                            if (next >= kStages) mbar_wait(bar_read + 8 * write_stage, (next / kStages - 1) & 1);
+                        }
+                    }
                     if (s == 0)
                         copy = T::kPersistent ? plan_tile(copy_kt, copy_tile < tiles)
-                                              : plan_tile(kt + kStages - 1, kt + kStages - 1 < ktiles);
+                                              : plan_tile(kt + T::kAhead, kt + T::kAhead < ktiles);
                     copy_chunks(sbase + write_stage * T::kStageBytes, copy, s * kCopies / T::kCopySteps,
                                 (s + 1) * kCopies / T::kCopySteps);
                     if (s == T::kCopySteps - 1) {
                         cp_async_commit();
+                        if constexpr (T::kMbar) cp_async_arrive(bar_landed + 8 * write_stage);
                         write_stage = write_stage + 1 == kStages ? 0 : write_stage + 1;
                         if constexpr (T::kPersistent) advance_copy();
                     }
