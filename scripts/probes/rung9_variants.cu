@@ -46,6 +46,10 @@
 //   4 stages, lead 16 a fourth tile ahead (192 KiB).
 //   over 2 / at step 0, lead 16   the copies in 2 (1) k16 steps instead of 3: with the lead, a
 //                     longer copy block may now hide behind the other warp's mma.
+//   mbarriers         no block barrier in the K loop (the solution's kMbar, its header's 6): per
+//                     stage an mbarrier for "every thread's copies landed" (cp.async.mbarrier.
+//                     arrive.noinc) and one for "every thread did its ldmatrix"; 4 stages, two
+//                     tiles ahead, so warps may drift up to a tile apart; without and with a lead.
 //   persistent        132 blocks walking their C tiles, the pipeline running on (run 64: +0.5%),
 //                     without and with the lead (the latter spills 32 bytes: the two loop copies).
 //
@@ -61,7 +65,9 @@
 // lets the shorter of the two non-mma stretches overlap); "no lead" as run 64 (+-1%); 4 stages
 // and copies over 2 within 1% of "lead 16"; "at step 0, lead 16" 1-3% below it (12 copies in one
 // block are longer than the other warp's 16-mma lead covers); persistent with the lead 0-2% above
-// "lead 16" if its spills stay out of the loop.
+// "lead 16" if its spills stay out of the loop. "mbarriers, lead 16" 0-3% above "lead 16" (no
+// barrier re-aligns the rows each tile or makes them wait); "mbarriers, 4 stages" (no lead)
+// between "no lead" and "lead 16": without a lead the warps drift apart only by chance.
 //
 // From the course root, on a machine with an sm_90 GPU:
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Igrader/include -Xptxas -v \

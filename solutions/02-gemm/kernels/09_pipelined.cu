@@ -60,6 +60,14 @@
 //    branch once (warp-uniform) into their own copy of the K loop; the ldmatrix addresses are one
 //    lane offset with the step XORed in, which keeps the loop at 255 registers without spills.
 //
+// 6. (A probe row, not shipped: kMbar.) The lead of 5 is re-set by every barrier. Without a block
+//    barrier in the K loop the warps may drift apart by up to a tile: per stage an mbarrier that
+//    completes once every thread's copies of the tile have landed (each thread's
+//    cp.async.mbarrier.arrive.noinc fires when its own copies are in), which readers wait on, and
+//    one that completes once every thread has done its ldmatrix of it, which the thread refilling
+//    the slot waits on. With 4 stages and two tiles in flight (not three), the slot refilled during
+//    tile kt held tile kt-2, so a warp waits only for the slowest to have left tile kt-2.
+//
 // Why 128 x 256 and 64 x 64 per warp: a square warp tile needs the fewest
 // ldmatrix per mma (one x4 per 4 mma; rung 8's 64 x 32 tile needs 1.5), and
 // the larger block tile cuts the global/L2 bytes per FLOP by a third (48 KiB
