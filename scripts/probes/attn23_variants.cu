@@ -37,6 +37,10 @@
 // lean_k32_pf and lean_8x2 under lean, as in run 57. If
 // another lean row wins by more than ~3%, switch `using Chosen = Tuning<...>` in
 // solutions/07-attention/kernels/03_pipelined.cu to its arguments (kCandidates below).
+// Measured 2026-12-01 (results/2026-12-01-h200-runs62-65.md; 4k / 4k causal / 16k / 16k
+// causal, TFLOP/s): run57 289.3 / 264.1 / 296.9 / 279.4; lean 382.2 / 346.5 / 396.3 / 374.2
+// (58-60% of cuDNN); lean_eager 4-5% under lean; lean_prefetch level with it; lean_k32 and
+// lean_k32_pf 12-13% under; lean_8x2 11-15% under. Lean stays Chosen.
 //
 // From the course root, on a machine with an sm_90 GPU and cuDNN 9:
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Igrader/include -Igrader/problems/attention \
