@@ -23,7 +23,7 @@
 // compiler's fixed stall), about the pipe's own rate, so one warp in its mma stream keeps the pipe
 // busy; the pipe idles only while both warps of a scheduler are elsewhere, and that is where.
 //
-// Run 64 (2026-12-01, results/2026-12-01-h200-runs62-64.md) timed that rewrite: the copies
+// Run 64 (2026-12-01, results/2026-12-01-h200-runs62-65.md) timed that rewrite: the copies
 // spread over 3 k16 steps, 305.3 us, 450.2 TFLOP/s, 74.7% of the probe's roof (602.9), 59.3% of
 // cuBLAS; graded 477 TFLOP/s, 73.3% of `roofline ceilings`' 650.7. The other shapes (copies at
 // step 0 or over 2, 4 stages, K step 128, 256x128, 128x128 x2, persistent) all within -4..+0.5%

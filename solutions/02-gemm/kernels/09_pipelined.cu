@@ -108,7 +108,7 @@
 // mma gaps. What stays: the 3.9-wave tail and each block's pipeline fill and epilogue (~5% of
 // the time in the profile), the barrier, the power draw of a busier pipe.
 //
-// Measured (H200, 2026-12-01, run 64, results/2026-12-01-h200-runs62-64.md): the copies of 4
+// Measured (H200, 2026-12-01, run 64, results/2026-12-01-h200-runs62-65.md): the copies of 4
 // graded 288.1 us, 477 TFLOP/s, 66.7% of cuBLAS, 73.3% of the mma.sync roof (650.7); the probe
 // 450.2 TFLOP/s, 74.7% of its own roof kernel (602.9) in the same run. The prediction's 81% missed.
 //
