@@ -7,12 +7,12 @@
 # OUT_DIR, none stopping the others; OUT_DIR/summary.txt gets a few lines per step (<= 40 lines):
 #   1. the header's shipped tilings through its launcher (scripts/probes/given_gemm_check.cu):
 #      every pair handed to the epilogue exactly once, values against an fp32 reference, at
-#      K > 1024 (128 x 256 tiles) and K <= 1024 (128 x 128, two blocks an SM);
+#      K > 1024 (128 x 256 tiles, k32, 4 slots) and K <= 1024 (128 x 128, two blocks an SM);
 #   2. the six GEMM variants: skeletons (bare and three kernels CORRECT: given code; fused
 #      INCORRECT: its TODO) and solutions (CORRECT) on lab.yaml's verify shapes; the fused
 #      solution at two odd shapes straight from the lab program;
-#   3. the candidates probe (scripts/probes/given_gemm_variants.cu): every tiling checked at
-#      9 shapes, then timed at 4096^3 and 8192 x 8192 x 512 beside cuBLASLt, bare / fused /
+#   3. the candidates probe (scripts/probes/given_gemm_variants.cu): every tiling (the shipped
+#      two, deeper rings, 256 x 128, persistent) checked at 9 shapes, then timed at 4096^3 and 8192 x 8192 x 512 beside cuBLASLt, bare / fused /
 #      three kernels, interleaved, L2 flushed, medians; its table with three/fused per row;
 #   4. roofline grade of the six GEMM variants (solutions) against cuBLASLt in the same run, and
 #      fused / three kernels per shape from each fused report's "also" line against the goals
@@ -39,9 +39,9 @@ start=$(date +%s)
 elapsed() { echo "$(( $(date +%s) - start )) s"; }
 GEMM_VARIANTS="gemm_bare gemm_bias_gelu_unfused gemm_bias_gelu_fused gemm_bare_k512 gemm_bias_gelu_unfused_k512 gemm_bias_gelu_fused_k512"
 
-log "== gemm03 $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)"
 cmake --build "$BUILD" --target roofline "lab-$LAB" "solution-$LAB" > "$OUT/0-build.log" 2>&1
-log "0. build: rc=$? ($(elapsed))"
+build_rc=$?
+log "== gemm03 $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1); build rc=$build_rc ($(elapsed))"
 # Both probes compile while step 2 runs.
 NVCC="nvcc -O3 -std=c++17 -arch=sm_90a -Igrader/include -Xptxas -v"
 $NVCC -o "$OUT/given_gemm_check" scripts/probes/given_gemm_check.cu -lcublas > "$OUT/1-compile.log" 2>&1 &
@@ -83,7 +83,7 @@ grep -E "spill" "$OUT/1-compile.log" | grep -v " 0 bytes spill stores" | head -2
 if [[ -x "$OUT/given_gemm_check" ]]; then
   timeout 120 "$OUT/given_gemm_check" > "$OUT/1-check.log" 2>&1
   log "  rc=$? (want 0): $(grep -c '^PASS' "$OUT/1-check.log") shapes PASS, $(grep -c '^FAIL' "$OUT/1-check.log") FAIL"
-  cut -c1-150 "$OUT/1-check.log" | grep -E "^FAIL|pairs" | head -3 | tee -a "$summary"
+  cut -c1-150 "$OUT/1-check.log" | grep -E "^FAIL|pairs" | head -2 | tee -a "$summary"
   rm -f "$OUT/given_gemm_check"
 fi
 

@@ -2,7 +2,7 @@
 # The lead's batched GPU pass: build once, then the named steps in order, each under its own
 # time limit, each logged under OUT_DIR/STEP/, none stopping the next.
 #   bash scripts/device/lead_pass.sh BUILD_DIR OUT_DIR STEP[:SECONDS]...
-# Steps: build, gpu-tests, trust (the hostile class through batch), lab00 (overhead rungs in
+# Steps: build, gpu-tests, ceilings (the roofs later steps' grades divide by), trust (the hostile class through batch), lab00 (overhead rungs in
 # --all and alone), attention, decode, profile, lab04, lab04_repeats, layouts, families, teaching,
 # start-cost (scripts/probes/start_cost.sh).
 set -uo pipefail
@@ -27,6 +27,8 @@ for request in "$@"; do
     build) timeout "$limit" bash -c "cmake -S . -B '$build' -G Ninja -DCMAKE_BUILD_TYPE=Release && cmake --build '$build' --parallel $(nproc) -- -k 0" > "$dir/log.txt" 2>&1 ;;
     gpu-tests) (cd "$build" && timeout "$limit" ctest -L gpu --output-on-failure) > "$dir/log.txt" 2>&1 ;;
     trust) OUT=$dir SKIP_PLAIN=${SKIP_PLAIN:-1} timeout "$limit" bash scripts/device_trust.sh "$build" > "$dir/log.txt" 2>&1 ;;
+    ceilings) timeout "$limit" "$build/roofline" --root "$root" --build-dir "$build" ceilings > "$dir/log.txt" 2>&1
+      grep -E "mma.sync|cuBLAS bf16|cudaMemcpy" "$dir/log.txt" | head -4 > "$dir/summary.txt" ;;
     start-cost) timeout "$limit" bash scripts/probes/start_cost.sh "$build" > "$dir/summary.txt" 2>&1 ;;
     lab04) LAB04_BUDGET_S=$(( limit - 30 )) timeout "$limit" bash scripts/device/lab04.sh "$build" "$dir" > "$dir/log.txt" 2>&1 ;;
     *) timeout "$limit" bash "scripts/device/$step.sh" "$build" "$dir" > "$dir/log.txt" 2>&1 ;;

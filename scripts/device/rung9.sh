@@ -7,7 +7,8 @@
 #   1. the skeleton: `roofline run` must say INCORRECT (exit 1), never correct, never a crash;
 #   2. the solution: `roofline run --solutions` CORRECT on the lab's verify shapes;
 #   3. the candidates probe (scripts/probes/rung9_variants.cu, compiled here with nvcc): the
-#      kernel graded in run 58 (frozen) and the new copy code in several shapes, each checked
+#      kernel graded in run 58 (frozen), run 64's, the second warp row's lead (8, 16, 24 mma),
+#      the K loop on mbarriers instead of block barriers, a persistent grid, each checked
 #      against cuBLAS first (odd shapes, more C tiles than SMs), then timed beside cuBLAS and the
 #      mma.sync roof, interleaved, L2 flushed, medians; its table;
 #   4. `roofline grade 02-gemm/r9_pipelined --solutions`: its fraction of cuBLAS (scored) and of
@@ -15,7 +16,8 @@
 #      in the same device call, or the last saved one);
 #   5. compute-sanitizer over the solution on small odd shapes (N and M % 256 == 128, K % 64 ==
 #      32, a single K tile): memcheck (the K tail's copies read only valid addresses), then
-#      racecheck (the cp.async ring, its copies spread over three k16 steps) on one shape.
+#      racecheck (the cp.async ring, its copies spread over three k16 steps, the two warp rows
+#      half a k16 step apart) on one shape.
 # ~1.5-2 min on an H200 once built (the probe's compile ~15 s and run ~20 s, the grade ~20 s,
 # the sanitizers at most 45 s each).
 set -u

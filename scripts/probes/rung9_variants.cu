@@ -23,35 +23,51 @@
 // compiler's fixed stall), about the pipe's own rate, so one warp in its mma stream keeps the pipe
 // busy; the pipe idles only while both warps of a scheduler are elsewhere, and that is where.
 //
-// The candidates (all 128x256 of 64x64 warp tiles, K step 64, C through shared memory unless said):
-//   before            the kernel graded in run 58, frozen in rung9_before.cuh: the baseline.
-//   copies at step 0  the copy code rewritten: per tile a few uniform values (tile pointers, the
-//                     zero-fill sizes of the K tail), per chunk one multiply-add and the cp.async,
-//                     no branch; still all 12 copies before the first k16 step's mma.
-//   copies over 2/3   the same copies spread over the first 2 (3) k16 steps, so they issue
-//                     between mma in the 6-cycle gaps (shipped: 3).
-//   4 stages          a third tile ahead (192 KiB), copies over 3 steps.
-//   K step 128        2 stages of 96 KiB, copies over 7 of its 8 k16 steps: one barrier per
-//                     256 mma of a warp.
-//   256x128           the block turned the other way (3 points slower in run 57); its 256-row
-//                     tile is also the one that skips A rows past M, checked here.
-//   128x128 x2        4 warps a block, 2 blocks an SM: one block's barrier no longer idles
-//                     the SM, for a third more L2 -> shared bytes per FLOP.
-//   persistent        132 blocks, each walking its C tiles with the pipeline running on: the
-//                     next tile's first K tiles load during this one's epilogue (C staged in a
-//                     buffer of its own, 208 KiB in all); "direct C": 4-byte stores from the
-//                     accumulators, no staging, since the epilogue now overlaps the loads.
+// Run 64 (2026-12-01, results/2026-12-01-h200-runs62-65.md) timed that rewrite: the copies
+// spread over 3 k16 steps, 305.3 us, 450.2 TFLOP/s, 74.7% of the probe's roof (602.9), 59.3% of
+// cuBLAS; graded 477 TFLOP/s, 73.3% of `roofline ceilings`' 650.7. The other shapes (copies at
+// step 0 or over 2, 4 stages, K step 128, 256x128, 128x128 x2, persistent) all within -4..+0.5%
+// but K step 128 (-19%); dropped here but the persistent row. A second profile of the shipped
+// kernel: pipe busy 75%, stall samples 35% math throttle and 35% fixed-latency wait, the math
+// throttle on the first mma of a k16 step. The two warps of a scheduler (w, w+4) run the same
+// code, leave each barrier together and stay in step: both in their 32 mma (the pipe is full and
+// one waits), then both at the ldmatrix and copies of the next step (the pipe idles).
 //
-// Compiled (nvcc 13.0, sm_90; the control bits of the cubin read by hand): one K tile of "before"
-// is 291 instructions per warp whose fixed stalls add up to 1045 cycles; "copies over 3" is 265
-// instructions and 795 cycles, against 768 for its 128 mma at 6 cycles each, with no branch.
+// The candidates (all 128x256 of 64x64 warp tiles, K step 64, C through shared memory):
+//   before (run 58)   the kernel graded in run 58, frozen in rung9_before.cuh: the baseline.
+//   no lead           run 64's kernel (copies over 3 k16 steps), with the ldmatrix addresses as
+//                     one lane offset XORed per step (4 registers fewer; no other change).
+//   lead 8/16/24 mma  warps 4-7 (the second warp row) start each k16 step with the mma of its
+//                     first 1/2/3 mi rows (8 mma each), then the step's ldmatrix and copies (and,
+//                     at the last step, the barrier), then the rest: they run that many mma ahead
+//                     of warps 0-3 within every k16 step, so one warp of each scheduler issues
+//                     mma while the other is at its ldmatrix and copies. Both still issue 128 mma
+//                     between two barriers. Shipped: 16, half a step.
+//   4 stages, lead 16 a fourth tile ahead (192 KiB).
+//   over 2 / at step 0, lead 16   the copies in 2 (1) k16 steps instead of 3: with the lead, a
+//                     longer copy block may now hide behind the other warp's mma.
+//   mbarriers         no block barrier in the K loop (the solution's kMbar, its header's 6): per
+//                     stage an mbarrier for "every thread's copies landed" (cp.async.mbarrier.
+//                     arrive.noinc) and one for "every thread did its ldmatrix"; 4 stages, two
+//                     tiles ahead, so warps may drift up to a tile apart; without and with a lead.
+//   persistent        132 blocks walking their C tiles, the pipeline running on (run 64: +0.5%),
+//                     without and with the lead (the latter spills 32 bytes: the two loop copies).
 //
-// Predicted (not yet measured): the copy code's ~300 cycles per K tile were pipe idle time in
-// ~2000; rewritten and spread it costs issue slots inside the mma gaps only: ~520-535 TFLOP/s,
-// ~80-82% of the roof, for "copies over 3" (+11-14% on "before"); "copies at step 0" about half
-// of that step (the code is shorter but still between two mma bursts); 4 stages and K step 128
-// within 2% of it; 128x128 x2 below it (more bytes per FLOP, as in run 57); persistent 1-3%
-// above it (the ~1-2 us pipeline fill of each of a block's ~4 tiles overlaps the epilogue).
+// Compiled (nvcc 13.0, sm_90, -Xptxas -v): 254-255 registers; 0 bytes spilled but "over 2, lead
+// 16" (8) and "persistent, lead 16" (32). The warp-uniform branch gives each warp row its own copy
+// of the K loop; the barriers stay one per K tile in both.
+//
+// Predicted (not yet measured), 4096^3: "lead 16 mma" ~285 us, ~480-495 TFLOP/s, ~80-82% of the
+// probe's roof (~75-77% of `roofline ceilings`' 650.7), ~63% of cuBLAS: of the pipe's 25% idle
+// time ~6-7 points are structural (3.9 waves, each tile's pipeline fill and epilogue) and the rest
+// is mostly both warps of a scheduler off the pipe at once; the lead should recover about half
+// of it. "lead 8" and "lead 24" between "no lead" and "lead 16" (a quarter step offset still
+// lets the shorter of the two non-mma stretches overlap); "no lead" as run 64 (+-1%); 4 stages
+// and copies over 2 within 1% of "lead 16"; "at step 0, lead 16" 1-3% below it (12 copies in one
+// block are longer than the other warp's 16-mma lead covers); persistent with the lead 0-2% above
+// "lead 16" if its spills stay out of the loop. "mbarriers, lead 16" 0-3% above "lead 16" (no
+// barrier re-aligns the rows each tile or makes them wait); "mbarriers, 4 stages" (no lead)
+// between "no lead" and "lead 16": without a lead the warps drift apart only by chance.
 //
 // From the course root, on a machine with an sm_90 GPU:
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Igrader/include -Xptxas -v \
@@ -101,18 +117,22 @@ Candidate candidate_before() {
             T::kThreads, T::kSmemBytes};
 }
 
-// The rows of the table; Tiles<BM, BN, BK, stages, WM, WN, blocks/SM, C via smem, raster group, copy steps>.
+// The rows of the table; Tiles<BM, BN, BK, stages, WM, WN, blocks/SM, C via smem, raster group, copy steps,
+// persistent, lead of the second warp row in mi rows>.
 const Candidate kCandidates[] = {
     candidate_before(),
-    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 1>>("copies at step 0"),
-    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 2>>("copies over 2 steps"),
-    candidate<Shipped>("copies over 3 (shipped)"),
-    candidate<Tiles<128, 256, 64, 4, 64, 64, 1, true, 16, 3>>("4 stages, over 3"),
-    candidate<Tiles<128, 256, 128, 2, 64, 64, 1, true, 16, 7>>("K step 128, over 7"),
-    candidate<Tiles<256, 128, 64, 3, 64, 64, 1, true, 16, 3>>("256x128, over 3"),
-    candidate<Tiles<128, 128, 64, 3, 64, 64, 2, true, 16, 3>>("128x128 x2, over 3"),
-    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, true>>("persistent, over 3"),
-    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, false, 16, 3, true>>("persistent, direct C"),
+    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3>>("no lead (run 64, xor)"),
+    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, false, 1>>("lead 8 mma"),
+    candidate<Shipped>("lead 16 mma (shipped)"),
+    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, false, 3>>("lead 24 mma"),
+    candidate<Tiles<128, 256, 64, 4, 64, 64, 1, true, 16, 3, false, 2>>("4 stages, lead 16"),
+    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 2, false, 2>>("over 2, lead 16"),
+    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 1, false, 2>>("at step 0, lead 16"),
+    candidate<Tiles<128, 256, 64, 4, 64, 64, 1, true, 16, 3, false, 0, true>>("mbarriers, 4 stages"),
+    candidate<Tiles<128, 256, 64, 4, 64, 64, 1, true, 16, 3, false, 2, true>>("mbarriers, lead 16"),
+    candidate<Tiles<128, 256, 64, 4, 64, 64, 1, true, 16, 3, false, 1, true>>("mbarriers, lead 8"),
+    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, true>>("persistent, no lead"),
+    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, true, 2>>("persistent, lead 16"),
 };
 
 __global__ void fill_uniform(bf16* p, std::size_t n, std::uint32_t seed) {

@@ -50,6 +50,24 @@
 //    few per-tile values and one multiply-add per chunk, spread over the
 //    first three k16 steps, the copies issue inside the mma's 6-cycle gaps.
 //
+// 5. The two warp rows out of step. Warps w and w+4 share a scheduler and its tensor pipe. Running
+//    the same code, they leave each barrier together and stay in step: both in their 32 mma of a
+//    k16 step (the pipe full, one of them waiting: ncu's "math throttle" on a step's first mma),
+//    then both at the next step's ldmatrix and copies (the pipe idle). The second warp row
+//    (warps 4-7) starts each k16 step with the mma of its first kLead mi rows, before the step's
+//    ldmatrix, copies and barrier: it runs 8 kLead mma ahead, and one warp of each pair feeds the
+//    pipe while the other loads. Between two barriers both rows still issue 128 mma. The rows
+//    branch once (warp-uniform) into their own copy of the K loop; the ldmatrix addresses are one
+//    lane offset with the step XORed in, which keeps the loop at 255 registers without spills.
+//
+// 6. (A probe row, not shipped: kMbar.) The lead of 5 is re-set by every barrier. Without a block
+//    barrier in the K loop the warps may drift apart by up to a tile: per stage an mbarrier that
+//    completes once every thread's copies of the tile have landed (each thread's
+//    cp.async.mbarrier.arrive.noinc fires when its own copies are in), which readers wait on, and
+//    one that completes once every thread has done its ldmatrix of it, which the thread refilling
+//    the slot waits on. With 4 stages and two tiles in flight (not three), the slot refilled during
+//    tile kt held tile kt-2, so a warp waits only for the slowest to have left tile kt-2.
+//
 // Why 128 x 256 and 64 x 64 per warp: a square warp tile needs the fewest
 // ldmatrix per mma (one x4 per 4 mma; rung 8's 64 x 32 tile needs 1.5), and
 // the larger block tile cuts the global/L2 bytes per FLOP by a third (48 KiB
@@ -63,9 +81,9 @@
 // from L2 instead of sweeping all of B.
 //
 // The tile shape is one line: `Shipped` below. scripts/probes/rung9_variants.cu
-// times this kernel in several shapes (the copy spread, stages, K step, blocks
-// per SM, a persistent grid) beside the version measured before, cuBLAS and
-// the mma.sync roof in one run.
+// times this kernel in several shapes (the lead of 5, the copy spread, stages,
+// a persistent grid) beside the version measured before, cuBLAS and the
+// mma.sync roof in one run.
 //
 // Measured before this version (128 x 256, K step 32, 4 stages): 453.5
 // TFLOP/s = 61% of cuBLAS, 70.2% of the mma.sync roof (645.8 TFLOP/s,
@@ -90,6 +108,16 @@
 // mma gaps. What stays: the 3.9-wave tail and each block's pipeline fill and epilogue (~5% of
 // the time in the profile), the barrier, the power draw of a busier pipe.
 //
+// Measured (H200, 2026-12-01, run 64, results/2026-12-01-h200-runs62-65.md): the copies of 4
+// graded 288.1 us, 477 TFLOP/s, 66.7% of cuBLAS, 73.3% of the mma.sync roof (650.7); the probe
+// 450.2 TFLOP/s, 74.7% of its own roof kernel (602.9) in the same run. The prediction's 81% missed.
+//
+// Prediction for 5 (predicted, not yet measured), 4096^3 on the H200: ~0.27 ms, ~505-525 TFLOP/s
+// graded, ~78-81% of the mma.sync roof, ~70% of cuBLAS. A second profile (run 64's kernel): pipe
+// busy 75%, ~6-7 points of the idle time structural (3.9 waves, each C tile's fill and epilogue),
+// most of the rest both warps of a scheduler off the pipe at once; half a step's lead should win
+// back about half of that.
+//
 // Shapes: M and N multiples of 128 and K of 32 (lab.yaml: divisible_by). N
 // need not be a multiple of 256: in the last block column the upper 128
 // columns are neither loaded nor stored (and a 256-row tile does the same
@@ -98,6 +126,7 @@
 #include "roofline/mma_sync.cuh"
 
 #include <cstdint>
+#include <type_traits>
 
 namespace {
 
@@ -112,11 +141,17 @@ using namespace roofline::gemm::mma;  // smem_addr, ldmatrix_x4(_trans), mma_bf1
 // across them: the next C tile's first K tiles are in flight during this one's epilogue, which
 // stages C in its own shared buffer (64 KiB more), not in the stages.
 template <int BM_, int BN_, int BK_, int kStages_, int WM_, int WN_, int kMinBlocks_, bool kSmemEpilogue_,
-          int kGroupM_ = 16, int kCopySteps_ = BK_ / 16 - 1, bool kPersistent_ = false>
+          int kGroupM_ = 16, int kCopySteps_ = BK_ / 16 - 1, bool kPersistent_ = false, int kLead_ = 0,
+          bool kMbar_ = false>
 struct Tiles {
     static constexpr int BM = BM_, BN = BN_, BK = BK_, kStages = kStages_, WM = WM_, WN = WN_;
     static constexpr int kMinBlocks = kMinBlocks_, kGroupM = kGroupM_;  // kGroupM: block rows per raster group
     static constexpr int kCopySteps = kCopySteps_;
+    static constexpr int kLead = kLead_;  // see 5: mi rows of a k16 step the second warp row runs ahead
+    // kMbar (see 6): no block barrier in the K loop; per stage an mbarrier "landed" (all threads'
+    // copies) and one "read" (all threads past their ldmatrix), and two tiles in flight, not S-1.
+    static constexpr bool kMbar = kMbar_;
+    static constexpr int kAhead = kMbar ? kStages_ - 2 : kStages_ - 1;  // tiles in flight past the one computed
     static constexpr bool kSmemEpilogue = kSmemEpilogue_, kPersistent = kPersistent_;
     static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
     static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
@@ -130,7 +165,9 @@ struct Tiles {
     static constexpr int kStageBytes = (kTileA + kTileB) * int(sizeof(__nv_bfloat16));  // A then B
     static constexpr int kTileCBytes = BM * BN * int(sizeof(__nv_bfloat16));
     static constexpr int kOffC = kPersistent ? kStages * kStageBytes : 0;  // C's staging buffer
-    static constexpr int kSmemBytes = kStages * kStageBytes + (kPersistent && kSmemEpilogue ? kTileCBytes : 0);
+    static constexpr int kOffBars = kStages * kStageBytes;  // kMbar: the 2 x kStages mbarriers, after the stages
+    static constexpr int kSmemBytes =
+        kStages * kStageBytes + (kPersistent && kSmemEpilogue ? kTileCBytes : 0) + (kMbar ? 16 * kStages : 0);
     static_assert(kChunksA * kThreads * kChunk == kTileA && kChunksB * kThreads * kChunk == kTileB);
     static_assert(kRowStepA % 8 == 0 && kRowStepB % 8 == 0, "a thread's chunks share one swizzle pattern");
     static_assert(BK == 32 || BK % 64 == 0, "A rows of 4 chunks, or of a multiple of 8");
@@ -140,6 +177,8 @@ struct Tiles {
     static_assert(kCopySteps >= 1 && kCopySteps <= kSteps - 1, "a tile's copies are committed before the wait");
     static_assert(BM % 128 == 0 || BM == 64, "M is a multiple of 128: a block's rows lie in or out in warps");
     static_assert(!kSmemEpilogue || kTileCBytes <= kSmemBytes, "C tile fits the stages");
+    static_assert(!kMbar || (!kPersistent && kStages >= 4), "kMbar: one stage of slack, one C tile a block");
+    static_assert(kLead >= 0 && kLead < MI && (kLead == 0 || kWarpsM == 2), "a lead of 0 .. MI-1 rows, two warp rows");
 
     // Element offset of chunk `chunk` of row `row` inside one stage of a tile.
     __host__ __device__ static constexpr int swizzle_a(int row, int chunk) {
@@ -152,14 +191,33 @@ struct Tiles {
 
 // The shape this rung ships. The probe's table names the alternatives; switching is this line.
 // C leaves through shared memory in 16-byte stores: on an H200 (2026-12-01) that row was the
-// fastest, 73.9% of the mma.sync roof against 69.4% for the direct 4-byte stores. The last
-// argument spreads the next tile's copies over 3 of the 4 k16 steps (1: all at the first).
-using Shipped = Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3>;
+// fastest, 73.9% of the mma.sync roof against 69.4% for the direct 4-byte stores. The copies of
+// the next tile are spread over 3 of the 4 k16 steps (1: all at the first); not persistent; the
+// last argument is the second warp row's lead in mi rows of a k16 step (0: none, 2: half a step).
+using Shipped = Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, false, 2>;
 
 // 16 bytes global -> shared, asynchronously (.cg: cached in L2 only); src_bytes = 0 writes 16 zeros.
 __device__ inline void cp_async_16(std::uint32_t dst, const void* src, std::uint32_t src_bytes) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes)
                  : "memory");
+}
+// The mbarriers of 6 (kMbar): init, arrive, wait for a phase's completion (parity), and an arrive
+// that fires once all of this thread's earlier cp.async have landed.
+__device__ inline void mbar_init(std::uint32_t bar, int count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ inline void mbar_arrive(std::uint32_t bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+__device__ inline void mbar_wait(std::uint32_t bar, std::uint32_t parity) {
+    asm volatile(
+        "{\n .reg .pred done;\n WAIT:\n mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+        " @!done bra WAIT;\n}\n" ::"r"(bar),
+        "r"(parity)
+        : "memory");
+}
+__device__ inline void cp_async_arrive(std::uint32_t bar) {
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
 }
 __device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int kPending>
@@ -263,24 +321,32 @@ __global__ __launch_bounds__(T::kThreads, T::kMinBlocks) void gemm_pipelined(con
     // ldmatrix addresses of this lane (see rung 8 for which lane points where), swizzled. w_m, mi * 16
     // are multiples of 16 and w_n a multiple of 64 (8 chunks), so the swizzle depends on the lane only:
     // per-lane offsets for the k16 steps of A and the n16 pairs of B, compile-time offsets for the rest.
-    std::uint32_t fragA[kSteps], fragB[NI / 2];  // byte offsets inside a stage
-#pragma unroll
-    for (int s = 0; s < kSteps; ++s) fragA[s] = T::swizzle_a(w_m + lane % 16, 2 * s + lane / 16) * kBf16;
-#pragma unroll
-    for (int nj = 0; nj < NI / 2; ++nj)
-        fragB[nj] = kOffB + T::swizzle_b(lane % 8 + ((lane / 8) % 2) * 8, w_n / kChunk + 2 * nj + lane / 16) * kBf16;
+    // Step s and pair nj only flip chunk bits: chunk (2s + lane/16) ^ r = (lane/16 ^ r) ^ 2s, since 2s is
+    // even and r < 8, so one offset per operand serves all (4 registers fewer for the loop).
+    const std::uint32_t fragA = T::swizzle_a(w_m + lane % 16, lane / 16) * kBf16;  // byte offsets in a stage
+    const std::uint32_t fragB = kOffB + T::swizzle_b(lane % 8 + ((lane / 8) % 2) * 8, w_n / kChunk + lane / 16) * kBf16;
+    static_assert(2 * kSteps <= T::kRowChunksA && T::NI <= 8, "the flipped bits stay inside a row's chunks");
 
     std::uint32_t fA[2][MI][4], fB[2][NI / 2][4];  // double-buffered fragments
     auto load_frags = [&](int buf, std::uint32_t stage_base, int s) {
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi) ldmatrix_x4(fA[buf][mi], stage_base + fragA[s] + mi * 16 * BK * kBf16);
+        for (int mi = 0; mi < MI; ++mi) ldmatrix_x4(fA[buf][mi], stage_base + (fragA ^ (2 * s * 16)) + mi * 16 * BK * kBf16);
 #pragma unroll
         for (int nj = 0; nj < NI / 2; ++nj)  // one x4.trans = two n8 tiles x two k8 halves
-            ldmatrix_x4_trans(fB[buf][nj], stage_base + fragB[nj] + s * 16 * BN * kBf16);
+            ldmatrix_x4_trans(fB[buf][nj], stage_base + (fragB ^ (2 * nj * 16)) + s * 16 * BN * kBf16);
     };
 
+    // kMbar: bar_landed[i] completes when every thread's copies of the tile in stage i are in, bar_read[i]
+    // when every thread has done its ldmatrix of it; use u of stage i (tile u * S + i) is phase u.
+    const std::uint32_t bar_landed = sbase + T::kOffBars, bar_read = bar_landed + 8 * kStages;
+    if constexpr (T::kMbar) {
+        if (t == 0)
+            for (int i = 0; i < kStages; ++i) mbar_init(bar_landed + 8 * i, T::kThreads), mbar_init(bar_read + 8 * i, T::kThreads);
+        __syncthreads();
+    }
+
 #pragma unroll
-    for (int s = 0; s < kStages - 1; ++s) {  // prologue: tiles 0 .. S-2 in flight
+    for (int s = 0; s < T::kAhead; ++s) {  // prologue: tiles 0 .. kAhead-1 in flight
         if constexpr (T::kPersistent) {
             copy_chunks(sbase + s * T::kStageBytes, plan_tile(copy_kt, copy_tile < tiles), 0, kCopies);
             advance_copy();
@@ -288,53 +354,101 @@ __global__ __launch_bounds__(T::kThreads, T::kMinBlocks) void gemm_pipelined(con
             copy_chunks(sbase + s * T::kStageBytes, plan_tile(s, s < ktiles), 0, kCopies);
         }
         cp_async_commit();  // one group per tile, an empty tile's too: the wait counts stay right
+        if constexpr (T::kMbar) cp_async_arrive(bar_landed + 8 * s);
     }
-    cp_async_wait<kStages - 2>();  // tile 0 has landed ...
-    __syncthreads();               // ... for everyone
+    if constexpr (T::kMbar) {
+        mbar_wait(bar_landed, 0);  // tile 0 has landed, everyone's copies
+    } else {
+        cp_async_wait<kStages - 2>();  // tile 0 has landed ...
+        __syncthreads();               // ... for everyone
+    }
 
-    std::uint32_t read_stage = 0, write_stage = kStages - 1;
+    std::uint32_t read_stage = 0, write_stage = T::kAhead;
     load_frags(0, sbase, 0);
 
     TileCopy copy{};
-    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {  // once unless kPersistent
-        float acc[MI][NI][4] = {};
+    float acc[MI][NI][4];
+    // The mma of k16 step s on mi rows [first, last) of the warp tile.
+    auto mma_rows = [&](int s, int first, int last) {
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi)
+            if (mi >= first && mi < last)  // resolved at compile time
+#pragma unroll
+                for (int ni = 0; ni < NI; ++ni)
+                    mma_bf16_16816(acc[mi][ni], fA[s % 2][mi], fB[s % 2][ni / 2][2 * (ni % 2)],
+                                   fB[s % 2][ni / 2][2 * (ni % 2) + 1]);
+    };
+    // The K loop of one C tile. kRowsFirst > 0 (see 5): each k16 step starts with the mma of its first
+    // kRowsFirst mi rows, before the step's ldmatrix, copies and (last step) barrier; the rest follow.
+    auto k_loop = [&](auto rows_first) {
+        constexpr int kRowsFirst = decltype(rows_first)::value;
         for (int kt = 0; kt < ktiles; ++kt) {
 #pragma unroll
             for (int s = 0; s < kSteps; ++s) {
+                mma_rows(s, 0, kRowsFirst);
                 if (s == kSteps - 1) {
                     // The last k16 step of tile kt: its fragments are already in registers. Wait for
                     // tile kt+1 (groups committed: S-1 + kt+1; tiles 0 .. kt+1 done leaves S-2 pending)
                     // and make it visible; after this barrier nobody reads tile kt's slot again.
-                    cp_async_wait<kStages - 2>();
-                    __syncthreads();
+                    if constexpr (T::kMbar) {  // tile kt+1's copies, everyone's
+                        mbar_wait(bar_landed + 8 * (read_stage + 1 == kStages ? 0 : read_stage + 1), ((kt + 1) / kStages) & 1);
+                    } else {
+                        cp_async_wait<kStages - 2>();
+                        __syncthreads();
+                    }
                     read_stage = read_stage + 1 == kStages ? 0 : read_stage + 1;
                 }
                 // Fragments of the next k16 step (past the last K tile: the next C tile's first, or harmless
                 // reads of a stale slot).
                 load_frags((s + 1) % 2, sbase + read_stage * T::kStageBytes, (s + 1) % kSteps);
                 if (s < T::kCopySteps) {
-                    // Refill the slot of tile kt-1 with tile kt+S-1, a share of its copies per k16 step:
-                    // every warp passed the barrier at the end of tile kt-1, after its last ldmatrix of
-                    // that tile. One group per tile, committed before the wait of the tile's last step.
+                    // Refill the slot of tile kt-1 with tile kt+S-1 (kMbar: of tile kt-2 with kt+S-2), a
+                    // share of its copies per k16 step: every warp passed the barrier at the end of tile
+                    // kt-1, after its last ldmatrix of that tile. One group per tile, committed before the
+                    // wait of the tile's last step.
+                    if constexpr (T::kMbar) {
+                        if (s == 0) {
+                            // This thread is done with tile kt-1 (its step-3 fragments fed the mma); the
+                            // slot refilled now held tile kt+kAhead-S, read by everyone a tile ago.
+                            if (kt > 0) mbar_arrive(bar_read + 8 * (read_stage == 0 ? kStages - 1 : read_stage - 1));
+                            const int next = kt + T::kAhead;
+                            if (next >= kStages) mbar_wait(bar_read + 8 * write_stage, (next / kStages - 1) & 1);
+                        }
+                    }
                     if (s == 0)
                         copy = T::kPersistent ? plan_tile(copy_kt, copy_tile < tiles)
-                                              : plan_tile(kt + kStages - 1, kt + kStages - 1 < ktiles);
+                                              : plan_tile(kt + T::kAhead, kt + T::kAhead < ktiles);
                     copy_chunks(sbase + write_stage * T::kStageBytes, copy, s * kCopies / T::kCopySteps,
                                 (s + 1) * kCopies / T::kCopySteps);
                     if (s == T::kCopySteps - 1) {
                         cp_async_commit();
+                        if constexpr (T::kMbar) cp_async_arrive(bar_landed + 8 * write_stage);
                         write_stage = write_stage + 1 == kStages ? 0 : write_stage + 1;
                         if constexpr (T::kPersistent) advance_copy();
                     }
                 }
-#pragma unroll
-                for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-                    for (int ni = 0; ni < NI; ++ni)
-                        mma_bf16_16816(acc[mi][ni], fA[s % 2][mi], fB[s % 2][ni / 2][2 * (ni % 2)],
-                                       fB[s % 2][ni / 2][2 * (ni % 2) + 1]);
+                mma_rows(s, kRowsFirst, MI);
             }
         }
+    };
+    // 5. The second warp row (warps kWarpsN .. 2 kWarpsN-1) runs kLead mi rows of mma ahead of the first
+    // within each k16 step. Warps w and w+4 share a scheduler and its tensor pipe; with equal code they
+    // move in step, reach their ldmatrix and copies together, and the pipe idles while both are there.
+    // With the lead, one warp's ldmatrix and copies fall inside the other's mma. Both rows still issue
+    // 128 mma between two barriers, so neither waits longer at them.
+    const bool leads = T::kLead > 0 && warp / T::kWarpsN == 1;
+
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {  // once unless kPersistent
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+            for (int ni = 0; ni < NI; ++ni)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.f;
+        if (leads)  // warp-uniform: each warp passes the same barriers, from its own copy of the loop
+            k_loop(std::integral_constant<int, T::kLead>{});
+        else
+            k_loop(std::integral_constant<int, 0>{});
 
         // Accumulator layout of m16n8: lane holds rows lane/4 and lane/4 + 8, columns 2*(lane%4) and +1.
         const int g = lane / 4, q = lane % 4;

@@ -48,8 +48,12 @@ struct BiasGeluEpilogue {
     int N;  // row length of Y and length of bias
     // v0 = (A B)[row][col], v1 = (A B)[row][col + 1], fp32; col is even.
     __device__ void operator()(int row, int col, float v0, float v1) const {
-        // One aligned 32-bit load for both bias values; they are re-read for each row, from L1.
-        const float2 b = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(bias + col));
+        // One aligned 32-bit load for both bias values, through the read-only path (__ldg): the
+        // compiler may then assume no store of this kernel changes bias, so it neither orders the
+        // load after the previous pair's store to Y (a plain load might alias it: each pair
+        // would wait out a load latency, the old epilogue's largest stall) nor repeats it for
+        // rows that share col; it can load once and reuse.
+        const float2 b = __bfloat1622float2(__ldg(reinterpret_cast<const __nv_bfloat162*>(bias + col)));
         *reinterpret_cast<__nv_bfloat162*>(Y + std::size_t(row) * N + col) =
             __floats2bfloat162_rn(gelu_fast(v0 + b.x), gelu_fast(v1 + b.y));
     }
