@@ -194,7 +194,8 @@ struct Tiles {
 // fastest, 73.9% of the mma.sync roof against 69.4% for the direct 4-byte stores. The copies of
 // the next tile are spread over 3 of the 4 k16 steps (1: all at the first); not persistent; the
 // last argument is the second warp row's lead in mi rows of a k16 step (0: none, 2: half a step).
-using Shipped = Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, false, 2>;
+// No lead: on an H200 (2026-12-01, results/2026-12-01-h200-runs66-67.md) every lead cost 12-14%.
+using Shipped = Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, false, 0>;
 
 // 16 bytes global -> shared, asynchronously (.cg: cached in L2 only); src_bytes = 0 writes 16 zeros.
 __device__ inline void cp_async_16(std::uint32_t dst, const void* src, std::uint32_t src_bytes) {
