@@ -50,15 +50,17 @@
 //    few per-tile values and one multiply-add per chunk, spread over the
 //    first three k16 steps, the copies issue inside the mma's 6-cycle gaps.
 //
-// 5. The two warp rows out of step. Warps w and w+4 share a scheduler and its tensor pipe. Running
-//    the same code, they leave each barrier together and stay in step: both in their 32 mma of a
-//    k16 step (the pipe full, one of them waiting: ncu's "math throttle" on a step's first mma),
-//    then both at the next step's ldmatrix and copies (the pipe idle). The second warp row
+// 5. (A probe row, not shipped: kLead.) The two warp rows out of step. Warps w and w+4 share a
+//    scheduler and its tensor pipe. Running the same code, they leave each barrier together and
+//    stay in step: both in their 32 mma of a k16 step (the pipe full, one of them waiting: ncu's
+//    "math throttle" on a step's first mma), then both at the next step's ldmatrix and copies (the
+//    pipe idle). The second warp row
 //    (warps 4-7) starts each k16 step with the mma of its first kLead mi rows, before the step's
 //    ldmatrix, copies and barrier: it runs 8 kLead mma ahead, and one warp of each pair feeds the
 //    pipe while the other loads. Between two barriers both rows still issue 128 mma. The rows
 //    branch once (warp-uniform) into their own copy of the K loop; the ldmatrix addresses are one
 //    lane offset with the step XORed in, which keeps the loop at 255 registers without spills.
+//    Measured (run 66): every lead lost 12-14%; see "Prediction for 5" below.
 //
 // 6. (A probe row, not shipped: kMbar.) The lead of 5 is re-set by every barrier. Without a block
 //    barrier in the K loop the warps may drift apart by up to a tile: per stage an mbarrier that
@@ -67,6 +69,14 @@
 //    one that completes once every thread has done its ldmatrix of it, which the thread refilling
 //    the slot waits on. With 4 stages and two tiles in flight (not three), the slot refilled during
 //    tile kt held tile kt-2, so a warp waits only for the slowest to have left tile kt-2.
+//    Measured (run 66, results/2026-12-01-h200-runs66-67.md, % of the probe's roof kernel):
+//    without a lead 74.1% against 76.7% for the same kernel with block barriers; with a lead of
+//    16 / 8 mma 65.1 / 63.6%. Predicted: without a lead between "no lead" and "lead 16" (so above
+//    "no lead"), with the lead 16 0-3% above "lead 16". The drift the mbarriers allow bought nothing
+//    the barrier had cost; what they cost instead (not profiled): each thread arrives on two
+//    mbarriers per tile and polls try_wait, where bar.sync is one instruction. ncu's stall reasons on the try_wait loop
+//    against those on bar.sync in the no-lead kernel would say whether the waits or the
+//    arrivals cost the 2.6 points.
 //
 // Why 128 x 256 and 64 x 64 per warp: a square warp tile needs the fewest
 // ldmatrix per mma (one x4 per 4 mma; rung 8's 64 x 32 tile needs 1.5), and
@@ -112,11 +122,38 @@
 // graded 288.1 us, 477 TFLOP/s, 66.7% of cuBLAS, 73.3% of the mma.sync roof (650.7); the probe
 // 450.2 TFLOP/s, 74.7% of its own roof kernel (602.9) in the same run. The prediction's 81% missed.
 //
-// Prediction for 5 (predicted, not yet measured), 4096^3 on the H200: ~0.27 ms, ~505-525 TFLOP/s
+// Prediction for 5, written before the run: 4096^3 on the H200: ~0.27 ms, ~505-525 TFLOP/s
 // graded, ~78-81% of the mma.sync roof, ~70% of cuBLAS. A second profile (run 64's kernel): pipe
 // busy 75%, ~6-7 points of the idle time structural (3.9 waves, each C tile's fill and epilogue),
 // most of the rest both warps of a scheduler off the pipe at once; half a step's lead should win
 // back about half of that.
+// Measured (H200, 2026-12-01, run 66, results/2026-12-01-h200-runs66-67.md): the lead of 16
+// graded 426.6 TFLOP/s, 56.7% of cuBLAS, 66.3% of the mma.sync roof (643.9): 0.83x the rate
+// predicted. In the probe every lead lost 12-14% against the same kernel without it (76.7% of
+// the probe's roof): leads of 8 / 16 / 24 mma 66.6-67.8%, with 4 stages 67.7%, copies over 2 or
+// at step 0 66.2 / 68.2%, persistent 65.5% (77.0% without). Shipped again without the lead (the
+// `Shipped` line); graded in run 67.
+// Why (not profiled; what we believe and how one would check it). The loss hardly depends on the
+// lead's size (8, 16 or 24 mma), on the barrier (block or mbarriers), on the copy spread, or on
+// spills (rows with and without them lose alike): it comes with having a lead at all, not with
+// how far apart the rows run. The model behind the prediction (one warp's mma stream keeps the
+// pipe fed while the other warp of its scheduler loads) gives a gain for every lead; no part of
+// it we can reason through costs a fixed 13%. Candidates:
+//  - the leading row's own stream: its step is kLead rows of mma, then ldmatrix and copies, then
+//    the rest; at a tile's last step the wait and barrier fall between the two halves, so each
+//    barrier lines the rows up again and both reach the next tile's ldmatrix together, as without
+//    a lead, while the other row waits at the barrier for the leader's first half. That undoes
+//    the gain once per tile; it should not cost 13% unless one warp alone issues mma well below
+//    the pipe's rate. Check: ncu's source view for each loop copy (stall reasons per instruction:
+//    "barrier", "math pipe throttle", "short/long scoreboard") and the issue rate of a lone warp.
+//  - the compiled code: two copies of the unrolled K loop in one kernel at 255 registers, twice
+//    the loop's code for the instruction caches and one register budget for both loops, so that
+//    ptxas may schedule even the non-leading row's copy worse than the no-lead kernel's. This is
+//    our first suspect, because the cost does not move with the lead. Check: the SASS
+//    (cuobjdump -sass) of both copies against the no-lead kernel (HMMA spacing, where ldmatrix and
+//    cp.async land, added dependency waits), ncu's "no instruction" stall share, and a control row
+//    in which both rows run the leading copy (the leader's code, no offset between the rows): if
+//    it loses as much, the code costs, not the offset.
 //
 // Shapes: M and N multiples of 128 and K of 32 (lab.yaml: divisible_by). N
 // need not be a multiple of 256: in the last block column the upper 128
