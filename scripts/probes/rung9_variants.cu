@@ -42,7 +42,7 @@
 //                     at the last step, the barrier), then the rest: they run that many mma ahead
 //                     of warps 0-3 within every k16 step, so one warp of each scheduler issues
 //                     mma while the other is at its ldmatrix and copies. Both still issue 128 mma
-//                     between two barriers. Shipped: 16, half a step.
+//                     between two barriers. Shipped in run 66: 16, half a step (no lead since).
 //   4 stages, lead 16 a fourth tile ahead (192 KiB).
 //   over 2 / at step 0, lead 16   the copies in 2 (1) k16 steps instead of 3: with the lead, a
 //                     longer copy block may now hide behind the other warp's mma.
@@ -57,7 +57,7 @@
 // 16" (8) and "persistent, lead 16" (32). The warp-uniform branch gives each warp row its own copy
 // of the K loop; the barriers stay one per K tile in both.
 //
-// Predicted (not yet measured), 4096^3: "lead 16 mma" ~285 us, ~480-495 TFLOP/s, ~80-82% of the
+// Predicted (before run 66), 4096^3: "lead 16 mma" ~285 us, ~480-495 TFLOP/s, ~80-82% of the
 // probe's roof (~75-77% of `roofline ceilings`' 650.7), ~63% of cuBLAS: of the pipe's 25% idle
 // time ~6-7 points are structural (3.9 waves, each tile's pipeline fill and epilogue) and the rest
 // is mostly both warps of a scheduler off the pipe at once; the lead should recover about half
@@ -68,6 +68,20 @@
 // "lead 16" if its spills stay out of the loop. "mbarriers, lead 16" 0-3% above "lead 16" (no
 // barrier re-aligns the rows each tile or makes them wait); "mbarriers, 4 stages" (no lead)
 // between "no lead" and "lead 16": without a lead the warps drift apart only by chance.
+//
+// Measured (run 66, results/2026-12-01-h200-runs66-67.md; % of the probe's roof kernel, 624.3
+// TFLOP/s in that run): "no lead" 76.7%, 60.7% of cuBLAS, the best row but the persistent one
+// (77.0%), 3.3% faster than the frozen "before" (74.2%); "lead 8 / 16 / 24" 66.6 / 67.3 / 67.8%;
+// "4 stages, lead 16" 67.7%; "over 2" and "at step 0, lead 16" 66.2 / 68.2%; "mbarriers, 4
+// stages" 74.1%; "mbarriers, lead 16 / 8" 65.1 / 63.6%; "persistent, lead 16" 65.5%. Every lead
+// lost 12-14% where +3-6% was predicted; the mbarriers without a lead lost 3%. The lead of 16 as
+// shipped in that run graded 426.6 TFLOP/s, 56.7% of cuBLAS, 66.3% of `roofline ceilings`' 643.9;
+// the solution went back to no lead, graded in run 67. The loss hardly moves with the lead's
+// size, the barrier, the copy spread or the spills, so we read it as a cost of having a lead at
+// all (the leading row's compiled loop, or two loop copies in one kernel), not of the offset;
+// not profiled. The solution's header ("Prediction for 5") lists what we believe and the checks:
+// the SASS of both loop copies against the no-lead kernel, ncu's stall reasons per instruction,
+// and a control row in which both rows run the leading copy.
 //
 // From the course root, on a machine with an sm_90 GPU:
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Igrader/include -Xptxas -v \
@@ -123,7 +137,7 @@ const Candidate kCandidates[] = {
     candidate_before(),
     candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3>>("no lead (run 64, xor)"),
     candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, false, 1>>("lead 8 mma"),
-    candidate<Shipped>("lead 16 mma (shipped)"),
+    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, false, 2>>("lead 16 mma (shipped in run 66)"),
     candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, false, 3>>("lead 24 mma"),
     candidate<Tiles<128, 256, 64, 4, 64, 64, 1, true, 16, 3, false, 2>>("4 stages, lead 16"),
     candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 2, false, 2>>("over 2, lead 16"),

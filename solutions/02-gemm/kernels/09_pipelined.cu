@@ -54,10 +54,9 @@
 //    scheduler and its tensor pipe. Running the same code, they leave each barrier together and
 //    stay in step: both in their 32 mma of a k16 step (the pipe full, one of them waiting: ncu's
 //    "math throttle" on a step's first mma), then both at the next step's ldmatrix and copies (the
-//    pipe idle). The second warp row
-//    (warps 4-7) starts each k16 step with the mma of its first kLead mi rows, before the step's
-//    ldmatrix, copies and barrier: it runs 8 kLead mma ahead, and one warp of each pair feeds the
-//    pipe while the other loads. Between two barriers both rows still issue 128 mma. The rows
+//    pipe idle). The second warp row (warps 4-7) starts each k16 step with the mma of its first
+//    kLead mi rows, before the step's ldmatrix, copies and barrier: it runs 8 kLead mma ahead, and
+//    one warp of each pair feeds the pipe while the other loads. Between two barriers both rows still issue 128 mma. The rows
 //    branch once (warp-uniform) into their own copy of the K loop; the ldmatrix addresses are one
 //    lane offset with the step XORed in, which keeps the loop at 255 registers without spills.
 //    Measured (run 66): every lead lost 12-14%; see "Prediction for 5" below.
