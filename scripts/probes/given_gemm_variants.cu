@@ -32,7 +32,13 @@
 //              block's ring fill and epilogue run under the other block's mma.
 //   H, I       D with 5 and 6 slots (2 x 93 and 2 x 111 KiB): more K tiles in flight per block.
 //   J          256x128 k32 r4, 8 warps of 64x64 in a 4 x 2 grid, 1/SM: B's work per block with
-//              the tile turned (B rows of 256 bytes a copy row instead of 512).
+//              the tile turned (B rows of 256 bytes a copy row instead of 512). Wrong in run 66:
+//              the given loop counted M / 256 block rows, so M = 128 launched no block (invalid
+//              launch argument) and the rows past the last whole 256-row block (from 1024 at
+//              M = 1152, from 2048 at M = 2176) were never written. The loop now rounds the block
+//              rows up for blocks taller than 128 rows, zero-fills the A rows past M and skips
+//              them in the epilogue (128-row tilings compile to the same PTX as before). Not
+//              measured since: the next run of this probe checks and times it, if there is one.
 //   K, L, M    D, B and H persistent: a grid of (blocks per SM) x SMs, each block walking output
 //              tiles in the same band order; the next tile's first ring slots are copied while
 //              this tile's epilogue runs (its strips in their own 18 or 36 KiB past the ring).
@@ -45,17 +51,26 @@
 //
 // Measured in run 63 (results/2026-12-01-h200-runs62-65.md), three kernels / fused: B
 // 1.058x at 4096^3, D 1.354x at 8192 x 8192 x 512 (bare 229.6 us, fused 274.2, three 371.2).
-// Predicted for the new rows (before their first run; H200):
-//   8192x8192x512, the shape that misses its goal (1.4x needs fused <= ~265 us):
-//     H ~2% under D bare (~225 us), I no better than H (the L2 already serves the fills; the
-//     second block hides the rest); J within 3% of B; K bare ~222 us (each block's ~15.5 ring
-//     fills after the first now under the previous tile's epilogue) and fused ~262: ~1.41x,
-//     the row most likely to meet the goal; L fused ~262 (B's epilogue no longer followed by an
-//     empty ring), bare ~218; M like K within 2%; N
-//     2-3% faster than K fused, if the two blocks' epilogues did fall together, and ~1% slower
-//     bare (the late start).
-//   4096^3: B stays the best (~339 us bare); K and L within 2% of D and B (64 and 128 output
-//     tiles per SM there hide the one ring fill each either way).
+// Predicted for the new rows (before their first run; H200), each followed by what run 66
+// measured [in brackets] (results/2026-12-01-h200-runs66-67.md; 40 rounds). The reference
+// functor reads its bias through __ldg since run 63; at K = 512 that took D's fused job from
+// 285.4 us (the plain column) to 254.3, the largest step of the round, predicted at 2-4%.
+//   8192x8192x512, the shape that missed its goal in run 63 (1.4x needs fused <= ~265 us):
+//     H ~2% under D bare (~225 us) [237.2 against D's 233.1: 2% over], I no better than H (the
+//     L2 already serves the fills; the second block hides the rest) [238.3: right]; J within 3%
+//     of B [wrong results, not timed]; K bare ~222 us (each block's ~15.5 ring fills after the
+//     first now under the previous tile's epilogue) and fused ~262: ~1.41x, the row most likely
+//     to meet the goal [236.7 and 264.8, 1.431x; but D, not persistent, got 254.3 and 1.476x];
+//     L fused ~262 (B's epilogue no longer followed by an empty ring), bare ~218 [258.8 and
+//     224.5, 2% and 1% over B itself]; M like K within 2% [bare 3%, fused 2% over K]; N 2-3%
+//     faster than K fused, if the two blocks' epilogues did fall together, and ~1% slower bare
+//     (the late start) [fused 6% slower, bare 2% slower: the epilogues falling together is not
+//     what costs; what does is not profiled].
+//   4096^3: B stays the best (~339 us bare) [right, at 356.1: B bare ran 5% slower than in run
+//     63, D 1%; the probe's times move between runs, its rows within a run compare]; K and L
+//     within 2% of D and B (64 and 128 output tiles per SM there hide the one ring fill each
+//     either way) [K 1% over D, L 4% over B].
+// Reading: neither persistence nor the stagger paid at either shape; B and D stay shipped.
 // From the course root, on a machine with an sm_90 GPU (scripts/device/gemm03.sh does this):
 //   nvcc -O3 -std=c++17 -arch=sm_90a -Igrader/include -Xptxas -v -o /tmp/given_gemm_variants \
 //       scripts/probes/given_gemm_variants.cu -lcublas -lcublasLt && /tmp/given_gemm_variants
