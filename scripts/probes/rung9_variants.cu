@@ -76,7 +76,8 @@
 // stages" 74.1%; "mbarriers, lead 16 / 8" 65.1 / 63.6%; "persistent, lead 16" 65.5%. Every lead
 // lost 12-14% where +3-6% was predicted; the mbarriers without a lead lost 3%. The lead of 16 as
 // shipped in that run graded 426.6 TFLOP/s, 56.7% of cuBLAS, 66.3% of `roofline ceilings`' 643.9;
-// the solution went back to no lead, graded in run 67. The loss hardly moves with the lead's
+// the solution went back to no lead, graded in run 67: 75.6% of the 645.1 roof, 63.7% of cuBLAS
+// (the probe there: no lead 74.0%, leads 64.4-66.3%, mbarriers 72.0%). The loss hardly moves with the lead's
 // size, the barrier, the copy spread or the spills, so we read it as a cost of having a lead at
 // all (the leading row's compiled loop, or two loop copies in one kernel), not of the offset;
 // not profiled. The solution's header ("Prediction for 5") lists what we believe and the checks:
