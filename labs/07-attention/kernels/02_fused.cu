@@ -126,29 +126,30 @@ __device__ __forceinline__ void load_tile(std::uint32_t shared, const __nv_bfloa
     }
 }
 
-// The online softmax on one tile of raw scores s (rows row0 + 16 mt + 8 r): mask (kMask only),
-// running max, rescale of the running sum and the output accumulators where the max rose,
-// s := P = exp2(s * scale - max * scale), summed into row_sum (this thread's part of each row).
+// The online softmax on one tile of raw scores x, row by row: row i of this thread is row tile
+// i / 2, half i % 2 (query first_row + 16 (i / 2) + 8 (i % 2)); its scores are x[i / 2][n][2 (i % 2)
+// + 0 and + 1]. Masks them (kMask only), finds the tile's max, rescales the running sum l and
+// the output accumulators out when the running max m rises (kLazyMax: only when it rises by more
+// than kLazyMaxSlack in exp2's units, and then for the whole warp), and leaves P = 2^(x scale -
+// m scale) in x, summed into l (this thread's part of each row).
 template <bool kMask, bool kLazyMax, int kRowTiles, int kKeys, int D>
-__device__ __forceinline__ void softmax_tile(float (&s)[kRowTiles][kKeys / 8][4], float (&acc)[kRowTiles][D / 8][4],
-                                             float (&row_max)[kRowTiles][2], float (&row_sum)[kRowTiles][2],
-                                             int row0, int col0, int seq, bool causal, float scale_log2) {
-    // TODO(2): for each row tile mt and each of this thread's two rows r (row0 + 16 mt + 8 r;
-    //   its scores are s[mt][n][2r] and s[mt][n][2r+1] for every n):
-    //   - if kMask, set the masked scores (column col0 + 8n + e >= seq, or causal and column >
-    //     row) to -INFINITY;
-    //   - the tile's row max m over the raw scores, across the 4 threads of the row
+__device__ __forceinline__ void online_softmax(float (&x)[kRowTiles][kKeys / 8][4], float (&out)[kRowTiles][D / 8][4],
+                                               float (&m)[kRowTiles][2], float (&l)[kRowTiles][2], int first_row,
+                                               int first_col, int seq, bool causal, float scale) {
+    // TODO(2): for each of this thread's rows (row tile mt, half r: scores x[mt][n][2r] and
+    //   x[mt][n][2r + 1] for every n < kKeys / 8; query first_row + 16 mt + 8 r; the score's
+    //   key is first_col + 8n (+ 1 for the second)):
+    //   - if kMask, set the masked scores (key >= seq, or causal and key > query) to -INFINITY;
+    //   - the tile's row max over the raw scores, across the 4 threads of the row
     //     (__shfl_xor_sync with 1 and 2);
-    //   - the rescale, when the row's max rises: new_max = max(row_max, m); multiply row_sum
-    //     and the row's accumulators acc[mt][n][2r], acc[mt][n][2r+1] (every n < D / 8) by
-    //     exp2_approx(row_max * scale_log2 - new_max * scale_log2); row_max = new_max.
-    //     Careful: while a row has seen only masked keys new_max is -INFINITY, and
-    //     -INFINITY - -INFINITY is NaN: subtract 0 then.
-    //     With kLazyMax, skip it unless some row's m exceeds its row_max by more than
-    //     kLazyMaxSlack in exp2's units ((m - row_max) * scale_log2 > kLazyMaxSlack); decide
-    //     for the whole warp with __any_sync, so the branch never splits it.
-    //   - then s = exp2_approx(fmaf(s, scale_log2, -row_max * scale_log2)) (one FFMA, one
-    //     MUFU), added into row_sum.
+    //   - when the row's max rises: new m = max(m, tile max); multiply l and the row's
+    //     accumulators out[mt][n][2r], out[mt][n][2r + 1] (every n < D / 8) by
+    //     exp2_approx((old m - new m) * scale). Careful: while a row has seen only masked keys
+    //     its m is -INFINITY, and -INFINITY - -INFINITY is NaN. With kLazyMax, rescale only
+    //     when some row's tile max exceeds its m by more than kLazyMaxSlack in exp2's units
+    //     ((tile max - m) * scale > kLazyMaxSlack), decided for the whole warp by __any_sync so
+    //     that the branch never splits it (every row of the warp then takes its new max);
+    //   - then x = exp2_approx(fmaf(x, scale, -m * scale)) (one FFMA, one MUFU), added into l.
 }
 
 // {lo halves of x, y} or {hi halves}: one PRMT.
@@ -231,11 +232,11 @@ __global__ void __launch_bounds__(T::kThreads, T::kBlocksPerSm)
         // 2. Online softmax in log2 units; the mask only where this tile can hold a masked key.
         const bool masked = kv0 + kKeys > seq || (causal && kv0 + kKeys - 1 > warp_q0);
         if (masked)
-            softmax_tile<true, T::kLazyMax, kRowTiles, kKeys, D>(s, acc, row_max, row_sum, row0, kv0 + 2 * t, seq,
-                                                                 causal, scale_log2);
+            online_softmax<true, T::kLazyMax, kRowTiles, kKeys, D>(s, acc, row_max, row_sum, row0, kv0 + 2 * t, seq,
+                                                                   causal, scale_log2);
         else
-            softmax_tile<false, T::kLazyMax, kRowTiles, kKeys, D>(s, acc, row_max, row_sum, row0, kv0 + 2 * t, seq,
-                                                                  causal, scale_log2);
+            online_softmax<false, T::kLazyMax, kRowTiles, kKeys, D>(s, acc, row_max, row_sum, row0, kv0 + 2 * t, seq,
+                                                                    causal, scale_log2);
 
         // 3. O += P V, 16 keys (kk) at a time. P's accumulators for keys 16kk..16kk+15 are
         //    n-tiles 2kk and 2kk+1: exactly an A fragment.

@@ -125,69 +125,59 @@ __device__ __forceinline__ void load_tile(std::uint32_t shared, const __nv_bfloa
     }
 }
 
-// The online softmax on one tile of raw scores s (rows row0 + 16 mt + 8 r): mask (kMask only),
-// running max, rescale of the running sum and the output accumulators where the max rose,
-// s := P = exp2(s * scale - max * scale), summed into row_sum (this thread's part of each row).
+// The online softmax on one tile of raw scores x, row by row: row i of this thread is row tile
+// i / 2, half i % 2 (query first_row + 16 (i / 2) + 8 (i % 2)); its scores are x[i / 2][n][2 (i % 2)
+// + 0 and + 1]. Masks them (kMask only), finds the tile's max, rescales the running sum l and
+// the output accumulators out when the running max m rises (kLazyMax: only when it rises by more
+// than kLazyMaxSlack in exp2's units, and then for the whole warp), and leaves P = 2^(x scale -
+// m scale) in x, summed into l (this thread's part of each row).
 template <bool kMask, bool kLazyMax, int kRowTiles, int kKeys, int D>
-__device__ __forceinline__ void softmax_tile(float (&s)[kRowTiles][kKeys / 8][4], float (&acc)[kRowTiles][D / 8][4],
-                                             float (&row_max)[kRowTiles][2], float (&row_sum)[kRowTiles][2],
-                                             int row0, int col0, int seq, bool causal, float scale_log2) {
-    float tile_max[kRowTiles][2];
-    bool rises = false;  // some row of this thread's needs its max raised
+__device__ __forceinline__ void online_softmax(float (&x)[kRowTiles][kKeys / 8][4], float (&out)[kRowTiles][D / 8][4],
+                                               float (&m)[kRowTiles][2], float (&l)[kRowTiles][2], int first_row,
+                                               int first_col, int seq, bool causal, float scale) {
+    constexpr int kRows = 2 * kRowTiles;  // this thread's rows
+    float seen[kRows];                    // each row's max over this tile
+    bool raise = !kLazyMax;
 #pragma unroll
-    for (int mt = 0; mt < kRowTiles; ++mt) {
+    for (int i = 0; i < kRows; ++i) {
+        const int tile = i / 2, half = i % 2, query = first_row + 16 * tile + 8 * half;
+        float top = -INFINITY;
 #pragma unroll
-        for (int r = 0; r < 2; ++r) {
-            float m = -INFINITY;
-#pragma unroll
-            for (int n = 0; n < kKeys / 8; ++n) {
-#pragma unroll
-                for (int e = 0; e < 2; ++e) {
-                    if constexpr (kMask) {
-                        const int col = col0 + n * 8 + e, row = row0 + 16 * mt + 8 * r;
-                        if (col >= seq || (causal && col > row)) s[mt][n][2 * r + e] = -INFINITY;
-                    }
-                    m = fmaxf(m, s[mt][n][2 * r + e]);
-                }
+        for (int c = 0; c < kKeys / 4; ++c) {  // c: n-tile c / 2, element c % 2
+            float& score = x[tile][c / 2][2 * half + c % 2];
+            if constexpr (kMask) {
+                const int key = first_col + 8 * (c / 2) + c % 2;
+                if (key >= seq || (causal && key > query)) score = -INFINITY;
             }
-            m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
-            m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
-            tile_max[mt][r] = m;
-            // -inf - -inf is NaN, which compares false: a row with nothing visible yet stays put.
-            if (kLazyMax) rises = rises || (m - row_max[mt][r]) * scale_log2 > kLazyMaxSlack;
+            top = fmaxf(top, score);
         }
+        top = fmaxf(top, __shfl_xor_sync(0xffffffffu, top, 1));
+        seen[i] = fmaxf(top, __shfl_xor_sync(0xffffffffu, top, 2));
+        // A row that has seen nothing yet has m = -inf, and -inf - -inf (NaN) is not > slack.
+        if (kLazyMax && (seen[i] - m[tile][half]) * scale > kLazyMaxSlack) raise = true;
     }
-    // The warp rescales together (one vote), so the branch never splits it.
-    if (!kLazyMax || __any_sync(0xffffffffu, rises)) {
+    if (kLazyMax) raise = __any_sync(0xffffffffu, raise);  // one vote: the warp never splits
 #pragma unroll
-        for (int mt = 0; mt < kRowTiles; ++mt) {
+    for (int i = 0; i < kRows; ++i) {
+        const int tile = i / 2, half = i % 2;
+        if (raise) {
+            const float old_m = m[tile][half];
+            m[tile][half] = fmaxf(old_m, seen[i]);
+            // Still nothing visible (m = -inf): leave the zeros as they are instead of 0 * NaN.
+            const float factor = m[tile][half] == -INFINITY ? 1.0f : exp2_approx((old_m - m[tile][half]) * scale);
+            l[tile][half] *= factor;
 #pragma unroll
-            for (int r = 0; r < 2; ++r) {
-                const float new_max = fmaxf(row_max[mt][r], tile_max[mt][r]);
-                // A row with nothing visible yet keeps max -inf: subtract 0 then, not -inf (NaN).
-                const float base = new_max == -INFINITY ? 0.0f : new_max * scale_log2;
-                const float correction = exp2_approx(row_max[mt][r] * scale_log2 - base);
-                row_max[mt][r] = new_max;
-                row_sum[mt][r] *= correction;
-#pragma unroll
-                for (int n = 0; n < D / 8; ++n) {
-                    acc[mt][n][2 * r] *= correction;
-                    acc[mt][n][2 * r + 1] *= correction;
-                }
+            for (int n = 0; n < D / 8; ++n) {
+                out[tile][n][2 * half] *= factor;
+                out[tile][n][2 * half + 1] *= factor;
             }
         }
-    }
+        const float shift = m[tile][half] == -INFINITY ? 0.0f : m[tile][half] * scale;
 #pragma unroll
-    for (int mt = 0; mt < kRowTiles; ++mt) {
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-            const float base = row_max[mt][r] == -INFINITY ? 0.0f : row_max[mt][r] * scale_log2;
-#pragma unroll
-            for (int n = 0; n < kKeys / 8; ++n) {
-                s[mt][n][2 * r] = exp2_approx(fmaf(s[mt][n][2 * r], scale_log2, -base));
-                s[mt][n][2 * r + 1] = exp2_approx(fmaf(s[mt][n][2 * r + 1], scale_log2, -base));
-                row_sum[mt][r] += s[mt][n][2 * r] + s[mt][n][2 * r + 1];
-            }
+        for (int c = 0; c < kKeys / 4; ++c) {
+            float& score = x[tile][c / 2][2 * half + c % 2];
+            score = exp2_approx(fmaf(score, scale, -shift));
+            l[tile][half] += score;
         }
     }
 }
@@ -288,11 +278,11 @@ __global__ void __launch_bounds__(T::kThreads, T::kBlocksPerSm)
         // 2. Online softmax in log2 units; the mask only where this tile can hold a masked key.
         const bool masked = kv0 + kKeys > seq || (causal && kv0 + kKeys - 1 > warp_q0);
         if (masked)
-            softmax_tile<true, T::kLazyMax, kRowTiles, kKeys, D>(s, acc, row_max, row_sum, row0, kv0 + 2 * t, seq,
-                                                                 causal, scale_log2);
+            online_softmax<true, T::kLazyMax, kRowTiles, kKeys, D>(s, acc, row_max, row_sum, row0, kv0 + 2 * t, seq,
+                                                                   causal, scale_log2);
         else
-            softmax_tile<false, T::kLazyMax, kRowTiles, kKeys, D>(s, acc, row_max, row_sum, row0, kv0 + 2 * t, seq,
-                                                                  causal, scale_log2);
+            online_softmax<false, T::kLazyMax, kRowTiles, kKeys, D>(s, acc, row_max, row_sum, row0, kv0 + 2 * t, seq,
+                                                                    causal, scale_log2);
 
         // 3. O += P V, 16 keys (kk) at a time. P's accumulators for keys 16kk..16kk+15 are
         //    n-tiles 2kk and 2kk+1: exactly an A fragment.
