@@ -30,7 +30,7 @@
 //   lean32_u16    lean32 with V's fragments by four 16-bit loads (run 62's way): what the
 //                 paired loads buy (~130 more instructions, 1.75 wavefronts an mma).
 //   lean32_k32    lean32 with 32-key tiles: twice the barriers and exposed copy waits per key.
-// Predicted (not yet measured; written 2026-12-01 before any run): at run 62's issue rate
+// Predicted (written 2026-12-01 before any run; measured below): at run 62's issue rate
 // (0.40 a clock a scheduler) lean16 would give ~310 TFLOP/s; at rung 3's lean issue rate with
 // two warps a scheduler (~0.29) lean32 would give ~305, and its two row tiles leave the
 // exposed copies less to hide behind (2 blocks an SM, not 3). So: lean32 ~310 at 4k (250-340),
@@ -40,6 +40,12 @@
 // caps it near 300-320, where rung 3 measured 382-396. If lean16 wins by more than ~3%,
 // switch `using Chosen = Tuning<...>` in solutions/07-attention/kernels/02_fused.cu to its
 // arguments (kCandidates below).
+// Measured (run 68, results/2026-12-01-h200-runs66-68.md, section "Run 68"; TFLOP/s, same
+// call): lean32 302.6 at 4k, 268.8 causal, 309.2 at 16k, 290.8 causal at 16k, 1-4% under the
+// predictions; at 4k lean16 243.2 (20% under lean32: the largest miss, not profiled),
+// lean32_eager 297.1 (2% under), lean32_u16 278.3 (8% under), lean32_k32 258.1 (15% under).
+// Every candidate correct. lean32 stays Chosen; `grade` in the same session: 305.2 (45.5% of
+// cuDNN), causal 268.7 (45.6%).
 //
 // From the course root, on a machine with an sm_90 GPU and cuDNN 9:
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Igrader/include -Igrader/problems/attention \
