@@ -40,7 +40,7 @@
 // caps it near 300-320, where rung 3 measured 382-396. If lean16 wins by more than ~3%,
 // switch `using Chosen = Tuning<...>` in solutions/07-attention/kernels/02_fused.cu to its
 // arguments (kCandidates below).
-// Measured (run 68, results/2026-12-01-h200-runs66-68.md, section "Run 68"; TFLOP/s, same
+// Measured (run 68, results/2026-12-01-h200-runs66-69.md, section "Run 68"; TFLOP/s, same
 // call): lean32 302.6 at 4k, 268.8 causal, 309.2 at 16k, 290.8 causal at 16k, 1-4% under the
 // predictions; at 4k lean16 243.2 (20% under lean32: the largest miss, not profiled),
 // lean32_eager 297.1 (2% under), lean32_u16 278.3 (8% under), lean32_k32 258.1 (15% under).

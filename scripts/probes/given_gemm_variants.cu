@@ -52,7 +52,7 @@
 // Measured in run 63 (results/2026-12-01-h200-runs62-65.md), three kernels / fused: B
 // 1.058x at 4096^3, D 1.354x at 8192 x 8192 x 512 (bare 229.6 us, fused 274.2, three 371.2).
 // Predicted for the new rows (before their first run; H200), each followed by what run 66
-// measured [in brackets] (results/2026-12-01-h200-runs66-68.md; 40 rounds). The reference
+// measured [in brackets] (results/2026-12-01-h200-runs66-69.md; 40 rounds). The reference
 // functor reads its bias through __ldg since run 63; at K = 512 that took D's fused job from
 // 285.4 us (the plain column) to 254.3, the largest step of the round, predicted at 2-4%.
 //   8192x8192x512, the shape that missed its goal in run 63 (1.4x needs fused <= ~265 us):

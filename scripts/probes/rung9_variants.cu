@@ -69,7 +69,7 @@
 // barrier re-aligns the rows each tile or makes them wait); "mbarriers, 4 stages" (no lead)
 // between "no lead" and "lead 16": without a lead the warps drift apart only by chance.
 //
-// Measured (run 66, results/2026-12-01-h200-runs66-68.md; % of the probe's roof kernel, 624.3
+// Measured (run 66, results/2026-12-01-h200-runs66-69.md; % of the probe's roof kernel, 624.3
 // TFLOP/s in that run): "no lead" 76.7%, 60.7% of cuBLAS, the best row but the persistent one
 // (77.0%), 3.3% faster than the frozen "before" (74.2%); "lead 8 / 16 / 24" 66.6 / 67.3 / 67.8%;
 // "4 stages, lead 16" 67.7%; "over 2" and "at step 0, lead 16" 66.2 / 68.2%; "mbarriers, 4

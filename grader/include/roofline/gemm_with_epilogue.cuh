@@ -462,7 +462,7 @@ void launch_tiled(const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N, 
 //  Graded with the reference epilogue (bias through __ldg) on the H200: fused / three kernels
 //  1.073x at 4096^3 and 1.494x at 8192 x 8192 x 512, the lab's goals (1.05x, 1.4x) met; the
 //  probe's other tilings (5 or 6 slots, persistent blocks, a staggered second block) were all
-//  1-6% slower (results/2026-12-01-h200-runs66-68.md). Predicted for the short tiling: the
+//  1-6% slower (results/2026-12-01-h200-runs66-69.md). Predicted for the short tiling: the
 //  second block hides the first's ring fill and epilogue, ~0.95 of the 4096^3 rate per FLOP;
 //  measured 0.75, and one 128 x 256 block per SM ran the bare GEMM 5% faster than two of these
 //  at K = 512 (its fused epilogue no faster), so what the second block hides is less than

@@ -68,7 +68,7 @@
 //    one that completes once every thread has done its ldmatrix of it, which the thread refilling
 //    the slot waits on. With 4 stages and two tiles in flight (not three), the slot refilled during
 //    tile kt held tile kt-2, so a warp waits only for the slowest to have left tile kt-2.
-//    Measured (run 66, results/2026-12-01-h200-runs66-68.md, % of the probe's roof kernel):
+//    Measured (run 66, results/2026-12-01-h200-runs66-69.md, % of the probe's roof kernel):
 //    without a lead 74.1% against 76.7% for the same kernel with block barriers; with a lead of
 //    16 / 8 mma 65.1 / 63.6%. Predicted: without a lead between "no lead" and "lead 16" (so above
 //    "no lead"), with the lead 16 0-3% above "lead 16". The drift the mbarriers allow bought nothing
@@ -126,7 +126,7 @@
 // busy 75%, ~6-7 points of the idle time structural (3.9 waves, each C tile's fill and epilogue),
 // most of the rest both warps of a scheduler off the pipe at once; half a step's lead should win
 // back about half of that.
-// Measured (H200, 2026-12-01, run 66, results/2026-12-01-h200-runs66-68.md): the lead of 16
+// Measured (H200, 2026-12-01, run 66, results/2026-12-01-h200-runs66-69.md): the lead of 16
 // graded 426.6 TFLOP/s, 56.7% of cuBLAS, 66.3% of the mma.sync roof (643.9): 0.83x the rate
 // predicted. In the probe every lead lost 12-14% against the same kernel without it (76.7% of
 // the probe's roof): leads of 8 / 16 / 24 mma 66.6-67.8%, with 4 stages 67.7%, copies over 2 or
@@ -232,7 +232,7 @@ struct Tiles {
 // fastest, 73.9% of the mma.sync roof against 69.4% for the direct 4-byte stores. The copies of
 // the next tile are spread over 3 of the 4 k16 steps (1: all at the first); not persistent; the
 // last argument is the second warp row's lead in mi rows of a k16 step (0: none, 2: half a step).
-// No lead: on an H200 (2026-12-01, results/2026-12-01-h200-runs66-68.md) every lead cost 12-14%.
+// No lead: on an H200 (2026-12-01, results/2026-12-01-h200-runs66-69.md) every lead cost 12-14%.
 using Shipped = Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, false, 0>;
 
 // 16 bytes global -> shared, asynchronously (.cg: cached in L2 only); src_bytes = 0 writes 16 zeros.

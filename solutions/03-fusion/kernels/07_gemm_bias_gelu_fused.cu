@@ -26,7 +26,7 @@
 // bare 259-261 us, three kernels 401-402 us, fused 310 us: 1.30x. The epilogue cost ~51 us,
 // not ~33: with one block per SM nothing runs under it.
 // With the retiled main loop (128 x 128 blocks, two per SM, at K <= 1024; 128 x 256 above) and
-// the bias through __ldg (below), graded on the H200 (results/2026-12-01-h200-runs66-68.md):
+// the bias through __ldg (below), graded on the H200 (results/2026-12-01-h200-runs66-69.md):
 // 8192 x 8192 x 512: bare 224.9 us, three kernels 367.4 us, fused 245.4 us: 1.494x (goal 1.4x;
 // predicted ~1.55x for the retiled loop, whose bare GEMM came out ~20% slower than predicted).
 // The epilogue now costs ~21 us, under its ~33 us of SFU work: the other block's mma hides
@@ -60,7 +60,7 @@ struct BiasGeluEpilogue {
         // load after the previous pair's store to Y (a plain load might alias it: each pair
         // would wait out a load latency, the old epilogue's largest stall) nor repeats it for
         // rows that share col; it can load once and reuse. Measured against the plain load in the
-        // same run (scripts/probes/given_gemm_variants.cu, results/2026-12-01-h200-runs66-68.md):
+        // same run (scripts/probes/given_gemm_variants.cu, results/2026-12-01-h200-runs66-69.md):
         // 11% less time at 8192 x 8192 x 512, 2% at 4096^3 (predicted 2-4% and none).
         const float2 b = __bfloat1622float2(__ldg(reinterpret_cast<const __nv_bfloat162*>(bias + col)));
         *reinterpret_cast<__nv_bfloat162*>(Y + std::size_t(row) * N + col) =

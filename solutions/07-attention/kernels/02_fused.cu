@@ -54,7 +54,7 @@
 // The tiling and the schedule choices are one template argument (Tuning below);
 // scripts/probes/attn2_variants.cu times other choices of it beside cuDNN. Predicted before
 // its first run at ~310 TFLOP/s (~45% of cuDNN), ~275 causal; graded on the H200 at 305.2
-// (45.5%) and 268.7 causal (45.6%) (run 68, results/2026-12-01-h200-runs66-68.md). The count
+// (45.5%) and 268.7 causal (45.6%) (run 68, results/2026-12-01-h200-runs66-69.md). The count
 // that caps this design near 300-320: ~1045 instructions a warp for a tile's 256 mmas, where
 // rung 3's ldmatrix and double buffer need ~800.
 #include "roofline/attention.cuh"
