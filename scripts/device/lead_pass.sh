@@ -28,7 +28,9 @@ for request in "$@"; do
     gpu-tests) (cd "$build" && timeout "$limit" ctest -L gpu --output-on-failure) > "$dir/log.txt" 2>&1 ;;
     trust) OUT=$dir SKIP_PLAIN=${SKIP_PLAIN:-1} timeout "$limit" bash scripts/device_trust.sh "$build" > "$dir/log.txt" 2>&1 ;;
     ceilings) timeout "$limit" "$build/roofline" --root "$root" --build-dir "$build" ceilings > "$dir/log.txt" 2>&1
-      grep -E "mma.sync|cuBLAS bf16|cudaMemcpy" "$dir/log.txt" | head -4 > "$dir/summary.txt" ;;
+      ceilings_rc=$?
+      grep -E "mma.sync|cuBLAS bf16|cudaMemcpy" "$dir/log.txt" | head -4 > "$dir/summary.txt"
+      (exit $ceilings_rc) ;;  # the step's rc is roofline's, not the summary's
     start-cost) timeout "$limit" bash scripts/probes/start_cost.sh "$build" > "$dir/summary.txt" 2>&1 ;;
     lab04) LAB04_BUDGET_S=$(( limit - 30 )) timeout "$limit" bash scripts/device/lab04.sh "$build" "$dir" > "$dir/log.txt" 2>&1 ;;
     *) timeout "$limit" bash "scripts/device/$step.sh" "$build" "$dir" > "$dir/log.txt" 2>&1 ;;
