@@ -7,17 +7,19 @@
 #   1. the skeleton: `roofline run` must say INCORRECT (exit 1), never correct, never a crash;
 #   2. the solution: `roofline run --solutions` CORRECT on the lab's verify shapes;
 #   3. the candidates probe (scripts/probes/rung9_variants.cu, compiled here with nvcc): the
-#      kernel graded in run 58 (frozen), run 64's, the second warp row's lead (8, 16, 24 mma),
-#      the K loop on mbarriers instead of block barriers, a persistent grid, each checked
-#      against cuBLAS first (odd shapes, more C tiles than SMs), then timed beside cuBLAS and the
-#      mma.sync roof, interleaved, L2 flushed, medians; its table;
+#      kernel graded before (frozen), the solution's forms (ldmatrix and copies in one block
+#      before a k16 step's mma or threaded between its rows, A's fragments in one or two sets of
+#      registers, 3 or 4 stages), each checked against cuBLAS first (odd shapes, more C tiles
+#      than SMs), then timed beside cuBLAS and the mma.sync roof, interleaved, L2 flushed,
+#      medians; its table; the probe's SASS (cuobjdump) in OUT/rung9.sass.gz, to see where the
+#      compiler put the ldmatrix and copies among the mma;
 #   4. `roofline grade 02-gemm/r9_pipelined --solutions`: its fraction of cuBLAS (scored) and of
 #      the mma.sync roof (the goal: >= 80%; the roof from the `roofline ceilings` the lead runs
 #      in the same device call, or the last saved one);
 #   5. compute-sanitizer over the solution on small odd shapes (N and M % 256 == 128, K % 64 ==
 #      32, a single K tile): memcheck (the K tail's copies read only valid addresses), then
-#      racecheck (the cp.async ring, its copies spread over three k16 steps, the two warp rows
-#      half a k16 step apart) on one shape.
+#      racecheck (the cp.async ring, its copies threaded between the mma of three k16 steps) on
+#      one shape.
 # ~1.5-2 min on an H200 once built (the probe's compile ~15 s and run ~20 s, the grade ~20 s,
 # the sanitizers at most 45 s each).
 set -u
@@ -61,6 +63,7 @@ log "2. solution run: rc=$? (want 0) $(verdict "$OUT/2-solution.log")"
 step 3-probe-compile nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Igrader/include -Xptxas -v \
   -o "$OUT/rung9_variants" scripts/probes/rung9_variants.cu -lcublas
 if [[ -x "$OUT/rung9_variants" ]]; then
+  cuobjdump -sass "$OUT/rung9_variants" 2>&1 | gzip > "$OUT/rung9.sass.gz"
   step 3-probe timeout 90 "$OUT/rung9_variants" 60
   grep -E "^verify" "$OUT/3-probe.log" | grep -v "correct on all shapes" | head -3 | tee -a "$summary"
   grep -E "WRONG" "$OUT/3-probe.log" | head -2 | tee -a "$summary"

@@ -1,4 +1,4 @@
-// Lab 02 rung 9 (the mma.sync + cp.async pipelined bf16 GEMM): which tile shape comes closest
+// Lab 02 rung 9 (the mma.sync + cp.async pipelined bf16 GEMM): which form of the kernel comes closest
 // to the mma.sync roof at the lab's timed shape, 4096^3. Every candidate is the solution's own
 // kernel template (solutions/02-gemm/kernels/09_pipelined.cu, `Tiles<...>`), so a winner is
 // shipped by changing the solution's one `using Shipped = Tiles<...>;` line to its row.
@@ -12,77 +12,35 @@
 // `roofline ceilings` times) is timed in the same run, so the "% roof" column needs no other
 // file. Exit 0 only if every candidate was correct. Instructor-side: it reads solutions/.
 //
-// Runs 57-58 (2026-12-01) timed the tile shapes, K steps, stage counts, raster groups and the
-// epilogue: all within 1-2% but the epilogue (results/2026-12-01-h200-runs57-60.md); the best,
-// 128x256, K step 64, 3 stages, C through shared memory, graded 470.3 TFLOP/s, 72.3% of the roof.
-// An ncu profile of that kernel (--set full) then showed where the rest goes: the tensor pipe busy
-// 73% of the time; 16% of the warps' time in the copy code of the next K tile, ~110 instructions
-// (a bound check and a select per 16-byte chunk, the A pointer reloaded from the constant bank),
-// a separate block behind a branch that every warp reaches at about the same moment, since the
-// barrier lines them up once per K tile. A warp issues an mma at most every 6 cycles (the
-// compiler's fixed stall), about the pipe's own rate, so one warp in its mma stream keeps the pipe
-// busy; the pipe idles only while both warps of a scheduler are elsewhere, and that is where.
+// What was measured before (H200, 2026-12-01; results/2026-12-01-h200-runs57-60.md,
+// results/2026-12-01-h200-runs62-65.md, results/2026-12-01-h200-runs66-69.md): tile shapes, K steps,
+// stage counts and raster groups within 1-2% of each other; C through shared memory +6%; the copies
+// of the next K tile without a branch or bound check per chunk, spread over three k16 steps, +1-3%;
+// the second warp row running 8-24 mma ahead -12 to -14%; mbarriers instead of the block barrier
+// -2 to -3%; a persistent grid +0.3%. The kernel graded after all that (75.6% of the roof, 63.7% of
+// cuBLAS) is frozen in rung9_before.cuh with those options. Its ncu profile: tensor pipe busy 75%;
+// of a warp's stall samples 65% on the mma (math throttle, fixed-latency wait) and 24% on the ~80
+// address and copy instructions written as one block before each k16 step's mma, most of them
+// waiting on the instruction before; both warps of a scheduler reach that block together.
 //
-// Run 64 (2026-12-01, results/2026-12-01-h200-runs62-65.md) timed that rewrite: the copies
-// spread over 3 k16 steps, 305.3 us, 450.2 TFLOP/s, 74.7% of the probe's roof (602.9), 59.3% of
-// cuBLAS; graded 477 TFLOP/s, 73.3% of `roofline ceilings`' 650.7. The other shapes (copies at
-// step 0 or over 2, 4 stages, K step 128, 256x128, 128x128 x2, persistent) all within -4..+0.5%
-// but K step 128 (-19%); dropped here but the persistent row. A second profile of the shipped
-// kernel: pipe busy 75%, stall samples 35% math throttle and 35% fixed-latency wait, the math
-// throttle on the first mma of a k16 step. The two warps of a scheduler (w, w+4) run the same
-// code, leave each barrier together and stay in step: both in their 32 mma (the pipe is full and
-// one waits), then both at the ldmatrix and copies of the next step (the pipe idles).
+// The candidates (the solution's Tiles<stages, threaded, single A>; all 128x256 of 64x64 warp
+// tiles, K step 64, C through shared memory):
+//   before            the kernel graded before (rung9_before.cuh): the baseline.
+//   block, cheap      each k16 step's ldmatrix and copies in one block before its 32 mma, as before,
+//                     but a copy is one multiply-add and the cp.async (the tile's sources and K tail
+//                     worked out once per tile; B columns past N read zeros instead of a predicate).
+//   threaded          after each row of 8 mma, one ldmatrix of A, one of B (the next step's) and
+//                     one copy: the other work issues between the mma. A's fragments in two sets.
+//   threaded, A single the same, each A row's next fragment loaded into the registers its mma just
+//                     read (16 registers fewer). Shipped.
+//   threaded, 4 st.   the shipped kernel with a fourth stage (192 KiB).
 //
-// The candidates (all 128x256 of 64x64 warp tiles, K step 64, C through shared memory):
-//   before (run 58)   the kernel graded in run 58, frozen in rung9_before.cuh: the baseline.
-//   no lead           run 64's kernel (copies over 3 k16 steps), with the ldmatrix addresses as
-//                     one lane offset XORed per step (4 registers fewer; no other change).
-//   lead 8/16/24 mma  warps 4-7 (the second warp row) start each k16 step with the mma of its
-//                     first 1/2/3 mi rows (8 mma each), then the step's ldmatrix and copies (and,
-//                     at the last step, the barrier), then the rest: they run that many mma ahead
-//                     of warps 0-3 within every k16 step, so one warp of each scheduler issues
-//                     mma while the other is at its ldmatrix and copies. Both still issue 128 mma
-//                     between two barriers. Shipped in run 66: 16, half a step (no lead since).
-//   4 stages, lead 16 a fourth tile ahead (192 KiB).
-//   over 2 / at step 0, lead 16   the copies in 2 (1) k16 steps instead of 3: with the lead, a
-//                     longer copy block may now hide behind the other warp's mma.
-//   mbarriers         no block barrier in the K loop (the solution's kMbar, its header's 6): per
-//                     stage an mbarrier for "every thread's copies landed" (cp.async.mbarrier.
-//                     arrive.noinc) and one for "every thread did its ldmatrix"; 4 stages, two
-//                     tiles ahead, so warps may drift up to a tile apart; without and with a lead.
-//   persistent        132 blocks walking their C tiles, the pipeline running on (run 64: +0.5%),
-//                     without and with the lead (the latter spills 32 bytes: the two loop copies).
+// Compiled locally (nvcc 13.0, sm_90, -Xptxas -v): 236 registers each, 0 bytes spilled.
 //
-// Compiled (nvcc 13.0, sm_90, -Xptxas -v): 254-255 registers; 0 bytes spilled but "over 2, lead
-// 16" (8) and "persistent, lead 16" (32). The warp-uniform branch gives each warp row its own copy
-// of the K loop; the barriers stay one per K tile in both.
-//
-// Predicted (before run 66), 4096^3: "lead 16 mma" ~285 us, ~480-495 TFLOP/s, ~80-82% of the
-// probe's roof (~75-77% of `roofline ceilings`' 650.7), ~63% of cuBLAS: of the pipe's 25% idle
-// time ~6-7 points are structural (3.9 waves, each tile's pipeline fill and epilogue) and the rest
-// is mostly both warps of a scheduler off the pipe at once; the lead should recover about half
-// of it. "lead 8" and "lead 24" between "no lead" and "lead 16" (a quarter step offset still
-// lets the shorter of the two non-mma stretches overlap); "no lead" as run 64 (+-1%); 4 stages
-// and copies over 2 within 1% of "lead 16"; "at step 0, lead 16" 1-3% below it (12 copies in one
-// block are longer than the other warp's 16-mma lead covers); persistent with the lead 0-2% above
-// "lead 16" if its spills stay out of the loop. "mbarriers, lead 16" 0-3% above "lead 16" (no
-// barrier re-aligns the rows each tile or makes them wait); "mbarriers, 4 stages" (no lead)
-// between "no lead" and "lead 16": without a lead the warps drift apart only by chance.
-//
-// Measured (run 66, results/2026-12-01-h200-runs66-69.md; % of the probe's roof kernel, 624.3
-// TFLOP/s in that run): "no lead" 76.7%, 60.7% of cuBLAS, the best row but the persistent one
-// (77.0%), 3.3% faster than the frozen "before" (74.2%); "lead 8 / 16 / 24" 66.6 / 67.3 / 67.8%;
-// "4 stages, lead 16" 67.7%; "over 2" and "at step 0, lead 16" 66.2 / 68.2%; "mbarriers, 4
-// stages" 74.1%; "mbarriers, lead 16 / 8" 65.1 / 63.6%; "persistent, lead 16" 65.5%. Every lead
-// lost 12-14% where +3-6% was predicted; the mbarriers without a lead lost 3%. The lead of 16 as
-// shipped in that run graded 426.6 TFLOP/s, 56.7% of cuBLAS, 66.3% of `roofline ceilings`' 643.9;
-// the solution went back to no lead, graded in run 67: 75.6% of the 645.1 roof, 63.7% of cuBLAS
-// (the probe there: no lead 74.0%, leads 64.4-66.3%, mbarriers 72.0%). The loss hardly moves with the lead's
-// size, the barrier, the copy spread or the spills, so we read it as a cost of having a lead at
-// all (the leading row's compiled loop, or two loop copies in one kernel), not of the offset;
-// not profiled. The solution's header ("Prediction for 5") lists what we believe and the checks:
-// the SASS of both loop copies against the no-lead kernel, ncu's stall reasons per instruction,
-// and a control row in which both rows run the leading copy.
+// Predicted (before the run), 4096^3: "threaded, A single" ~530 TFLOP/s (520-545), 81-84% of the
+// roof (`roofline ceilings`), ~69% of cuBLAS; "block, cheap" about half of that step (the address
+// chains shorter, still both warps off the pipe together): ~505; "threaded" with two A sets within
+// 1% of "A single"; 4 stages within 1% (two tiles in flight cover the latency already).
 //
 // From the course root, on a machine with an sm_90 GPU:
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Igrader/include -Xptxas -v \
@@ -125,29 +83,20 @@ Candidate candidate(const char* name) {
     return {name, launch_tiles<T>, (const void*)gemm_pipelined<T>, T::kThreads, T::kSmemBytes};
 }
 
-// The kernel graded in run 58, frozen.
+// The kernel graded before, frozen.
 Candidate candidate_before() {
     using T = rung9_before::Shipped;
-    return {"before (run 58)", rung9_before::launch_tiles<T>, (const void*)rung9_before::gemm_pipelined<T>,
+    return {"before (graded 75.6%)", rung9_before::launch_tiles<T>, (const void*)rung9_before::gemm_pipelined<T>,
             T::kThreads, T::kSmemBytes};
 }
 
-// The rows of the table; Tiles<BM, BN, BK, stages, WM, WN, blocks/SM, C via smem, raster group, copy steps,
-// persistent, lead of the second warp row in mi rows>.
+// The rows of the table; Tiles<stages, threaded, single A>.
 const Candidate kCandidates[] = {
     candidate_before(),
-    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3>>("no lead (run 64, xor)"),
-    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, false, 1>>("lead 8 mma"),
-    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, false, 2>>("lead 16 mma (shipped in run 66)"),
-    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, false, 3>>("lead 24 mma"),
-    candidate<Tiles<128, 256, 64, 4, 64, 64, 1, true, 16, 3, false, 2>>("4 stages, lead 16"),
-    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 2, false, 2>>("over 2, lead 16"),
-    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 1, false, 2>>("at step 0, lead 16"),
-    candidate<Tiles<128, 256, 64, 4, 64, 64, 1, true, 16, 3, false, 0, true>>("mbarriers, 4 stages"),
-    candidate<Tiles<128, 256, 64, 4, 64, 64, 1, true, 16, 3, false, 2, true>>("mbarriers, lead 16"),
-    candidate<Tiles<128, 256, 64, 4, 64, 64, 1, true, 16, 3, false, 1, true>>("mbarriers, lead 8"),
-    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, true>>("persistent, no lead"),
-    candidate<Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, true, 2>>("persistent, lead 16"),
+    candidate<Tiles<3, false, false>>("block, cheap copies"),
+    candidate<Tiles<3, true, false>>("threaded"),
+    candidate<Tiles<3, true, true>>("threaded, A single"),
+    candidate<Tiles<4, true, true>>("threaded, 4 stages"),
 };
 
 __global__ void fill_uniform(bf16* p, std::size_t n, std::uint32_t seed) {
@@ -250,8 +199,7 @@ int main(int argc, char** argv) {
     // Correctness: the lab's verify shapes rung 9 takes (divisible_by m 128, n 128, k 32), the timed
     // shape, and odd ones: N % 256 == 128 and M % 256 == 128 (half a 256 tile past the edge),
     // K % 64 == 32 (a half-filled last K tile; K % 128 == 96 for the K step of 128), fewer K tiles
-    // than stages; more C tiles than SMs (the persistent rows walk several), with a half-full last
-    // K tile and with a single one.
+    // than stages; more C tiles than SMs, with a half-full last K tile and with a single one.
     const Shape shapes[] = {{128, 256, 64},     {128, 128, 32},   {256, 384, 1056}, {384, 640, 96},
                             {1152, 1408, 2080}, {640, 128, 160},  {512, 256, 224},  {2176, 2432, 96},
                             {2048, 2176, 32},   {4096, 4096, 4096}};

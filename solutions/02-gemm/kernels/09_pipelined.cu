@@ -17,246 +17,143 @@
 //       for kt:   issue tile kt+S-1 into the slot tile kt-1 used;
 //                 compute tile kt; at its last k16 step, wait for tile
 //                 kt+1 (cp.async.wait_group S-2) and barrier.
-//    Inside a K step the fragments are double-buffered in registers: the
-//    ldmatrix of k16 step s+1 (or of the next tile's step 0) is issued
-//    before the 32 mma of step s, so the warp never waits on shared memory.
-//    The copies of tile kt+S-1 are spread over k16 steps 0-2 (4 chunks of
-//    16 bytes per step and thread), with no branch and no test per chunk:
-//    see 4.
+//    The fragments of k16 step s+1 (or of the next tile's step 0) are
+//    loaded while the mma of step s run, so no mma waits on shared memory.
 //
 // 2. An XOR swizzle on the 16-byte chunks of each shared tile, so that every
 //    8-lane phase of ldmatrix touches 8 different 16-byte bank groups:
 //      A tile [128][64] bf16 (rows of 128 B = 8 chunks):  physical chunk = chunk ^ (row % 8)
 //      B tile [64][256] bf16 (rows of 512 B = 32 chunks): physical chunk = chunk ^ (row % 8)
-//    (with a K step of 32, A's rows are 64 B = 4 chunks, two rows share a
-//    128-byte line, and the swizzle is chunk ^ ((row / 2) % 4)). Rung 8's
-//    4-way (A) and 8-way (B) ldmatrix conflicts disappear; the cp.async
-//    writes stay conflict-free too. Swizzling costs no extra shared memory.
+//    Rung 8's 4-way (A) and 8-way (B) ldmatrix conflicts disappear; the
+//    cp.async writes stay conflict-free too. Swizzling costs no extra shared
+//    memory.
 //
-// 3. The K tail. lab.yaml hands K in multiples of 32, not of 64: the last
-//    tile may hold 32 valid columns of A and rows of B. cp.async's src-size
-//    operand (0 instead of 16) fills A's missing chunks with zeros, and B's
-//    missing rows repeat its last row (finite values times A's zeros add
-//    nothing); an unfilled chunk could hold a stale NaN, and 0 x NaN is NaN.
+// 3. The other work threaded between the mma. A warp issues an mma.sync at
+//    most every few cycles (a fixed stall the compiler sets between two),
+//    about the tensor pipe's own rate; the two warps of a scheduler (w and
+//    w+4) share one pipe, and it idles only while both are doing something
+//    else. Each k16 step has, besides its 32 mma, 8 ldmatrix and 4 of the 12
+//    16-byte copies of a later tile. Written as one block before the mma,
+//    that block is a stretch of ~40-80 instructions, many waiting on the one
+//    before (address arithmetic), which both warps reach at the same moment:
+//    the barrier lines all eight warps up once per K tile. So each step is
+//    written as four rows of 8 mma, and after each row come one ldmatrix of A
+//    and one of B for the next step and one copy: the non-mma work issues in
+//    the gaps the mma leave.
+//      - A's fragments of row mi are needed by that row's 8 mma only, so the
+//        next step's A fragment of row mi is loaded into the same registers
+//        right after them (16 registers, not 32). B's are needed by all four
+//        rows: two buffers.
+//      - A copy costs one multiply-add (base + chunk x row stride, 64-bit)
+//        and the cp.async. What is the same for all copies of a tile (its
+//        source, the K tail's handling) is worked out once per tile.
 //
-// 4. The copies between the mma. A warp issues an mma.sync at most every 6
-//    cycles (the compiler's fixed stall between two), about the tensor
-//    pipe's own rate, so one warp in its mma stream keeps the pipe busy and
-//    the pipe idles only while both warps of a scheduler are elsewhere. The
-//    barrier lines all warps up once per K tile, so they reach the copy code
-//    together: written as one block of ~110 instructions (a bound check and
-//    a select per chunk, behind a branch), it held the warps ~16% of their
-//    time with the pipe idle (ncu, 2026-12-01: pipe busy 73%). Written as a
-//    few per-tile values and one multiply-add per chunk, spread over the
-//    first three k16 steps, the copies issue inside the mma's 6-cycle gaps.
-//
-// 5. (A probe row, not shipped: kLead.) The two warp rows out of step. Warps w and w+4 share a
-//    scheduler and its tensor pipe. Running the same code, they leave each barrier together and
-//    stay in step: both in their 32 mma of a k16 step (the pipe full, one of them waiting: ncu's
-//    "math throttle" on a step's first mma), then both at the next step's ldmatrix and copies (the
-//    pipe idle). The second warp row (warps 4-7) starts each k16 step with the mma of its first
-//    kLead mi rows, before the step's ldmatrix, copies and barrier: it runs 8 kLead mma ahead, and
-//    one warp of each pair feeds the pipe while the other loads. Between two barriers both rows still issue 128 mma. The rows
-//    branch once (warp-uniform) into their own copy of the K loop; the ldmatrix addresses are one
-//    lane offset with the step XORed in, which keeps the loop at 255 registers without spills.
-//    Measured (run 66): every lead lost 12-14%; see "Prediction for 5" below.
-//
-// 6. (A probe row, not shipped: kMbar.) The lead of 5 is re-set by every barrier. Without a block
-//    barrier in the K loop the warps may drift apart by up to a tile: per stage an mbarrier that
-//    completes once every thread's copies of the tile have landed (each thread's
-//    cp.async.mbarrier.arrive.noinc fires when its own copies are in), which readers wait on, and
-//    one that completes once every thread has done its ldmatrix of it, which the thread refilling
-//    the slot waits on. With 4 stages and two tiles in flight (not three), the slot refilled during
-//    tile kt held tile kt-2, so a warp waits only for the slowest to have left tile kt-2.
-//    Measured (run 66, results/2026-12-01-h200-runs66-69.md, % of the probe's roof kernel):
-//    without a lead 74.1% against 76.7% for the same kernel with block barriers; with a lead of
-//    16 / 8 mma 65.1 / 63.6%. Predicted: without a lead between "no lead" and "lead 16" (so above
-//    "no lead"), with the lead 16 0-3% above "lead 16". The drift the mbarriers allow bought nothing
-//    the barrier had cost; what they cost instead (not profiled): each thread arrives on two
-//    mbarriers per tile and polls try_wait, where bar.sync is one instruction. ncu's stall reasons on the try_wait loop
-//    against those on bar.sync in the no-lead kernel would say whether the waits or the
-//    arrivals cost the 2.6 points.
+// 4. The edges. lab.yaml hands M and N in multiples of 128 and K in
+//    multiples of 32, not of 64: the last K tile may hold 32 valid columns of
+//    A and rows of B, and the last block column 128 valid columns of C.
+//    cp.async's src-size operand (0 instead of 16) writes zeros: for A's
+//    chunks past K and B's rows past K (0 x 0 adds nothing; an unwritten
+//    chunk could hold a stale NaN, and 0 x NaN is NaN), and for B's columns
+//    past N, whose C columns nobody stores. Each such copy still names a
+//    valid address (its row's first valid chunk).
 //
 // Why 128 x 256 and 64 x 64 per warp: a square warp tile needs the fewest
 // ldmatrix per mma (one x4 per 4 mma; rung 8's 64 x 32 tile needs 1.5), and
 // the larger block tile cuts the global/L2 bytes per FLOP by a third (48 KiB
 // per 4.2 MFLOP instead of 32 KiB per 2.1 MFLOP), which matters at ~6 TB/s
-// of L2 traffic. The price is registers: 128 fp32 accumulators + 64
+// of L2 traffic. The price is registers: 128 fp32 accumulators + 48
 // fragment registers per thread, so one block (8 warps) per SM; latency is
 // hidden by the 32 independent mma per k16 step and the pipeline, not by
-// occupancy. 3 stages x 48 KiB = 144 KiB of dynamic shared memory.
+// occupancy. 3 stages x 48 KiB = 144 KiB of dynamic shared memory. C leaves
+// through shared memory (the idle stages) in 16-byte stores.
 // Blocks are rasterized in groups of 16 block rows (2048 rows of C x ~8
 // block columns per wave of 132 blocks), so a wave reuses its A and B panels
 // from L2 instead of sweeping all of B.
 //
-// The tile shape is one line: `Shipped` below. scripts/probes/rung9_variants.cu
-// times this kernel in several shapes (the lead of 5, the copy spread, stages,
-// a persistent grid) beside the version measured before, cuBLAS and the
-// mma.sync roof in one run.
+// What was measured on the way (H200, 2026-12-01; the tables are in
+// results/2026-12-01-h200-runs57-60.md, results/2026-12-01-h200-runs62-65.md and
+// results/2026-12-01-h200-runs66-69.md; percentages of the mma.sync roof that `roofline ceilings`
+// measures in the same device call):
+//   - K step 32, 4 stages, C stored from the accumulators: 70.2%. K step 64 and 3 stages: +1-2%;
+//     C through shared memory in 16-byte stores: +6%, 72.3%. Other tile shapes (256 x 128,
+//     128 x 128 with two blocks an SM), K step 128, more stages: all lower.
+//   - The copies of the next tile written without a branch or a bound check per chunk and spread
+//     over three k16 steps (still one block before each step's mma): 73.3%, then 75.6% with the
+//     ldmatrix addresses as one lane offset XORed per step. ncu on that kernel: tensor pipe busy
+//     75%; a warp's stall samples 65% on mma (math throttle, fixed-latency wait) and 24% on the
+//     ~80 address and copy instructions between them, most waiting on the instruction before.
+//   - Tried and dropped, each lower: the second warp row running half a k16 step ahead of the
+//     first (-12 to -14%, with any lead of 8, 16 or 24 mma), mbarriers instead of the block
+//     barrier (-2 to -3%), a persistent grid whose pipeline runs on across C tiles (+0.3%: noise).
+//     scripts/probes/rung9_before.cuh keeps that kernel, with those options, for the probe.
 //
-// Measured before this version (128 x 256, K step 32, 4 stages): 453.5
-// TFLOP/s = 61% of cuBLAS, 70.2% of the mma.sync roof (645.8 TFLOP/s,
-// `roofline ceilings`). At one block per SM the barrier every 32 of K
-// (every 64 mma of a warp) stops all eight warps at once, twice as often
-// as it needs to.
+// Prediction for 3 (written before the run), 4096^3 on the H200: ~530 TFLOP/s (520-545), 81-84%
+// of the mma.sync roof, ~69% of cuBLAS. The 24% of a warp's samples spent in address and copy code
+// falls to ~8-10% (2 instructions a copy instead of ~5-7, no chain of dependent ones) and what is
+// left lies between mma; with the pipe idle only while both warps of a scheduler are off it, busy
+// rises from ~75% toward ~85%. What stays: the 3.9-wave tail (512 blocks on 132 SMs, ~3%), each
+// block's pipeline fill and epilogue (~4%), the barrier once per K tile (~3% of samples).
 //
-// Prediction (written before the first run), 4096^3 on the H200: ~0.27 ms
-// (~510 TFLOP/s), ~79% of the mma.sync roof, ~67% of cuBLAS bf16 (~760
-// TFLOP/s, wgmma). Halving the barriers is worth most of the step; the
-// 3.9-wave tail (512 blocks on 132 SMs, ~3%) and the shared-memory traffic
-// (ldmatrix + cp.async writes: ~80% of the shared bandwidth at the mma.sync
-// roof) take the rest. The remaining way needs Hopper's own instructions
-// (TMA loads and warpgroup wgmma, lab 04).
-// Measured (H200, 2026-12-01, results/2026-12-01-h200-runs57-60.md): the K step and the
-// stage count moved it by 1-2%; C through shared memory in 16-byte stores by 6%. Shipped:
-// 470.3 TFLOP/s, 61.0% of cuBLAS, 72.3% of the mma.sync roof. The prediction's 79% missed.
-//
-// Prediction for the copies of 4 (predicted, not yet measured), 4096^3 on the H200: ~0.26 ms,
-// ~525 TFLOP/s (520-535), ~81% of the mma.sync roof, ~68% of cuBLAS. The old copy code cost
-// ~300 of ~2000 cycles per K tile with the pipe idle; the new one costs issue slots inside the
-// mma gaps. What stays: the 3.9-wave tail and each block's pipeline fill and epilogue (~5% of
-// the time in the profile), the barrier, the power draw of a busier pipe.
-//
-// Measured (H200, 2026-12-01, run 64, results/2026-12-01-h200-runs62-65.md): the copies of 4
-// graded 288.1 us, 477 TFLOP/s, 66.7% of cuBLAS, 73.3% of the mma.sync roof (650.7); the probe
-// 450.2 TFLOP/s, 74.7% of its own roof kernel (602.9) in the same run. The prediction's 81% missed.
-//
-// Prediction for 5, written before the run: 4096^3 on the H200: ~0.27 ms, ~505-525 TFLOP/s
-// graded, ~78-81% of the mma.sync roof, ~70% of cuBLAS. A second profile (run 64's kernel): pipe
-// busy 75%, ~6-7 points of the idle time structural (3.9 waves, each C tile's fill and epilogue),
-// most of the rest both warps of a scheduler off the pipe at once; half a step's lead should win
-// back about half of that.
-// Measured (H200, 2026-12-01, run 66, results/2026-12-01-h200-runs66-69.md): the lead of 16
-// graded 426.6 TFLOP/s, 56.7% of cuBLAS, 66.3% of the mma.sync roof (643.9): 0.83x the rate
-// predicted. In the probe every lead lost 12-14% against the same kernel without it (76.7% of
-// the probe's roof): leads of 8 / 16 / 24 mma 66.6-67.8%, with 4 stages 67.7%, copies over 2 or
-// at step 0 66.2 / 68.2%, persistent 65.5% (77.0% without). Shipped again without the lead (the
-// `Shipped` line); graded in run 67 (same file): 487.9 TFLOP/s, 63.7% of cuBLAS, 75.6% of the
-// mma.sync roof (645.1). The goal, 80%, is not met. The probe in run 67 again: leads 64.4-66.3%
-// of its roof, no lead 74.0%, mbarriers without a lead 72.0%.
-// Why (not profiled; what we believe and how one would check it). The loss hardly depends on the
-// lead's size (8, 16 or 24 mma), on the barrier (block or mbarriers), on the copy spread, or on
-// spills (rows with and without them lose alike): it comes with having a lead at all, not with
-// how far apart the rows run. The model behind the prediction (one warp's mma stream keeps the
-// pipe fed while the other warp of its scheduler loads) gives a gain for every lead; no part of
-// it we can reason through costs a fixed 13%. Candidates:
-//  - the leading row's own stream: its step is kLead rows of mma, then ldmatrix and copies, then
-//    the rest; at a tile's last step the wait and barrier fall between the two halves, so each
-//    barrier lines the rows up again and both reach the next tile's ldmatrix together, as without
-//    a lead, while the other row waits at the barrier for the leader's first half. That undoes
-//    the gain once per tile; it should not cost 13% unless one warp alone issues mma well below
-//    the pipe's rate. Check: ncu's source view for each loop copy (stall reasons per instruction:
-//    "barrier", "math pipe throttle", "short/long scoreboard") and the issue rate of a lone warp.
-//  - the compiled code: two copies of the unrolled K loop in one kernel at 255 registers, twice
-//    the loop's code for the instruction caches and one register budget for both loops, so that
-//    ptxas may schedule even the non-leading row's copy worse than the no-lead kernel's. This is
-//    our first suspect, because the cost does not move with the lead. Check: the SASS
-//    (cuobjdump -sass) of both copies against the no-lead kernel (HMMA spacing, where ldmatrix and
-//    cp.async land, added dependency waits), ncu's "no instruction" stall share, and a control row
-//    in which both rows run the leading copy (the leader's code, no offset between the rows): if
-//    it loses as much, the code costs, not the offset.
-//
-// Shapes: M and N multiples of 128 and K of 32 (lab.yaml: divisible_by). N
-// need not be a multiple of 256: in the last block column the upper 128
-// columns are neither loaded nor stored (and a 256-row tile does the same
-// with M).
+// The shape of the kernel is one line: `Shipped` below. scripts/probes/rung9_variants.cu times
+// its options (where the ldmatrix and copies go, A's fragment buffers, stages) beside the kernel
+// graded before, cuBLAS and the mma.sync roof in one run.
 #include "roofline/gemm.cuh"
 #include "roofline/mma_sync.cuh"
 
 #include <cstdint>
-#include <type_traits>
 
 namespace {
 
 using namespace roofline::gemm::mma;  // smem_addr, ldmatrix_x4(_trans), mma_bf16_16816
 
-// One shape of the kernel: block tile BM x BN, K step BK, kStages shared tiles, warp tile WM x WN,
-// kMinBlocks blocks per SM asked of the compiler (launch bounds), kSmemEpilogue: C leaves through
-// shared memory in 16-byte stores instead of 4-byte stores from the accumulators.
-// kCopySteps: the copies of the next K tile are spread over the first kCopySteps k16 steps (1: all
-// before the first step's mma), so that they issue between mma rather than as one block.
-// kPersistent: one block per SM walks its C tiles one after another, the pipeline running on
-// across them: the next C tile's first K tiles are in flight during this one's epilogue, which
-// stages C in its own shared buffer (64 KiB more), not in the stages.
-template <int BM_, int BN_, int BK_, int kStages_, int WM_, int WN_, int kMinBlocks_, bool kSmemEpilogue_,
-          int kGroupM_ = 16, int kCopySteps_ = BK_ / 16 - 1, bool kPersistent_ = false, int kLead_ = 0,
-          bool kMbar_ = false>
+// The kernel's options: kStages shared tiles; kThreaded: the ldmatrix and copies of a k16 step
+// come after each row of its mma (3), or all before its first; kSingleA: A's fragments in one set
+// of registers, each row's reloaded right after its mma (3), or in two sets like B's.
+template <int kStages_, bool kThreaded_, bool kSingleA_>
 struct Tiles {
-    static constexpr int BM = BM_, BN = BN_, BK = BK_, kStages = kStages_, WM = WM_, WN = WN_;
-    static constexpr int kMinBlocks = kMinBlocks_, kGroupM = kGroupM_;  // kGroupM: block rows per raster group
-    static constexpr int kCopySteps = kCopySteps_;
-    static constexpr int kLead = kLead_;  // see 5: mi rows of a k16 step the second warp row runs ahead
-    // kMbar (see 6): no block barrier in the K loop; per stage an mbarrier "landed" (all threads'
-    // copies) and one "read" (all threads past their ldmatrix), and two tiles in flight, not S-1.
-    static constexpr bool kMbar = kMbar_;
-    static constexpr int kAhead = kMbar ? kStages_ - 2 : kStages_ - 1;  // tiles in flight past the one computed
-    static constexpr bool kSmemEpilogue = kSmemEpilogue_, kPersistent = kPersistent_;
+    static constexpr int BM = 128, BN = 256, BK = 64, WM = 64, WN = 64;
+    static constexpr int kStages = kStages_;
+    static constexpr bool kThreaded = kThreaded_, kSingleA = kSingleA_;
+    static constexpr int kGroupM = 16;                          // block rows per raster group
     static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
     static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
-    static constexpr int MI = WM / 16, NI = WN / 8;            // mma tiles per warp
-    static constexpr int kSteps = BK / 16;                     // k16 steps per K step
-    static constexpr int kChunk = 8;                           // bf16 per 16-byte chunk
+    static constexpr int MI = WM / 16, NI = WN / 8;             // mma tiles per warp: 4 x 8
+    static constexpr int kSteps = BK / 16;                      // k16 steps per K step
+    static constexpr int kChunk = 8;                            // bf16 per 16-byte chunk
     static constexpr int kRowChunksA = BK / kChunk, kRowChunksB = BN / kChunk;
-    static constexpr int kTileA = BM * BK, kTileB = BK * BN;   // elements per stage
+    static constexpr int kTileA = BM * BK, kTileB = BK * BN;    // elements per stage
     static constexpr int kChunksA = kTileA / kChunk / kThreads, kChunksB = kTileB / kChunk / kThreads;
+    static constexpr int kCopies = kChunksA + kChunksB;         // a thread's copies per K tile: 4 + 8
     static constexpr int kRowStepA = kThreads / kRowChunksA, kRowStepB = kThreads / kRowChunksB;
+    static constexpr int kCopySteps = kSteps - 1;               // k16 steps that carry copies
     static constexpr int kStageBytes = (kTileA + kTileB) * int(sizeof(__nv_bfloat16));  // A then B
-    static constexpr int kTileCBytes = BM * BN * int(sizeof(__nv_bfloat16));
-    static constexpr int kOffC = kPersistent ? kStages * kStageBytes : 0;  // C's staging buffer
-    static constexpr int kOffBars = kStages * kStageBytes;  // kMbar: the 2 x kStages mbarriers, after the stages
-    static constexpr int kSmemBytes =
-        kStages * kStageBytes + (kPersistent && kSmemEpilogue ? kTileCBytes : 0) + (kMbar ? 16 * kStages : 0);
+    static constexpr int kSmemBytes = kStages * kStageBytes;
     static_assert(kChunksA * kThreads * kChunk == kTileA && kChunksB * kThreads * kChunk == kTileB);
     static_assert(kRowStepA % 8 == 0 && kRowStepB % 8 == 0, "a thread's chunks share one swizzle pattern");
-    static_assert(BK == 32 || BK % 64 == 0, "A rows of 4 chunks, or of a multiple of 8");
-    static_assert(BN % 64 == 0 && WN % 64 == 0 && WM % 16 == 0, "fragment swizzles depend on the lane only");
-    static_assert(kSteps >= 2, "a tile's slot is refilled one k16 step after the barrier that frees it");
-    static_assert(kSteps % 2 == 0, "fragment buffer (s + 1) % 2 of the last step is the next tile's step 0");
-    static_assert(kCopySteps >= 1 && kCopySteps <= kSteps - 1, "a tile's copies are committed before the wait");
-    static_assert(BM % 128 == 0 || BM == 64, "M is a multiple of 128: a block's rows lie in or out in warps");
-    static_assert(!kSmemEpilogue || kTileCBytes <= kSmemBytes, "C tile fits the stages");
-    static_assert(!kMbar || (!kPersistent && kStages >= 4), "kMbar: one stage of slack, one C tile a block");
-    static_assert(kLead >= 0 && kLead < MI && (kLead == 0 || kWarpsM == 2), "a lead of 0 .. MI-1 rows, two warp rows");
+    static_assert(kRowChunksA == 8 && NI <= 8, "A rows of 8 chunks; step and pair bits stay inside them");
+    static_assert(kChunksB == 8 && kRowStepB == 8, "a K tail (32 of 64): B's copies 0-3 read rows 0-31");
+    static_assert(kCopies == kCopySteps * MI, "one copy after each mma row of the first three steps");
+    static_assert(MI == NI / 2, "a threaded step loads one A row and one B pair after each mma row");
+    static_assert(kThreaded || !kSingleA, "one set of A registers needs the rows threaded");
+    static_assert(kSteps % 2 == 0, "B's buffer (s + 1) % 2 of the last step is the next tile's step 0");
+    static_assert(BM * BN * int(sizeof(__nv_bfloat16)) <= kSmemBytes, "C tile fits the stages");
 
-    // Element offset of chunk `chunk` of row `row` inside one stage of a tile.
+    // Element offset of chunk `chunk` of row `row` inside one stage's A or B tile.
     __host__ __device__ static constexpr int swizzle_a(int row, int chunk) {
-        return row * BK + (BK == 32 ? chunk ^ ((row >> 1) & 3) : chunk ^ (row & 7)) * kChunk;
+        return row * BK + (chunk ^ (row & 7)) * kChunk;
     }
     __host__ __device__ static constexpr int swizzle_b(int row, int chunk) {
         return row * BN + (chunk ^ (row & 7)) * kChunk;
     }
 };
 
-// The shape this rung ships. The probe's table names the alternatives; switching is this line.
-// C leaves through shared memory in 16-byte stores: on an H200 (2026-12-01) that row was the
-// fastest, 73.9% of the mma.sync roof against 69.4% for the direct 4-byte stores. The copies of
-// the next tile are spread over 3 of the 4 k16 steps (1: all at the first); not persistent; the
-// last argument is the second warp row's lead in mi rows of a k16 step (0: none, 2: half a step).
-// No lead: on an H200 (2026-12-01, results/2026-12-01-h200-runs66-69.md) every lead cost 12-14%.
-using Shipped = Tiles<128, 256, 64, 3, 64, 64, 1, true, 16, 3, false, 0>;
+// The shape this rung ships; the probe's table names the alternatives, and switching is this line.
+using Shipped = Tiles<3, true, true>;
 
 // 16 bytes global -> shared, asynchronously (.cg: cached in L2 only); src_bytes = 0 writes 16 zeros.
 __device__ inline void cp_async_16(std::uint32_t dst, const void* src, std::uint32_t src_bytes) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes)
                  : "memory");
-}
-// The mbarriers of 6 (kMbar): init, arrive, wait for a phase's completion (parity), and an arrive
-// that fires once all of this thread's earlier cp.async have landed.
-__device__ inline void mbar_init(std::uint32_t bar, int count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ inline void mbar_arrive(std::uint32_t bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-__device__ inline void mbar_wait(std::uint32_t bar, std::uint32_t parity) {
-    asm volatile(
-        "{\n .reg .pred done;\n WAIT:\n mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-        " @!done bra WAIT;\n}\n" ::"r"(bar),
-        "r"(parity)
-        : "memory");
-}
-__device__ inline void cp_async_arrive(std::uint32_t bar) {
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
 }
 __device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int kPending>
@@ -265,9 +162,8 @@ __device__ inline void cp_async_wait() {  // until at most kPending of this thre
 }
 
 template <class T>
-__global__ __launch_bounds__(T::kThreads, T::kMinBlocks) void gemm_pipelined(const __nv_bfloat16* A,
-                                                                             const __nv_bfloat16* B,
-                                                                             __nv_bfloat16* C, int M, int N, int K) {
+__global__ __launch_bounds__(T::kThreads, 1) void gemm_pipelined(const __nv_bfloat16* A, const __nv_bfloat16* B,
+                                                                 __nv_bfloat16* C, int M, int N, int K) {
     constexpr int BM = T::BM, BN = T::BN, BK = T::BK, kStages = T::kStages, kSteps = T::kSteps;
     constexpr int MI = T::MI, NI = T::NI, kChunk = T::kChunk;
     constexpr int kBf16 = int(sizeof(__nv_bfloat16));
@@ -278,266 +174,178 @@ __global__ __launch_bounds__(T::kThreads, T::kMinBlocks) void gemm_pipelined(con
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
     const int w_m = (warp / T::kWarpsN) * T::WM, w_n = (warp % T::kWarpsN) * T::WN;
 
-    // Grouped rasterization: consecutive C tiles walk down kGroupM block rows, then move one block column
-    // right. A block computes C tile blockIdx.x (kPersistent: then + gridDim.x, ... while < tiles).
-    const int blocks_m = (M + BM - 1) / BM, blocks_n = (N + BN - 1) / BN, tiles = blocks_m * blocks_n;
-    auto origin = [&](int tile, int& row0, int& col0) {  // M, N % 128 == 0: a 256 tile may hang 128 past
-        const int per_group = T::kGroupM * blocks_n;
-        const int first_m = (tile / per_group) * T::kGroupM;
-        const int group_rows = min(blocks_m - first_m, T::kGroupM);
-        const int in_group = tile % per_group;
-        row0 = (first_m + in_group % group_rows) * BM, col0 = (in_group / group_rows) * BN;
-    };
+    // Grouped rasterization: consecutive blocks walk down kGroupM block rows, then one block column right.
+    const int blocks_m = M / BM, blocks_n = (N + BN - 1) / BN;  // M % 128 == 0; N % 128 == 0
+    const int per_group = T::kGroupM * blocks_n;
+    const int first_m = (int(blockIdx.x) / per_group) * T::kGroupM;
+    const int group_rows = min(blocks_m - first_m, T::kGroupM);
+    const int in_group = int(blockIdx.x) % per_group;
+    const int row0 = (first_m + in_group % group_rows) * BM, col0 = (in_group / group_rows) * BN;
 
     // Copy assignments: chunk t + i * kThreads of each tile. A: row a_row + i * kRowStepA, chunk a_chunk;
-    // B: row b_row + i * kRowStepB, chunk b_chunk. B chunks past N are skipped (nobody stores what they
-    // feed), and so are A rows past M (only a 256-row tile has them: M % 128 == 0).
+    // B: row b_row + i * kRowStepB, chunk b_chunk. A thread whose B column lies past N (the last block
+    // column when N % 256 == 128) copies zeros from the chunk 128 columns to the left.
     const int a_row = t / T::kRowChunksA, a_chunk = t % T::kRowChunksA;
     const int b_row = t / T::kRowChunksB, b_chunk = t % T::kRowChunksB;
     const int ktiles = (K + BK - 1) / BK;
-    // The C tile whose K tiles the copies fetch (kPersistent: it runs ahead of the one computed).
-    int copy_tile = blockIdx.x, copy_kt = 0;
-    bool b_in;                          // this thread's B column exists
-    int a_rows;                         // rows of the tile inside M
-    const __nv_bfloat16 *gA, *gB;       // this thread's first chunks in K tile 0
-    auto set_copy_origin = [&](int tile) {
-        int row0, col0;
-        origin(tile, row0, col0);
-        b_in = col0 + b_chunk * kChunk < N;
-        a_rows = min(BM, M - row0);
-        gA = A + std::size_t(row0 + a_row) * K + a_chunk * kChunk;
-        gB = B + std::size_t(b_row) * N + col0 + b_chunk * kChunk;
-    };
-    set_copy_origin(copy_tile);
-    const int strideA = T::kRowStepA * K;  // elements between a thread's A chunks (< 2^31: lab shapes)
+    const bool b_in = col0 + b_chunk * kChunk < N;
+    const auto* a_src = reinterpret_cast<const char*>(A + std::size_t(row0 + a_row) * K + a_chunk * kChunk);
+    const auto* b_src = reinterpret_cast<const char*>(B + std::size_t(b_row) * N + col0 + b_chunk * kChunk -
+                                                      (b_in ? 0 : BN / 2));
+    const int a_stride = T::kRowStepA * K * kBf16, b_stride = T::kRowStepB * N * kBf16;  // bytes between copies
     // Byte offsets inside a stage; rows kRowStep further down keep the same swizzle.
     const std::uint32_t dstA = T::swizzle_a(a_row, a_chunk) * kBf16;
     const std::uint32_t dstB = kOffB + T::swizzle_b(b_row, b_chunk) * kBf16;
 
-    // What every copy of one K tile shares, worked out once per tile (a few registers), so that each
-    // 16-byte copy costs one address multiply-add and the cp.async: no branch, no test per chunk. The K
-    // tail (K % BK != 0): A's chunks past K are zero-filled (src_bytes 0) from a valid address, and B's
-    // rows past K repeat row K-1, finite values that meet A's zeros; the products are 0. Tiles past the
-    // last (the pipeline's last S-1 refills) copy nothing (src_bytes 0) into slots nobody reads again.
+    // What the copies of K tile kt share (4): where A's and B's start, and the bytes each copy reads.
+    // In a K tail of 32, A's chunks 4-7 and B's copies 4-7 (rows 32-63) read nothing.
     struct TileCopy {
-        const __nv_bfloat16* a;  // this thread's first A chunk of the tile
-        const __nv_bfloat16* b;  // its first B chunk
-        std::uint32_t a_bytes, b_bytes;
-        int b_last;  // last valid B row of the tile, counted from b_row
+        const char *a, *b_lo, *b_hi;  // b_hi: B's copies 4-7
+        std::uint32_t a_bytes, b_lo_bytes, b_hi_bytes;
+        std::uint32_t dst;  // the stage
+        bool live;          // a tile past the last copies nothing
     };
-    auto plan_tile = [&](int kt, bool live) {
-        const int tile = live ? kt : ktiles - 1;
-        const int k_valid = min(K - tile * BK, BK);                           // 32 .. BK
-        const int a_back = max(0, a_chunk * kChunk - (k_valid - kChunk));     // > 0: chunk past K
-        return TileCopy{gA + tile * BK - a_back, gB + std::size_t(tile) * (BK * N),
-                        live && a_back == 0 ? 16u : 0u, live ? 16u : 0u, k_valid - 1 - b_row};
+    auto plan_tile = [&](int kt, std::uint32_t stage) {
+        const bool tail = kt == ktiles - 1 && K % BK != 0;
+        const bool a_out = tail && a_chunk * kChunk >= BK / 2;
+        TileCopy p;
+        p.a = a_src + std::size_t(kt) * (BK * kBf16) - (a_out ? BK / 2 * kBf16 : 0);
+        p.b_lo = b_src + std::size_t(kt) * BK * N * kBf16;
+        p.b_hi = tail ? p.b_lo : p.b_lo + std::size_t(T::kChunksB / 2) * b_stride;
+        p.a_bytes = a_out ? 0u : 16u;
+        p.b_lo_bytes = b_in ? 16u : 0u;
+        p.b_hi_bytes = b_in && !tail ? 16u : 0u;
+        p.dst = sbase + stage * T::kStageBytes;
+        p.live = kt < ktiles;
+        return p;
     };
-    // Copies [first, last) of the tile's kChunksA + kChunksB (A's first), into the stage at `base`.
-    auto copy_chunks = [&](std::uint32_t base, const TileCopy& p, int first, int last) {
-#pragma unroll
-        for (int c = 0; c < T::kChunksA + T::kChunksB; ++c) {
-            if (c < first || c >= last) continue;  // resolved at compile time
-            if (c < T::kChunksA) {
-                if (BM <= 128 || a_row + c * T::kRowStepA < a_rows)  // compile-time true for BM <= 128
-                    cp_async_16(base + dstA + c * T::kRowStepA * BK * kBf16, p.a + c * strideA, p.a_bytes);
-            } else if (b_in) {
-                const int i = c - T::kChunksA;
-                cp_async_16(base + dstB + i * T::kRowStepB * BN * kBf16,
-                            p.b + std::size_t(min(i * T::kRowStepB, p.b_last)) * N, p.b_bytes);
-            }
-        }
-    };
-    constexpr int kCopies = T::kChunksA + T::kChunksB;
-    // kPersistent: the copy origin moves on by one K tile, into the next C tile after the last.
-    auto advance_copy = [&] {
-        if (++copy_kt == ktiles) {
-            copy_kt = 0;
-            copy_tile += gridDim.x;
-            if (copy_tile < tiles) set_copy_origin(copy_tile);
+    // Copy c of a tile (A's first): one multiply-add for the address and the cp.async.
+    auto copy_one = [&](const TileCopy& p, int c) {
+        if (!p.live) return;
+        if (c < T::kChunksA) {
+            cp_async_16(p.dst + dstA + c * T::kRowStepA * BK * kBf16, p.a + c * a_stride, p.a_bytes);
+        } else {
+            const int i = c - T::kChunksA, half = T::kChunksB / 2;
+            cp_async_16(p.dst + dstB + i * T::kRowStepB * BN * kBf16,
+                        (i < half ? p.b_lo : p.b_hi) + (i % half) * b_stride, i < half ? p.b_lo_bytes : p.b_hi_bytes);
         }
     };
 
     // ldmatrix addresses of this lane (see rung 8 for which lane points where), swizzled. w_m, mi * 16
     // are multiples of 16 and w_n a multiple of 64 (8 chunks), so the swizzle depends on the lane only:
-    // per-lane offsets for the k16 steps of A and the n16 pairs of B, compile-time offsets for the rest.
-    // Step s and pair nj only flip chunk bits: chunk (2s + lane/16) ^ r = (lane/16 ^ r) ^ 2s, since 2s is
-    // even and r < 8, so one offset per operand serves all (4 registers fewer for the loop).
+    // step s and pair nj only flip chunk bits, chunk (2s + lane/16) ^ r = (lane/16 ^ r) ^ 2s.
     const std::uint32_t fragA = T::swizzle_a(w_m + lane % 16, lane / 16) * kBf16;  // byte offsets in a stage
     const std::uint32_t fragB = kOffB + T::swizzle_b(lane % 8 + ((lane / 8) % 2) * 8, w_n / kChunk + lane / 16) * kBf16;
-    static_assert(2 * kSteps <= T::kRowChunksA && T::NI <= 8, "the flipped bits stay inside a row's chunks");
 
-    std::uint32_t fA[2][MI][4], fB[2][NI / 2][4];  // double-buffered fragments
-    auto load_frags = [&](int buf, std::uint32_t stage_base, int s) {
-#pragma unroll
-        for (int mi = 0; mi < MI; ++mi) ldmatrix_x4(fA[buf][mi], stage_base + (fragA ^ (2 * s * 16)) + mi * 16 * BK * kBf16);
-#pragma unroll
-        for (int nj = 0; nj < NI / 2; ++nj)  // one x4.trans = two n8 tiles x two k8 halves
-            ldmatrix_x4_trans(fB[buf][nj], stage_base + (fragB ^ (2 * nj * 16)) + s * 16 * BN * kBf16);
+    constexpr int kBufA = T::kSingleA ? 1 : 2;
+    std::uint32_t fA[kBufA][MI][4], fB[2][NI / 2][4];
+    auto load_a = [&](int buf, std::uint32_t stage_base, int s, int mi) {
+        ldmatrix_x4(fA[buf % kBufA][mi], stage_base + (fragA ^ (2 * s * 16)) + mi * 16 * BK * kBf16);
     };
-
-    // kMbar: bar_landed[i] completes when every thread's copies of the tile in stage i are in, bar_read[i]
-    // when every thread has done its ldmatrix of it; use u of stage i (tile u * S + i) is phase u.
-    const std::uint32_t bar_landed = sbase + T::kOffBars, bar_read = bar_landed + 8 * kStages;
-    if constexpr (T::kMbar) {
-        if (t == 0)
-            for (int i = 0; i < kStages; ++i) mbar_init(bar_landed + 8 * i, T::kThreads), mbar_init(bar_read + 8 * i, T::kThreads);
-        __syncthreads();
-    }
-
-#pragma unroll
-    for (int s = 0; s < T::kAhead; ++s) {  // prologue: tiles 0 .. kAhead-1 in flight
-        if constexpr (T::kPersistent) {
-            copy_chunks(sbase + s * T::kStageBytes, plan_tile(copy_kt, copy_tile < tiles), 0, kCopies);
-            advance_copy();
-        } else {
-            copy_chunks(sbase + s * T::kStageBytes, plan_tile(s, s < ktiles), 0, kCopies);
-        }
-        cp_async_commit();  // one group per tile, an empty tile's too: the wait counts stay right
-        if constexpr (T::kMbar) cp_async_arrive(bar_landed + 8 * s);
-    }
-    if constexpr (T::kMbar) {
-        mbar_wait(bar_landed, 0);  // tile 0 has landed, everyone's copies
-    } else {
-        cp_async_wait<kStages - 2>();  // tile 0 has landed ...
-        __syncthreads();               // ... for everyone
-    }
-
-    std::uint32_t read_stage = 0, write_stage = T::kAhead;
-    load_frags(0, sbase, 0);
-
-    TileCopy copy{};
+    auto load_b = [&](int buf, std::uint32_t stage_base, int s, int nj) {  // one x4.trans: two n8 tiles x two k8 halves
+        ldmatrix_x4_trans(fB[buf][nj], stage_base + (fragB ^ (2 * nj * 16)) + s * 16 * BN * kBf16);
+    };
     float acc[MI][NI][4];
-    // The mma of k16 step s on mi rows [first, last) of the warp tile.
-    auto mma_rows = [&](int s, int first, int last) {
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi)
-            if (mi >= first && mi < last)  // resolved at compile time
+    for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-                for (int ni = 0; ni < NI; ++ni)
-                    mma_bf16_16816(acc[mi][ni], fA[s % 2][mi], fB[s % 2][ni / 2][2 * (ni % 2)],
-                                   fB[s % 2][ni / 2][2 * (ni % 2) + 1]);
+        for (int ni = 0; ni < NI; ++ni)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.f;
+    auto mma_row = [&](int buf, int mi) {
+#pragma unroll
+        for (int ni = 0; ni < NI; ++ni)
+            mma_bf16_16816(acc[mi][ni], fA[buf % kBufA][mi], fB[buf][ni / 2][2 * (ni % 2)], fB[buf][ni / 2][2 * (ni % 2) + 1]);
     };
-    // The K loop of one C tile. kRowsFirst > 0 (see 5): each k16 step starts with the mma of its first
-    // kRowsFirst mi rows, before the step's ldmatrix, copies and (last step) barrier; the rest follow.
-    auto k_loop = [&](auto rows_first) {
-        constexpr int kRowsFirst = decltype(rows_first)::value;
-        for (int kt = 0; kt < ktiles; ++kt) {
+
+    // Prologue: tiles 0 .. S-2 in flight, one commit group each (an empty tile's too, so that the wait
+    // counts stay right); tile 0 landed for everyone; step 0's fragments.
 #pragma unroll
-            for (int s = 0; s < kSteps; ++s) {
-                mma_rows(s, 0, kRowsFirst);
-                if (s == kSteps - 1) {
-                    // The last k16 step of tile kt: its fragments are already in registers. Wait for
-                    // tile kt+1 (groups committed: S-1 + kt+1; tiles 0 .. kt+1 done leaves S-2 pending)
-                    // and make it visible; after this barrier nobody reads tile kt's slot again.
-                    if constexpr (T::kMbar) {  // tile kt+1's copies, everyone's
-                        mbar_wait(bar_landed + 8 * (read_stage + 1 == kStages ? 0 : read_stage + 1), ((kt + 1) / kStages) & 1);
-                    } else {
-                        cp_async_wait<kStages - 2>();
-                        __syncthreads();
-                    }
-                    read_stage = read_stage + 1 == kStages ? 0 : read_stage + 1;
+    for (int s = 0; s < kStages - 1; ++s) {
+        const TileCopy p = plan_tile(s, s);
+#pragma unroll
+        for (int c = 0; c < T::kCopies; ++c) copy_one(p, c);
+        cp_async_commit();
+    }
+    cp_async_wait<kStages - 2>();
+    __syncthreads();
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) load_a(0, sbase, 0, mi);
+#pragma unroll
+    for (int nj = 0; nj < NI / 2; ++nj) load_b(0, sbase, 0, nj);
+
+    std::uint32_t read_stage = 0, write_stage = kStages - 1;
+    for (int kt = 0; kt < ktiles; ++kt) {
+        // Tile kt+S-1 goes into the slot tile kt-1 used: every warp passed the barrier at the end of tile
+        // kt-1 after its last ldmatrix of it.
+        const TileCopy copy = plan_tile(kt + kStages - 1, write_stage);
+#pragma unroll
+        for (int s = 0; s < kSteps; ++s) {
+            if (s == kSteps - 1) {
+                // The last k16 step: its fragments are in registers. Wait for tile kt+1 (groups committed:
+                // S-1 + kt+1; tiles 0 .. kt+1 done leaves S-2 pending) and make it visible; after this
+                // barrier nobody reads tile kt's slot again.
+                cp_async_wait<kStages - 2>();
+                __syncthreads();
+                read_stage = read_stage + 1 == kStages ? 0 : read_stage + 1;
+            }
+            // The next step's fragments: step s+1 of this tile, or step 0 of the next (past the last
+            // tile: harmless reads of a stale slot).
+            const std::uint32_t next_base = sbase + read_stage * T::kStageBytes;
+            const int next_s = (s + 1) % kSteps, cur = s % 2, nxt = (s + 1) % 2;
+            if constexpr (T::kThreaded) {
+#pragma unroll
+                for (int mi = 0; mi < MI; ++mi) {
+                    mma_row(cur, mi);
+                    load_a(nxt, next_base, next_s, mi);  // kSingleA: into the registers the row just used
+                    load_b(nxt, next_base, next_s, mi);  // MI == NI / 2: one B pair per row
+                    if (s < T::kCopySteps) copy_one(copy, s * MI + mi);
                 }
-                // Fragments of the next k16 step (past the last K tile: the next C tile's first, or harmless
-                // reads of a stale slot).
-                load_frags((s + 1) % 2, sbase + read_stage * T::kStageBytes, (s + 1) % kSteps);
-                if (s < T::kCopySteps) {
-                    // Refill the slot of tile kt-1 with tile kt+S-1 (kMbar: of tile kt-2 with kt+S-2), a
-                    // share of its copies per k16 step: every warp passed the barrier at the end of tile
-                    // kt-1, after its last ldmatrix of that tile. One group per tile, committed before the
-                    // wait of the tile's last step.
-                    if constexpr (T::kMbar) {
-                        if (s == 0) {
-                            // This thread is done with tile kt-1 (its step-3 fragments fed the mma); the
-                            // slot refilled now held tile kt+kAhead-S, read by everyone a tile ago.
-                            if (kt > 0) mbar_arrive(bar_read + 8 * (read_stage == 0 ? kStages - 1 : read_stage - 1));
-                            const int next = kt + T::kAhead;
-                            if (next >= kStages) mbar_wait(bar_read + 8 * write_stage, (next / kStages - 1) & 1);
-                        }
-                    }
-                    if (s == 0)
-                        copy = T::kPersistent ? plan_tile(copy_kt, copy_tile < tiles)
-                                              : plan_tile(kt + T::kAhead, kt + T::kAhead < ktiles);
-                    copy_chunks(sbase + write_stage * T::kStageBytes, copy, s * kCopies / T::kCopySteps,
-                                (s + 1) * kCopies / T::kCopySteps);
-                    if (s == T::kCopySteps - 1) {
-                        cp_async_commit();
-                        if constexpr (T::kMbar) cp_async_arrive(bar_landed + 8 * write_stage);
-                        write_stage = write_stage + 1 == kStages ? 0 : write_stage + 1;
-                        if constexpr (T::kPersistent) advance_copy();
-                    }
-                }
-                mma_rows(s, kRowsFirst, MI);
+            } else {
+#pragma unroll
+                for (int mi = 0; mi < MI; ++mi) load_a(nxt, next_base, next_s, mi);
+#pragma unroll
+                for (int nj = 0; nj < NI / 2; ++nj) load_b(nxt, next_base, next_s, nj);
+                if (s < T::kCopySteps)
+#pragma unroll
+                    for (int mi = 0; mi < MI; ++mi) copy_one(copy, s * MI + mi);
+#pragma unroll
+                for (int mi = 0; mi < MI; ++mi) mma_row(cur, mi);
+            }
+            if (s == T::kCopySteps - 1) {  // one group per tile, committed before the wait of its last step
+                cp_async_commit();
+                write_stage = write_stage + 1 == kStages ? 0 : write_stage + 1;
             }
         }
-    };
-    // 5. The second warp row (warps kWarpsN .. 2 kWarpsN-1) runs kLead mi rows of mma ahead of the first
-    // within each k16 step. Warps w and w+4 share a scheduler and its tensor pipe; with equal code they
-    // move in step, reach their ldmatrix and copies together, and the pipe idles while both are there.
-    // With the lead, one warp's ldmatrix and copies fall inside the other's mma. Both rows still issue
-    // 128 mma between two barriers, so neither waits longer at them.
-    const bool leads = T::kLead > 0 && warp / T::kWarpsN == 1;
+    }
 
-    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {  // once unless kPersistent
+    // C tile [BM][BN] bf16 in the (now idle) stages, chunks swizzled by row % 8 so that the 8 rows one
+    // 4-byte store instruction touches fall in 8 different bank groups; then 16-byte stores by
+    // consecutive threads along each row of C. Accumulator layout of m16n8: lane holds rows lane/4 and
+    // lane/4 + 8, columns 2*(lane%4) and +1.
+    cp_async_wait<0>();  // only empty groups remain
+    __syncthreads();     // every warp is done with its (stale) ldmatrix reads
+    const int g = lane / 4, q = lane % 4;
+    auto* ctile = reinterpret_cast<__nv_bfloat16*>(smem);
+    auto at = [&](int row, int col) { return row * BN + (((col / kChunk) ^ (row & 7)) * kChunk) + col % kChunk; };
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi)
+    for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-            for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-                for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.f;
-        if (leads)  // warp-uniform: each warp passes the same barriers, from its own copy of the loop
-            k_loop(std::integral_constant<int, T::kLead>{});
-        else
-            k_loop(std::integral_constant<int, 0>{});
-
-        // Accumulator layout of m16n8: lane holds rows lane/4 and lane/4 + 8, columns 2*(lane%4) and +1.
-        const int g = lane / 4, q = lane % 4;
-        int row0, col0;
-        origin(tile, row0, col0);
-        if constexpr (!T::kPersistent) cp_async_wait<0>();  // only empty groups remain
-        if constexpr (!T::kSmemEpilogue) {
-            // This warp's columns or rows may lie past N or M (a 256-wide tile at the last block column or row).
-            if (col0 + w_n < N && row0 + w_m < M) {
-            __nv_bfloat16* out = C + std::size_t(row0 + w_m + g) * N + col0 + w_n + 2 * q;
-#pragma unroll
-            for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-                for (int ni = 0; ni < NI; ++ni) {
-                    __nv_bfloat16* p = out + std::size_t(mi * 16) * N + ni * 8;
-                    *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(acc[mi][ni][0], acc[mi][ni][1]);
-                    *reinterpret_cast<__nv_bfloat162*>(p + std::size_t(8) * N) =
-                        __floats2bfloat162_rn(acc[mi][ni][2], acc[mi][ni][3]);
-                }
-            }
-        } else {
-            // C tile [BM][BN] bf16 in the (now idle) stages, or kPersistent in its own buffer, chunks
-            // swizzled by row % 8 so that the 8 rows one 4-byte store instruction touches fall in 8
-            // different bank groups; then 16-byte stores by consecutive threads along each row of C.
-            // kPersistent: the K loop's barriers separate the last epilogue's reads from these writes.
-            if constexpr (!T::kPersistent) __syncthreads();  // every warp is done with its (stale) ldmatrix reads
-            auto* ctile = reinterpret_cast<__nv_bfloat16*>(smem + T::kOffC);
-            auto at = [&](int row, int col) { return row * BN + (((col / kChunk) ^ (row & 7)) * kChunk) + col % kChunk; };
-#pragma unroll
-            for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-                for (int ni = 0; ni < NI; ++ni) {
-                    const int r = w_m + mi * 16 + g, c = w_n + ni * 8 + 2 * q;
-                    *reinterpret_cast<__nv_bfloat162*>(ctile + at(r, c)) =
-                        __floats2bfloat162_rn(acc[mi][ni][0], acc[mi][ni][1]);
-                    *reinterpret_cast<__nv_bfloat162*>(ctile + at(r + 8, c)) =
-                        __floats2bfloat162_rn(acc[mi][ni][2], acc[mi][ni][3]);
-                }
-            __syncthreads();
-            constexpr int kRowChunksC = BN / kChunk;
+        for (int ni = 0; ni < NI; ++ni) {
+            const int r = w_m + mi * 16 + g, c = w_n + ni * 8 + 2 * q;
+            *reinterpret_cast<__nv_bfloat162*>(ctile + at(r, c)) = __floats2bfloat162_rn(acc[mi][ni][0], acc[mi][ni][1]);
+            *reinterpret_cast<__nv_bfloat162*>(ctile + at(r + 8, c)) =
+                __floats2bfloat162_rn(acc[mi][ni][2], acc[mi][ni][3]);
+        }
+    __syncthreads();
+    constexpr int kRowChunksC = BN / kChunk;
 #pragma unroll 4
-            for (int i = t; i < BM * kRowChunksC; i += T::kThreads) {
-                const int r = i / kRowChunksC, c = (i % kRowChunksC) * kChunk;
-                if (row0 + r < M && col0 + c < N)
-                    *reinterpret_cast<uint4*>(C + std::size_t(row0 + r) * N + col0 + c) =
-                        *reinterpret_cast<const uint4*>(ctile + at(r, c));
-            }
-        }
-    }  // C tiles
-    if constexpr (T::kPersistent) cp_async_wait<0>();  // only empty groups remain
+    for (int i = t; i < BM * kRowChunksC; i += T::kThreads) {
+        const int r = i / kRowChunksC, c = (i % kRowChunksC) * kChunk;
+        if (col0 + c < N)  // rows: M % 128 == 0
+            *reinterpret_cast<uint4*>(C + std::size_t(row0 + r) * N + col0 + c) =
+                *reinterpret_cast<const uint4*>(ctile + at(r, c));
+    }
 }
 
 template <class T>
@@ -552,19 +360,8 @@ void launch_tiles(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16*
         return true;
     }();
     (void)configured;
-    const int tiles = ((M + T::BM - 1) / T::BM) * ((N + T::BN - 1) / T::BN);
-    int blocks = tiles;
-    if constexpr (T::kPersistent) {  // as many blocks as fit on the GPU at once, each walking its tiles
-        static const int resident = [] {
-            int device = 0, sms = 0, per_sm = 0;
-            cudaGetDevice(&device);
-            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gemm_pipelined<T>, T::kThreads, T::kSmemBytes);
-            return sms * (per_sm > 0 ? per_sm : 1);
-        }();
-        blocks = tiles < resident ? tiles : resident;
-    }
-    gemm_pipelined<T><<<blocks, T::kThreads, T::kSmemBytes, stream>>>(A, B, C, M, N, K);
+    const int tiles = (M / T::BM) * ((N + T::BN - 1) / T::BN);
+    gemm_pipelined<T><<<tiles, T::kThreads, T::kSmemBytes, stream>>>(A, B, C, M, N, K);
 }
 
 void launch_pipelined(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N, int K,
