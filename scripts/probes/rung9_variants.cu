@@ -90,13 +90,14 @@ Candidate candidate_before() {
             T::kThreads, T::kSmemBytes};
 }
 
-// The rows of the table; Tiles<stages, threaded, single A>.
+// The rows of the table; Tiles<stages, order of a k16 step's work, A's fragments in one set>.
 const Candidate kCandidates[] = {
     candidate_before(),
-    candidate<Tiles<3, false, false>>("block, cheap copies"),
-    candidate<Tiles<3, true, false>>("threaded"),
-    candidate<Tiles<3, true, true>>("threaded, A single"),
-    candidate<Tiles<4, true, true>>("threaded, 4 stages"),
+    candidate<Tiles<3, kLoadsFirst, false>>("loads first"),
+    candidate<Tiles<3, kCopiesThreaded, false>>("copies threaded"),
+    candidate<Tiles<3, kThreaded, false>>("threaded"),
+    candidate<Tiles<3, kThreaded, true>>("threaded, A single"),
+    candidate<Tiles<4, kLoadsFirst, false>>("loads first, 4 stages"),
 };
 
 __global__ void fill_uniform(bf16* p, std::size_t n, std::uint32_t seed) {
@@ -249,23 +250,30 @@ int main(int argc, char** argv) {
             if (rep >= 2) t[c].push_back(s);  // two warm-up rounds
         }
     CHECK_CUDA(cudaGetLastError());
-    // The mma.sync roof, as `roofline ceilings` measures it (32 warps per SM, registers only): ~1.8 s a launch.
-    std::vector<double> roof_t;
-    float* sink = reinterpret_cast<float*>(C);
-    const int mma_blocks = prop.multiProcessorCount * 4;
-    for (int rep = 0; rep < 4; ++rep) {
-        const double s = time_once([&] { roofline::ceilings::mma_sync_kernel<<<mma_blocks, 256>>>(7u, sink); });
-        if (rep >= 1) roof_t.push_back(s);
-    }
-    CHECK_CUDA(cudaGetLastError());
+    // The mma.sync roof, as `roofline ceilings` measures it (32 warps per SM, registers only): ~1.8 s a
+    // launch. Then the same kernel with 8 and 16 warps per SM (one and two blocks): how much of the roof
+    // a kernel with rung 9's 8 warps per SM can reach with nothing but independent mma to issue.
     auto median = [](std::vector<double> v) {
         std::sort(v.begin(), v.end());
         return v.empty() ? 0.0 : v[v.size() / 2];
     };
+    float* sink = reinterpret_cast<float*>(C);
+    auto roof_at = [&](int blocks_per_sm) {
+        std::vector<double> roof_t;
+        const int blocks = prop.multiProcessorCount * blocks_per_sm;
+        for (int rep = 0; rep < 4; ++rep) {
+            const double s = time_once([&] { roofline::ceilings::mma_sync_kernel<<<blocks, 256>>>(7u, sink); });
+            if (rep >= 1) roof_t.push_back(s);
+        }
+        CHECK_CUDA(cudaGetLastError());
+        return roofline::ceilings::mma_sync_flops(blocks) / median(roof_t) / 1e12;
+    };
+    const double roof = roof_at(4), roof_8_warps = roof_at(1), roof_16_warps = roof_at(2);
+    std::printf("\nthe roof kernel with 8 / 16 / 32 warps per SM: %.1f / %.1f / %.1f TFLOP/s (%.1f%% / %.1f%% of 32)\n",
+                roof_8_warps, roof_16_warps, roof, 100.0 * roof_8_warps / roof, 100.0 * roof_16_warps / roof);
     const double flops = 2.0 * timed.M * timed.N * timed.K;
-    const double roof = roofline::ceilings::mma_sync_flops(mma_blocks) / median(roof_t) / 1e12;
     const double peer_s = median(t[n_cand]);
-    std::printf("\nmma.sync roof (same run): %.1f TFLOP/s; median of %d launches each, L2 flushed before each\n",
+    std::printf("mma.sync roof (same run): %.1f TFLOP/s; median of %d launches each, L2 flushed before each\n",
                 roof, reps);
     std::printf("%-24s | %9s | %8s | %9s | %8s\n", "candidate", "us", "TFLOP/s", "% cuBLAS", "% roof");
     for (int c = 0; c <= n_cand; ++c) {

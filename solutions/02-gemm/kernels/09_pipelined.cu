@@ -106,14 +106,21 @@ namespace {
 
 using namespace roofline::gemm::mma;  // smem_addr, ldmatrix_x4(_trans), mma_bf16_16816
 
-// The kernel's options: kStages shared tiles; kThreaded: the ldmatrix and copies of a k16 step
-// come after each row of its mma (3), or all before its first; kSingleA: A's fragments in one set
-// of registers, each row's reloaded right after its mma (3), or in two sets like B's.
-template <int kStages_, bool kThreaded_, bool kSingleA_>
+// Where a k16 step's other work goes (3): kLoadsFirst, its 8 ldmatrix (the next step's fragments)
+// and 4 copies in one block before its 32 mma; kCopiesThreaded, the ldmatrix before, one copy after
+// each row of 8 mma; kThreaded, all of B's next fragments after the first row, then after each row
+// that row's next A fragment and one copy.
+constexpr int kLoadsFirst = 0, kCopiesThreaded = 1, kThreaded = 2;
+
+// The kernel's options: kStages shared tiles; kOrder, one of the three above; kSingleA (kThreaded
+// only): A's fragments in one set of registers, each row's reloaded right after its mma, instead
+// of two sets like B's.
+template <int kStages_, int kOrder_, bool kSingleA_>
 struct Tiles {
     static constexpr int BM = 128, BN = 256, BK = 64, WM = 64, WN = 64;
     static constexpr int kStages = kStages_;
-    static constexpr bool kThreaded = kThreaded_, kSingleA = kSingleA_;
+    static constexpr int kOrder = kOrder_;
+    static constexpr bool kSingleA = kSingleA_;
     static constexpr int kGroupM = 16;                          // block rows per raster group
     static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
     static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
@@ -133,8 +140,7 @@ struct Tiles {
     static_assert(kRowChunksA == 8 && NI <= 8, "A rows of 8 chunks; step and pair bits stay inside them");
     static_assert(kChunksB == 8 && kRowStepB == 8, "a K tail (32 of 64): B's copies 0-3 read rows 0-31");
     static_assert(kCopies == kCopySteps * MI, "one copy after each mma row of the first three steps");
-    static_assert(MI == NI / 2, "a threaded step loads one A row and one B pair after each mma row");
-    static_assert(kThreaded || !kSingleA, "one set of A registers needs the rows threaded");
+    static_assert(kOrder == kThreaded || !kSingleA, "one set of A registers needs the rows threaded");
     static_assert(kSteps % 2 == 0, "B's buffer (s + 1) % 2 of the last step is the next tile's step 0");
     static_assert(BM * BN * int(sizeof(__nv_bfloat16)) <= kSmemBytes, "C tile fits the stages");
 
@@ -148,7 +154,7 @@ struct Tiles {
 };
 
 // The shape this rung ships; the probe's table names the alternatives, and switching is this line.
-using Shipped = Tiles<3, true, true>;
+using Shipped = Tiles<3, kLoadsFirst, false>;
 
 // 16 bytes global -> shared, asynchronously (.cg: cached in L2 only); src_bytes = 0 writes 16 zeros.
 __device__ inline void cp_async_16(std::uint32_t dst, const void* src, std::uint32_t src_bytes) {
@@ -198,14 +204,16 @@ __global__ __launch_bounds__(T::kThreads, 1) void gemm_pipelined(const __nv_bflo
     const std::uint32_t dstB = kOffB + T::swizzle_b(b_row, b_chunk) * kBf16;
 
     // What the copies of K tile kt share (4): where A's and B's start, and the bytes each copy reads.
-    // In a K tail of 32, A's chunks 4-7 and B's copies 4-7 (rows 32-63) read nothing.
+    // In a K tail of 32, A's chunks 4-7 and B's copies 4-7 (rows 32-63) read nothing. The pipeline's
+    // last S-1 refills, past the last tile, copy the last tile again into slots nobody reads: no
+    // test per copy.
     struct TileCopy {
         const char *a, *b_lo, *b_hi;  // b_hi: B's copies 4-7
         std::uint32_t a_bytes, b_lo_bytes, b_hi_bytes;
         std::uint32_t dst;  // the stage
-        bool live;          // a tile past the last copies nothing
     };
     auto plan_tile = [&](int kt, std::uint32_t stage) {
+        kt = min(kt, ktiles - 1);
         const bool tail = kt == ktiles - 1 && K % BK != 0;
         const bool a_out = tail && a_chunk * kChunk >= BK / 2;
         TileCopy p;
@@ -216,12 +224,10 @@ __global__ __launch_bounds__(T::kThreads, 1) void gemm_pipelined(const __nv_bflo
         p.b_lo_bytes = b_in ? 16u : 0u;
         p.b_hi_bytes = b_in && !tail ? 16u : 0u;
         p.dst = sbase + stage * T::kStageBytes;
-        p.live = kt < ktiles;
         return p;
     };
     // Copy c of a tile (A's first): one multiply-add for the address and the cp.async.
     auto copy_one = [&](const TileCopy& p, int c) {
-        if (!p.live) return;
         if (c < T::kChunksA) {
             cp_async_16(p.dst + dstA + c * T::kRowStepA * BK * kBf16, p.a + c * a_stride, p.a_bytes);
         } else {
@@ -293,24 +299,32 @@ __global__ __launch_bounds__(T::kThreads, 1) void gemm_pipelined(const __nv_bflo
             // tile: harmless reads of a stale slot).
             const std::uint32_t next_base = sbase + read_stage * T::kStageBytes;
             const int next_s = (s + 1) % kSteps, cur = s % 2, nxt = (s + 1) % 2;
-            if constexpr (T::kThreaded) {
+            auto copy_after_row = [&](int mi) {
+                if (s < T::kCopySteps) copy_one(copy, s * MI + mi);
+            };
+            if constexpr (T::kOrder == kThreaded) {
 #pragma unroll
                 for (int mi = 0; mi < MI; ++mi) {
                     mma_row(cur, mi);
+                    if (mi == 0)  // every row of the next step needs all of B: load it first
+#pragma unroll
+                        for (int nj = 0; nj < NI / 2; ++nj) load_b(nxt, next_base, next_s, nj);
                     load_a(nxt, next_base, next_s, mi);  // kSingleA: into the registers the row just used
-                    load_b(nxt, next_base, next_s, mi);  // MI == NI / 2: one B pair per row
-                    if (s < T::kCopySteps) copy_one(copy, s * MI + mi);
+                    copy_after_row(mi);
                 }
             } else {
 #pragma unroll
                 for (int mi = 0; mi < MI; ++mi) load_a(nxt, next_base, next_s, mi);
 #pragma unroll
                 for (int nj = 0; nj < NI / 2; ++nj) load_b(nxt, next_base, next_s, nj);
-                if (s < T::kCopySteps)
+                if constexpr (T::kOrder == kLoadsFirst)
 #pragma unroll
-                    for (int mi = 0; mi < MI; ++mi) copy_one(copy, s * MI + mi);
+                    for (int mi = 0; mi < MI; ++mi) copy_after_row(mi);
 #pragma unroll
-                for (int mi = 0; mi < MI; ++mi) mma_row(cur, mi);
+                for (int mi = 0; mi < MI; ++mi) {
+                    mma_row(cur, mi);
+                    if constexpr (T::kOrder == kCopiesThreaded) copy_after_row(mi);
+                }
             }
             if (s == T::kCopySteps - 1) {  // one group per tile, committed before the wait of its last step
                 cp_async_commit();
