@@ -45,7 +45,8 @@
 // From the course root, on a machine with an sm_90 GPU:
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Igrader/include -Xptxas -v \
 //       -o /tmp/rung9_variants scripts/probes/rung9_variants.cu -lcublas && /tmp/rung9_variants
-// (scripts/device/rung9.sh does this). Optional argument: timed repetitions (default 60).
+// (scripts/device/rung9.sh does this). Optional arguments: timed repetitions (default 60); a row's
+// index, which makes one launch of that row at 4096^3 and nothing else (for ncu).
 #include "probe_check.cuh"
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -90,14 +91,15 @@ Candidate candidate_before() {
             T::kThreads, T::kSmemBytes};
 }
 
-// The rows of the table; Tiles<stages, order of a k16 step's work, A's fragments in one set>.
+// The rows of the table; Tiles<BM, BN, blocks per SM, stages, order of a k16 step's work, A's
+// fragments in one set>.
 const Candidate kCandidates[] = {
     candidate_before(),
-    candidate<Tiles<3, kLoadsFirst, false>>("loads first"),
-    candidate<Tiles<3, kCopiesThreaded, false>>("copies threaded"),
-    candidate<Tiles<3, kThreaded, false>>("threaded"),
-    candidate<Tiles<3, kThreaded, true>>("threaded, A single"),
-    candidate<Tiles<4, kLoadsFirst, false>>("loads first, 4 stages"),
+    candidate<Tiles<128, 256, 1, 3, kLoadsFirst, false>>("loads first"),
+    candidate<Tiles<128, 256, 1, 3, kCopiesThreaded, false>>("copies threaded"),
+    candidate<Tiles<128, 256, 1, 3, kThreaded, true>>("threaded, A single"),
+    candidate<Tiles<128, 128, 2, 3, kLoadsFirst, false>>("128x128 x2, loads first"),
+    candidate<Tiles<128, 128, 2, 2, kLoadsFirst, false>>("128x128 x2, 2 stages"),
 };
 
 __global__ void fill_uniform(bf16* p, std::size_t n, std::uint32_t seed) {
@@ -167,6 +169,21 @@ int main(int argc, char** argv) {
     cudaDeviceProp prop{};
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
     const Shape timed{4096, 4096, 4096};
+    if (argc > 2) {  // profile mode, for ncu: one launch of candidate argv[2] at the timed shape, nothing else
+        const int c = std::atoi(argv[2]);
+        if (c < 0 || c >= int(std::size(kCandidates))) return 2;
+        bf16 *A, *B, *C;
+        const std::size_t n = std::size_t(timed.M) * timed.K;
+        CHECK_CUDA(cudaMalloc(&A, n * sizeof(bf16)));
+        CHECK_CUDA(cudaMalloc(&B, n * sizeof(bf16)));
+        CHECK_CUDA(cudaMalloc(&C, n * sizeof(bf16)));
+        fill_uniform<<<1024, 256>>>(A, n, 1u);
+        fill_uniform<<<1024, 256>>>(B, n, 2u);
+        kCandidates[c].launch(A, B, C, timed.M, timed.N, timed.K, nullptr);
+        CHECK_CUDA(cudaDeviceSynchronize());
+        std::printf("profiled %s\n", kCandidates[c].name);
+        return 0;
+    }
     std::printf("rung 9 candidates on %s (%d SMs); C = A B, bf16 in, fp32 accumulate, bf16 out, %dx%dx%d\n",
                 prop.name, prop.multiProcessorCount, timed.M, timed.N, timed.K);
     const int n_cand = int(std::size(kCandidates));

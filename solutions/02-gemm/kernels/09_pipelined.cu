@@ -112,13 +112,13 @@ using namespace roofline::gemm::mma;  // smem_addr, ldmatrix_x4(_trans), mma_bf1
 // that row's next A fragment and one copy.
 constexpr int kLoadsFirst = 0, kCopiesThreaded = 1, kThreaded = 2;
 
-// The kernel's options: kStages shared tiles; kOrder, one of the three above; kSingleA (kThreaded
-// only): A's fragments in one set of registers, each row's reloaded right after its mma, instead
-// of two sets like B's.
-template <int kStages_, int kOrder_, bool kSingleA_>
+// The kernel's options: block tile BM x BN (of 64 x 64 warp tiles) and kBlocks of them an SM;
+// kStages shared tiles; kOrder, one of the three above; kSingleA (kThreaded only): A's fragments in
+// one set of registers, each row's reloaded right after its mma, instead of two sets like B's.
+template <int BM_, int BN_, int kBlocks_, int kStages_, int kOrder_, bool kSingleA_>
 struct Tiles {
-    static constexpr int BM = 128, BN = 256, BK = 64, WM = 64, WN = 64;
-    static constexpr int kStages = kStages_;
+    static constexpr int BM = BM_, BN = BN_, BK = 64, WM = 64, WN = 64;
+    static constexpr int kBlocks = kBlocks_, kStages = kStages_;
     static constexpr int kOrder = kOrder_;
     static constexpr bool kSingleA = kSingleA_;
     static constexpr int kGroupM = 16;                          // block rows per raster group
@@ -130,7 +130,7 @@ struct Tiles {
     static constexpr int kRowChunksA = BK / kChunk, kRowChunksB = BN / kChunk;
     static constexpr int kTileA = BM * BK, kTileB = BK * BN;    // elements per stage
     static constexpr int kChunksA = kTileA / kChunk / kThreads, kChunksB = kTileB / kChunk / kThreads;
-    static constexpr int kCopies = kChunksA + kChunksB;         // a thread's copies per K tile: 4 + 8
+    static constexpr int kCopies = kChunksA + kChunksB;         // a thread's copies per K tile
     static constexpr int kRowStepA = kThreads / kRowChunksA, kRowStepB = kThreads / kRowChunksB;
     static constexpr int kCopySteps = kSteps - 1;               // k16 steps that carry copies
     static constexpr int kStageBytes = (kTileA + kTileB) * int(sizeof(__nv_bfloat16));  // A then B
@@ -139,7 +139,8 @@ struct Tiles {
     static_assert(kRowStepA % 8 == 0 && kRowStepB % 8 == 0, "a thread's chunks share one swizzle pattern");
     static_assert(kRowChunksA == 8 && NI <= 8, "A rows of 8 chunks; step and pair bits stay inside them");
     static_assert(kChunksB == 8 && kRowStepB == 8, "a K tail (32 of 64): B's copies 0-3 read rows 0-31");
-    static_assert(kCopies == kCopySteps * MI, "one copy after each mma row of the first three steps");
+    static_assert(kOrder == kLoadsFirst || kCopies == kCopySteps * MI, "one copy after each mma row of steps 0-2");
+    static_assert(BM == 128 && (BN == 128 || BN == 256), "M, N % 128 == 0: only B's columns may lie past N");
     static_assert(kOrder == kThreaded || !kSingleA, "one set of A registers needs the rows threaded");
     static_assert(kSteps % 2 == 0, "B's buffer (s + 1) % 2 of the last step is the next tile's step 0");
     static_assert(BM * BN * int(sizeof(__nv_bfloat16)) <= kSmemBytes, "C tile fits the stages");
@@ -154,7 +155,7 @@ struct Tiles {
 };
 
 // The shape this rung ships; the probe's table names the alternatives, and switching is this line.
-using Shipped = Tiles<3, kLoadsFirst, false>;
+using Shipped = Tiles<128, 256, 1, 3, kLoadsFirst, false>;
 
 // 16 bytes global -> shared, asynchronously (.cg: cached in L2 only); src_bytes = 0 writes 16 zeros.
 __device__ inline void cp_async_16(std::uint32_t dst, const void* src, std::uint32_t src_bytes) {
@@ -168,7 +169,7 @@ __device__ inline void cp_async_wait() {  // until at most kPending of this thre
 }
 
 template <class T>
-__global__ __launch_bounds__(T::kThreads, 1) void gemm_pipelined(const __nv_bfloat16* A, const __nv_bfloat16* B,
+__global__ __launch_bounds__(T::kThreads, T::kBlocks) void gemm_pipelined(const __nv_bfloat16* A, const __nv_bfloat16* B,
                                                                  __nv_bfloat16* C, int M, int N, int K) {
     constexpr int BM = T::BM, BN = T::BN, BK = T::BK, kStages = T::kStages, kSteps = T::kSteps;
     constexpr int MI = T::MI, NI = T::NI, kChunk = T::kChunk;
@@ -197,7 +198,7 @@ __global__ __launch_bounds__(T::kThreads, 1) void gemm_pipelined(const __nv_bflo
     const bool b_in = col0 + b_chunk * kChunk < N;
     const auto* a_src = reinterpret_cast<const char*>(A + std::size_t(row0 + a_row) * K + a_chunk * kChunk);
     const auto* b_src = reinterpret_cast<const char*>(B + std::size_t(b_row) * N + col0 + b_chunk * kChunk -
-                                                      (b_in ? 0 : BN / 2));
+                                                      (b_in ? 0 : 128));
     const int a_stride = T::kRowStepA * K * kBf16, b_stride = T::kRowStepB * N * kBf16;  // bytes between copies
     // Byte offsets inside a stage; rows kRowStep further down keep the same swizzle.
     const std::uint32_t dstA = T::swizzle_a(a_row, a_chunk) * kBf16;
@@ -302,6 +303,12 @@ __global__ __launch_bounds__(T::kThreads, 1) void gemm_pipelined(const __nv_bflo
             auto copy_after_row = [&](int mi) {
                 if (s < T::kCopySteps) copy_one(copy, s * MI + mi);
             };
+            auto copy_step = [&] {  // this step's share of the tile's copies
+#pragma unroll
+                for (int c = 0; c < T::kCopies; ++c)
+                    if (s < T::kCopySteps && c >= s * T::kCopies / T::kCopySteps && c < (s + 1) * T::kCopies / T::kCopySteps)
+                        copy_one(copy, c);
+            };
             if constexpr (T::kOrder == kThreaded) {
 #pragma unroll
                 for (int mi = 0; mi < MI; ++mi) {
@@ -317,9 +324,7 @@ __global__ __launch_bounds__(T::kThreads, 1) void gemm_pipelined(const __nv_bflo
                 for (int mi = 0; mi < MI; ++mi) load_a(nxt, next_base, next_s, mi);
 #pragma unroll
                 for (int nj = 0; nj < NI / 2; ++nj) load_b(nxt, next_base, next_s, nj);
-                if constexpr (T::kOrder == kLoadsFirst)
-#pragma unroll
-                    for (int mi = 0; mi < MI; ++mi) copy_after_row(mi);
+                if constexpr (T::kOrder == kLoadsFirst) copy_step();
 #pragma unroll
                 for (int mi = 0; mi < MI; ++mi) {
                     mma_row(cur, mi);
