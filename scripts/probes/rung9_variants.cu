@@ -91,15 +91,13 @@ Candidate candidate_before() {
             T::kThreads, T::kSmemBytes};
 }
 
-// The rows of the table; Tiles<BM, BN, blocks per SM, stages, order of a k16 step's work, A's
-// fragments in one set>.
+// The rows of the table; Tiles<stages, k16 steps that carry copies>.
 const Candidate kCandidates[] = {
     candidate_before(),
-    candidate<Tiles<128, 256, 1, 3, kLoadsFirst, false>>("loads first"),
-    candidate<Tiles<128, 256, 1, 3, kCopiesThreaded, false>>("copies threaded"),
-    candidate<Tiles<128, 256, 1, 3, kThreaded, true>>("threaded, A single"),
-    candidate<Tiles<128, 128, 2, 3, kLoadsFirst, false>>("128x128 x2, loads first"),
-    candidate<Tiles<128, 128, 2, 2, kLoadsFirst, false>>("128x128 x2, 2 stages"),
+    candidate<Tiles<3, 3>>("row copies"),
+    candidate<Tiles<3, 2>>("row copies over 2 steps"),
+    candidate<Tiles<3, 1>>("row copies at step 0"),
+    candidate<Tiles<4, 3>>("row copies, 4 stages"),
 };
 
 __global__ void fill_uniform(bf16* p, std::size_t n, std::uint32_t seed) {

@@ -28,25 +28,22 @@
 //    cp.async writes stay conflict-free too. Swizzling costs no extra shared
 //    memory.
 //
-// 3. The other work threaded between the mma. A warp issues an mma.sync at
-//    most every few cycles (a fixed stall the compiler sets between two),
-//    about the tensor pipe's own rate; the two warps of a scheduler (w and
-//    w+4) share one pipe, and it idles only while both are doing something
-//    else. Each k16 step has, besides its 32 mma, 8 ldmatrix and 4 of the 12
-//    16-byte copies of a later tile. Written as one block before the mma,
-//    that block is a stretch of ~40-80 instructions, many waiting on the one
-//    before (address arithmetic), which both warps reach at the same moment:
-//    the barrier lines all eight warps up once per K tile. So each step is
-//    written as four rows of 8 mma, and after each row come one ldmatrix of A
-//    and one of B for the next step and one copy: the non-mma work issues in
-//    the gaps the mma leave.
-//      - A's fragments of row mi are needed by that row's 8 mma only, so the
-//        next step's A fragment of row mi is loaded into the same registers
-//        right after them (16 registers, not 32). B's are needed by all four
-//        rows: two buffers.
-//      - A copy costs one multiply-add (base + chunk x row stride, 64-bit)
-//        and the cp.async. What is the same for all copies of a tile (its
-//        source, the K tail's handling) is worked out once per tile.
+// 3. The copies cost no arithmetic. Each thread copies 16-byte chunks that
+//    lie in one row of the tile, so that its copies of a K tile differ only
+//    by constants (the compiler puts them in the instruction):
+//      A: rows r and r + 64 (r = t / 4), chunks t % 4 and t % 4 + 4;
+//      B: row t / 4, chunks t % 4 + 4i for i = 0 .. 7.
+//    Four lanes read 64 contiguous bytes of a row, so every 32-byte sector
+//    fetched is used whole, and the swizzled writes of a warp fill each bank
+//    group equally (conflict-free). Per K tile a thread works out a few
+//    source registers (the tile's K offset, the K and N edges of 4) and then
+//    issues 12 cp.async with nothing in between. Copying down the columns
+//    instead (chunk t % 8 of rows t / 8 + 32i) needs one runtime stride per
+//    copy, and those address additions, waiting on each other and on the
+//    cp.async still reading the registers they overwrite, were a fifth of
+//    a warp's time (ncu, below).
+//    The copies of a tile are spread over its first kCopySteps k16 steps, in
+//    one block before the step's mma with the step's ldmatrix.
 //
 // 4. The edges. lab.yaml hands M and N in multiples of 128 and K in
 //    multiples of 32, not of 64: the last K tile may hold 32 valid columns of
@@ -55,13 +52,13 @@
 //    chunks past K and B's rows past K (0 x 0 adds nothing; an unwritten
 //    chunk could hold a stale NaN, and 0 x NaN is NaN), and for B's columns
 //    past N, whose C columns nobody stores. Each such copy still names a
-//    valid address (its row's first valid chunk).
+//    valid address (a chunk 4 chunks to the left, a row 32 rows up).
 //
 // Why 128 x 256 and 64 x 64 per warp: a square warp tile needs the fewest
 // ldmatrix per mma (one x4 per 4 mma; rung 8's 64 x 32 tile needs 1.5), and
 // the larger block tile cuts the global/L2 bytes per FLOP by a third (48 KiB
 // per 4.2 MFLOP instead of 32 KiB per 2.1 MFLOP), which matters at ~6 TB/s
-// of L2 traffic. The price is registers: 128 fp32 accumulators + 48
+// of L2 traffic. The price is registers: 128 fp32 accumulators + 64
 // fragment registers per thread, so one block (8 warps) per SM; latency is
 // hidden by the 32 independent mma per k16 step and the pipeline, not by
 // occupancy. 3 stages x 48 KiB = 144 KiB of dynamic shared memory. C leaves
@@ -71,32 +68,34 @@
 // from L2 instead of sweeping all of B.
 //
 // What was measured on the way (H200, 2026-12-01; the tables are in
-// results/2026-12-01-h200-runs57-60.md, results/2026-12-01-h200-runs62-65.md and
-// results/2026-12-01-h200-runs66-69.md; percentages of the mma.sync roof that `roofline ceilings`
-// measures in the same device call):
+// results/2026-12-01-h200-runs57-60.md, results/2026-12-01-h200-runs62-65.md,
+// results/2026-12-01-h200-runs66-69.md and results/2026-12-01-h200-runs70-75.md; percentages of the
+// mma.sync roof that `roofline ceilings` measures in the same device call):
 //   - K step 32, 4 stages, C stored from the accumulators: 70.2%. K step 64 and 3 stages: +1-2%;
 //     C through shared memory in 16-byte stores: +6%, 72.3%. Other tile shapes (256 x 128,
 //     128 x 128 with two blocks an SM), K step 128, more stages: all lower.
-//   - The copies of the next tile written without a branch or a bound check per chunk and spread
-//     over three k16 steps (still one block before each step's mma): 73.3%, then 75.6% with the
-//     ldmatrix addresses as one lane offset XORed per step. ncu on that kernel: tensor pipe busy
-//     75%; a warp's stall samples 65% on mma (math throttle, fixed-latency wait) and 24% on the
-//     ~80 address and copy instructions between them, most waiting on the instruction before.
-//   - Tried and dropped, each lower: the second warp row running half a k16 step ahead of the
-//     first (-12 to -14%, with any lead of 8, 16 or 24 mma), mbarriers instead of the block
-//     barrier (-2 to -3%), a persistent grid whose pipeline runs on across C tiles (+0.3%: noise).
-//     scripts/probes/rung9_before.cuh keeps that kernel, with those options, for the probe.
+//   - The copies of the next tile without a branch or a bound check per chunk, spread over three
+//     k16 steps: 73.3%, then 75.6% with the ldmatrix addresses as one lane offset XORed per step.
+//     ncu on that kernel: tensor pipe busy 75%; a warp's stall samples 65% on the mma (math
+//     throttle, fixed-latency wait) and 24% on the ~80 address and copy instructions between them.
+//   - Tried and dropped, each lower or level: the second warp row running half a k16 step ahead of
+//     the first (-12 to -14%), mbarriers instead of the block barrier (-2 to -3%), a persistent
+//     grid (+0.3%), the ldmatrix and copies threaded between the rows of mma instead of before
+//     them (-1 to -10%), 128 x 128 tiles two blocks an SM (-3%).
+//   - A copy as one multiply-add (down the columns, as in 3's last sentence): +2% over the 75.6%
+//     kernel in the same probe runs. ncu: the shared-memory pipe 78% busy (ldmatrix and cp.async
+//     writes), the tensor pipe ~76%; 6% of the samples still on additions waiting for a cp.async
+//     to read the register they overwrite.
+//   - The roof kernel with 8 warps an SM (this kernel's) reaches the roof of 32 warps: occupancy is
+//     not what stands between this kernel and the roof.
 //
-// Prediction for 3 (written before the run), 4096^3 on the H200: ~530 TFLOP/s (520-545), 81-84%
-// of the mma.sync roof, ~69% of cuBLAS. The 24% of a warp's samples spent in address and copy code
-// falls to ~8-10% (2 instructions a copy instead of ~5-7, no chain of dependent ones) and what is
-// left lies between mma; with the pipe idle only while both warps of a scheduler are off it, busy
-// rises from ~75% toward ~85%. What stays: the 3.9-wave tail (512 blocks on 132 SMs, ~3%), each
-// block's pipeline fill and epilogue (~4%), the barrier once per K tile (~3% of samples).
+// Prediction for 3 (written before the run), 4096^3 on the H200: +2-3% over the column copies,
+// ~500 TFLOP/s graded, 78-80% of the mma.sync roof: the ~30 address instructions a K tile and the
+// stalls on them go; the shared-memory pipe, the barrier, the 3.9-wave tail and each block's
+// pipeline fill and epilogue stay.
 //
 // The shape of the kernel is one line: `Shipped` below. scripts/probes/rung9_variants.cu times
-// its options (where the ldmatrix and copies go, A's fragment buffers, stages) beside the kernel
-// graded before, cuBLAS and the mma.sync roof in one run.
+// its options beside the kernel graded before, cuBLAS and the mma.sync roof in one run.
 #include "roofline/gemm.cuh"
 #include "roofline/mma_sync.cuh"
 
@@ -106,42 +105,26 @@ namespace {
 
 using namespace roofline::gemm::mma;  // smem_addr, ldmatrix_x4(_trans), mma_bf16_16816
 
-// Where a k16 step's other work goes (3): kLoadsFirst, its 8 ldmatrix (the next step's fragments)
-// and 4 copies in one block before its 32 mma; kCopiesThreaded, the ldmatrix before, one copy after
-// each row of 8 mma; kThreaded, all of B's next fragments after the first row, then after each row
-// that row's next A fragment and one copy.
-constexpr int kLoadsFirst = 0, kCopiesThreaded = 1, kThreaded = 2;
-
-// The kernel's options: block tile BM x BN (of 64 x 64 warp tiles) and kBlocks of them an SM;
-// kStages shared tiles; kOrder, one of the three above; kSingleA (kThreaded only): A's fragments in
-// one set of registers, each row's reloaded right after its mma, instead of two sets like B's.
-template <int BM_, int BN_, int kBlocks_, int kStages_, int kOrder_, bool kSingleA_>
+// The kernel's options: kStages shared tiles; kCopySteps, the k16 steps of a tile that carry the
+// copies of a later one (1: all 12 before the first step's mma).
+template <int kStages_, int kCopySteps_>
 struct Tiles {
-    static constexpr int BM = BM_, BN = BN_, BK = 64, WM = 64, WN = 64;
-    static constexpr int kBlocks = kBlocks_, kStages = kStages_;
-    static constexpr int kOrder = kOrder_;
-    static constexpr bool kSingleA = kSingleA_;
+    static constexpr int BM = 128, BN = 256, BK = 64, WM = 64, WN = 64;
+    static constexpr int kStages = kStages_, kCopySteps = kCopySteps_;
     static constexpr int kGroupM = 16;                          // block rows per raster group
     static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
-    static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
+    static constexpr int kThreads = 32 * kWarpsM * kWarpsN;     // 256
     static constexpr int MI = WM / 16, NI = WN / 8;             // mma tiles per warp: 4 x 8
     static constexpr int kSteps = BK / 16;                      // k16 steps per K step
     static constexpr int kChunk = 8;                            // bf16 per 16-byte chunk
-    static constexpr int kRowChunksA = BK / kChunk, kRowChunksB = BN / kChunk;
     static constexpr int kTileA = BM * BK, kTileB = BK * BN;    // elements per stage
-    static constexpr int kChunksA = kTileA / kChunk / kThreads, kChunksB = kTileB / kChunk / kThreads;
-    static constexpr int kCopies = kChunksA + kChunksB;         // a thread's copies per K tile
-    static constexpr int kRowStepA = kThreads / kRowChunksA, kRowStepB = kThreads / kRowChunksB;
-    static constexpr int kCopySteps = kSteps - 1;               // k16 steps that carry copies
+    static constexpr int kCopiesA = 4, kCopiesB = 8, kCopies = kCopiesA + kCopiesB;  // a thread's, per K tile
     static constexpr int kStageBytes = (kTileA + kTileB) * int(sizeof(__nv_bfloat16));  // A then B
     static constexpr int kSmemBytes = kStages * kStageBytes;
-    static_assert(kChunksA * kThreads * kChunk == kTileA && kChunksB * kThreads * kChunk == kTileB);
-    static_assert(kRowStepA % 8 == 0 && kRowStepB % 8 == 0, "a thread's chunks share one swizzle pattern");
-    static_assert(kRowChunksA == 8 && NI <= 8, "A rows of 8 chunks; step and pair bits stay inside them");
-    static_assert(kChunksB == 8 && kRowStepB == 8, "a K tail (32 of 64): B's copies 0-3 read rows 0-31");
-    static_assert(kOrder == kLoadsFirst || kCopies == kCopySteps * MI, "one copy after each mma row of steps 0-2");
-    static_assert(BM == 128 && (BN == 128 || BN == 256), "M, N % 128 == 0: only B's columns may lie past N");
-    static_assert(kOrder == kThreaded || !kSingleA, "one set of A registers needs the rows threaded");
+    static_assert(kCopiesA * kThreads * kChunk == kTileA && kCopiesB * kThreads * kChunk == kTileB);
+    static_assert(kThreads / 4 * 2 == BM && kThreads / 4 == BK, "A: rows t/4 and t/4 + 64; B: row t/4");
+    static_assert(BK / kChunk == 8 && NI <= 8, "A rows of 8 chunks; step and pair bits stay inside them");
+    static_assert(kCopySteps >= 1 && kCopySteps < kSteps, "a tile's copies are committed before the wait");
     static_assert(kSteps % 2 == 0, "B's buffer (s + 1) % 2 of the last step is the next tile's step 0");
     static_assert(BM * BN * int(sizeof(__nv_bfloat16)) <= kSmemBytes, "C tile fits the stages");
 
@@ -155,7 +138,7 @@ struct Tiles {
 };
 
 // The shape this rung ships; the probe's table names the alternatives, and switching is this line.
-using Shipped = Tiles<128, 256, 1, 3, kLoadsFirst, false>;
+using Shipped = Tiles<3, 3>;
 
 // 16 bytes global -> shared, asynchronously (.cg: cached in L2 only); src_bytes = 0 writes 16 zeros.
 __device__ inline void cp_async_16(std::uint32_t dst, const void* src, std::uint32_t src_bytes) {
@@ -169,7 +152,7 @@ __device__ inline void cp_async_wait() {  // until at most kPending of this thre
 }
 
 template <class T>
-__global__ __launch_bounds__(T::kThreads, T::kBlocks) void gemm_pipelined(const __nv_bfloat16* A, const __nv_bfloat16* B,
+__global__ __launch_bounds__(T::kThreads, 1) void gemm_pipelined(const __nv_bfloat16* A, const __nv_bfloat16* B,
                                                                  __nv_bfloat16* C, int M, int N, int K) {
     constexpr int BM = T::BM, BN = T::BN, BK = T::BK, kStages = T::kStages, kSteps = T::kSteps;
     constexpr int MI = T::MI, NI = T::NI, kChunk = T::kChunk;
@@ -189,52 +172,51 @@ __global__ __launch_bounds__(T::kThreads, T::kBlocks) void gemm_pipelined(const 
     const int in_group = int(blockIdx.x) % per_group;
     const int row0 = (first_m + in_group % group_rows) * BM, col0 = (in_group / group_rows) * BN;
 
-    // Copy assignments: chunk t + i * kThreads of each tile. A: row a_row + i * kRowStepA, chunk a_chunk;
-    // B: row b_row + i * kRowStepB, chunk b_chunk. A thread whose B column lies past N (the last block
-    // column when N % 256 == 128) copies zeros from the chunk 128 columns to the left.
-    const int a_row = t / T::kRowChunksA, a_chunk = t % T::kRowChunksA;
-    const int b_row = t / T::kRowChunksB, b_chunk = t % T::kRowChunksB;
+    // Copy assignments (3). A: rows a_row and a_row + 64, chunks j and j + 4; B: row b_row, chunks j + 4i.
+    const int j = t % 4, a_row = t / 4, b_row = t / 4;
     const int ktiles = (K + BK - 1) / BK;
-    const bool b_in = col0 + b_chunk * kChunk < N;
-    const auto* a_src = reinterpret_cast<const char*>(A + std::size_t(row0 + a_row) * K + a_chunk * kChunk);
-    const auto* b_src = reinterpret_cast<const char*>(B + std::size_t(b_row) * N + col0 + b_chunk * kChunk -
-                                                      (b_in ? 0 : 128));
-    const int a_stride = T::kRowStepA * K * kBf16, b_stride = T::kRowStepB * N * kBf16;  // bytes between copies
-    // Byte offsets inside a stage; rows kRowStep further down keep the same swizzle.
-    const std::uint32_t dstA = T::swizzle_a(a_row, a_chunk) * kBf16;
-    const std::uint32_t dstB = kOffB + T::swizzle_b(b_row, b_chunk) * kBf16;
+    const bool b_hi_in = col0 + BN / 2 < N;  // B's chunks 16-31 (i >= 4): false in the last block column if N % 256 == 128
+    const __nv_bfloat16* a_src = A + std::size_t(row0 + a_row) * K + j * kChunk;
+    const __nv_bfloat16* b_src = B + std::size_t(b_row) * N + col0 + j * kChunk;
+    // Byte offsets inside a stage: the row's chunk j and j + 4 after the swizzle; chunk j + 4i of B is
+    // one of the two plus 128 (i / 2) bytes, since i / 2 flips no bit the swizzle touches.
+    const std::uint32_t dstA[2] = {std::uint32_t(T::swizzle_a(a_row, j)) * kBf16,
+                                   std::uint32_t(T::swizzle_a(a_row, j + 4)) * kBf16};
+    const std::uint32_t dstB[2] = {kOffB + T::swizzle_b(b_row, j) * kBf16, kOffB + T::swizzle_b(b_row, j + 4) * kBf16};
 
-    // What the copies of K tile kt share (4): where A's and B's start, and the bytes each copy reads.
-    // In a K tail of 32, A's chunks 4-7 and B's copies 4-7 (rows 32-63) read nothing. The pipeline's
-    // last S-1 refills, past the last tile, copy the last tile again into slots nobody reads: no
-    // test per copy.
+    // The sources of K tile kt's copies (4). In a K tail of 32, A's chunks 4-7 read nothing (from chunk
+    // j) and B's rows 32-63 read nothing (from row b_row - 32). The pipeline's last S-1 refills, past
+    // the last tile, copy the last tile again into slots nobody reads: no test per copy.
     struct TileCopy {
-        const char *a, *b_lo, *b_hi;  // b_hi: B's copies 4-7
-        std::uint32_t a_bytes, b_lo_bytes, b_hi_bytes;
+        const __nv_bfloat16 *a_lo, *a_hi, *b_lo, *b_hi;  // A chunk j, j + 4 (row a_row); B chunks j + 4i, i < 4 / >= 4
+        std::uint32_t a_hi_bytes, b_lo_bytes, b_hi_bytes;
         std::uint32_t dst;  // the stage
     };
     auto plan_tile = [&](int kt, std::uint32_t stage) {
         kt = min(kt, ktiles - 1);
         const bool tail = kt == ktiles - 1 && K % BK != 0;
-        const bool a_out = tail && a_chunk * kChunk >= BK / 2;
+        const bool b_row_in = !tail || b_row < BK / 2;
         TileCopy p;
-        p.a = a_src + std::size_t(kt) * (BK * kBf16) - (a_out ? BK / 2 * kBf16 : 0);
-        p.b_lo = b_src + std::size_t(kt) * BK * N * kBf16;
-        p.b_hi = tail ? p.b_lo : p.b_lo + std::size_t(T::kChunksB / 2) * b_stride;
-        p.a_bytes = a_out ? 0u : 16u;
-        p.b_lo_bytes = b_in ? 16u : 0u;
-        p.b_hi_bytes = b_in && !tail ? 16u : 0u;
+        p.a_lo = a_src + kt * BK;
+        p.a_hi = p.a_lo + (tail ? 0 : 4 * kChunk);
+        p.b_lo = b_src + (std::size_t(kt) * BK - (b_row_in ? 0 : BK / 2)) * N;
+        p.b_hi = p.b_lo + (b_hi_in ? BN / 2 : 0);
+        p.a_hi_bytes = tail ? 0u : 16u;
+        p.b_lo_bytes = b_row_in ? 16u : 0u;
+        p.b_hi_bytes = b_row_in && b_hi_in ? 16u : 0u;
         p.dst = sbase + stage * T::kStageBytes;
         return p;
     };
-    // Copy c of a tile (A's first): one multiply-add for the address and the cp.async.
+    // Copy c of a tile (A's 4 first): the cp.async alone, every offset a constant.
     auto copy_one = [&](const TileCopy& p, int c) {
-        if (c < T::kChunksA) {
-            cp_async_16(p.dst + dstA + c * T::kRowStepA * BK * kBf16, p.a + c * a_stride, p.a_bytes);
+        if (c < T::kCopiesA) {
+            const int h = c / 2, hi = c % 2;  // row a_row + 64 h, chunk j + 4 hi
+            cp_async_16(p.dst + dstA[hi] + h * 64 * BK * kBf16, (hi ? p.a_hi : p.a_lo) + std::size_t(h) * 64 * K,
+                        hi ? p.a_hi_bytes : 16u);
         } else {
-            const int i = c - T::kChunksA, half = T::kChunksB / 2;
-            cp_async_16(p.dst + dstB + i * T::kRowStepB * BN * kBf16,
-                        (i < half ? p.b_lo : p.b_hi) + (i % half) * b_stride, i < half ? p.b_lo_bytes : p.b_hi_bytes);
+            const int i = c - T::kCopiesA;  // chunk j + 4i
+            cp_async_16(p.dst + dstB[i % 2] + (i / 2) * 128, (i < 4 ? p.b_lo : p.b_hi) + (i % 4) * 4 * kChunk,
+                        i < 4 ? p.b_lo_bytes : p.b_hi_bytes);
         }
     };
 
@@ -244,10 +226,9 @@ __global__ __launch_bounds__(T::kThreads, T::kBlocks) void gemm_pipelined(const 
     const std::uint32_t fragA = T::swizzle_a(w_m + lane % 16, lane / 16) * kBf16;  // byte offsets in a stage
     const std::uint32_t fragB = kOffB + T::swizzle_b(lane % 8 + ((lane / 8) % 2) * 8, w_n / kChunk + lane / 16) * kBf16;
 
-    constexpr int kBufA = T::kSingleA ? 1 : 2;
-    std::uint32_t fA[kBufA][MI][4], fB[2][NI / 2][4];
+    std::uint32_t fA[2][MI][4], fB[2][NI / 2][4];  // two sets: one feeds the mma, the other is loaded
     auto load_a = [&](int buf, std::uint32_t stage_base, int s, int mi) {
-        ldmatrix_x4(fA[buf % kBufA][mi], stage_base + (fragA ^ (2 * s * 16)) + mi * 16 * BK * kBf16);
+        ldmatrix_x4(fA[buf][mi], stage_base + (fragA ^ (2 * s * 16)) + mi * 16 * BK * kBf16);
     };
     auto load_b = [&](int buf, std::uint32_t stage_base, int s, int nj) {  // one x4.trans: two n8 tiles x two k8 halves
         ldmatrix_x4_trans(fB[buf][nj], stage_base + (fragB ^ (2 * nj * 16)) + s * 16 * BN * kBf16);
@@ -262,7 +243,7 @@ __global__ __launch_bounds__(T::kThreads, T::kBlocks) void gemm_pipelined(const 
     auto mma_row = [&](int buf, int mi) {
 #pragma unroll
         for (int ni = 0; ni < NI; ++ni)
-            mma_bf16_16816(acc[mi][ni], fA[buf % kBufA][mi], fB[buf][ni / 2][2 * (ni % 2)], fB[buf][ni / 2][2 * (ni % 2) + 1]);
+            mma_bf16_16816(acc[mi][ni], fA[buf][mi], fB[buf][ni / 2][2 * (ni % 2)], fB[buf][ni / 2][2 * (ni % 2) + 1]);
     };
 
     // Prologue: tiles 0 .. S-2 in flight, one commit group each (an empty tile's too, so that the wait
@@ -300,37 +281,16 @@ __global__ __launch_bounds__(T::kThreads, T::kBlocks) void gemm_pipelined(const 
             // tile: harmless reads of a stale slot).
             const std::uint32_t next_base = sbase + read_stage * T::kStageBytes;
             const int next_s = (s + 1) % kSteps, cur = s % 2, nxt = (s + 1) % 2;
-            auto copy_after_row = [&](int mi) {
-                if (s < T::kCopySteps) copy_one(copy, s * MI + mi);
-            };
-            auto copy_step = [&] {  // this step's share of the tile's copies
 #pragma unroll
-                for (int c = 0; c < T::kCopies; ++c)
-                    if (s < T::kCopySteps && c >= s * T::kCopies / T::kCopySteps && c < (s + 1) * T::kCopies / T::kCopySteps)
-                        copy_one(copy, c);
-            };
-            if constexpr (T::kOrder == kThreaded) {
+            for (int mi = 0; mi < MI; ++mi) load_a(nxt, next_base, next_s, mi);
 #pragma unroll
-                for (int mi = 0; mi < MI; ++mi) {
-                    mma_row(cur, mi);
-                    if (mi == 0)  // every row of the next step needs all of B: load it first
+            for (int nj = 0; nj < NI / 2; ++nj) load_b(nxt, next_base, next_s, nj);
 #pragma unroll
-                        for (int nj = 0; nj < NI / 2; ++nj) load_b(nxt, next_base, next_s, nj);
-                    load_a(nxt, next_base, next_s, mi);  // kSingleA: into the registers the row just used
-                    copy_after_row(mi);
-                }
-            } else {
+            for (int c = 0; c < T::kCopies; ++c)  // this step's share of the copies
+                if (s < T::kCopySteps && c >= s * T::kCopies / T::kCopySteps && c < (s + 1) * T::kCopies / T::kCopySteps)
+                    copy_one(copy, c);
 #pragma unroll
-                for (int mi = 0; mi < MI; ++mi) load_a(nxt, next_base, next_s, mi);
-#pragma unroll
-                for (int nj = 0; nj < NI / 2; ++nj) load_b(nxt, next_base, next_s, nj);
-                if constexpr (T::kOrder == kLoadsFirst) copy_step();
-#pragma unroll
-                for (int mi = 0; mi < MI; ++mi) {
-                    mma_row(cur, mi);
-                    if constexpr (T::kOrder == kCopiesThreaded) copy_after_row(mi);
-                }
-            }
+            for (int mi = 0; mi < MI; ++mi) mma_row(cur, mi);
             if (s == T::kCopySteps - 1) {  // one group per tile, committed before the wait of its last step
                 cp_async_commit();
                 write_stage = write_stage + 1 == kStages ? 0 : write_stage + 1;
