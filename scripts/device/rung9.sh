@@ -68,7 +68,7 @@ if [[ -x "$OUT/rung9_variants" ]]; then
   grep -E "^verify" "$OUT/3-probe.log" | grep -v "correct on all shapes" | head -3 | tee -a "$summary"
   grep -E "WRONG" "$OUT/3-probe.log" | head -2 | tee -a "$summary"
   grep -E "spills|blocks/SM" "$OUT/3-probe.log" | awk '$0 !~ / 0 bytes local/' | head -2 | tee -a "$summary"
-  grep -E "^mma.sync roof|^candidate|^[a-zA-Z0-9 (),]+ +\| " "$OUT/3-probe.log" | cut -c1-100 | tee -a "$summary"
+  grep -E "^mma.sync roof|^the roof kernel|^candidate|^.{24} \| " "$OUT/3-probe.log" | cut -c1-100 | tee -a "$summary"
   rm -f "$OUT/rung9_variants"
 fi
 

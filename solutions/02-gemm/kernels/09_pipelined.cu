@@ -28,22 +28,14 @@
 //    cp.async writes stay conflict-free too. Swizzling costs no extra shared
 //    memory.
 //
-// 3. The copies cost no arithmetic. Each thread copies 16-byte chunks that
-//    lie in one row of the tile, so that its copies of a K tile differ only
-//    by constants (the compiler puts them in the instruction):
-//      A: rows r and r + 64 (r = t / 4), chunks t % 4 and t % 4 + 4;
-//      B: row t / 4, chunks t % 4 + 4i for i = 0 .. 7.
-//    Four lanes read 64 contiguous bytes of a row, so every 32-byte sector
-//    fetched is used whole, and the swizzled writes of a warp fill each bank
-//    group equally (conflict-free). Per K tile a thread works out a few
-//    source registers (the tile's K offset, the K and N edges of 4) and then
-//    issues 12 cp.async with nothing in between. Copying down the columns
-//    instead (chunk t % 8 of rows t / 8 + 32i) needs one runtime stride per
-//    copy, and those address additions, waiting on each other and on the
-//    cp.async still reading the registers they overwrite, were a fifth of
-//    a warp's time (ncu, below).
-//    The copies of a tile are spread over its first kCopySteps k16 steps, in
-//    one block before the step's mma with the step's ldmatrix.
+// 3. The copies. Thread t copies chunk t % 8 of A's rows t / 8 + 32i
+//    (i < 4) and chunk t % 32 of B's rows t / 32 + 8i (i < 8): a warp's
+//    cp.async covers whole 128-byte lines of a row of A or B. What the
+//    copies of one K tile share (its K offset, the K and N edges of 4) is
+//    worked out once per tile; each copy is then one multiply-add (the row
+//    stride times i) and the cp.async, with no branch and no test. The 12
+//    copies of a tile are spread over its first three k16 steps, 4 a step,
+//    in one block with the step's ldmatrix before its 32 mma.
 //
 // 4. The edges. lab.yaml hands M and N in multiples of 128 and K in
 //    multiples of 32, not of 64: the last K tile may hold 32 valid columns of
@@ -52,7 +44,8 @@
 //    chunks past K and B's rows past K (0 x 0 adds nothing; an unwritten
 //    chunk could hold a stale NaN, and 0 x NaN is NaN), and for B's columns
 //    past N, whose C columns nobody stores. Each such copy still names a
-//    valid address (a chunk 4 chunks to the left, a row 32 rows up).
+//    valid address (4 chunks to the left, the last valid row of B, 128
+//    columns to the left).
 //
 // Why 128 x 256 and 64 x 64 per warp: a square warp tile needs the fewest
 // ldmatrix per mma (one x4 per 4 mma; rung 8's 64 x 32 tile needs 1.5), and
@@ -82,17 +75,15 @@
 //     the first (-12 to -14%), mbarriers instead of the block barrier (-2 to -3%), a persistent
 //     grid (+0.3%), the ldmatrix and copies threaded between the rows of mma instead of before
 //     them (-1 to -10%), 128 x 128 tiles two blocks an SM (-3%).
-//   - A copy as one multiply-add (down the columns, as in 3's last sentence): +2% over the 75.6%
-//     kernel in the same probe runs. ncu: the shared-memory pipe 78% busy (ldmatrix and cp.async
-//     writes), the tensor pipe ~76%; 6% of the samples still on additions waiting for a cp.async
-//     to read the register they overwrite.
+//   - A copy as one multiply-add (3): +2% over the 75.6% kernel in three probe runs. ncu: the
+//     shared-memory pipe 78% busy (ldmatrix and cp.async writes), the tensor pipe ~76%; 6% of the
+//     samples on address additions waiting for a cp.async to read the register they overwrite.
+//   - Copies along a row instead (A rows t/4 and t/4 + 64, B row t/4, four lanes a 64-byte run), so
+//     that a thread's copies differ by constants the compiler puts in the instruction: no faster
+//     (-0.4% against the 75.6% kernel), the per-tile setup as long as before and half-lines per
+//     warp instruction.
 //   - The roof kernel with 8 warps an SM (this kernel's) reaches the roof of 32 warps: occupancy is
 //     not what stands between this kernel and the roof.
-//
-// Prediction for 3 (written before the run), 4096^3 on the H200: +2-3% over the column copies,
-// ~500 TFLOP/s graded, 78-80% of the mma.sync roof: the ~30 address instructions a K tile and the
-// stalls on them go; the shared-memory pipe, the barrier, the 3.9-wave tail and each block's
-// pipeline fill and epilogue stay.
 //
 // The shape of the kernel is one line: `Shipped` below. scripts/probes/rung9_variants.cu times
 // its options beside the kernel graded before, cuBLAS and the mma.sync roof in one run.
@@ -105,12 +96,18 @@ namespace {
 
 using namespace roofline::gemm::mma;  // smem_addr, ldmatrix_x4(_trans), mma_bf16_16816
 
+// Timing-only forms of the kernel for scripts/probes/rung9_variants.cu, which compute a wrong C:
+// kNoCopies, the K loop without its copies (each tile reads whatever the prologue left in its
+// slot); kNoCopiesNoBarrier, also without the wait and barrier: ldmatrix and mma alone. What each
+// removed part costs is the step between two rows of the probe's table.
+constexpr int kComplete = 0, kNoCopies = 1, kNoCopiesNoBarrier = 2;
+
 // The kernel's options: kStages shared tiles; kCopySteps, the k16 steps of a tile that carry the
-// copies of a later one (1: all 12 before the first step's mma).
-template <int kStages_, int kCopySteps_>
+// copies of a later one (1: all 12 before the first step's mma); kForm, kComplete but in the probe.
+template <int kStages_, int kCopySteps_, int kForm_ = kComplete>
 struct Tiles {
     static constexpr int BM = 128, BN = 256, BK = 64, WM = 64, WN = 64;
-    static constexpr int kStages = kStages_, kCopySteps = kCopySteps_;
+    static constexpr int kStages = kStages_, kCopySteps = kCopySteps_, kForm = kForm_;
     static constexpr int kGroupM = 16;                          // block rows per raster group
     static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
     static constexpr int kThreads = 32 * kWarpsM * kWarpsN;     // 256
@@ -118,12 +115,16 @@ struct Tiles {
     static constexpr int kSteps = BK / 16;                      // k16 steps per K step
     static constexpr int kChunk = 8;                            // bf16 per 16-byte chunk
     static constexpr int kTileA = BM * BK, kTileB = BK * BN;    // elements per stage
-    static constexpr int kCopiesA = 4, kCopiesB = 8, kCopies = kCopiesA + kCopiesB;  // a thread's, per K tile
+    static constexpr int kRowChunksA = BK / kChunk, kRowChunksB = BN / kChunk;
+    static constexpr int kChunksA = kTileA / kChunk / kThreads, kChunksB = kTileB / kChunk / kThreads;  // 4, 8
+    static constexpr int kCopies = kChunksA + kChunksB;         // a thread's copies per K tile
+    static constexpr int kRowStepA = kThreads / kRowChunksA, kRowStepB = kThreads / kRowChunksB;  // 32, 8
     static constexpr int kStageBytes = (kTileA + kTileB) * int(sizeof(__nv_bfloat16));  // A then B
     static constexpr int kSmemBytes = kStages * kStageBytes;
-    static_assert(kCopiesA * kThreads * kChunk == kTileA && kCopiesB * kThreads * kChunk == kTileB);
-    static_assert(kThreads / 4 * 2 == BM && kThreads / 4 == BK, "A: rows t/4 and t/4 + 64; B: row t/4");
-    static_assert(BK / kChunk == 8 && NI <= 8, "A rows of 8 chunks; step and pair bits stay inside them");
+    static_assert(kChunksA * kThreads * kChunk == kTileA && kChunksB * kThreads * kChunk == kTileB);
+    static_assert(kRowStepA % 8 == 0 && kRowStepB % 8 == 0, "a thread's chunks share one swizzle pattern");
+    static_assert(kRowChunksA == 8 && NI <= 8, "A rows of 8 chunks; step and pair bits stay inside them");
+    static_assert(kChunksB == 8 && kRowStepB == 8, "a K tail (32 of 64): B's copies 0-3 read rows 0-31");
     static_assert(kCopySteps >= 1 && kCopySteps < kSteps, "a tile's copies are committed before the wait");
     static_assert(kSteps % 2 == 0, "B's buffer (s + 1) % 2 of the last step is the next tile's step 0");
     static_assert(BM * BN * int(sizeof(__nv_bfloat16)) <= kSmemBytes, "C tile fits the stages");
@@ -172,51 +173,52 @@ __global__ __launch_bounds__(T::kThreads, 1) void gemm_pipelined(const __nv_bflo
     const int in_group = int(blockIdx.x) % per_group;
     const int row0 = (first_m + in_group % group_rows) * BM, col0 = (in_group / group_rows) * BN;
 
-    // Copy assignments (3). A: rows a_row and a_row + 64, chunks j and j + 4; B: row b_row, chunks j + 4i.
-    const int j = t % 4, a_row = t / 4, b_row = t / 4;
+    // Copy assignments: chunk t + i * kThreads of each tile. A: row a_row + i * kRowStepA, chunk a_chunk;
+    // B: row b_row + i * kRowStepB, chunk b_chunk. A thread whose B column lies past N (the last block
+    // column when N % 256 == 128) copies zeros from the chunk 128 columns to the left.
+    const int a_row = t / T::kRowChunksA, a_chunk = t % T::kRowChunksA;
+    const int b_row = t / T::kRowChunksB, b_chunk = t % T::kRowChunksB;
     const int ktiles = (K + BK - 1) / BK;
-    const bool b_hi_in = col0 + BN / 2 < N;  // B's chunks 16-31 (i >= 4): false in the last block column if N % 256 == 128
-    const __nv_bfloat16* a_src = A + std::size_t(row0 + a_row) * K + j * kChunk;
-    const __nv_bfloat16* b_src = B + std::size_t(b_row) * N + col0 + j * kChunk;
-    // Byte offsets inside a stage: the row's chunk j and j + 4 after the swizzle; chunk j + 4i of B is
-    // one of the two plus 128 (i / 2) bytes, since i / 2 flips no bit the swizzle touches.
-    const std::uint32_t dstA[2] = {std::uint32_t(T::swizzle_a(a_row, j)) * kBf16,
-                                   std::uint32_t(T::swizzle_a(a_row, j + 4)) * kBf16};
-    const std::uint32_t dstB[2] = {kOffB + T::swizzle_b(b_row, j) * kBf16, kOffB + T::swizzle_b(b_row, j + 4) * kBf16};
+    const bool b_in = col0 + b_chunk * kChunk < N;
+    const auto* a_src = reinterpret_cast<const char*>(A + std::size_t(row0 + a_row) * K + a_chunk * kChunk);
+    const auto* b_src = reinterpret_cast<const char*>(B + std::size_t(b_row) * N + col0 + b_chunk * kChunk -
+                                                      (b_in ? 0 : 128));
+    const int a_stride = T::kRowStepA * K * kBf16, b_stride = T::kRowStepB * N * kBf16;  // bytes between copies
+    // Byte offsets inside a stage; rows kRowStep further down keep the same swizzle.
+    const std::uint32_t dstA = T::swizzle_a(a_row, a_chunk) * kBf16;
+    const std::uint32_t dstB = kOffB + T::swizzle_b(b_row, b_chunk) * kBf16;
 
-    // The sources of K tile kt's copies (4). In a K tail of 32, A's chunks 4-7 read nothing (from chunk
-    // j) and B's rows 32-63 read nothing (from row b_row - 32). The pipeline's last S-1 refills, past
-    // the last tile, copy the last tile again into slots nobody reads: no test per copy.
+    // What the copies of K tile kt share (4): where A's and B's start, and the bytes each copy reads.
+    // In a K tail of 32, A's chunks 4-7 and B's copies 4-7 (rows 32-63) read nothing. The pipeline's
+    // last S-1 refills, past the last tile, copy the last tile again into slots nobody reads: no
+    // test per copy.
     struct TileCopy {
-        const __nv_bfloat16 *a_lo, *a_hi, *b_lo, *b_hi;  // A chunk j, j + 4 (row a_row); B chunks j + 4i, i < 4 / >= 4
-        std::uint32_t a_hi_bytes, b_lo_bytes, b_hi_bytes;
+        const char *a, *b_lo, *b_hi;  // b_hi: B's copies 4-7
+        std::uint32_t a_bytes, b_lo_bytes, b_hi_bytes;
         std::uint32_t dst;  // the stage
     };
     auto plan_tile = [&](int kt, std::uint32_t stage) {
         kt = min(kt, ktiles - 1);
         const bool tail = kt == ktiles - 1 && K % BK != 0;
-        const bool b_row_in = !tail || b_row < BK / 2;
+        const bool a_out = tail && a_chunk * kChunk >= BK / 2;
         TileCopy p;
-        p.a_lo = a_src + kt * BK;
-        p.a_hi = p.a_lo + (tail ? 0 : 4 * kChunk);
-        p.b_lo = b_src + (std::size_t(kt) * BK - (b_row_in ? 0 : BK / 2)) * N;
-        p.b_hi = p.b_lo + (b_hi_in ? BN / 2 : 0);
-        p.a_hi_bytes = tail ? 0u : 16u;
-        p.b_lo_bytes = b_row_in ? 16u : 0u;
-        p.b_hi_bytes = b_row_in && b_hi_in ? 16u : 0u;
+        p.a = a_src + std::size_t(kt) * (BK * kBf16) - (a_out ? BK / 2 * kBf16 : 0);
+        p.b_lo = b_src + std::size_t(kt) * BK * N * kBf16;
+        p.b_hi = tail ? p.b_lo : p.b_lo + std::size_t(T::kChunksB / 2) * b_stride;
+        p.a_bytes = a_out ? 0u : 16u;
+        p.b_lo_bytes = b_in ? 16u : 0u;
+        p.b_hi_bytes = b_in && !tail ? 16u : 0u;
         p.dst = sbase + stage * T::kStageBytes;
         return p;
     };
-    // Copy c of a tile (A's 4 first): the cp.async alone, every offset a constant.
+    // Copy c of a tile (A's first): one multiply-add for the address and the cp.async.
     auto copy_one = [&](const TileCopy& p, int c) {
-        if (c < T::kCopiesA) {
-            const int h = c / 2, hi = c % 2;  // row a_row + 64 h, chunk j + 4 hi
-            cp_async_16(p.dst + dstA[hi] + h * 64 * BK * kBf16, (hi ? p.a_hi : p.a_lo) + std::size_t(h) * 64 * K,
-                        hi ? p.a_hi_bytes : 16u);
+        if (c < T::kChunksA) {
+            cp_async_16(p.dst + dstA + c * T::kRowStepA * BK * kBf16, p.a + c * a_stride, p.a_bytes);
         } else {
-            const int i = c - T::kCopiesA;  // chunk j + 4i
-            cp_async_16(p.dst + dstB[i % 2] + (i / 2) * 128, (i < 4 ? p.b_lo : p.b_hi) + (i % 4) * 4 * kChunk,
-                        i < 4 ? p.b_lo_bytes : p.b_hi_bytes);
+            const int i = c - T::kChunksA, half = T::kChunksB / 2;
+            cp_async_16(p.dst + dstB + i * T::kRowStepB * BN * kBf16,
+                        (i < half ? p.b_lo : p.b_hi) + (i % half) * b_stride, i < half ? p.b_lo_bytes : p.b_hi_bytes);
         }
     };
 
@@ -248,14 +250,17 @@ __global__ __launch_bounds__(T::kThreads, 1) void gemm_pipelined(const __nv_bflo
 
     // Prologue: tiles 0 .. S-2 in flight, one commit group each (an empty tile's too, so that the wait
     // counts stay right); tile 0 landed for everyone; step 0's fragments.
+    // (The timing-only forms fill every slot, so that no mma reads never-written, maybe zero, data:
+    // tensor cores run faster on zeros.)
+    constexpr int kFilled = T::kForm == kComplete ? kStages - 1 : kStages;
 #pragma unroll
-    for (int s = 0; s < kStages - 1; ++s) {
+    for (int s = 0; s < kFilled; ++s) {
         const TileCopy p = plan_tile(s, s);
 #pragma unroll
         for (int c = 0; c < T::kCopies; ++c) copy_one(p, c);
         cp_async_commit();
     }
-    cp_async_wait<kStages - 2>();
+    cp_async_wait<T::kForm == kComplete ? kStages - 2 : 0>();
     __syncthreads();
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi) load_a(0, sbase, 0, mi);
@@ -273,8 +278,10 @@ __global__ __launch_bounds__(T::kThreads, 1) void gemm_pipelined(const __nv_bflo
                 // The last k16 step: its fragments are in registers. Wait for tile kt+1 (groups committed:
                 // S-1 + kt+1; tiles 0 .. kt+1 done leaves S-2 pending) and make it visible; after this
                 // barrier nobody reads tile kt's slot again.
-                cp_async_wait<kStages - 2>();
-                __syncthreads();
+                if constexpr (T::kForm != kNoCopiesNoBarrier) {
+                    cp_async_wait<kStages - 2>();
+                    __syncthreads();
+                }
                 read_stage = read_stage + 1 == kStages ? 0 : read_stage + 1;
             }
             // The next step's fragments: step s+1 of this tile, or step 0 of the next (past the last
@@ -287,7 +294,8 @@ __global__ __launch_bounds__(T::kThreads, 1) void gemm_pipelined(const __nv_bflo
             for (int nj = 0; nj < NI / 2; ++nj) load_b(nxt, next_base, next_s, nj);
 #pragma unroll
             for (int c = 0; c < T::kCopies; ++c)  // this step's share of the copies
-                if (s < T::kCopySteps && c >= s * T::kCopies / T::kCopySteps && c < (s + 1) * T::kCopies / T::kCopySteps)
+                if (T::kForm == kComplete && s < T::kCopySteps && c >= s * T::kCopies / T::kCopySteps &&
+                    c < (s + 1) * T::kCopies / T::kCopySteps)
                     copy_one(copy, c);
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi) mma_row(cur, mi);
