@@ -92,14 +92,14 @@ Candidate candidate_before() {
             T::kThreads, T::kSmemBytes, false};
 }
 
-// The rows of the table; Tiles<stages, k16 steps that carry copies, form>.
+// The rows of the table; Tiles<stages, k16 steps that carry copies, stream-K, form>.
 const Candidate kCandidates[] = {
     candidate_before(),
-    candidate<Tiles<3, 3>>("copies over 3 steps"),
-    candidate<Tiles<3, 1>>("copies at step 0"),
-    candidate<Tiles<4, 3>>("4 stages"),
-    candidate<Tiles<3, 3, kNoCopies>>("[no copies]"),
-    candidate<Tiles<3, 3, kNoCopiesNoBarrier>>("[no copies, no barrier]"),
+    candidate<Tiles<3, 3, false>>("copies over 3 steps"),
+    candidate<Tiles<3, 1, false>>("copies at step 0"),
+    candidate<Tiles<3, 3, true>>("over 3, stream-K"),
+    candidate<Tiles<3, 1, true>>("at step 0, stream-K"),
+    candidate<Tiles<3, 1, false, kNoCopies>>("[no copies]"),
 };
 
 __global__ void fill_uniform(bf16* p, std::size_t n, std::uint32_t seed) {
