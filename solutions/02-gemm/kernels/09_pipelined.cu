@@ -34,8 +34,8 @@
 //    copies of one K tile share (its K offset, the K and N edges of 4) is
 //    worked out once per tile; each copy is then one multiply-add (the row
 //    stride times i) and the cp.async, with no branch and no test. The 12
-//    copies of a tile are spread over its first three k16 steps, 4 a step,
-//    in one block with the step's ldmatrix before its 32 mma.
+//    copies of tile kt+2 go out at the first k16 step of tile kt, in one
+//    block with that step's ldmatrix, before its 32 mma.
 //
 // 4. The edges. lab.yaml hands M and N in multiples of 128 and K in
 //    multiples of 32, not of 64: the last K tile may hold 32 valid columns of
@@ -62,7 +62,7 @@
 //
 // What was measured on the way (H200, 2026-12-01; the tables are in
 // results/2026-12-01-h200-runs57-60.md, results/2026-12-01-h200-runs62-65.md,
-// results/2026-12-01-h200-runs66-69.md and results/2026-12-01-h200-runs70-75.md; percentages of the
+// results/2026-12-01-h200-runs66-69.md and results/2026-12-01-h200-runs70-76.md; percentages of the
 // mma.sync roof that `roofline ceilings` measures in the same device call):
 //   - K step 32, 4 stages, C stored from the accumulators: 70.2%. K step 64 and 3 stages: +1-2%;
 //     C through shared memory in 16-byte stores: +6%, 72.3%. Other tile shapes (256 x 128,
@@ -82,8 +82,24 @@
 //     that a thread's copies differ by constants the compiler puts in the instruction: no faster
 //     (-0.4% against the 75.6% kernel), the per-tile setup as long as before and half-lines per
 //     warp instruction.
-//   - The roof kernel with 8 warps an SM (this kernel's) reaches the roof of 32 warps: occupancy is
-//     not what stands between this kernel and the roof.
+//   - All 12 copies at the first k16 step instead of 4 at each of the first three: +0.2-0.4%.
+//   - Stream-K for the last wave (the 3.88 waves of 512 tiles on 132 SMs leave 16 SMs idle for the
+//     last tile time, ~3%): the remainder's K tiles split evenly over one block an SM, partial sums
+//     handed over through global memory. Level with the same kernel without it (-0.6%): each block
+//     pays one more pipeline fill, the partial sums go out and back through L2, and the loop over
+//     work items cost registers (255 and spills).
+//   - Where the rest goes (timing-only forms, which compute a wrong C): without its copies the
+//     kernel runs 10% faster, at 87-89% of the roof; without the barrier as well, no faster. The
+//     roof kernel with 8 warps an SM (this kernel's occupancy) reaches the roof of 32 warps. So
+//     ldmatrix and mma alone come within the 3.88 waves' and each block's fill and epilogue of the
+//     roof; the copies cost the 10%: each cp.async of 512 bytes a warp goes through the same
+//     shared-memory pipe as the ldmatrix (ncu: that pipe 78% busy), and the mma wait behind it.
+//     A copy engine that writes shared memory without a warp instruction per 512 bytes is what
+//     Hopper's TMA is (lab 04), and an mma that reads its operands from shared memory without
+//     ldmatrix is wgmma. With cp.async and mma.sync, 80% of the roof was not reached.
+//
+// Prediction for the shipped kernel (written before its grading), 4096^3 on the H200: +2% over
+// the 75.6% kernel, ~497 TFLOP/s, ~77% of the mma.sync roof, ~64% of cuBLAS.
 //
 // The shape of the kernel is one line: `Shipped` below. scripts/probes/rung9_variants.cu times
 // its options beside the kernel graded before, cuBLAS and the mma.sync roof in one run.
@@ -103,13 +119,11 @@ using namespace roofline::gemm::mma;  // smem_addr, ldmatrix_x4(_trans), mma_bf1
 constexpr int kComplete = 0, kNoCopies = 1, kNoCopiesNoBarrier = 2;
 
 // The kernel's options: kStages shared tiles; kCopySteps, the k16 steps of a tile that carry the
-// copies of a later one (1: all 12 before the first step's mma); kStreamK (5); kForm, kComplete but
-// in the probe.
-template <int kStages_, int kCopySteps_, bool kStreamK_, int kForm_ = kComplete>
+// copies of a later one (1: all 12 before the first step's mma); kForm, kComplete but in the probe.
+template <int kStages_, int kCopySteps_, int kForm_ = kComplete>
 struct Tiles {
     static constexpr int BM = 128, BN = 256, BK = 64, WM = 64, WN = 64;
     static constexpr int kStages = kStages_, kCopySteps = kCopySteps_, kForm = kForm_;
-    static constexpr bool kStreamK = kStreamK_;  // 5: the last wave's K tiles split over all the blocks
     static constexpr int kGroupM = 16;                          // block rows per raster group
     static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
     static constexpr int kThreads = 32 * kWarpsM * kWarpsN;     // 256
@@ -141,7 +155,7 @@ struct Tiles {
 };
 
 // The shape this rung ships; the probe's table names the alternatives, and switching is this line.
-using Shipped = Tiles<3, 1, false>;
+using Shipped = Tiles<3, 1>;
 
 // 16 bytes global -> shared, asynchronously (.cg: cached in L2 only); src_bytes = 0 writes 16 zeros.
 __device__ inline void cp_async_16(std::uint32_t dst, const void* src, std::uint32_t src_bytes) {
@@ -154,19 +168,9 @@ __device__ inline void cp_async_wait() {  // until at most kPending of this thre
     asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
 }
 
-// Stream-K's bookkeeping (5): where the blocks that computed part of a C tile leave their partial
-// sums for the block that finishes it, and the flags that say they are there. Unused (null) when
-// T::kStreamK is false.
-struct Partials {
-    float4* sums;           // one slot per block: its kThreads x 32 float4 of accumulators
-    unsigned* flags;        // flags[b] == epoch: block b's slot holds this launch's partial sums
-    unsigned epoch;         // this launch's number (flags from earlier launches hold smaller ones)
-};
-
 template <class T>
 __global__ __launch_bounds__(T::kThreads, 1) void gemm_pipelined(const __nv_bfloat16* A, const __nv_bfloat16* B,
-                                                                 __nv_bfloat16* C, int M, int N, int K,
-                                                                 Partials partials) {
+                                                                 __nv_bfloat16* C, int M, int N, int K) {
     constexpr int BM = T::BM, BN = T::BN, BK = T::BK, kStages = T::kStages, kSteps = T::kSteps;
     constexpr int MI = T::MI, NI = T::NI, kChunk = T::kChunk;
     constexpr int kBf16 = int(sizeof(__nv_bfloat16));
@@ -176,27 +180,63 @@ __global__ __launch_bounds__(T::kThreads, 1) void gemm_pipelined(const __nv_bflo
     constexpr std::uint32_t kOffB = T::kTileA * kBf16;
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
     const int w_m = (warp / T::kWarpsN) * T::WM, w_n = (warp % T::kWarpsN) * T::WN;
-    const int blocks_m = M / BM, blocks_n = (N + BN - 1) / BN;  // M % 128 == 0; N % 128 == 0
-    const int tiles = blocks_m * blocks_n, ktiles = (K + BK - 1) / BK;
 
-    // Grouped rasterization: consecutive C tiles walk down kGroupM block rows, then one block column right.
-    auto origin = [&](int tile, int& row0, int& col0) {
-        const int per_group = T::kGroupM * blocks_n;
-        const int first_m = (tile / per_group) * T::kGroupM;
-        const int group_rows = min(blocks_m - first_m, T::kGroupM);
-        const int in_group = tile % per_group;
-        row0 = (first_m + in_group % group_rows) * BM, col0 = (in_group / group_rows) * BN;
-    };
+    // Grouped rasterization: consecutive blocks walk down kGroupM block rows, then one block column right.
+    const int blocks_m = M / BM, blocks_n = (N + BN - 1) / BN;  // M % 128 == 0; N % 128 == 0
+    const int per_group = T::kGroupM * blocks_n;
+    const int first_m = (int(blockIdx.x) / per_group) * T::kGroupM;
+    const int group_rows = min(blocks_m - first_m, T::kGroupM);
+    const int in_group = int(blockIdx.x) % per_group;
+    const int row0 = (first_m + in_group % group_rows) * BM, col0 = (in_group / group_rows) * BN;
 
     // Copy assignments: chunk t + i * kThreads of each tile. A: row a_row + i * kRowStepA, chunk a_chunk;
     // B: row b_row + i * kRowStepB, chunk b_chunk. A thread whose B column lies past N (the last block
     // column when N % 256 == 128) copies zeros from the chunk 128 columns to the left.
     const int a_row = t / T::kRowChunksA, a_chunk = t % T::kRowChunksA;
     const int b_row = t / T::kRowChunksB, b_chunk = t % T::kRowChunksB;
+    const int ktiles = (K + BK - 1) / BK;
+    const bool b_in = col0 + b_chunk * kChunk < N;
+    const auto* a_src = reinterpret_cast<const char*>(A + std::size_t(row0 + a_row) * K + a_chunk * kChunk);
+    const auto* b_src = reinterpret_cast<const char*>(B + std::size_t(b_row) * N + col0 + b_chunk * kChunk -
+                                                      (b_in ? 0 : 128));
     const int a_stride = T::kRowStepA * K * kBf16, b_stride = T::kRowStepB * N * kBf16;  // bytes between copies
     // Byte offsets inside a stage; rows kRowStep further down keep the same swizzle.
     const std::uint32_t dstA = T::swizzle_a(a_row, a_chunk) * kBf16;
     const std::uint32_t dstB = kOffB + T::swizzle_b(b_row, b_chunk) * kBf16;
+
+    // What the copies of K tile kt share (4): where A's and B's start, and the bytes each copy reads.
+    // In a K tail of 32, A's chunks 4-7 and B's copies 4-7 (rows 32-63) read nothing. The pipeline's
+    // last S-1 refills, past the last tile, copy the last tile again into slots nobody reads: no
+    // test per copy.
+    struct TileCopy {
+        const char *a, *b_lo, *b_hi;  // b_hi: B's copies 4-7
+        std::uint32_t a_bytes, b_lo_bytes, b_hi_bytes;
+        std::uint32_t dst;  // the stage
+    };
+    auto plan_tile = [&](int kt, std::uint32_t stage) {
+        kt = min(kt, ktiles - 1);
+        const bool tail = kt == ktiles - 1 && K % BK != 0;
+        const bool a_out = tail && a_chunk * kChunk >= BK / 2;
+        TileCopy p;
+        p.a = a_src + std::size_t(kt) * (BK * kBf16) - (a_out ? BK / 2 * kBf16 : 0);
+        p.b_lo = b_src + std::size_t(kt) * BK * N * kBf16;
+        p.b_hi = tail ? p.b_lo : p.b_lo + std::size_t(T::kChunksB / 2) * b_stride;
+        p.a_bytes = a_out ? 0u : 16u;
+        p.b_lo_bytes = b_in ? 16u : 0u;
+        p.b_hi_bytes = b_in && !tail ? 16u : 0u;
+        p.dst = sbase + stage * T::kStageBytes;
+        return p;
+    };
+    // Copy c of a tile (A's first): one multiply-add for the address and the cp.async.
+    auto copy_one = [&](const TileCopy& p, int c) {
+        if (c < T::kChunksA) {
+            cp_async_16(p.dst + dstA + c * T::kRowStepA * BK * kBf16, p.a + c * a_stride, p.a_bytes);
+        } else {
+            const int i = c - T::kChunksA, half = T::kChunksB / 2;
+            cp_async_16(p.dst + dstB + i * T::kRowStepB * BN * kBf16,
+                        (i < half ? p.b_lo : p.b_hi) + (i % half) * b_stride, i < half ? p.b_lo_bytes : p.b_hi_bytes);
+        }
+    };
 
     // ldmatrix addresses of this lane (see rung 8 for which lane points where), swizzled. w_m, mi * 16
     // are multiples of 16 and w_n a multiple of 64 (8 chunks), so the swizzle depends on the lane only:
@@ -212,227 +252,102 @@ __global__ __launch_bounds__(T::kThreads, 1) void gemm_pipelined(const __nv_bflo
         ldmatrix_x4_trans(fB[buf][nj], stage_base + (fragB ^ (2 * nj * 16)) + s * 16 * BN * kBf16);
     };
     float acc[MI][NI][4];
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < NI; ++ni)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.f;
     auto mma_row = [&](int buf, int mi) {
 #pragma unroll
         for (int ni = 0; ni < NI; ++ni)
             mma_bf16_16816(acc[mi][ni], fA[buf][mi], fB[buf][ni / 2][2 * (ni % 2)], fB[buf][ni / 2][2 * (ni % 2) + 1]);
     };
 
-    // acc = the products of K tiles [kt_begin, kt_end) of C tile `tile` (all of K but under stream-K).
-    auto k_range = [&](int tile, int kt_begin, int kt_end) {
-        int row0, col0;
-        origin(tile, row0, col0);
-        const bool b_in = col0 + b_chunk * kChunk < N;
-        const auto* a_src = reinterpret_cast<const char*>(A + std::size_t(row0 + a_row) * K + a_chunk * kChunk);
-        const auto* b_src = reinterpret_cast<const char*>(B + std::size_t(b_row) * N + col0 + b_chunk * kChunk -
-                                                          (b_in ? 0 : 128));
-        // What the copies of K tile kt share (4): where A's and B's start, and the bytes each copy reads.
-        // In a K tail of 32, A's chunks 4-7 and B's copies 4-7 (rows 32-63) read nothing. The pipeline's
-        // last S-1 refills, past the last tile, copy the last tile again into slots nobody reads: no
-        // test per copy.
-        struct TileCopy {
-            const char *a, *b_lo, *b_hi;  // b_hi: B's copies 4-7
-            std::uint32_t a_bytes, b_lo_bytes, b_hi_bytes;
-            std::uint32_t dst;  // the stage
-        };
-        auto plan_tile = [&](int kt, std::uint32_t stage) {
-            kt = min(kt, ktiles - 1);
-            const bool tail = kt == ktiles - 1 && K % BK != 0;
-            const bool a_out = tail && a_chunk * kChunk >= BK / 2;
-            TileCopy p;
-            p.a = a_src + std::size_t(kt) * (BK * kBf16) - (a_out ? BK / 2 * kBf16 : 0);
-            p.b_lo = b_src + std::size_t(kt) * BK * N * kBf16;
-            p.b_hi = tail ? p.b_lo : p.b_lo + std::size_t(T::kChunksB / 2) * b_stride;
-            p.a_bytes = a_out ? 0u : 16u;
-            p.b_lo_bytes = b_in ? 16u : 0u;
-            p.b_hi_bytes = b_in && !tail ? 16u : 0u;
-            p.dst = sbase + stage * T::kStageBytes;
-            return p;
-        };
-        // Copy c of a tile (A's first): one multiply-add for the address and the cp.async.
-        auto copy_one = [&](const TileCopy& p, int c) {
-            if (c < T::kChunksA) {
-                cp_async_16(p.dst + dstA + c * T::kRowStepA * BK * kBf16, p.a + c * a_stride, p.a_bytes);
-            } else {
-                const int i = c - T::kChunksA, half = T::kChunksB / 2;
-                cp_async_16(p.dst + dstB + i * T::kRowStepB * BN * kBf16,
-                            (i < half ? p.b_lo : p.b_hi) + (i % half) * b_stride, i < half ? p.b_lo_bytes : p.b_hi_bytes);
+    // Prologue: tiles 0 .. S-2 in flight, one commit group each (an empty tile's too, so that the wait
+    // counts stay right); tile 0 landed for everyone; step 0's fragments.
+    // (The timing-only forms fill every slot, so that no mma reads never-written, maybe zero, data:
+    // tensor cores run faster on zeros.)
+    constexpr int kFilled = T::kForm == kComplete ? kStages - 1 : kStages;
+#pragma unroll
+    for (int s = 0; s < kFilled; ++s) {
+        const TileCopy p = plan_tile(s, s);
+#pragma unroll
+        for (int c = 0; c < T::kCopies; ++c) copy_one(p, c);
+        cp_async_commit();
+    }
+    cp_async_wait<T::kForm == kComplete ? kStages - 2 : 0>();
+    __syncthreads();
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) load_a(0, sbase, 0, mi);
+#pragma unroll
+    for (int nj = 0; nj < NI / 2; ++nj) load_b(0, sbase, 0, nj);
+
+    std::uint32_t read_stage = 0, write_stage = kStages - 1;
+    for (int kt = 0; kt < ktiles; ++kt) {
+        // Tile kt+S-1 goes into the slot tile kt-1 used: every warp passed the barrier at the end of tile
+        // kt-1 after its last ldmatrix of it.
+        const TileCopy copy = plan_tile(kt + kStages - 1, write_stage);
+#pragma unroll
+        for (int s = 0; s < kSteps; ++s) {
+            if (s == kSteps - 1) {
+                // The last k16 step: its fragments are in registers. Wait for tile kt+1 (groups committed:
+                // S-1 + kt+1; tiles 0 .. kt+1 done leaves S-2 pending) and make it visible; after this
+                // barrier nobody reads tile kt's slot again.
+                if constexpr (T::kForm != kNoCopiesNoBarrier) {
+                    cp_async_wait<kStages - 2>();
+                    __syncthreads();
+                }
+                read_stage = read_stage + 1 == kStages ? 0 : read_stage + 1;
             }
-        };
-
+            // The next step's fragments: step s+1 of this tile, or step 0 of the next (past the last
+            // tile: harmless reads of a stale slot).
+            const std::uint32_t next_base = sbase + read_stage * T::kStageBytes;
+            const int next_s = (s + 1) % kSteps, cur = s % 2, nxt = (s + 1) % 2;
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi)
+            for (int mi = 0; mi < MI; ++mi) load_a(nxt, next_base, next_s, mi);
 #pragma unroll
-            for (int ni = 0; ni < NI; ++ni)
+            for (int nj = 0; nj < NI / 2; ++nj) load_b(nxt, next_base, next_s, nj);
 #pragma unroll
-                for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.f;
-
-        // Prologue: tiles kt_begin .. +S-2 in flight, one commit group each (so that the wait counts stay
-        // right); the first landed for everyone; its step 0's fragments. The barrier first: the previous
-        // C tile's epilogue may still be reading the stages.
-        // (The timing-only forms fill every slot, so that no mma reads never-written, maybe zero, data:
-        // tensor cores run faster on zeros.)
-        __syncthreads();
-        constexpr int kFilled = T::kForm == kComplete ? kStages - 1 : kStages;
+            for (int c = 0; c < T::kCopies; ++c)  // this step's share of the copies
+                if (T::kForm == kComplete && s < T::kCopySteps && c >= s * T::kCopies / T::kCopySteps &&
+                    c < (s + 1) * T::kCopies / T::kCopySteps)
+                    copy_one(copy, c);
 #pragma unroll
-        for (int s = 0; s < kFilled; ++s) {
-            const TileCopy p = plan_tile(kt_begin + s, s);
-#pragma unroll
-            for (int c = 0; c < T::kCopies; ++c) copy_one(p, c);
-            cp_async_commit();
-        }
-        cp_async_wait<T::kForm == kComplete ? kStages - 2 : 0>();
-        __syncthreads();
-#pragma unroll
-        for (int mi = 0; mi < MI; ++mi) load_a(0, sbase, 0, mi);
-#pragma unroll
-        for (int nj = 0; nj < NI / 2; ++nj) load_b(0, sbase, 0, nj);
-
-        std::uint32_t read_stage = 0, write_stage = kStages - 1;
-        for (int kt = kt_begin; kt < kt_end; ++kt) {
-            // Tile kt+S-1 goes into the slot tile kt-1 used: every warp passed the barrier at the end of
-            // tile kt-1 after its last ldmatrix of it.
-            const TileCopy copy = plan_tile(kt + kStages - 1, write_stage);
-#pragma unroll
-            for (int s = 0; s < kSteps; ++s) {
-                if (s == kSteps - 1) {
-                    // The last k16 step: its fragments are in registers. Wait for tile kt+1 (groups
-                    // committed: S-1 + kt+1; tiles 0 .. kt+1 done leaves S-2 pending) and make it visible;
-                    // after this barrier nobody reads tile kt's slot again.
-                    if constexpr (T::kForm != kNoCopiesNoBarrier) {
-                        cp_async_wait<kStages - 2>();
-                        __syncthreads();
-                    }
-                    read_stage = read_stage + 1 == kStages ? 0 : read_stage + 1;
-                }
-                // The next step's fragments: step s+1 of this tile, or step 0 of the next (past the last
-                // tile: harmless reads of a stale slot).
-                const std::uint32_t next_base = sbase + read_stage * T::kStageBytes;
-                const int next_s = (s + 1) % kSteps, cur = s % 2, nxt = (s + 1) % 2;
-#pragma unroll
-                for (int mi = 0; mi < MI; ++mi) load_a(nxt, next_base, next_s, mi);
-#pragma unroll
-                for (int nj = 0; nj < NI / 2; ++nj) load_b(nxt, next_base, next_s, nj);
-#pragma unroll
-                for (int c = 0; c < T::kCopies; ++c)  // this step's share of the copies
-                    if (T::kForm == kComplete && s < T::kCopySteps && c >= s * T::kCopies / T::kCopySteps &&
-                        c < (s + 1) * T::kCopies / T::kCopySteps)
-                        copy_one(copy, c);
-#pragma unroll
-                for (int mi = 0; mi < MI; ++mi) mma_row(cur, mi);
-                if (s == T::kCopySteps - 1) {  // one group per tile, committed before the wait of its last step
-                    cp_async_commit();
-                    write_stage = write_stage + 1 == kStages ? 0 : write_stage + 1;
-                }
+            for (int mi = 0; mi < MI; ++mi) mma_row(cur, mi);
+            if (s == T::kCopySteps - 1) {  // one group per tile, committed before the wait of its last step
+                cp_async_commit();
+                write_stage = write_stage + 1 == kStages ? 0 : write_stage + 1;
             }
         }
-        cp_async_wait<0>();  // only refills nobody reads remain
-    };
+    }
 
     // C tile [BM][BN] bf16 in the (now idle) stages, chunks swizzled by row % 8 so that the 8 rows one
     // 4-byte store instruction touches fall in 8 different bank groups; then 16-byte stores by
     // consecutive threads along each row of C. Accumulator layout of m16n8: lane holds rows lane/4 and
     // lane/4 + 8, columns 2*(lane%4) and +1.
-    auto store_tile = [&](int tile) {
-        int row0, col0;
-        origin(tile, row0, col0);
-        __syncthreads();  // every warp is done with its (stale) ldmatrix reads
-        const int g = lane / 4, q = lane % 4;
-        auto* ctile = reinterpret_cast<__nv_bfloat16*>(smem);
-        auto at = [&](int row, int col) { return row * BN + (((col / kChunk) ^ (row & 7)) * kChunk) + col % kChunk; };
+    cp_async_wait<0>();  // only empty groups remain
+    __syncthreads();     // every warp is done with its (stale) ldmatrix reads
+    const int g = lane / 4, q = lane % 4;
+    auto* ctile = reinterpret_cast<__nv_bfloat16*>(smem);
+    auto at = [&](int row, int col) { return row * BN + (((col / kChunk) ^ (row & 7)) * kChunk) + col % kChunk; };
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi)
+    for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-            for (int ni = 0; ni < NI; ++ni) {
-                const int r = w_m + mi * 16 + g, c = w_n + ni * 8 + 2 * q;
-                *reinterpret_cast<__nv_bfloat162*>(ctile + at(r, c)) =
-                    __floats2bfloat162_rn(acc[mi][ni][0], acc[mi][ni][1]);
-                *reinterpret_cast<__nv_bfloat162*>(ctile + at(r + 8, c)) =
-                    __floats2bfloat162_rn(acc[mi][ni][2], acc[mi][ni][3]);
-            }
-        __syncthreads();
-        constexpr int kRowChunksC = BN / kChunk;
+        for (int ni = 0; ni < NI; ++ni) {
+            const int r = w_m + mi * 16 + g, c = w_n + ni * 8 + 2 * q;
+            *reinterpret_cast<__nv_bfloat162*>(ctile + at(r, c)) = __floats2bfloat162_rn(acc[mi][ni][0], acc[mi][ni][1]);
+            *reinterpret_cast<__nv_bfloat162*>(ctile + at(r + 8, c)) =
+                __floats2bfloat162_rn(acc[mi][ni][2], acc[mi][ni][3]);
+        }
+    __syncthreads();
+    constexpr int kRowChunksC = BN / kChunk;
 #pragma unroll 4
-        for (int i = t; i < BM * kRowChunksC; i += T::kThreads) {
-            const int r = i / kRowChunksC, c = (i % kRowChunksC) * kChunk;
-            if (col0 + c < N)  // rows: M % 128 == 0
-                *reinterpret_cast<uint4*>(C + std::size_t(row0 + r) * N + col0 + c) =
-                    *reinterpret_cast<const uint4*>(ctile + at(r, c));
-        }
-    };
-
-    // 5. Stream-K for the last wave. gridDim.x blocks: as many as C tiles, or (kStreamK) one an SM. The
-    // first tiles / gridDim.x * gridDim.x C tiles go round by round, one whole tile a block. The K tiles
-    // of the rest (fewer C tiles than blocks) are split evenly: block b computes K tiles [first(b),
-    // first(b+1)) of the remainder, counted C tile by C tile. Where a block starts inside a C tile, it
-    // leaves its partial sums in its slot and raises its flag; the block whose range holds the tile's
-    // first K tile adds the partial sums of the blocks after it and stores the tile. Those blocks
-    // computed their part first thing, so the wait is short, and nobody waits on a lower block.
-    // (K tile counts fit an int: tiles * ktiles < 2^31 for any shape that fits the GPU's memory.)
-    const int grid = gridDim.x, b = blockIdx.x;
-    const int whole = tiles / grid * grid, rest = (tiles - whole) * ktiles;
-    auto first = [&](int block) { return whole * ktiles + int(static_cast<long long>(rest) * block / grid); };
-    auto next_item = [&](int& tile, int& kt_begin, int& kt_end) {
-        const int end = first(b + 1);
-        if (tile < whole && tile + grid < whole) {  // the next round
-            tile += grid;
-            return;
-        }
-        const int it = tile < whole ? first(b) : tile * ktiles + kt_end;  // where this block's share goes on
-        if (it >= end) {
-            kt_begin = kt_end = 0;  // done
-            return;
-        }
-        tile = it / ktiles, kt_begin = it % ktiles, kt_end = min(ktiles, kt_begin + (end - it));
-    };
-    // The work items, each a C tile and a range of its K tiles: round tiles b, b + grid, ... < whole,
-    // then this block's share of the rest. The next item follows from the last one alone (fewer
-    // registers held across the K loop).
-    int tile = b, kt_begin = 0, kt_end = ktiles;
-    if (tile >= whole) {  // no round tile: straight to this block's share
-        const int it = first(b), end = first(b + 1);
-        tile = it / ktiles, kt_begin = it % ktiles, kt_end = min(ktiles, kt_begin + (end - it));
-    }
-    for (; kt_begin < kt_end; ) {
-        k_range(tile, kt_begin, kt_end);
-        if (kt_begin > 0) {  // a later part of the tile: hand it over
-            float4* mine = partials.sums + std::size_t(b) * T::kThreads * MI * NI;
-#pragma unroll
-            for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-                for (int ni = 0; ni < NI; ++ni)
-                    __stcg(mine + (mi * NI + ni) * T::kThreads + t,
-                           make_float4(acc[mi][ni][0], acc[mi][ni][1], acc[mi][ni][2], acc[mi][ni][3]));
-            __threadfence();
-            __syncthreads();
-            if (t == 0)
-                asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(partials.flags + b), "r"(partials.epoch)
-                             : "memory");
-            next_item(tile, kt_begin, kt_end);
-            continue;
-        }
-        // The tile's first part: the rest, K tiles [kt_end, ktiles), came from the blocks after this one.
-        for (int next = b + 1, done = kt_end; done < ktiles; ++next) {
-            if (first(next + 1) == first(next)) continue;  // an empty range: nothing to add
-            if (t == 0) {
-                unsigned seen;
-                do {
-                    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(seen) : "l"(partials.flags + next) : "memory");
-                } while (seen != partials.epoch);
-            }
-            __syncthreads();
-            const float4* theirs = partials.sums + std::size_t(next) * T::kThreads * MI * NI;
-#pragma unroll
-            for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-                for (int ni = 0; ni < NI; ++ni) {
-                    const float4 v = __ldcg(theirs + (mi * NI + ni) * T::kThreads + t);
-                    acc[mi][ni][0] += v.x, acc[mi][ni][1] += v.y, acc[mi][ni][2] += v.z, acc[mi][ni][3] += v.w;
-                }
-            done = min(ktiles, first(next + 1) - tile * ktiles);
-        }
-        store_tile(tile);
-        next_item(tile, kt_begin, kt_end);
+    for (int i = t; i < BM * kRowChunksC; i += T::kThreads) {
+        const int r = i / kRowChunksC, c = (i % kRowChunksC) * kChunk;
+        if (col0 + c < N)  // rows: M % 128 == 0
+            *reinterpret_cast<uint4*>(C + std::size_t(row0 + r) * N + col0 + c) =
+                *reinterpret_cast<const uint4*>(ctile + at(r, c));
     }
 }
 
@@ -440,31 +355,16 @@ template <class T>
 void launch_tiles(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N, int K,
                   cudaStream_t stream) {
     // More than 48 KiB of dynamic shared memory must be asked for once; prefer the largest shared
-    // carve-out. Stream-K: one block an SM, and its partial-sum slots and flags, allocated once.
-    static int sms = 0;
-    static Partials partials{};
+    // carve-out.
     static const bool configured = [] {
         cudaFuncSetAttribute(gemm_pipelined<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes);
         cudaFuncSetAttribute(gemm_pipelined<T>, cudaFuncAttributePreferredSharedMemoryCarveout,
                              cudaSharedmemCarveoutMaxShared);
-        int device = 0;
-        cudaGetDevice(&device);
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-        if (T::kStreamK) {
-            cudaMalloc(&partials.sums, std::size_t(sms) * T::kThreads * T::MI * T::NI * sizeof(float4));
-            cudaMalloc(&partials.flags, sms * sizeof(unsigned));
-            cudaMemset(partials.flags, 0, sms * sizeof(unsigned));
-        }
         return true;
     }();
     (void)configured;
     const int tiles = (M / T::BM) * ((N + T::BN - 1) / T::BN);
-    int blocks = tiles;
-    if constexpr (T::kStreamK) {
-        blocks = tiles < sms ? tiles : sms;
-        ++partials.epoch;
-    }
-    gemm_pipelined<T><<<blocks, T::kThreads, T::kSmemBytes, stream>>>(A, B, C, M, N, K, partials);
+    gemm_pipelined<T><<<tiles, T::kThreads, T::kSmemBytes, stream>>>(A, B, C, M, N, K);
 }
 
 void launch_pipelined(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N, int K,
