@@ -7,19 +7,19 @@
 #   1. the skeleton: `roofline run` must say INCORRECT (exit 1), never correct, never a crash;
 #   2. the solution: `roofline run --solutions` CORRECT on the lab's verify shapes;
 #   3. the candidates probe (scripts/probes/rung9_variants.cu, compiled here with nvcc): the
-#      kernel graded before (frozen), the solution's forms (ldmatrix and copies in one block
-#      before a k16 step's mma or threaded between its rows, A's fragments in one or two sets of
-#      registers, 3 or 4 stages), each checked against cuBLAS first (odd shapes, more C tiles
-#      than SMs), then timed beside cuBLAS and the mma.sync roof, interleaved, L2 flushed,
-#      medians; its table; the probe's SASS (cuobjdump) in OUT/rung9.sass.gz, to see where the
-#      compiler put the ldmatrix and copies among the mma;
+#      kernel graded before (frozen), the solution's forms (copies over three k16 steps or at the
+#      first), and two timing-only forms without copies (and without the barrier) that split the
+#      kernel's time; the correct ones checked against cuBLAS first (odd shapes, more C tiles than
+#      SMs), then all timed beside cuBLAS and the mma.sync roof (at 8, 16 and 32 warps an SM),
+#      interleaved, L2 flushed, medians; its table; the probe's SASS (cuobjdump) in
+#      OUT/rung9.sass.gz;
 #   4. `roofline grade 02-gemm/r9_pipelined --solutions`: its fraction of cuBLAS (scored) and of
 #      the mma.sync roof (the goal: >= 80%; the roof from the `roofline ceilings` the lead runs
 #      in the same device call, or the last saved one);
 #   5. compute-sanitizer over the solution on small odd shapes (N and M % 256 == 128, K % 64 ==
 #      32, a single K tile): memcheck (the K tail's copies read only valid addresses), then
-#      racecheck (the cp.async ring, its copies threaded between the mma of three k16 steps) on
-#      one shape.
+#      racecheck (the cp.async ring, a tile's copies issued at the first k16 step two tiles
+#      ahead) on one shape.
 # ~1.5-2 min on an H200 once built (the probe's compile ~15 s and run ~20 s, the grade ~20 s,
 # the sanitizers at most 45 s each).
 set -u
