@@ -12,8 +12,9 @@
 #      INCORRECT: its TODO) and solutions (CORRECT) on lab.yaml's verify shapes; the fused
 #      solution at two odd shapes straight from the lab program;
 #   3. the candidates probe (scripts/probes/given_gemm_variants.cu): every tiling (the shipped
-#      two, deeper rings, 256 x 128, persistent) checked at 9 shapes, then timed at 4096^3 and 8192 x 8192 x 512 beside cuBLASLt, bare / fused /
-#      three kernels, interleaved, L2 flushed, medians; its table with three/fused per row;
+#      two, deeper rings, 256 x 128) checked at 9 shapes, then timed at 4096^3 and
+#      8192 x 8192 x 512 beside cuBLASLt, bare / fused / three kernels, interleaved, L2 flushed,
+#      medians; its table with three/fused per row;
 #   4. roofline grade of the six GEMM variants (solutions) against cuBLASLt in the same run, and
 #      fused / three kernels per shape from each fused report's "also" line against the goals
 #      (4096^3 >= 1.05x, 8192 x 8192 x 512 >= 1.4x).

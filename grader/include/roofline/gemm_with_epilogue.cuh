@@ -74,14 +74,8 @@ namespace wmma_gemm {
 // shared memory, warps in a kWarpGridRows x kWarpGridCols grid, kBlocksPerSm blocks asked of the
 // compiler (launch bounds), kInterleaved: the fragments of the next k16 step are loaded while this
 // one multiplies and the next K tile's copies start after the first k16 step (below), instead of
-// copy, then load, then multiply; kPersistent: one block per SM slot (kBlocksPerSm x SMs), each
-// looping over output tiles, the next tile's first kRing - 1 K tiles copied while this tile's
-// epilogue runs (its fp32 strips then get their own shared memory, past the ring);
-// kStaggerCycles (persistent, two blocks per SM): the second half of the grid (the second block
-// on each SM, as blocks are handed out) starts that many clocks late, so that the two blocks'
-// epilogues, where the tensor cores idle, do not fall together. The header
-// ships two of these (the end of this namespace);
-// scripts/probes/given_gemm_variants.cu (instructor-side) times the others.
+// copy, then load, then multiply. One block per output tile. The header ships two of these (the
+// end of this namespace); scripts/probes/given_gemm_variants.cu (instructor-side) times others.
 //
 // Shared rows are padded by 8 bf16 (16 bytes): a 16 x 16 fragment load reads 8 rows at a time,
 // and with a row pitch of an odd number of 16-byte units (144 or 80 bytes for A, 528 or 272 for
@@ -91,13 +85,12 @@ namespace wmma_gemm {
 // H200, 2026-12-01: 9.4 M excess over 27 M ideal at K = 512, all of them cp.async writes; the
 // fragment loads had none). A swizzle avoids both, but WMMA takes only a plain row pitch.
 template <int kBlockRows_, int kBlockCols_, int kDepth_, int kRing_, int kWarpGridRows_, int kWarpGridCols_,
-          int kBlocksPerSm_, bool kInterleaved_, bool kPersistent_ = false, int kStaggerCycles_ = 0>
+          int kBlocksPerSm_, bool kInterleaved_>
 struct Tiling {
     static constexpr int kBlockRows = kBlockRows_, kBlockCols = kBlockCols_, kDepth = kDepth_, kRing = kRing_;
     static constexpr int kWarpGridRows = kWarpGridRows_, kWarpGridCols = kWarpGridCols_;
     static constexpr int kBlocksPerSm = kBlocksPerSm_;
-    static constexpr bool kInterleaved = kInterleaved_, kPersistent = kPersistent_;
-    static constexpr int kStaggerCycles = kStaggerCycles_;
+    static constexpr bool kInterleaved = kInterleaved_;
     static constexpr int kWarpRows = kBlockRows / kWarpGridRows, kWarpCols = kBlockCols / kWarpGridCols;
     static constexpr int kFrag = 16;  // WMMA tile edge
     static constexpr int kFragRows = kWarpRows / kFrag, kFragCols = kWarpCols / kFrag;
@@ -123,9 +116,7 @@ struct Tiling {
     static constexpr int kStripFloats = kFrag * kPitchOut;
     static constexpr int kLanesPerRow = kWarpCols / 2, kRowsPerStep = 32 / kLanesPerRow;
     static constexpr int kStripBytes = kBlockThreads / 32 * kStripFloats * 4;
-    // Not persistent: the strips reuse the drained ring. Persistent: the ring is already filling
-    // with the next tile when the strips are written, so they lie past it.
-    static constexpr int kSharedBytes = kPersistent ? kRingBytes + kStripBytes : kRingBytes;
+    static constexpr int kSharedBytes = kRingBytes;  // the strips reuse the drained ring
     // Block rows over M rows (M a multiple of 128): with 128-row blocks M / 128; taller blocks round
     // up, and the last block row's rows past M are zero-filled in and skipped on the way out.
     __host__ __device__ static constexpr int tiles_down(int M) { return (M + kBlockRows - 128) / kBlockRows; }
@@ -148,14 +139,13 @@ struct Tiling {
                       (kSlotA * 2) % 32 == 0,
                   "every fragment starts 32-byte aligned, as load_matrix_sync requires");
     static_assert(kPitchOut % 4 == 0 && (kStripFloats * 4) % 32 == 0, "the fp32 strips are valid WMMA stores too");
-    static_assert(kPersistent || kStripBytes <= kRingBytes, "the strips fit in the drained ring");
+    static_assert(kStripBytes <= kRingBytes, "the strips fit in the drained ring");
     static_assert(kWarpCols <= 64 && 32 % kLanesPerRow == 0 && kFrag % kRowsPerStep == 0,
                   "the epilogue's lanes cover whole strip rows");
     static_assert(kRing >= 2, "one K tile multiplied while the next one lands");
     static_assert(!kInterleaved || (kSteps >= 2 && kSteps % 2 == 0),
                   "interleaved: fragment buffer (s + 1) % 2 of a tile's last step is the next tile's step 0");
     static_assert(kBandCols >= 1, "a band is at least one block column");
-    static_assert(kStaggerCycles == 0 || (kPersistent && kBlocksPerSm == 2), "a stagger pairs two persistent blocks");
 };
 
 using FragA = nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, __nv_bfloat16, nvcuda::wmma::row_major>;
@@ -209,19 +199,18 @@ __global__ __launch_bounds__(T::kBlockThreads, T::kBlocksPerSm) void wmma_gemm_k
     extern __shared__ __align__(128) unsigned char shared_bytes[];
     auto* ring = reinterpret_cast<__nv_bfloat16*>(shared_bytes);  // slot s: A at s * kSlot, then B
 
-    // Output tile `id`'s first row and column: bands of kBandCols block columns, walked row by
-    // row, so the blocks resident at once share a few A rows and one panel of B in L2.
+    // This block's output tile (one block per tile), its first row and column: bands of
+    // kBandCols block columns, walked row by row, so the blocks resident at once share a few A
+    // rows and one panel of B in L2.
+    const int id = int(blockIdx.x);
     const int tiles_down = T::tiles_down(M);
     const int tiles_across = (N + T::kBlockCols - 1) / T::kBlockCols;
-    const int out_tiles = tiles_down * tiles_across;
-    auto place = [&](int id, int& row0, int& col0) {
-        const int band = id / (T::kBandCols * tiles_down);
-        const int band_first_col = band * T::kBandCols;
-        const int band_width = min(T::kBandCols, tiles_across - band_first_col);
-        const int place_in_band = id - band * T::kBandCols * tiles_down;
-        row0 = (place_in_band / band_width) * T::kBlockRows;
-        col0 = (band_first_col + place_in_band % band_width) * T::kBlockCols;
-    };
+    const int band = id / (T::kBandCols * tiles_down);
+    const int band_first_col = band * T::kBandCols;
+    const int band_width = min(T::kBandCols, tiles_across - band_first_col);
+    const int place_in_band = id - band * T::kBandCols * tiles_down;
+    const int out_row0 = (place_in_band / band_width) * T::kBlockRows;
+    const int out_col0 = (band_first_col + place_in_band % band_width) * T::kBlockCols;
 
     const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
     const int warp_row0 = (warp / T::kWarpGridCols) * T::kWarpRows;  // inside the block tile
@@ -232,13 +221,13 @@ __global__ __launch_bounds__(T::kBlockThreads, T::kBlocksPerSm) void wmma_gemm_k
     const int copy_row_a = int(threadIdx.x) / T::kPiecesPerRowA, piece_a = int(threadIdx.x) % T::kPiecesPerRowA;
     const int copy_row_b = int(threadIdx.x) / T::kPiecesPerRowB, piece_b = int(threadIdx.x) % T::kPiecesPerRowB;
 
-    // Starts the copies of K tile `tile` of the output tile at (row0, col0) into ring slot `slot`
-    // (tile < tile count). K tails (K % kDepth != 0) and the columns past N of the last block
-    // column are zero-filled by cp.async itself (source size 0), so the loop has no special cases.
-    auto fetch = [&](int row0, int col0, int tile, int slot) {
-        const bool column_b_exists = col0 + piece_b * T::kPiece < N;
-        const __nv_bfloat16* a_from = A + std::size_t(row0 + copy_row_a) * K + piece_a * T::kPiece;
-        const __nv_bfloat16* b_from = B + std::size_t(copy_row_b) * N + col0 + piece_b * T::kPiece;
+    // Starts the copies of K tile `tile` into ring slot `slot` (tile < tile count). K tails
+    // (K % kDepth != 0) and the columns past N of the last block column are zero-filled by
+    // cp.async itself (source size 0), so the loop has no special cases.
+    auto fetch = [&](int tile, int slot) {
+        const bool column_b_exists = out_col0 + piece_b * T::kPiece < N;
+        const __nv_bfloat16* a_from = A + std::size_t(out_row0 + copy_row_a) * K + piece_a * T::kPiece;
+        const __nv_bfloat16* b_from = B + std::size_t(copy_row_b) * N + out_col0 + piece_b * T::kPiece;
         __nv_bfloat16* a_to = ring + slot * kSlot + copy_row_a * kPitchA + piece_a * T::kPiece;
         __nv_bfloat16* b_to = ring + slot * kSlot + kSlotA + copy_row_b * kPitchB + piece_b * T::kPiece;
         const int k0 = tile * T::kDepth;
@@ -247,7 +236,7 @@ __global__ __launch_bounds__(T::kBlockThreads, T::kBlocksPerSm) void wmma_gemm_k
         for (int i = 0; i < T::kCopiesA; ++i) {
             bool exists = a_k_exists;
             // Rows past M exist only in a block taller than 128 rows; 128-row blocks skip the test.
-            if constexpr (T::kBlockRows > 128) exists = exists && row0 + copy_row_a + i * T::kRowsApartA < M;
+            if constexpr (T::kBlockRows > 128) exists = exists && out_row0 + copy_row_a + i * T::kRowsApartA < M;
             const __nv_bfloat16* src = exists ? a_from + std::size_t(i) * T::kRowsApartA * K + k0 : A;
             copy_16_async(a_to + i * T::kRowsApartA * kPitchA, src, exists ? 16 : 0);
         }
@@ -259,15 +248,6 @@ __global__ __launch_bounds__(T::kBlockThreads, T::kBlocksPerSm) void wmma_gemm_k
         }
     };
     const int tiles = (K + T::kDepth - 1) / T::kDepth;
-    // Fills all slots but one. Every thread closes one batch per K tile, empty or not, so that
-    // "batch t has landed" always means "tile t has landed".
-    auto fill_ring = [&](int row0, int col0) {
-#pragma unroll
-        for (int t = 0; t < kRing - 1; ++t) {
-            if (t < tiles) fetch(row0, col0, t, t);
-            close_copy_batch();
-        }
-    };
     // This warp's 16 x 16 operand tiles at k16 step `kk` (in elements) of ring slot `slot`.
     auto a_at = [&](int slot, int i, int kk) {
         return ring + slot * kSlot + (warp_row0 + i * kFrag) * kPitchA + kk;
@@ -275,145 +255,128 @@ __global__ __launch_bounds__(T::kBlockThreads, T::kBlocksPerSm) void wmma_gemm_k
     auto b_at = [&](int slot, int j, int kk) {
         return ring + slot * kSlot + kSlotA + kk * kPitchB + warp_col0 + j * kFrag;
     };
-    // The epilogue's fp32 strips: the drained ring, or (persistent) their own space past it.
-    float* strip = reinterpret_cast<float*>(shared_bytes + (T::kPersistent ? T::kRingBytes : 0)) +
-                   warp * T::kStripFloats;
+    // The epilogue's fp32 strips, in the drained ring.
+    float* strip = reinterpret_cast<float*>(shared_bytes) + warp * T::kStripFloats;
 
-    int id = int(blockIdx.x);  // not persistent: the grid has one block per output tile
-    int out_row0, out_col0;
-    place(id, out_row0, out_col0);
-    fill_ring(out_row0, out_col0);
-    if constexpr (T::kStaggerCycles > 0) {
-        // The copies are already on their way; only the multiply waits.
-        if (2 * id >= int(gridDim.x)) {
-            const long long until = clock64() + T::kStaggerCycles;
-            while (clock64() < until) __nanosleep(256);
+    // Fill all slots but one. Every thread closes one batch per K tile, empty or not, so that
+    // "batch t has landed" always means "tile t has landed".
+#pragma unroll
+    for (int t = 0; t < kRing - 1; ++t) {
+        if (t < tiles) fetch(t, t);
+        close_copy_batch();
+    }
+
+    FragAcc acc[kFragRows][kFragCols];
+#pragma unroll
+    for (int i = 0; i < kFragRows; ++i)
+#pragma unroll
+        for (int j = 0; j < kFragCols; ++j) nvcuda::wmma::fill_fragment(acc[i][j], 0.0f);
+
+    if constexpr (!T::kInterleaved) {
+        for (int tile = 0; tile < tiles; ++tile) {
+            // kRing - 1 + tile batches are closed; leaving kRing - 2 in flight means tile `tile`
+            // has landed for this thread, and the barrier makes every thread's copies visible.
+            // The barrier also means every warp is done with tile - 1, whose slot is refilled next.
+            await_copy_batches<kRing - 2>();
+            __syncthreads();
+            const int ahead = tile + kRing - 1;
+            if (ahead < tiles) fetch(ahead, ahead % kRing);
+            close_copy_batch();
+            const int slot = tile % kRing;
+#pragma unroll
+            for (int kk = 0; kk < T::kDepth; kk += kFrag) {
+                FragA a[kFragRows];
+                FragB b[kFragCols];
+#pragma unroll
+                for (int i = 0; i < kFragRows; ++i) load_from_shared(a[i], a_at(slot, i, kk), kPitchA);
+#pragma unroll
+                for (int j = 0; j < kFragCols; ++j) load_from_shared(b[j], b_at(slot, j, kk), kPitchB);
+#pragma unroll
+                for (int i = 0; i < kFragRows; ++i)
+#pragma unroll
+                    for (int j = 0; j < kFragCols; ++j)
+                        nvcuda::wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+            }
+        }
+    } else {
+        // Interleaved: two sets of fragments. While the mma of k16 step s run on one set, the
+        // other is loaded with step s + 1 (or the next tile's step 0), so no warp waits on
+        // shared memory between steps. A tile's barrier comes before its last step, whose
+        // fragments are already in registers: after it every warp is done reading the previous
+        // slot, and the next tile's copies start after the first step's loads, between mma,
+        // instead of holding all warps at the top of the tile.
+        await_copy_batches<kRing - 2>();  // tile 0 has landed ...
+        __syncthreads();                  // ... for everyone
+        FragA a[2][kFragRows];
+        FragB b[2][kFragCols];
+        auto load_step = [&](int set, int slot, int kk) {
+#pragma unroll
+            for (int i = 0; i < kFragRows; ++i) load_from_shared(a[set][i], a_at(slot, i, kk), kPitchA);
+#pragma unroll
+            for (int j = 0; j < kFragCols; ++j) load_from_shared(b[set][j], b_at(slot, j, kk), kPitchB);
+        };
+        load_step(0, 0, 0);
+        int read_slot = 0, write_slot = kRing - 1;
+        for (int tile = 0; tile < tiles; ++tile) {
+#pragma unroll
+            for (int s = 0; s < T::kSteps; ++s) {
+                if (s == T::kSteps - 1) {
+                    // Tile + 1 has landed (kRing - 1 + tile + 1 batches closed, kRing - 2 left).
+                    await_copy_batches<kRing - 2>();
+                    __syncthreads();
+                    read_slot = read_slot + 1 == kRing ? 0 : read_slot + 1;
+                }
+                // Past the last tile this reads a stale slot, harmlessly: nothing is in flight.
+                load_step((s + 1) % 2, read_slot, ((s + 1) % T::kSteps) * kFrag);
+                if (s == 0) {
+                    // The slot of tile - 1: every warp passed the barrier after its last load of it.
+                    const int ahead = tile + kRing - 1;
+                    if (ahead < tiles) fetch(ahead, write_slot);
+                    close_copy_batch();
+                    write_slot = write_slot + 1 == kRing ? 0 : write_slot + 1;
+                }
+#pragma unroll
+                for (int i = 0; i < kFragRows; ++i)
+#pragma unroll
+                    for (int j = 0; j < kFragCols; ++j)
+                        nvcuda::wmma::mma_sync(acc[i][j], a[s % 2][i], b[s % 2][j], acc[i][j]);
+            }
         }
     }
-    for (;;) {
-        FragAcc acc[kFragRows][kFragCols];
-#pragma unroll
-        for (int i = 0; i < kFragRows; ++i)
-#pragma unroll
-            for (int j = 0; j < kFragCols; ++j) nvcuda::wmma::fill_fragment(acc[i][j], 0.0f);
+    await_copy_batches<0>();  // only empty batches can remain; leave none in flight
+    __syncthreads();          // every warp is done reading the ring: it can become the strips
 
-        if constexpr (!T::kInterleaved) {
-            for (int tile = 0; tile < tiles; ++tile) {
-                // kRing - 1 + tile batches are closed; leaving kRing - 2 in flight means tile `tile`
-                // has landed for this thread, and the barrier makes every thread's copies visible.
-                // The barrier also means every warp is done with tile - 1, whose slot is refilled next.
-                await_copy_batches<kRing - 2>();
-                __syncthreads();
-                const int ahead = tile + kRing - 1;
-                if (ahead < tiles) fetch(out_row0, out_col0, ahead, ahead % kRing);
-                close_copy_batch();
-                const int slot = tile % kRing;
+    // The epilogue goes through shared memory: WMMA's accumulator layout is not specified, so
+    // each warp stores a 16 x kWarpCols strip of its results, reads it back as (row, col,
+    // col + 1) pairs, and hands those to the functor. A warp whose columns lie past N skips it,
+    // and so does one whose rows lie past M (a block taller than 128 rows, the last block row).
+    bool warp_in_y = out_col0 + warp_col0 < N;
+    if constexpr (T::kBlockRows > 128) warp_in_y = warp_in_y && out_row0 + warp_row0 < M;
+    if (warp_in_y) {
+        const int lane_row = lane / T::kLanesPerRow, lane_col = lane % T::kLanesPerRow;
+        const int col = out_col0 + warp_col0 + 2 * lane_col;
 #pragma unroll
-                for (int kk = 0; kk < T::kDepth; kk += kFrag) {
-                    FragA a[kFragRows];
-                    FragB b[kFragCols];
+        for (int i = 0; i < kFragRows; ++i) {
 #pragma unroll
-                    for (int i = 0; i < kFragRows; ++i) load_from_shared(a[i], a_at(slot, i, kk), kPitchA);
+            for (int j = 0; j < kFragCols; ++j)
+                nvcuda::wmma::store_matrix_sync(strip + j * kFrag, acc[i][j], T::kPitchOut,
+                                                nvcuda::wmma::mem_row_major);
+            __syncwarp();
+            const int row0 = out_row0 + warp_row0 + i * kFrag;
+            // The test is outside the steps (N % 64 != 0: a warp's last columns), so that the
+            // steps are one straight run of code in which the compiler may share work between
+            // the epilogue's calls (such as a load that depends only on col).
+            if (col < N) {
 #pragma unroll
-                    for (int j = 0; j < kFragCols; ++j) load_from_shared(b[j], b_at(slot, j, kk), kPitchB);
-#pragma unroll
-                    for (int i = 0; i < kFragRows; ++i)
-#pragma unroll
-                        for (int j = 0; j < kFragCols; ++j)
-                            nvcuda::wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+                for (int step = 0; step < kFrag / T::kRowsPerStep; ++step) {
+                    const int r = step * T::kRowsPerStep + lane_row;
+                    const float2 pair =
+                        *reinterpret_cast<const float2*>(strip + r * T::kPitchOut + 2 * lane_col);
+                    epilogue(row0 + r, col, pair.x, pair.y);
                 }
             }
-        } else {
-            // Interleaved: two sets of fragments. While the mma of k16 step s run on one set, the
-            // other is loaded with step s + 1 (or the next tile's step 0), so no warp waits on
-            // shared memory between steps. A tile's barrier comes before its last step, whose
-            // fragments are already in registers: after it every warp is done reading the previous
-            // slot, and the next tile's copies start after the first step's loads, between mma,
-            // instead of holding all warps at the top of the tile.
-            await_copy_batches<kRing - 2>();  // tile 0 has landed ...
-            __syncthreads();                  // ... for everyone
-            FragA a[2][kFragRows];
-            FragB b[2][kFragCols];
-            auto load_step = [&](int set, int slot, int kk) {
-#pragma unroll
-                for (int i = 0; i < kFragRows; ++i) load_from_shared(a[set][i], a_at(slot, i, kk), kPitchA);
-#pragma unroll
-                for (int j = 0; j < kFragCols; ++j) load_from_shared(b[set][j], b_at(slot, j, kk), kPitchB);
-            };
-            load_step(0, 0, 0);
-            int read_slot = 0, write_slot = kRing - 1;
-            for (int tile = 0; tile < tiles; ++tile) {
-#pragma unroll
-                for (int s = 0; s < T::kSteps; ++s) {
-                    if (s == T::kSteps - 1) {
-                        // Tile + 1 has landed (kRing - 1 + tile + 1 batches closed, kRing - 2 left).
-                        await_copy_batches<kRing - 2>();
-                        __syncthreads();
-                        read_slot = read_slot + 1 == kRing ? 0 : read_slot + 1;
-                    }
-                    // Past the last tile this reads a stale slot, harmlessly: nothing is in flight.
-                    load_step((s + 1) % 2, read_slot, ((s + 1) % T::kSteps) * kFrag);
-                    if (s == 0) {
-                        // The slot of tile - 1: every warp passed the barrier after its last load of it.
-                        const int ahead = tile + kRing - 1;
-                        if (ahead < tiles) fetch(out_row0, out_col0, ahead, write_slot);
-                        close_copy_batch();
-                        write_slot = write_slot + 1 == kRing ? 0 : write_slot + 1;
-                    }
-#pragma unroll
-                    for (int i = 0; i < kFragRows; ++i)
-#pragma unroll
-                        for (int j = 0; j < kFragCols; ++j)
-                            nvcuda::wmma::mma_sync(acc[i][j], a[s % 2][i], b[s % 2][j], acc[i][j]);
-                }
-            }
+            __syncwarp();  // the strip is read before the next fragment row overwrites it
         }
-        await_copy_batches<0>();  // only empty batches can remain; leave none in flight
-        __syncthreads();          // every warp is done reading the ring: it is free to refill (or
-                                  // to become the strips)
-
-        // Persistent: the next output tile's first K tiles are on their way during this epilogue.
-        const int next = T::kPersistent ? id + int(gridDim.x) : out_tiles;
-        int next_row0 = 0, next_col0 = 0;
-        if (next < out_tiles) {
-            place(next, next_row0, next_col0);
-            fill_ring(next_row0, next_col0);
-        }
-
-        // The epilogue goes through shared memory: WMMA's accumulator layout is not specified, so
-        // each warp stores a 16 x kWarpCols strip of its results, reads it back as (row, col,
-        // col + 1) pairs, and hands those to the functor. A warp whose columns lie past N skips it,
-        // and so does one whose rows lie past M (a block taller than 128 rows, the last block row).
-        bool warp_in_y = out_col0 + warp_col0 < N;
-        if constexpr (T::kBlockRows > 128) warp_in_y = warp_in_y && out_row0 + warp_row0 < M;
-        if (warp_in_y) {
-            const int lane_row = lane / T::kLanesPerRow, lane_col = lane % T::kLanesPerRow;
-            const int col = out_col0 + warp_col0 + 2 * lane_col;
-#pragma unroll
-            for (int i = 0; i < kFragRows; ++i) {
-#pragma unroll
-                for (int j = 0; j < kFragCols; ++j)
-                    nvcuda::wmma::store_matrix_sync(strip + j * kFrag, acc[i][j], T::kPitchOut,
-                                                    nvcuda::wmma::mem_row_major);
-                __syncwarp();
-                const int row0 = out_row0 + warp_row0 + i * kFrag;
-                // The test is outside the steps (N % 64 != 0: a warp's last columns), so that the
-                // steps are one straight run of code in which the compiler may share work between
-                // the epilogue's calls (such as a load that depends only on col).
-                if (col < N) {
-#pragma unroll
-                    for (int step = 0; step < kFrag / T::kRowsPerStep; ++step) {
-                        const int r = step * T::kRowsPerStep + lane_row;
-                        const float2 pair =
-                            *reinterpret_cast<const float2*>(strip + r * T::kPitchOut + 2 * lane_col);
-                        epilogue(row0 + r, col, pair.x, pair.y);
-                    }
-                }
-                __syncwarp();  // the strip is read before the next fragment row overwrites it
-            }
-        }
-        if (next >= out_tiles) return;
-        id = next, out_row0 = next_row0, out_col0 = next_col0;
     }
 }
 
@@ -432,18 +395,9 @@ void launch_tiled(const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N, 
         return true;
     }();
     (void)ready;
-    const int out_tiles = T::tiles_down(M) * ((N + T::kBlockCols - 1) / T::kBlockCols);
-    int grid = out_tiles;
-    if constexpr (T::kPersistent) {
-        static const int sms = [] {
-            int device = 0, count = 0;
-            cudaGetDevice(&device);
-            cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
-            return count;
-        }();
-        grid = out_tiles < T::kBlocksPerSm * sms ? out_tiles : T::kBlocksPerSm * sms;
-    }
-    wmma_gemm_kernel<T, Epilogue><<<grid, T::kBlockThreads, T::kSharedBytes, stream>>>(A, B, M, N, K, epilogue);
+    const int out_tiles = T::tiles_down(M) * ((N + T::kBlockCols - 1) / T::kBlockCols);  // one block each
+    wmma_gemm_kernel<T, Epilogue><<<out_tiles, T::kBlockThreads, T::kSharedBytes, stream>>>(A, B, M, N, K,
+                                                                                          epilogue);
 }
 
 }  // namespace
@@ -461,12 +415,13 @@ void launch_tiled(const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N, 
 //    multiplies. Measured: its fused epilogue cost the least at K = 512 (same results file).
 //  Graded with the reference epilogue (bias through __ldg) on the H200: fused / three kernels
 //  1.073x at 4096^3 and 1.494x at 8192 x 8192 x 512, the lab's goals (1.05x, 1.4x) met; the
-//  probe's other tilings (5 or 6 slots, persistent blocks, a staggered second block) were all
-//  1-6% slower (results/2026-12-01-h200-runs66-69.md). Predicted for the short tiling: the
-//  second block hides the first's ring fill and epilogue, ~0.95 of the 4096^3 rate per FLOP;
-//  measured 0.75, and one 128 x 256 block per SM ran the bare GEMM 5% faster than two of these
-//  at K = 512 (its fused epilogue no faster), so what the second block hides is less than
-//  predicted; why is not profiled.
+//  probe's 5- and 6-slot rows were 1-2% slower at K = 512, and persistent blocks and a second
+//  block started late, measured in the same run and since removed from this kernel, 1-10% slower
+//  than the same tiling without them (results/2026-12-01-h200-runs66-69.md). Predicted for the
+//  short tiling: the second block hides the first's ring fill and epilogue, ~0.95 of the 4096^3
+//  rate per FLOP; measured 0.75, and one 128 x 256 block per SM ran the bare GEMM 5% faster than
+//  two of these at K = 512 (its fused epilogue no faster), so what the second block hides is
+//  less than predicted; why is not profiled.
 using LongK = Tiling<128, 256, 32, 4, 2, 4, 1, true>;
 using ShortK = Tiling<128, 128, 32, 4, 2, 2, 2, true>;
 inline constexpr int kShortK = 1024;
