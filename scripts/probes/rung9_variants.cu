@@ -49,7 +49,8 @@
 //
 // From the course root, on a machine with an sm_90 GPU:
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Igrader/include -Xptxas -v \
-//       -o /tmp/rung9_variants scripts/probes/rung9_variants.cu -lcublas && /tmp/rung9_variants
+//       -o /tmp/rung9_variants scripts/probes/rung9_variants.cu grader/harness/tma.cu -lcublas \
+//       && /tmp/rung9_variants
 // (scripts/device/rung9.sh does this). Optional arguments: timed repetitions (default 60); a row's
 // index, which makes one launch of that row at 4096^3 and nothing else (for ncu).
 #include "probe_check.cuh"
@@ -70,6 +71,7 @@
 #define ROOFLINE_GEMM_VARIANT(name, launch) static_assert(true, "")
 #include "../../solutions/02-gemm/kernels/09_pipelined.cu"
 #include "rung9_before.cuh"
+#include "rung9_tma.cuh"
 #include "../../grader/ceilings/mma_sync_probe.cuh"
 
 namespace probe {
@@ -97,6 +99,13 @@ Candidate candidate_before() {
             T::kThreads, T::kSmemBytes, false};
 }
 
+// The same kernel with its copies done by the TMA unit (rung9_tma.cuh).
+Candidate candidate_tma() {
+    using T = rung9_tma::TmaTiles<Tiles<3, 1>>;
+    return {"TMA loads (not a rung)", rung9_tma::launch<Tiles<3, 1>>, (const void*)rung9_tma::gemm_tma<T>, T::kThreads,
+            T::kSmemBytes, false};
+}
+
 // The rows of the table; Tiles<stages, k16 steps that carry copies, form>.
 const Candidate kCandidates[] = {
     candidate_before(),
@@ -104,6 +113,7 @@ const Candidate kCandidates[] = {
     candidate<Tiles<3, 1>>("copies at step 0"),
     candidate<Tiles<3, 1, kNoCopies>>("[no copies]"),
     candidate<Tiles<3, 1, kNoCopiesNoBarrier>>("[no copies, no barrier]"),
+    candidate_tma(),
 };
 
 __global__ void fill_uniform(bf16* p, std::size_t n, std::uint32_t seed) {
