@@ -23,7 +23,7 @@
 // address and copy instructions written as one block before each k16 step's mma, most of them
 // waiting on the instruction before; both warps of a scheduler reach that block together.
 //
-// Then (runs 70-75, results/2026-12-01-h200-runs70-77.md, % of the roof kernel timed in the same
+// Then (runs 70-75, results/2026-12-01-h200-runs70-79.md, % of the roof kernel timed in the same
 // run): each copy one multiply-add, the tile's sources and edges planned once per tile, +1.5 to
 // +2.2% over that kernel in four runs; the ldmatrix and copies threaded between the rows of mma
 // -1 to -10%; 128 x 128 tiles two blocks an SM -3%; copies along a row (constant offsets) -0.4%;
@@ -38,6 +38,8 @@
 //   copies at step 0    all 12 at the first step. Shipped.
 //   [no copies]         timing only (a wrong C): the K loop without its copies.
 //   [no copies, no barrier] also without the wait and the barrier: ldmatrix and mma alone.
+//   TMA loads           the same kernel with each stage filled by the TMA unit, issued by thread 0
+//                       (rung9_tma.cuh; not a rung): what taking the copies off the warps buys.
 // The two bracketed rows split the complete kernel's time: what the copies cost, what the barrier
 // costs, and what is left (the 3.88 waves, each block's pipeline fill and epilogue).
 //
@@ -46,6 +48,10 @@
 // roof (that roof measures 1-4% above this probe's), ~497 TFLOP/s. Graded (run 76): 499.4
 // TFLOP/s, 77.6% of the 643.6 roof, 65.1% of cuBLAS; the probe in that run: at step 0 79.9%, no
 // copies 88.3% of its 624.0.
+// TMA loads, predicted (before run 78) ~+6% over the shipped row; measured (run 78) -10%: 442.7
+// against 491.6 TFLOP/s. ncu (run 79): barrier stalls doubled, 4% of the samples in the loops
+// the compiler builds around each TMA instruction; warp 0 issues the copies on top of its mma and
+// the other warps wait for it at the barrier.
 //
 // From the course root, on a machine with an sm_90 GPU:
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Igrader/include -Xptxas -v \
