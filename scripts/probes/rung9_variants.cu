@@ -38,8 +38,6 @@
 //   copies at step 0    all 12 at the first step. Shipped.
 //   [no copies]         timing only (a wrong C): the K loop without its copies.
 //   [no copies, no barrier] also without the wait and the barrier: ldmatrix and mma alone.
-//   TMA loads           the same kernel with each stage filled by the TMA unit, issued by thread 0
-//                       (rung9_tma.cuh; not a rung): what taking the copies off the warps buys.
 // The two bracketed rows split the complete kernel's time: what the copies cost, what the barrier
 // costs, and what is left (the 3.88 waves, each block's pipeline fill and epilogue).
 //
@@ -48,15 +46,15 @@
 // roof (that roof measures 1-4% above this probe's), ~497 TFLOP/s. Graded (run 76): 499.4
 // TFLOP/s, 77.6% of the 643.6 roof, 65.1% of cuBLAS; the probe in that run: at step 0 79.9%, no
 // copies 88.3% of its 624.0.
-// TMA loads, predicted (before run 78) ~+6% over the shipped row; measured (run 78) -10%: 442.7
-// against 491.6 TFLOP/s. ncu (run 79): barrier stalls doubled, 4% of the samples in the loops
-// the compiler builds around each TMA instruction; warp 0 issues the copies on top of its mma and
-// the other warps wait for it at the barrier.
+// Runs 78-79 had one more row: the same kernel with each stage filled by the TMA unit, issued by
+// thread 0 (scripts/probes/rung9_tma.cuh at commit 4382e25; not a rung). Predicted ~+6% over the
+// shipped row; measured -10% (442.7 against 491.6 TFLOP/s). ncu: barrier stalls doubled, 4% of
+// the samples in the loops the compiler builds around each TMA instruction; warp 0 issues the
+// copies on top of its mma and the other warps wait for it at the barrier. Removed after the run.
 //
 // From the course root, on a machine with an sm_90 GPU:
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Igrader/include -Xptxas -v \
-//       -o /tmp/rung9_variants scripts/probes/rung9_variants.cu grader/harness/tma.cu -lcublas \
-//       && /tmp/rung9_variants
+//       -o /tmp/rung9_variants scripts/probes/rung9_variants.cu -lcublas && /tmp/rung9_variants
 // (scripts/device/rung9.sh does this). Optional arguments: timed repetitions (default 60); a row's
 // index, which makes one launch of that row at 4096^3 and nothing else (for ncu).
 #include "probe_check.cuh"
@@ -77,7 +75,6 @@
 #define ROOFLINE_GEMM_VARIANT(name, launch) static_assert(true, "")
 #include "../../solutions/02-gemm/kernels/09_pipelined.cu"
 #include "rung9_before.cuh"
-#include "rung9_tma.cuh"
 #include "../../grader/ceilings/mma_sync_probe.cuh"
 
 namespace probe {
@@ -105,13 +102,6 @@ Candidate candidate_before() {
             T::kThreads, T::kSmemBytes, false};
 }
 
-// The same kernel with its copies done by the TMA unit (rung9_tma.cuh).
-Candidate candidate_tma() {
-    using T = rung9_tma::TmaTiles<Tiles<3, 1>>;
-    return {"TMA loads (not a rung)", rung9_tma::launch<Tiles<3, 1>>, (const void*)rung9_tma::gemm_tma<T>, T::kThreads,
-            T::kSmemBytes, false};
-}
-
 // The rows of the table; Tiles<stages, k16 steps that carry copies, form>.
 const Candidate kCandidates[] = {
     candidate_before(),
@@ -119,7 +109,6 @@ const Candidate kCandidates[] = {
     candidate<Tiles<3, 1>>("copies at step 0"),
     candidate<Tiles<3, 1, kNoCopies>>("[no copies]"),
     candidate<Tiles<3, 1, kNoCopiesNoBarrier>>("[no copies, no barrier]"),
-    candidate_tma(),
 };
 
 __global__ void fill_uniform(bf16* p, std::size_t n, std::uint32_t seed) {

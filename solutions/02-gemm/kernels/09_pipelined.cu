@@ -94,8 +94,8 @@
 //     ldmatrix and mma alone come within the 3.88 waves' and each block's fill and epilogue of the
 //     roof; the copies cost the 10%: each cp.async of 512 bytes a warp goes through the same
 //     shared-memory pipe as the ldmatrix (ncu: that pipe 78% busy), and the mma wait behind it.
-//   - The copies taken off the warps (scripts/probes/rung9_tma.cuh, a probe, not this rung): the
-//     TMA unit fills each stage, issued by thread 0. -10%: warp 0 carries the issue on top of its
+//   - The copies taken off the warps (a probe, not this rung; scripts/probes/rung9_tma.cuh at
+//     commit 4382e25): the TMA unit fills each stage, issued by thread 0. -10%: warp 0 carries the issue on top of its
 //     mma and the other warps wait for it at the barrier (ncu). With cp.async and mma.sync, 80% of
 //     the roof was not reached.
 //
