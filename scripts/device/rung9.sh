@@ -60,8 +60,8 @@ timeout 120 "$R" $FLAGS run "$LAB/$V" --solutions --no-build > "$OUT/2-solution.
 log "2. solution run: rc=$? (want 0) $(verdict "$OUT/2-solution.log")"
 
 # 3. The candidates: correctness first, then the table (us, TFLOP/s, % of cuBLAS, % of the mma.sync roof).
-step 3-probe-compile nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Igrader/include -Xptxas -v \
-  -o "$OUT/rung9_variants" scripts/probes/rung9_variants.cu -lcublas
+step 3-probe-compile nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Igrader/include -Xptxas -v \
+  -o "$OUT/rung9_variants" scripts/probes/rung9_variants.cu grader/harness/tma.cu -lcublas
 if [[ -x "$OUT/rung9_variants" ]]; then
   cuobjdump -sass "$OUT/rung9_variants" 2>&1 | gzip > "$OUT/rung9.sass.gz"
   step 3-probe timeout 90 "$OUT/rung9_variants" 60

@@ -53,8 +53,9 @@
 // copies on top of its mma and the other warps wait for it at the barrier. Removed after the run.
 //
 // From the course root, on a machine with an sm_90 GPU:
-//   nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Igrader/include -Xptxas -v \
-//       -o /tmp/rung9_variants scripts/probes/rung9_variants.cu -lcublas && /tmp/rung9_variants
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Igrader/include -Xptxas -v \
+//       -o /tmp/rung9_variants scripts/probes/rung9_variants.cu grader/harness/tma.cu -lcublas \
+//       && /tmp/rung9_variants
 // (scripts/device/rung9.sh does this). Optional arguments: timed repetitions (default 60); a row's
 // index, which makes one launch of that row at 4096^3 and nothing else (for ncu).
 #include "probe_check.cuh"
@@ -75,6 +76,7 @@
 #define ROOFLINE_GEMM_VARIANT(name, launch) static_assert(true, "")
 #include "../../solutions/02-gemm/kernels/09_pipelined.cu"
 #include "rung9_before.cuh"
+#include "rung9_ws.cuh"
 #include "../../grader/ceilings/mma_sync_probe.cuh"
 
 namespace probe {
@@ -102,6 +104,14 @@ Candidate candidate_before() {
             T::kThreads, T::kSmemBytes, false};
 }
 
+// The same loop with a producer warp and the TMA unit doing the copies (rung9_ws.cuh).
+template <int kStages>
+Candidate candidate_ws(const char* name) {
+    using W = rung9_ws::WsTiles<Tiles<kStages, 1>>;
+    return {name, rung9_ws::launch<Tiles<kStages, 1>>, (const void*)rung9_ws::gemm_ws<W>, W::kThreads, W::kSmemBytes,
+            false};
+}
+
 // The rows of the table; Tiles<stages, k16 steps that carry copies, form>.
 const Candidate kCandidates[] = {
     candidate_before(),
@@ -109,6 +119,8 @@ const Candidate kCandidates[] = {
     candidate<Tiles<3, 1>>("copies at step 0"),
     candidate<Tiles<3, 1, kNoCopies>>("[no copies]"),
     candidate<Tiles<3, 1, kNoCopiesNoBarrier>>("[no copies, no barrier]"),
+    candidate_ws<3>("producer warp + TMA, 3 st"),
+    candidate_ws<4>("producer warp + TMA, 4 st"),
 };
 
 __global__ void fill_uniform(bf16* p, std::size_t n, std::uint32_t seed) {
