@@ -28,6 +28,7 @@ namespace tma = roofline::tma;
 
 template <class T>
 struct WsTiles : T {
+    using Base = T;  // the solution's tiles: its kThreads are the mma warps' threads
     static constexpr int kMmaThreads = T::kThreads, kThreads = T::kThreads + 128;  // + the producer warpgroup
     static constexpr int kBoxCols = 64;                                            // the swizzle's 128 bytes
     static constexpr int kBoxesB = T::BN / kBoxCols;
@@ -103,13 +104,7 @@ __global__ __launch_bounds__(T::kThreads, 1) void gemm_ws(const __grid_constant_
         for (int nj = 0; nj < NI / 2; ++nj)
             ldmatrix_x4_trans(fB[buf][nj], stage_base + (fragB ^ (2 * nj * 16)) + s * 16 * T::kBoxCols * kBf16);
     };
-    float acc[MI][NI][4];
-#pragma unroll
-    for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.f;
+    float acc[MI][NI][4] = {};
 
     mbarrier::wait(&full[0], 0);
     load_frags(0, sbase, 0);
@@ -136,26 +131,9 @@ __global__ __launch_bounds__(T::kThreads, 1) void gemm_ws(const __grid_constant_
     }
 
     // The solution's epilogue, among the mma warps only (named barrier 1): C through the stages.
-    asm volatile("bar.sync 1, %0;" ::"n"(T::kMmaThreads) : "memory");
-    const int g = lane / 4, q = lane % 4;
-    auto* ctile = reinterpret_cast<__nv_bfloat16*>(smem);
-    auto at = [&](int row, int col) { return row * BN + (((col / kChunk) ^ (row & 7)) * kChunk) + col % kChunk; };
-#pragma unroll
-    for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < NI; ++ni) {
-            const int r = w_m + mi * 16 + g, c = w_n + ni * 8 + 2 * q;
-            *reinterpret_cast<__nv_bfloat162*>(ctile + at(r, c)) = __floats2bfloat162_rn(acc[mi][ni][0], acc[mi][ni][1]);
-            *reinterpret_cast<__nv_bfloat162*>(ctile + at(r + 8, c)) = __floats2bfloat162_rn(acc[mi][ni][2], acc[mi][ni][3]);
-        }
-    asm volatile("bar.sync 1, %0;" ::"n"(T::kMmaThreads) : "memory");
-    constexpr int kRowChunksC = BN / kChunk;
-#pragma unroll 4
-    for (int i = t; i < BM * kRowChunksC; i += T::kMmaThreads) {
-        const int r = i / kRowChunksC, c = (i % kRowChunksC) * kChunk;
-        if (col0 + c < N)
-            *reinterpret_cast<uint4*>(C + std::size_t(row0 + r) * N + col0 + c) = *reinterpret_cast<const uint4*>(ctile + at(r, c));
-    }
+    auto mma_warps_sync = [] { asm volatile("bar.sync 1, %0;" ::"n"(T::kMmaThreads) : "memory"); };
+    mma_warps_sync();
+    store_c<typename T::Base>(smem, acc, C, N, row0, col0, t, w_m, w_n, mma_warps_sync);
 }
 
 template <class T>

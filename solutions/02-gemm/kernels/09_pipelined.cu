@@ -171,6 +171,38 @@ __device__ inline void cp_async_wait() {  // until at most kPending of this thre
     asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
 }
 
+// The epilogue: the C tile [BM][BN] bf16 through `smem` (the stages, idle by now: the caller
+// makes sure), chunks swizzled by row % 8 so that the 8 rows one 4-byte store instruction touches
+// fall in 8 different bank groups; then 16-byte stores by consecutive threads along each row of C.
+// Accumulator layout of m16n8: lane holds rows lane/4 and lane/4 + 8, columns 2*(lane%4) and +1.
+// t: the thread's index among the kThreads that hold the accumulators; sync(): their barrier.
+template <class T, class Sync>
+__device__ inline void store_c(unsigned char* smem, const float (&acc)[T::MI][T::NI][4], __nv_bfloat16* C, int N,
+                               int row0, int col0, int t, int w_m, int w_n, Sync sync) {
+    constexpr int BN = T::BN, kChunk = T::kChunk;
+    const int lane = t % 32, g = lane / 4, q = lane % 4;
+    auto* ctile = reinterpret_cast<__nv_bfloat16*>(smem);
+    auto at = [&](int row, int col) { return row * BN + (((col / kChunk) ^ (row & 7)) * kChunk) + col % kChunk; };
+#pragma unroll
+    for (int mi = 0; mi < T::MI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < T::NI; ++ni) {
+            const int r = w_m + mi * 16 + g, c = w_n + ni * 8 + 2 * q;
+            *reinterpret_cast<__nv_bfloat162*>(ctile + at(r, c)) = __floats2bfloat162_rn(acc[mi][ni][0], acc[mi][ni][1]);
+            *reinterpret_cast<__nv_bfloat162*>(ctile + at(r + 8, c)) =
+                __floats2bfloat162_rn(acc[mi][ni][2], acc[mi][ni][3]);
+        }
+    sync();
+    constexpr int kRowChunksC = BN / kChunk;
+#pragma unroll 4
+    for (int i = t; i < T::BM * kRowChunksC; i += T::kThreads) {
+        const int r = i / kRowChunksC, c = (i % kRowChunksC) * kChunk;
+        if (col0 + c < N)  // rows: M % 128 == 0
+            *reinterpret_cast<uint4*>(C + std::size_t(row0 + r) * N + col0 + c) =
+                *reinterpret_cast<const uint4*>(ctile + at(r, c));
+    }
+}
+
 template <class T>
 __global__ __launch_bounds__(T::kThreads, 1) void gemm_pipelined(const __nv_bfloat16* A, const __nv_bfloat16* B,
                                                                  __nv_bfloat16* C, int M, int N, int K) {
@@ -325,33 +357,9 @@ __global__ __launch_bounds__(T::kThreads, 1) void gemm_pipelined(const __nv_bflo
         }
     }
 
-    // C tile [BM][BN] bf16 in the (now idle) stages, chunks swizzled by row % 8 so that the 8 rows one
-    // 4-byte store instruction touches fall in 8 different bank groups; then 16-byte stores by
-    // consecutive threads along each row of C. Accumulator layout of m16n8: lane holds rows lane/4 and
-    // lane/4 + 8, columns 2*(lane%4) and +1.
     cp_async_wait<0>();  // only empty groups remain
     __syncthreads();     // every warp is done with its (stale) ldmatrix reads
-    const int g = lane / 4, q = lane % 4;
-    auto* ctile = reinterpret_cast<__nv_bfloat16*>(smem);
-    auto at = [&](int row, int col) { return row * BN + (((col / kChunk) ^ (row & 7)) * kChunk) + col % kChunk; };
-#pragma unroll
-    for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < NI; ++ni) {
-            const int r = w_m + mi * 16 + g, c = w_n + ni * 8 + 2 * q;
-            *reinterpret_cast<__nv_bfloat162*>(ctile + at(r, c)) = __floats2bfloat162_rn(acc[mi][ni][0], acc[mi][ni][1]);
-            *reinterpret_cast<__nv_bfloat162*>(ctile + at(r + 8, c)) =
-                __floats2bfloat162_rn(acc[mi][ni][2], acc[mi][ni][3]);
-        }
-    __syncthreads();
-    constexpr int kRowChunksC = BN / kChunk;
-#pragma unroll 4
-    for (int i = t; i < BM * kRowChunksC; i += T::kThreads) {
-        const int r = i / kRowChunksC, c = (i % kRowChunksC) * kChunk;
-        if (col0 + c < N)  // rows: M % 128 == 0
-            *reinterpret_cast<uint4*>(C + std::size_t(row0 + r) * N + col0 + c) =
-                *reinterpret_cast<const uint4*>(ctile + at(r, c));
-    }
+    store_c<T>(smem, acc, C, N, row0, col0, t, w_m, w_n, [] { __syncthreads(); });
 }
 
 template <class T>
