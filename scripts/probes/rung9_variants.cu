@@ -23,7 +23,7 @@
 // address and copy instructions written as one block before each k16 step's mma, most of them
 // waiting on the instruction before; both warps of a scheduler reach that block together.
 //
-// Then (runs 70-75, results/2026-12-01-h200-runs70-79.md, % of the roof kernel timed in the same
+// Then (runs 70-75, results/2026-12-01-h200-runs70-82.md, % of the roof kernel timed in the same
 // run): each copy one multiply-add, the tile's sources and edges planned once per tile, +1.5 to
 // +2.2% over that kernel in four runs; the ldmatrix and copies threaded between the rows of mma
 // -1 to -10%; 128 x 128 tiles two blocks an SM -3%; copies along a row (constant offsets) -0.4%;
@@ -38,6 +38,9 @@
 //   copies at step 0    all 12 at the first step. Shipped.
 //   [no copies]         timing only (a wrong C): the K loop without its copies.
 //   [no copies, no barrier] also without the wait and the barrier: ldmatrix and mma alone.
+//   producer warp + TMA the same mma.sync loop, its copies done by the TMA unit for a producer
+//                       warpgroup, mbarriers instead of the block barrier (rung9_ws.cuh; not a rung:
+//                       lab 04's design), 3 or 4 stages.
 // The two bracketed rows split the complete kernel's time: what the copies cost, what the barrier
 // costs, and what is left (the 3.88 waves, each block's pipeline fill and epilogue).
 //
@@ -51,6 +54,9 @@
 // shipped row; measured -10% (442.7 against 491.6 TFLOP/s). ncu: barrier stalls doubled, 4% of
 // the samples in the loops the compiler builds around each TMA instruction; warp 0 issues the
 // copies on top of its mma and the other warps wait for it at the barrier. Removed after the run.
+// Producer warp + TMA, predicted (before run 81) +5% over the shipped row (~84% of the probe's
+// roof); measured (run 81) +6.8%: 514.0 against 481.1 TFLOP/s, 83.8% of the roof; 4 stages 512.7.
+// ncu: tensor pipe 83.8%, MIO throttle gone, barrier 0.5%.
 //
 // From the course root, on a machine with an sm_90 GPU:
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Igrader/include -Xptxas -v \

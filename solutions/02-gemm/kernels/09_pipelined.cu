@@ -62,7 +62,7 @@
 //
 // What was measured on the way (H200, 2026-12-01; the tables are in
 // results/2026-12-01-h200-runs57-60.md, results/2026-12-01-h200-runs62-65.md,
-// results/2026-12-01-h200-runs66-69.md and results/2026-12-01-h200-runs70-79.md; percentages of the
+// results/2026-12-01-h200-runs66-69.md and results/2026-12-01-h200-runs70-82.md; percentages of the
 // mma.sync roof that `roofline ceilings` measures in the same device call):
 //   - K step 32, 4 stages, C stored from the accumulators: 70.2%. K step 64 and 3 stages: +1-2%;
 //     C through shared memory in 16-byte stores: +6%, 72.3%. Other tile shapes (256 x 128,
@@ -94,14 +94,17 @@
 //     ldmatrix and mma alone come within the 3.88 waves' and each block's fill and epilogue of the
 //     roof; the copies cost the 10%: each cp.async of 512 bytes a warp goes through the same
 //     shared-memory pipe as the ldmatrix (ncu: that pipe 78% busy), and the mma wait behind it.
-//   - The copies taken off the warps (a probe, not this rung; scripts/probes/rung9_tma.cuh at
-//     commit 4382e25): the TMA unit fills each stage, issued by thread 0. -10%: warp 0 carries the issue on top of its
-//     mma and the other warps wait for it at the barrier (ncu). With cp.async and mma.sync, 80% of
-//     the roof was not reached.
+//   - The copies taken off the warps (probes, not this rung). The TMA unit filling each stage,
+//     issued by thread 0 (scripts/probes/rung9_tma.cuh at commit 4382e25): -10%, warp 0 carries
+//     the issue on top of its mma and the other warps wait for it at the barrier. A producer
+//     warpgroup of its own doing that, the mma warps on mbarriers instead of the block barrier
+//     (scripts/probes/rung9_ws.cuh, lab 04's design): +6.8%, 83.8% of the probe's roof, tensor
+//     pipe 83.8%. So the roof's last fifth is reachable under mma.sync, but not with cp.async: this
+//     rung's copies cost what they cost because each is a warp instruction.
 //
 // Prediction for the shipped kernel (written before its grading), 4096^3 on the H200: +2% over
 // the 75.6% kernel, ~497 TFLOP/s, ~77% of the mma.sync roof, ~64% of cuBLAS.
-// Measured (run 76, results/2026-12-01-h200-runs70-79.md): 275.2 us, 499.4 TFLOP/s, 77.6% of the
+// Measured (run 76, results/2026-12-01-h200-runs70-82.md): 275.2 us, 499.4 TFLOP/s, 77.6% of the
 // mma.sync roof (643.6), 65.1% of cuBLAS. The goal, 80% of the roof, is not met.
 //
 // The shape of the kernel is one line: `Shipped` below. scripts/probes/rung9_variants.cu times
