@@ -38,7 +38,7 @@
 //   copies at step 0    all 12 at the first step. Shipped.
 //   [no copies]         timing only (a wrong C): the K loop without its copies.
 //   [no copies, no barrier] also without the wait and the barrier: ldmatrix and mma alone.
-//   producer warp + TMA the same mma.sync loop, its copies done by the TMA unit for a producer
+//   producer + TMA      the same mma.sync loop, its copies done by the TMA unit for a producer
 //                       warpgroup, mbarriers instead of the block barrier (rung9_ws.cuh; not a rung:
 //                       lab 04's design), 3 or 4 stages.
 // The two bracketed rows split the complete kernel's time: what the copies cost, what the barrier
@@ -125,8 +125,8 @@ const Candidate kCandidates[] = {
     candidate<Tiles<3, 1>>("copies at step 0"),
     candidate<Tiles<3, 1, kNoCopies>>("[no copies]"),
     candidate<Tiles<3, 1, kNoCopiesNoBarrier>>("[no copies, no barrier]"),
-    candidate_ws<3>("producer warp + TMA, 3 st"),
-    candidate_ws<4>("producer warp + TMA, 4 st"),
+    candidate_ws<3>("producer + TMA, 3 stages"),
+    candidate_ws<4>("producer + TMA, 4 stages"),
 };
 
 __global__ void fill_uniform(bf16* p, std::size_t n, std::uint32_t seed) {
