@@ -98,14 +98,15 @@
 //     issued by thread 0 (scripts/probes/rung9_tma.cuh at commit 4382e25): -10%, warp 0 carries
 //     the issue on top of its mma and the other warps wait for it at the barrier. A producer
 //     warpgroup of its own doing that, the mma warps on mbarriers instead of the block barrier
-//     (scripts/probes/rung9_ws.cuh, lab 04's design): +6.8%, 83.8% of the probe's roof, tensor
-//     pipe 83.8%. So the roof's last fifth is reachable under mma.sync, but not with cp.async: this
+//     (scripts/probes/rung9_ws.cuh, lab 04's design): +6.5-6.8%, 82.5% of the mma.sync roof
+//     (run 82), tensor pipe 83.8%. So the roof's last fifth is reachable under mma.sync, but not with cp.async: this
 //     rung's copies cost what they cost because each is a warp instruction.
 //
 // Prediction for the shipped kernel (written before its grading), 4096^3 on the H200: +2% over
 // the 75.6% kernel, ~497 TFLOP/s, ~77% of the mma.sync roof, ~64% of cuBLAS.
-// Measured (run 76, results/2026-12-01-h200-runs70-82.md): 275.2 us, 499.4 TFLOP/s, 77.6% of the
-// mma.sync roof (643.6), 65.1% of cuBLAS. The goal, 80% of the roof, is not met.
+// Measured (runs 76 and 82, results/2026-12-01-h200-runs70-82.md): 275.2 / 276.1 us, 499.4 / 497.8
+// TFLOP/s, 77.6 / 77.4% of the mma.sync roof (643.6 / 642.7), 65.1 / 64.6% of cuBLAS. The goal,
+// 80% of the roof, is not met.
 //
 // The shape of the kernel is one line: `Shipped` below. scripts/probes/rung9_variants.cu times
 // its options beside the kernel graded before, cuBLAS and the mma.sync roof in one run.
