@@ -4,8 +4,8 @@
 // (A as one [128][64] box, B as four [64][64] boxes, all with the 128-byte swizzle, which is the
 // solution's A layout and, per 64-column box, its B layout), and mbarriers replace the block
 // barrier: full[s] completes when stage s's 48 KiB have landed, empty[s] when all eight mma warps
-// have done their last ldmatrix of it. Probe-only (scripts/probes/rung9_variants.cu): is the
-// mma.sync roof's last fifth reachable once the copies leave the mma warps? Not a rung: rung 9
+// have done their last ldmatrix of it. Probe-only (scripts/probes/rung9_variants.cu): is 80% of
+// the mma.sync roof reachable once the copies leave the mma warps? Not a rung: rung 9
 // teaches cp.async, and this is lab 04's design.
 //
 // Registers: setmaxnreg acts per warpgroup, so the producer is a whole warpgroup (warps 0-3, one

@@ -99,7 +99,7 @@
 //     the issue on top of its mma and the other warps wait for it at the barrier. A producer
 //     warpgroup of its own doing that, the mma warps on mbarriers instead of the block barrier
 //     (scripts/probes/rung9_ws.cuh, lab 04's design): +6.5-6.8%, 82.5% of the mma.sync roof
-//     (run 82), tensor pipe 83.8%. So the roof's last fifth is reachable under mma.sync, but not with cp.async: this
+//     (run 82), tensor pipe 83.8%. So 80% of the roof is reachable under mma.sync, but not with cp.async: this
 //     rung's copies cost what they cost because each is a warp instruction.
 //
 // Prediction for the shipped kernel (written before its grading), 4096^3 on the H200: +2% over
