@@ -75,7 +75,7 @@
 //     the first (-12 to -14%), mbarriers instead of the block barrier (-2 to -3%), a persistent
 //     grid (+0.3%), the ldmatrix and copies threaded between the rows of mma instead of before
 //     them (-1 to -10%), 128 x 128 tiles two blocks an SM (-3%).
-//   - A copy as one multiply-add (3): +2% over the 75.6% kernel in three probe runs. ncu: the
+//   - A copy as one multiply-add (3): +1.5 to +2.6% over the 75.6% kernel in five probe runs. ncu: the
 //     shared-memory pipe 78% busy (ldmatrix and cp.async writes), the tensor pipe ~76%; 6% of the
 //     samples on address additions waiting for a cp.async to read the register they overwrite.
 //   - Copies along a row instead (A rows t/4 and t/4 + 64, B row t/4, four lanes a 64-byte run), so
@@ -89,7 +89,7 @@
 //     pays one more pipeline fill, the partial sums go out and back through L2, and the loop over
 //     work items cost registers (255 and spills).
 //   - Where the rest goes (timing-only forms, which compute a wrong C): without its copies the
-//     kernel runs 10% faster, at 87-89% of the roof; without the barrier as well, no faster. The
+//     kernel runs 10% faster, at 85-89% of the roof; without the barrier as well, no faster. The
 //     roof kernel with 8 warps an SM (this kernel's occupancy) reaches the roof of 32 warps. So
 //     ldmatrix and mma alone come within the 3.88 waves' and each block's fill and epilogue of the
 //     roof; the copies cost the 10%: each cp.async of 512 bytes a warp goes through the same
@@ -99,8 +99,8 @@
 //     the issue on top of its mma and the other warps wait for it at the barrier. A producer
 //     warpgroup of its own doing that, the mma warps on mbarriers instead of the block barrier
 //     (scripts/probes/rung9_ws.cuh, lab 04's design): +6.5-6.8%, 82.5% of the mma.sync roof
-//     (run 82), tensor pipe 83.8%. So 80% of the roof is reachable under mma.sync, but not with cp.async: this
-//     rung's copies cost what they cost because each is a warp instruction.
+//     (run 82), tensor pipe 83.8%. So 80% of the roof is reachable under mma.sync, but not with
+//     cp.async: this rung's copies cost what they cost because each is a warp instruction.
 //
 // Prediction for the shipped kernel (written before its grading), 4096^3 on the H200: +2% over
 // the 75.6% kernel, ~497 TFLOP/s, ~77% of the mma.sync roof, ~64% of cuBLAS.
