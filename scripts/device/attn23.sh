@@ -10,8 +10,7 @@
 #      barrier a tile; memcheck on the edge-tile copies, plain at head_dim 128 for rung 2 and
 #      causal at 64 for both);
 #   2. the candidates probe (scripts/probes/attn2_variants.cu or attn23_variants.cu, compiled
-#      here with nvcc against cuDNN, -Xptxas -v for spills): the rung as last graded before its
-#      rewrite and each tuning of the current one, checked on odd shapes and against cuDNN, then
+#      here with nvcc against cuDNN, -Xptxas -v for spills): each tuning of the rung, checked on odd shapes and against cuDNN, then
 #      timed interleaved with cuDNN at 4k and 16k, plain and causal; its compact table;
 #   3. `roofline grade 07-attention/VARIANT --solutions` for the rung's variants in lab.yaml,
 #      each beside cuDNN in the same run, while the time budget lasts.

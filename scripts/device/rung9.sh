@@ -7,8 +7,8 @@
 #   1. the skeleton: `roofline run` must say INCORRECT (exit 1), never correct, never a crash;
 #   2. the solution: `roofline run --solutions` CORRECT on the lab's verify shapes;
 #   3. the candidates probe (scripts/probes/rung9_variants.cu, compiled here with nvcc): the
-#      kernel graded before (frozen), the solution's forms (copies over three k16 steps or at the
-#      first), and two timing-only forms without copies (and without the barrier) that split the
+#      solution's forms (copies over three k16 steps or at the first), the producer-warpgroup
+#      kernel (scripts/probes/rung9_ws.cuh), and two timing-only forms without copies (and without the barrier) that split the
 #      kernel's time; the correct ones checked against cuBLAS first (odd shapes, more C tiles than
 #      SMs), then all timed beside cuBLAS and the mma.sync roof (at 8, 16 and 32 warps an SM),
 #      interleaved, L2 flushed, medians; its table; the probe's SASS (cuobjdump) in

@@ -10,7 +10,8 @@
 //
 // The candidates (rung 3's kernel is one template over Tuning<warps, row tiles, keys, lazy max,
 // prefetch>, solutions/07-attention/kernels/03_pipelined.cu):
-//   run57          rung 3 as run 57 measured it (attn3_run57_kernel.cuh, frozen): 298-302
+//   run57          rung 3 as run 57 measured it (attn3_run57_kernel.cuh, frozen; removed after
+//                  its runs, in the history at commit 2f832d4): 298-302
 //                  TFLOP/s. ncu (2026-12-01, 4k): ~1480 instructions a warp a tile for 256
 //                  MMAs, ~440 of them the K/V copies (a rolled loop recomputing each chunk's
 //                  swizzled address and bounds), ~200 ldmatrix address arithmetic, 128 the
@@ -72,9 +73,6 @@
 #undef ROOFLINE_ATTENTION_CAUSAL_VARIANT
 #define ROOFLINE_ATTENTION_VARIANT(name, launch) static_assert(true, "")
 #define ROOFLINE_ATTENTION_CAUSAL_VARIANT(name, launch) static_assert(true, "")
-namespace run57 {
-#include "attn3_run57_kernel.cuh"
-}
 namespace rung3 {
 #include "../../solutions/07-attention/kernels/03_pipelined.cu"
 }
@@ -90,7 +88,6 @@ struct Candidate {
 };
 
 const Candidate kCandidates[] = {
-    {"run57", run57::launch_tiled<run57::Chosen>},
     {"lean", rung3::launch_tiled<rung3::Chosen>},
     {"lean_eager", rung3::launch_tiled<rung3::Tuning<4, 2, 64, false, false>>},
     {"lean_prefetch", rung3::launch_tiled<rung3::Tuning<4, 2, 64, true, true>>},

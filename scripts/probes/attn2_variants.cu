@@ -14,7 +14,8 @@
 // an SM>, solutions/07-attention/kernels/02_fused.cu). Counts are a warp's, per 64-key tile at
 // head_dim 128, from the source (not yet profiled); "wavefronts" are 128-byte shared-memory
 // accesses, one a clock an SM; the mma.sync roof (645 TFLOP/s) is ~0.6 mma a clock an SM:
-//   run62         rung 2 as run 62 measured it (attn2_run62_kernel.cuh, frozen): 187 TFLOP/s.
+//   run62         rung 2 as run 62 measured it (attn2_run62_kernel.cuh, frozen; removed after
+//                 its runs, in the history at commit 2f832d4): 187 TFLOP/s.
 //                 16 queries a warp, 3 blocks an SM; 128 mmas, ~1180 instructions (9.2 an
 //                 mma: a rolled copy loop, 16-bit V loads, exp2f and the mask on every tile);
 //                 3 wavefronts an mma. Issue ~0.40 a clock a scheduler (3 warps each).
@@ -77,9 +78,6 @@
 #undef ROOFLINE_ATTENTION_CAUSAL_VARIANT
 #define ROOFLINE_ATTENTION_VARIANT(name, launch) static_assert(true, "")
 #define ROOFLINE_ATTENTION_CAUSAL_VARIANT(name, launch) static_assert(true, "")
-namespace run62 {
-#include "attn2_run62_kernel.cuh"
-}
 namespace rung2 {
 #include "../../solutions/07-attention/kernels/02_fused.cu"
 }
@@ -95,7 +93,6 @@ struct Candidate {
 };
 
 const Candidate kCandidates[] = {
-    {"run62", run62::fused_attention_launch},
     {"lean16", rung2::launch_tiled<rung2::Tuning<4, 1, 64, true, true, 3>>},
     {"lean32", rung2::launch_tiled<rung2::Chosen>},
     {"lean32_eager", rung2::launch_tiled<rung2::Tuning<4, 2, 64, false, true, 2>>},

@@ -109,7 +109,7 @@
 // 80% of the roof, is not met.
 //
 // The shape of the kernel is one line: `Shipped` below. scripts/probes/rung9_variants.cu times
-// its options beside the kernel graded before, cuBLAS and the mma.sync roof in one run.
+// its options beside cuBLAS and the mma.sync roof in one run.
 #include "roofline/gemm.cuh"
 #include "roofline/mma_sync.cuh"
 
