@@ -69,6 +69,7 @@ function(roofline_add_lab lab)
     endif()
     roofline_write_link_manifest(${target} "${ARG_LIBRARIES}")
     add_dependencies(roofline_labs ${target})
+    add_dependencies(${target} roofline-judge)  # every grading of it runs under the judge
     if(NOT ARG_NO_LIST_CHECK)
       add_test(NAME lab-list:${target} COMMAND roofline_lab_list_check "${lab_yaml}" $<TARGET_FILE:${target}>)
       set_tests_properties(lab-list:${target} PROPERTIES LABELS cpu)

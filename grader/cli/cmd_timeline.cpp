@@ -87,7 +87,7 @@ void run_timeline(Context& context, const TimelineFlags& f) {
     LabRun run;
     std::string why_no_device;
     {
-        LabSession session(ws.lab_executable(lab.id, f.solutions), work_dir / "program");
+        LabSession session(ws.lab_executable(lab.id, f.solutions), work_dir / "program", /*judged=*/false);
         if (session.device(&why_no_device))
             run = interpret(session.run(job, lab.timeout_s), job, lab.timeout_s);
     }

@@ -1,4 +1,5 @@
 #include "device_buffer.hpp"
+#include "shared_buffers.hpp"
 
 #include <utility>
 #include <vector>
@@ -7,12 +8,12 @@ namespace roofline::harness {
 
 DeviceBytes::DeviceBytes(std::size_t bytes, bool guarded) : bytes_(bytes), guarded_(guarded) {
     std::size_t guard = guarded ? kGuardBytes : 0;
-    CUDA_CHECK(cudaMalloc(&base_, bytes + 2 * guard));
+    base_ = static_cast<unsigned char*>(allocate_device_bytes(bytes + 2 * guard));
     data_ = base_ + guard;
 }
 
 DeviceBytes::~DeviceBytes() {
-    if (base_) cudaFree(base_);  // no throw from a destructor; a sticky error is reported elsewhere
+    if (base_) free_device_bytes(base_);  // no throw from a destructor; a sticky error is reported elsewhere
 }
 
 DeviceBytes::DeviceBytes(DeviceBytes&& other) noexcept { *this = std::move(other); }

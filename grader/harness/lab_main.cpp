@@ -8,6 +8,9 @@
 // cudaProfilerStop, unwatched, then verifies it: what `roofline profile` runs under ncu
 // (--profile-from-start off) and `roofline run --sanitize` under compute-sanitizer.
 #include "hang_watch.hpp"
+#include "judge.hpp"
+#include "lab_program.hpp"
+#include "runner_serve.hpp"
 #include "input_guard.cuh"
 #include "launch_watch.hpp"
 #include "measure.cuh"
@@ -138,9 +141,17 @@ protocol::Check check_once(Problem& problem, InputGuard& guard, const Shape& sha
     }
     problem.launch_variant(stream);
     CUDA_CHECK(cudaGetLastError());
-    const bool on_legacy_stream = legacy_stream_busy();
-    if (on_legacy_stream) wait_for_stream(cudaStreamLegacy, launch_timeout_s);
-    wait_for_stream(stream, launch_timeout_s);
+    bool on_legacy_stream = false;
+    if (is_judge()) {
+        // The launch was recorded, not made: the runner makes it, once the judge's fills and
+        // poison are done (two processes' work is not ordered on the GPU).
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        on_legacy_stream = launch_remotely(launch_timeout_s).legacy_stream_busy;
+    } else {
+        on_legacy_stream = legacy_stream_busy();
+        if (on_legacy_stream) wait_for_stream(cudaStreamLegacy, launch_timeout_s);
+        wait_for_stream(stream, launch_timeout_s);
+    }
     if (profiled) CUDA_CHECK(cudaProfilerStop());
     auto launched = watch ? LaunchWatch::instance().stop() : WatchedWork{};
     CUDA_CHECK(cudaGetLastError());
@@ -231,18 +242,172 @@ protocol::Timeline record_timeline(Problem& problem, const Job& job, cudaStream_
     return timeline;
 }
 
+// A judged batch lasts at least this long, so that the clock's fixed costs and their jitter
+// (0.02-0.1 ms, measured on the H200) weigh little; at most this many launches (and copies).
+constexpr double kBatchSeconds = 0.003;
+constexpr int kMaxBatchLaunches = 16;
+// The runner's events may say less than the judge's clock by this much before they are refused:
+// back-to-back launches pay a few microseconds each on the host that events do not see.
+constexpr double kClockTolerance = 0.03;
+constexpr double kClockSlackS = 5e-6;
+
+// The judge's timing (measure.cuh, measure_batches): the variant's launches are the runner's,
+// so the judge times each batch of them on its own clock, one batch on `copies` distinct
+// inputs and outputs (the verified problem and more of the same family, each filled from its
+// own seed, so that no launch finds its answer left by another), with every output poisoned
+// before and checked after each batch. The peer runs the same way in this process.
+// Returns 0, or the job's exit code when a check failed or the clocks disagree.
+int time_remotely(const VariantEntry& entry, Problem& verified, InputGuard& verified_guard, const Job& job,
+                  const Tolerance& tolerance, std::uint64_t& seed, cudaStream_t stream, Result& result) {
+    // Enough launches per batch that the clock's fixed costs (~0.1 ms) weigh little, and as
+    // many copies as fit in half the free memory; a copy per launch.
+    const double verified_launch_s = std::max(1e-6, last_remote_launch_s());
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    struct Copy {
+        std::unique_ptr<Problem> problem;
+        InputGuard guard;
+    };
+    std::vector<Copy> copies;
+    const int wanted = std::clamp(static_cast<int>(std::ceil(kBatchSeconds / verified_launch_s)), 1, kMaxBatchLaunches);
+    std::size_t footprint = 0;
+    for (int i = 1; i < wanted; ++i) {
+        std::size_t before = 0;
+        CUDA_CHECK(cudaMemGetInfo(&before, &total_bytes));
+        if (footprint > 0 && footprint * (i + 1) > free_bytes / 2) break;
+        Copy copy{entry.make(), {}};
+        copy.problem->setup(*job.timed_shape);
+        copy.problem->fill_inputs(seed++, stream);
+        copy.guard.snapshot(copy.problem->inputs(), stream);
+        std::size_t after = 0;
+        CUDA_CHECK(cudaMemGetInfo(&after, &total_bytes));
+        footprint = std::max(footprint, before > after ? before - after : 0);
+        copies.push_back(std::move(copy));
+    }
+    std::vector<std::pair<Problem*, InputGuard*>> all{{&verified, &verified_guard}};
+    for (auto& c : copies) all.push_back({c.problem.get(), &c.guard});
+    const int launches = static_cast<int>(all.size());
+
+    std::string failed_when;
+    auto check_all = [&](cudaStream_t s) {
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            auto [problem, guard] = all[i];
+            auto changes = guard->changes(problem->inputs(), s);
+            VerifyReport report;
+            if (changes.empty()) report = problem->verify(tolerance, s);
+            else report.verdict = describe_changes(changes) + " (while it was timed)";
+            if (!report.passed) {
+                result.checks.push_back({*job.timed_shape, std::nullopt, "during timing",
+                                         report_of(report), changes_of(changes), std::nullopt});
+                return false;
+            }
+        }
+        return true;
+    };
+    auto poison_all = [&](cudaStream_t s) {
+        for (auto [problem, guard] : all) problem->poison_outputs(s);
+    };
+    auto empty_here = [&] {
+        launch_empty_kernel(stream);
+        wait_for_stream(stream, job.launch_timeout_s);
+    };
+    struct Events {  // made once, outside the clock
+        std::vector<cudaEvent_t> list;
+        ~Events() {
+            for (auto e : list) cudaEventDestroy(e);
+        }
+    } peer_events;
+    peer_events.list.resize(2 * all.size());
+    for (auto& e : peer_events.list) CUDA_CHECK(cudaEventCreate(&e));
+    auto run_here = [&](auto launch_one) {
+        return [&, launch_one] {
+            auto& events = peer_events.list;
+            for (std::size_t i = 0; i < all.size(); ++i) {
+                CUDA_CHECK(cudaEventRecord(events[2 * i], stream));
+                launch_one(*all[i].first);
+                CUDA_CHECK(cudaEventRecord(events[2 * i + 1], stream));
+            }
+            wait_for_stream(stream, job.launch_timeout_s * all.size());
+            std::vector<double> seconds;
+            for (std::size_t i = 0; i < all.size(); ++i) {
+                float ms = 0;
+                CUDA_CHECK(cudaEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]));
+                seconds.push_back(ms * 1e-3);
+            }
+            return seconds;
+        };
+    };
+    // The calls are recorded before the clock starts, and the baseline sends the same ones.
+    nlohmann::json calls;
+    auto& runner = RemoteRunner::instance();
+    std::vector<BatchTarget> targets;
+    targets.push_back({"variant", launches,
+                       [&](cudaStream_t s) {
+                           poison_all(s);
+                           for (auto [problem, guard] : all) problem->launch_variant(s);
+                           calls = RemoteRunner::take_pending();
+                       },
+                       [&] { return runner.launch_calls(current_variant(), calls, job.launch_timeout_s).event_s; },
+                       [&] { runner.launch_calls(current_variant(), calls, job.launch_timeout_s, /*baseline=*/true); },
+                       check_all});
+    targets.push_back({"peer", launches, poison_all, run_here([stream](Problem& p) { p.launch_peer(stream); }),
+                       empty_here, [](cudaStream_t) { return true; }});
+    const std::string also_name = verified.also_measured_name();
+    if (!also_name.empty())
+        targets.push_back({"also measured", launches, poison_all,
+                           run_here([stream](Problem& p) { p.launch_also_measured(stream); }), empty_here,
+                           [](cudaStream_t) { return true; }});
+    auto measured = measure_batches(targets, measure_config_of(job), stream);
+    if (measured.check_failed) {
+        result.status = JobStatus::incorrect;
+        return 1;
+    }
+    roofline::trace_stage(fmt::format("  timed: {} batches of {} launches", measured.per_launch[0].count, launches));
+    auto& timing = result.timing.emplace();
+    timing.variant = stats_of(measured.per_launch[0]);
+    timing.peer = stats_of(measured.per_launch[1]);
+    // What the runner's events said against the judge's clock; the peer's own events likewise.
+    for (std::size_t t = 0; t < measured.per_launch.size(); ++t)
+        timing.cross_check.push_back({measured.event_per_launch[t].median_s, measured.per_launch[t].median_s});
+    timing.peer_name = verified.peer_name();
+    timing.sm_clock_mhz = {measured.sm_clock_mhz_median, measured.sm_clock_mhz_min, measured.sm_clock_mhz_max};
+    timing.hit_time_cap = measured.hit_time_cap;
+    timing.l2_flush_bytes = static_cast<long long>(measured.l2_flush_bytes);
+    timing.batch_launches = launches;
+    timing.fixed_cost_s = measured.empty_round_trip[0].median_s;
+    if (!also_name.empty()) timing.also_measured = protocol::AlsoMeasured{also_name, stats_of(measured.per_launch[2])};
+    // A runner that reports less time than its launches took: its claim is refused, whatever
+    // the judge's clock says, since the two cannot both be right.
+    const double judged = measured.per_launch[0].median_s, claimed = measured.event_per_launch[0].median_s;
+    if (judged > claimed * (1 + kClockTolerance) + kClockSlackS) {
+        result.status = JobStatus::timing_refused;
+        result.message = fmt::format(
+            "the lab program's own events say {:.2f} us a launch; the judge's clock around the same {} batches of {} "
+            "says {:.2f} us: a launch function that hides work from its events, or works after it says it is done",
+            claimed * 1e6, measured.per_launch[0].count, launches, judged * 1e6);
+        return 1;
+    }
+    return 0;
+}
+
 int run(const Job& job, Result& result) {
-    const VariantEntry* entry = find_variant(job.variant);
+    const VariantEntry* entry = is_judge() ? judge_entry(job.variant) : find_variant(job.variant);
     if (!entry) {
         result.status = JobStatus::unknown_variant;
-        std::vector<std::string> names;
-        for (const auto& e : registered_variants()) names.push_back(e.name);
+        std::vector<std::string> names = is_judge() ? runner_variant_names() : std::vector<std::string>{};
+        if (!is_judge())
+            for (const auto& e : registered_variants()) names.push_back(e.name);
         result.message = fmt::format("no variant '{}' is registered in this executable; registered: {}",
                                         job.variant, fmt::join(names, ", "));
         return 2;
     }
     // CUPTI, attached, slows every launch of its process (launch_watch.hpp). The grader keeps
     // a program for watching and others for timing; this keeps them apart.
+    if (is_judge() && (job.mode == JobMode::watch || job.mode == JobMode::timeline || job.mode == JobMode::once)) {
+        result.status = JobStatus::error;
+        result.message = "the judge verifies and times; watch, timeline and once jobs go to the lab program itself";
+        return 4;
+    }
     if (job.mode == JobMode::grade && LaunchWatch::instance().ever_started()) {
         result.status = JobStatus::error;
         result.message = "this lab program has watched launches (CUPTI) and will not time any more; the grader "
@@ -298,7 +463,18 @@ int run(const Job& job, Result& result) {
         result.peer_launched = launched_of(LaunchWatch::instance().stop());
         result.watch_seconds = LaunchWatch::instance().seconds_spent();  // this process's total so far
     }
-    if (job.mode == JobMode::grade) {
+    if (job.mode == JobMode::grade && is_judge()) {
+        stage("timing " + shape_text(*job.timed_shape) + ", the runner's launches on the judge's clock");
+        auto timed = time_remotely(*entry, *problem, guard, job, tolerance, seed, stream, result);
+        if (timed != 0) return timed;
+        auto check = check_once(*problem, guard, *job.timed_shape, seed++, "after timing", tolerance,
+                                job.launch_timeout_s, false, stream);
+        result.checks.push_back(check);
+        if (!check.report.passed) {
+            result.status = JobStatus::incorrect;
+            return 1;
+        }
+    } else if (job.mode == JobMode::grade) {
         stage("timing " + shape_text(*job.timed_shape));
         std::vector<TimedTarget> targets{{"variant", [&](cudaStream_t s) { problem->launch_variant(s); }},
                                          {"peer", [&](cudaStream_t s) { problem->launch_peer(s); }}};
@@ -435,9 +611,19 @@ int run_job(const Job& job, Result& result) {
             return 4;
         }
         try {
+            // A judge starts its runner now: a kernel file that dies before main() dies here, as
+            // the variant's crash, before anything is asked of it.
+            if (is_judge()) ensure_runner();
             result.device = device_info();
+        } catch (const RunnerGone& e) {
+            die_like_runner(e);
         } catch (const CudaError& e) {
             result.status = JobStatus::no_device;
+            result.message = e.what();
+            return 4;
+        } catch (const std::runtime_error& e) {  // the runner on another GPU, or not a lab program
+            if (!is_judge()) throw;
+            result.status = JobStatus::error;
             result.message = e.what();
             return 4;
         }
@@ -451,6 +637,20 @@ int run_job(const Job& job, Result& result) {
     }
     try {
         return run(job, result);
+    } catch (const RunnerGone& e) {
+        die_like_runner(e);
+    } catch (const RunnerFailure& e) {
+        if (e.kind == "hang") {
+            result.status = JobStatus::hang;
+            result.message = fmt::format("{}, during '{}'", e.what(), last_stage());
+            ::close(STDIN_FILENO);  // with --serve, the parent's next job goes to a fresh program
+            write_result(result, job.result_path);
+            std::fflush(nullptr);
+            std::_Exit(roofline::protocol::exit_code_of(JobStatus::hang));
+        }
+        result.status = e.kind == "cuda_error" ? JobStatus::cuda_error : JobStatus::error;
+        result.message = e.kind == "cuda_error" ? e.what() : std::string("the lab program refused a launch: ") + e.what();
+        return e.kind == "cuda_error" ? 3 : 4;
     } catch (const CudaError& e) {
         result.status = JobStatus::cuda_error;
         result.message = e.what();
@@ -493,9 +693,20 @@ int serve() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    CLI::App app{"A lab executable of the roofline course: verifies and times one registered variant.\n"
-                 "Normally started by `roofline grade` or `roofline run`."};
+int run_lab_program(int argc, char** argv, roofline::harness::KindFinder judge_kinds) {
+    CLI::App app{judge_kinds ? "The roofline course's judge: verifies and times the variants of a lab program it starts as its runner.\n"
+                               "Normally started by `roofline grade` (protocol: lab_main.cpp, judge.hpp)."
+                             : "A lab executable of the roofline course: verifies and times one registered variant.\n"
+                               "Normally started by `roofline grade` or `roofline run`."};
+    bool as_runner = false;
+    std::string runner_argv_json;
+    if (judge_kinds) {
+        app.add_option("--runner-argv", runner_argv_json,
+                       "the lab program to judge, as a JSON array: [sandbox..., program] (it is started with --runner)")
+            ->required();
+    } else {
+        app.add_flag("--runner", as_runner, "launch variants for a judge on the socket at fd 3 (runner_serve.hpp)");
+    }
     Job job;
     HandFlags flags;
     bool list = false, serve_jobs = false;
@@ -506,6 +717,15 @@ int main(int argc, char** argv) {
                                       "and `run --sanitize` send, since the tool around the program owns its stdin)");
     add_job_options(app, job, flags);
     CLI11_PARSE(app, argc, argv);
+    if (as_runner) return serve_as_runner();
+    if (judge_kinds) {
+        try {
+            become_judge(json::parse(runner_argv_json).get<std::vector<std::string>>(), judge_kinds);
+        } catch (const std::exception& e) {
+            std::cerr << "error: --runner-argv must be a JSON array of strings: " << e.what() << "\n";
+            return 2;
+        }
+    }
 
     if (list) {
         json variants = json::array();

@@ -159,3 +159,94 @@ MeasureResult measure_interleaved(const std::vector<TimedTarget>& targets, const
 }
 
 }  // namespace roofline::harness
+
+namespace roofline::harness {
+
+namespace {
+__global__ void empty_kernel() {}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+void launch_empty_kernel(cudaStream_t stream) {
+    empty_kernel<<<1, 1, 0, stream>>>();
+    CUDA_CHECK(cudaGetLastError());
+}
+
+BatchMeasureResult measure_batches(const std::vector<BatchTarget>& targets, const MeasureConfig& config,
+                                   cudaStream_t stream) {
+    BatchMeasureResult result;
+    int device = 0, l2_bytes = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+    result.l2_flush_bytes = config.flush_l2 ? std::max<std::size_t>(2 * std::size_t(l2_bytes), 64u << 20) : 0;
+    DeviceBytes flush_buffer(result.l2_flush_bytes);
+    std::uint8_t flush_value = 0;
+    auto settle = [&] {  // the judge's own work done, the L2 holding none of the batch's data
+        if (config.flush_l2)
+            CUDA_CHECK(cudaMemsetAsync(flush_buffer.data(), ++flush_value, flush_buffer.bytes(), stream));
+        wait_for_stream(stream, config.launch_timeout_s);
+    };
+
+    for (const auto& target : targets) {  // warm-up: one batch each, untimed but checked
+        target.prepare(stream);
+        settle();
+        target.run();
+        if (!target.check(stream)) {
+            result.check_failed = true;
+            return result;
+        }
+    }
+
+    const std::size_t n = targets.size();
+    std::vector<std::vector<double>> samples(n), events(n), empties(n);
+    std::vector<double> clocks;
+    const auto began = std::chrono::steady_clock::now();
+    auto converged = [&] {
+        for (const auto& s : samples)
+            if (int(s.size()) < config.min_samples || summarize(s).rse > config.target_rse) return false;
+        return true;
+    };
+    while (true) {
+        for (std::size_t t = 0; t < n; ++t) {
+            const auto& target = targets[t];
+            target.prepare(stream);
+            settle();
+            auto t0 = std::chrono::steady_clock::now();
+            auto launch_events = target.run();
+            const double batch_s = seconds_since(t0);
+            if (!target.check(stream)) {
+                result.check_failed = true;
+                return result;
+            }
+            settle();
+            t0 = std::chrono::steady_clock::now();
+            target.run_empty();
+            empties[t].push_back(seconds_since(t0));
+            const double empty_s = summarize(empties[t]).median_s;
+            samples[t].push_back(std::max(batch_s - empty_s, 0.0) / target.launches);
+            for (double e : launch_events) events[t].push_back(e);
+            if (t == 0) clocks.push_back(sample_sm_clock_mhz(stream));
+        }
+        if (converged()) break;
+        const bool enough = int(samples[0].size()) >= config.min_samples;
+        if (int(samples[0].size()) >= config.max_samples || (enough && seconds_since(began) > config.time_cap_s)) {
+            result.hit_time_cap = true;
+            break;
+        }
+    }
+    for (std::size_t t = 0; t < n; ++t) {
+        result.per_launch.push_back(summarize(samples[t]));
+        result.event_per_launch.push_back(summarize(events[t]));
+        result.empty_round_trip.push_back(summarize(empties[t]));
+    }
+    std::sort(clocks.begin(), clocks.end());
+    result.sm_clock_mhz_median = percentile(clocks, 0.5);
+    result.sm_clock_mhz_min = clocks.empty() ? 0 : clocks.front();
+    result.sm_clock_mhz_max = clocks.empty() ? 0 : clocks.back();
+    return result;
+}
+
+}  // namespace roofline::harness

@@ -55,3 +55,39 @@ MeasureResult measure_interleaved(const std::vector<TimedTarget>& targets, const
 double sample_sm_clock_mhz(cudaStream_t stream);
 
 }  // namespace roofline::harness
+
+namespace roofline::harness {
+
+// One kernel that does nothing: what a baseline of fixed costs launches.
+void launch_empty_kernel(cudaStream_t stream);
+
+// Timing launches the judge cannot bracket with its own events (the runner's, in another
+// process): each sample is a batch of launches on distinct inputs and outputs, timed on the
+// judge's host clock from the request to the answer, less the same round trip with an empty
+// kernel (which also pays the GPU's switch between the two processes' contexts), over the
+// number of launches. The same rule times the peer in the judge's own process, so that both
+// carry the same method. Outputs are prepared (poisoned) and the L2 flushed before every
+// batch, outside the clock; every batch's outputs are checked, as the launches left them.
+struct BatchTarget {
+    std::string name;
+    int launches = 1;                                  // per batch
+    std::function<void(cudaStream_t)> prepare;         // before the clock: poison the outputs
+    std::function<std::vector<double>()> run;          // the batch, waited for: each launch's own event time
+    std::function<void()> run_empty;                   // the same fixed costs, one empty kernel as the work
+    std::function<bool(cudaStream_t)> check;           // after the batch: false ends the timing (a failed check)
+};
+
+struct BatchMeasureResult {
+    std::vector<SampleStats> per_launch;        // the judge's clock, one sample per batch
+    std::vector<SampleStats> event_per_launch;  // the events each batch reported, per launch
+    std::vector<SampleStats> empty_round_trip;  // the fixed costs subtracted
+    double sm_clock_mhz_median = 0, sm_clock_mhz_min = 0, sm_clock_mhz_max = 0;
+    bool hit_time_cap = false;
+    bool check_failed = false;
+    std::size_t l2_flush_bytes = 0;
+};
+
+BatchMeasureResult measure_batches(const std::vector<BatchTarget>& targets, const MeasureConfig& config,
+                                   cudaStream_t stream);
+
+}  // namespace roofline::harness

@@ -2,6 +2,7 @@
 // the macros in each problem's header (e.g. ROOFLINE_COPY_VARIANT).
 #pragma once
 #include "problem.hpp"
+#include "wire_call.hpp"
 
 #include <functional>
 #include <memory>
@@ -16,6 +17,7 @@ struct VariantEntry {
     std::string dtype;    // fp32, bf16, ...
     std::string source_file;
     std::function<std::unique_ptr<Problem>()> make;
+    Invoker invoker;  // the launch function, called from a judge's call (wire_call.hpp); in a runner
 };
 
 bool register_variant(VariantEntry entry);

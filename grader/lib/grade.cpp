@@ -355,7 +355,8 @@ Judgement watch_and_judge(const VariantGrading& g, LabSession& session, const Sy
         if (!watch_session || watch_session->executable() != session.executable()) {
             own_watch_session = std::make_unique<LabSession>(
                 session.executable(),
-                std::filesystem::temp_directory_path() / fmt::format("roofline-{}-{}-watch", ::getpid(), g.variant.name));
+                std::filesystem::temp_directory_path() / fmt::format("roofline-{}-{}-watch", ::getpid(), g.variant.name),
+                /*judged=*/false);
             watch_session = own_watch_session.get();
         }
         auto watch_file = work_dir / "watched.json";

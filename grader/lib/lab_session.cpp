@@ -18,17 +18,27 @@ namespace roofline {
 
 namespace fs = std::filesystem;
 
-LabSession::LabSession(fs::path executable, fs::path work_dir)
-    : executable_(std::move(executable)), work_dir_(std::move(work_dir)) {}
+fs::path judge_program() {
+    std::error_code error;
+    auto self = fs::read_symlink("/proc/self/exe", error);
+    return error ? fs::path("roofline-judge") : self.parent_path() / "roofline-judge";
+}
+
+LabSession::LabSession(fs::path executable, fs::path work_dir, bool judged)
+    : executable_(std::move(executable)), work_dir_(std::move(work_dir)), judged_(judged) {}
 
 LabSession::~LabSession() {
+    unjudged_.reset();
     kill_process(process_);
     forward_trace();
     std::error_code ignored;
     fs::remove_all(work_dir_, ignored);
 }
 
-void LabSession::end() { kill_process(process_); }
+void LabSession::end() {
+    kill_process(process_);
+    if (unjudged_) unjudged_->end();
+}
 
 // With ROOFLINE_TRACE set, the lab programs' stage marks (their logs are removed with the
 // working folder) are copied to the grader's stderr, marked "[lab trace", in the order the
@@ -52,11 +62,27 @@ bool LabSession::start() {
     spec.stdin_pipe = true;
     spec.new_session = false;  // in the grader's session: roofline batch killing a grade kills this too
     spec.limits.core_dumps = true;  // as before: the grader sets no limits of its own on lab programs
+    std::vector<std::string> lab_program{executable_.string()};
     if (auto sandbox = sandbox_from_environment()) {
-        // Under roofline batch: the program sees the system, itself and the temporary folder
-        // (its working folder and every job's result file lie there), and writes only there.
-        spec.argv = sandboxed_argv(*sandbox, {{executable_}, {fs::temp_directory_path(), work_dir_}, work_dir_},
-                                   spec.argv);
+        if (judged_) {
+            // Under roofline batch, judged: the lab program sees the system, itself and a folder of
+            // its own to write in; not the folder where the judge writes the results.
+            const fs::path room = work_dir_ / "runner";
+            fs::create_directories(room);
+            lab_program = sandboxed_argv(*sandbox, {{executable_}, {room}, room}, lab_program);
+        } else {
+            // Unjudged (watch and timeline jobs): it writes its own result files in its folder.
+            lab_program = sandboxed_argv(*sandbox, {{executable_}, {fs::temp_directory_path(), work_dir_}, work_dir_},
+                                         lab_program);
+        }
+    }
+    if (judged_) {
+        // The judge runs outside any sandbox (it is the grader's); the lab program, its runner,
+        // inside it. Only the judge writes result files.
+        spec.argv = {judge_program().string(), "--serve", "--runner-argv", nlohmann::json(lab_program).dump()};
+    } else {
+        lab_program.push_back("--serve");
+        spec.argv = lab_program;
     }
     process_ = start_process(spec);
     return process_.running();
@@ -74,6 +100,13 @@ bool LabSession::send(const std::string& line) {
 }
 
 ChildRun LabSession::run(const protocol::Job& job, double timeout_s) {
+    using protocol::JobMode;
+    if (judged_ && (job.mode == JobMode::watch || job.mode == JobMode::timeline || job.mode == JobMode::once)) {
+        // What ran in the lab program's own process is asked of that process; the grader takes
+        // its answer as a cross-check of the judge's, never as a verdict.
+        if (!unjudged_) unjudged_ = std::make_unique<LabSession>(executable_, work_dir_ / "unjudged", false);
+        return unjudged_->run(job, timeout_s);
+    }
     ChildRun run;
     const fs::path result_file = job.result_path;
     fs::remove(result_file);
@@ -121,6 +154,9 @@ std::optional<DeviceInfo> LabSession::device(std::string* why_not, bool* failed)
     if (!fs::exists(executable_)) {
         throw InputError(executable_, 0, "the lab program is not built; run `roofline grade` without --no-build "
                                          "(or cmake --build build)");
+    }
+    if (judged_ && !fs::exists(judge_program())) {
+        throw InputError(judge_program(), 0, "the judge is not built; run cmake --build build --target roofline-judge");
     }
     auto result_file = work_dir_ / "device.json";
     protocol::Job job;

@@ -18,17 +18,26 @@
 #include "runner.hpp"
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace roofline {
 
+// The judge program: roofline-judge beside the running `roofline`.
+std::filesystem::path judge_program();
+
 class LabSession {
 public:
     // `work_dir`: the program's working folder and output, made on the first job and
     // removed (with the program killed) by the destructor.
-    LabSession(std::filesystem::path executable, std::filesystem::path work_dir);
+    //
+    // `judged` (every grading): the process that answers is roofline-judge (beside the
+    // `roofline` binary), which starts the lab program as its runner and decides every verdict
+    // and time itself (harness/judge.hpp); watch and timeline jobs, which ask what the lab
+    // program's own process ran, need `judged` false. Unjudged, the lab program answers itself.
+    LabSession(std::filesystem::path executable, std::filesystem::path work_dir, bool judged = true);
     ~LabSession();
     LabSession(const LabSession&) = delete;
     LabSession& operator=(const LabSession&) = delete;
@@ -48,6 +57,7 @@ public:
     void end();
 
     const std::filesystem::path& executable() const { return executable_; }
+    bool judged() const { return judged_; }
     int starts() const { return starts_; }  // how many processes it took so far
 
 private:
@@ -56,6 +66,8 @@ private:
     void forward_trace() const;
 
     std::filesystem::path executable_, work_dir_, output_file_;
+    bool judged_ = true;
+    std::unique_ptr<LabSession> unjudged_;  // a judged session's watch and timeline jobs
     std::optional<DeviceInfo> device_;
     RunningProcess process_;
     int starts_ = 0;

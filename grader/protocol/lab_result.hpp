@@ -143,6 +143,11 @@ struct Timing {
     bool hit_time_cap = false;
     long long l2_flush_bytes = 0;
     std::optional<AlsoMeasured> also_measured;
+    // Judged timing (harness/judge.hpp): launches per timed batch, each on its own inputs and
+    // outputs, and the batch's fixed costs taken off the judge's clock. 0 where the lab program
+    // timed itself (a lab program run by hand).
+    int batch_launches = 0;
+    double fixed_cost_s = 0;
 };
 
 // A timeline job's one watched launch, every kernel on the GPU's clock (lib/timeline.hpp).
@@ -465,6 +470,8 @@ void fields(Timing& p, Visit&& v) {
     v("hit_time_cap", p.hit_time_cap);
     v("l2_flush_bytes", p.l2_flush_bytes);
     v("also_measured", p.also_measured);
+    v("batch_launches", p.batch_launches, Presence::may_be_absent);
+    v("fixed_cost_s", p.fixed_cost_s, Presence::may_be_absent);
 }
 
 template <class Visit>

@@ -232,7 +232,7 @@ template <class Launch>
 bool register_one(const char* name, Launch launch, bool causal, const char* file) {
     return harness::register_variant({name, causal ? "attention_causal" : "attention", "bf16", file, [launch, causal] {
                                           return std::unique_ptr<harness::Problem>(new AttentionProblem(launch, causal));
-                                      }});
+                                      }, harness::invoker_of(launch)});
 }
 
 }  // namespace

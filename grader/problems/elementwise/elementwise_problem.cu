@@ -100,7 +100,7 @@ bool add_entry(const char* name, const char* problem, Launch launch, const char*
     return harness::register_variant({name, problem, dtype_of<T>(), file, [launch] {
                                           return std::unique_ptr<harness::Problem>(
                                               new ElementwiseProblem<T, op>(launch));
-                                      }});
+                                      }, harness::invoker_of(launch)});
 }
 
 }  // namespace

@@ -133,13 +133,13 @@ private:
 
 bool register_chain(const char* name, ChainLaunch launch, const char* file) {
     return harness::register_variant(
-        {name, "chain", "bf16", file, [launch] { return std::unique_ptr<harness::Problem>(new ChainProblem(launch)); }});
+        {name, "chain", "bf16", file, [launch] { return std::unique_ptr<harness::Problem>(new ChainProblem(launch)); }, harness::invoker_of(launch)});
 }
 
 bool register_rmsnorm(const char* name, RmsNormLaunch launch, const char* file) {
     return harness::register_variant({name, "rmsnorm", "bf16", file, [launch] {
                                           return std::unique_ptr<harness::Problem>(new RmsNormProblem(launch));
-                                      }});
+                                      }, harness::invoker_of(launch)});
 }
 
 }  // namespace roofline::fusion

@@ -231,13 +231,13 @@ private:
 bool register_gemm_bias_gelu(const char* name, GemmBiasGeluLaunch launch, const char* file) {
     return harness::register_variant({name, "gemm_bias_gelu", "bf16", file, [launch] {
                                           return std::unique_ptr<harness::Problem>(new GemmEpilogueProblem(launch));
-                                      }});
+                                      }, harness::invoker_of(launch)});
 }
 
 bool register_gemm_bare(const char* name, GemmBareLaunch launch, const char* file) {
     return harness::register_variant({name, "gemm_bare", "bf16", file, [launch] {
                                           return std::unique_ptr<harness::Problem>(new GemmEpilogueProblem(launch));
-                                      }});
+                                      }, harness::invoker_of(launch)});
 }
 
 }  // namespace roofline::fusion

@@ -132,7 +132,7 @@ bool add_entry(const char* name, Launch launch, const char* file, bool b_transpo
                                       [launch, b_transposed] {
                                           return std::unique_ptr<harness::Problem>(
                                               new GemmProblem<T>(launch, b_transposed));
-                                      }});
+                                      }, harness::invoker_of(launch)});
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "roofline/decode_layer.cuh"
 
 #include "../../harness/registry.hpp"
+#include "decode_layer_wire.hpp"
 #include "model.hpp"
 
 #include <climits>
@@ -255,7 +256,7 @@ private:
 bool register_decode_layer(const char* name, DecodeLayerLaunch launch, const char* file) {
     return harness::register_variant({name, "decode_layer", "bf16", file, [launch] {
                                           return std::unique_ptr<harness::Problem>(new DecodeLayerProblem(launch));
-                                      }});
+                                      }, harness::invoker_of(launch)});
 }
 
 }  // namespace roofline::gemv

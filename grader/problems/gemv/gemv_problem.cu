@@ -216,11 +216,12 @@ private:
 };
 
 template <class Weight>
-bool add_entry(const char* name, const char* op, const char* file, AnyLaunch<Weight> launch, bool batched) {
+bool add_entry(const char* name, const char* op, const char* file, AnyLaunch<Weight> launch, bool batched,
+               harness::Invoker invoker) {
     return harness::register_variant({name, op, "bf16", file, [launch, batched] {
                                           return std::unique_ptr<harness::Problem>(
                                               new GemvProblem<Weight>(launch, batched));
-                                      }});
+                                      }, std::move(invoker)});
 }
 
 }  // namespace
@@ -232,28 +233,28 @@ bool register_gemv(const char* name, GemvLaunch launch, const char* file) {
         name, "gemv", file,
         [launch](const __nv_bfloat16* W, const float*, const __nv_bfloat16* x, __nv_bfloat16* y, int, int N, int K,
                  cudaStream_t s) { launch(W, x, y, N, K, s); },
-        false);
+        false, harness::invoker_of(launch));
 }
 bool register_gemv_batched(const char* name, GemvBatchedLaunch launch, const char* file) {
     return add_entry<__nv_bfloat16>(
         name, "gemv_batched", file,
         [launch](const __nv_bfloat16* W, const float*, const __nv_bfloat16* X, __nv_bfloat16* Y, int M, int N, int K,
                  cudaStream_t s) { launch(W, X, Y, M, N, K, s); },
-        true);
+        true, harness::invoker_of(launch));
 }
 bool register_gemv_int8(const char* name, GemvInt8Launch launch, const char* file) {
     return add_entry<std::int8_t>(
         name, "gemv_int8", file,
         [launch](const std::int8_t* W, const float* scale, const __nv_bfloat16* x, __nv_bfloat16* y, int, int N, int K,
                  cudaStream_t s) { launch(W, scale, x, y, N, K, s); },
-        false);
+        false, harness::invoker_of(launch));
 }
 bool register_gemv_fp8(const char* name, GemvFp8Launch launch, const char* file) {
     return add_entry<__nv_fp8_e4m3>(
         name, "gemv_fp8", file,
         [launch](const __nv_fp8_e4m3* W, const float* scale, const __nv_bfloat16* x, __nv_bfloat16* y, int, int N,
                  int K, cudaStream_t s) { launch(W, scale, x, y, N, K, s); },
-        false);
+        false, harness::invoker_of(launch));
 }
 
 }  // namespace roofline::gemv

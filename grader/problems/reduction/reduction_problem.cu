@@ -81,7 +81,7 @@ private:
 bool register_row_sum(const char* name, RowSumLaunch launch, const char* file) {
     return harness::register_variant({name, "row_sum", "bf16", file, [launch] {
                                           return std::unique_ptr<harness::Problem>(new RowSumProblem(launch));
-                                      }});
+                                      }, harness::invoker_of(launch)});
 }
 
 }  // namespace roofline::reduction

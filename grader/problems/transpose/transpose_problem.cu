@@ -72,7 +72,7 @@ template <class T>
 bool add_entry(const char* name, const char* dtype, TransposeLaunch<T> launch, const char* file) {
     return harness::register_variant({name, "transpose", dtype, file, [launch] {
                                           return std::unique_ptr<harness::Problem>(new TransposeProblem<T>(launch));
-                                      }});
+                                      }, harness::invoker_of(launch)});
 }
 
 }  // namespace

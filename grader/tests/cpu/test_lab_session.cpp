@@ -41,7 +41,7 @@ TEST_CASE("lab session: one program serves the jobs until one of them fails", "[
     TempDir dir;
     long first_pid = 0;
     {
-        LabSession session(ROOFLINE_FAKE_LAB_PROGRAM, dir.path() / "program");
+        LabSession session(ROOFLINE_FAKE_LAB_PROGRAM, dir.path() / "program", /*judged=*/false);
         auto a = run_job(session, dir.path(), "ok");
         auto b = run_job(session, dir.path(), "ok");
         REQUIRE(a.run.outcome == Outcome::correct);
@@ -97,13 +97,13 @@ TEST_CASE("lab session: one program serves the jobs until one of them fails", "[
 TEST_CASE("lab session: the device is the one the program sees, asked once", "[lab_session]") {
     TempDir dir;
     {
-        LabSession session(ROOFLINE_FAKE_LAB_PROGRAM, dir.path() / "program");
+        LabSession session(ROOFLINE_FAKE_LAB_PROGRAM, dir.path() / "program", /*judged=*/false);
         std::string why;
         CHECK_FALSE(session.device(&why).has_value());
         CHECK(why == "fake: no CUDA device");
     }
     ::setenv("FAKE_DEVICE", "NVIDIA H200", 1);
-    LabSession session(ROOFLINE_FAKE_LAB_PROGRAM, dir.path() / "program");
+    LabSession session(ROOFLINE_FAKE_LAB_PROGRAM, dir.path() / "program", /*judged=*/false);
     auto device = session.device(nullptr);
     ::unsetenv("FAKE_DEVICE");
     REQUIRE(device.has_value());
@@ -117,14 +117,14 @@ TEST_CASE("lab session: the device is the one the program sees, asked once", "[l
     CHECK(run_job(session, dir.path(), "ok").run.outcome == Outcome::correct);
     CHECK(session.starts() == 1);
 
-    LabSession not_built(dir.path() / "not-built", dir.path() / "program2");
+    LabSession not_built(dir.path() / "not-built", dir.path() / "program2", /*judged=*/false);
     auto message = input_error_of([&] { not_built.device(nullptr); });
     check_mentions(message, {"not-built", "without --no-build"});
 }
 
 TEST_CASE("lab session: a program that cannot start is a failed job, not an exception", "[lab_session]") {
     TempDir dir;
-    LabSession session(dir.path() / "not-built", dir.path() / "program");
+    LabSession session(dir.path() / "not-built", dir.path() / "program", /*judged=*/false);
     auto job = run_job(session, dir.path(), "ok");
     CHECK(job.run.outcome == Outcome::crashed);
     CHECK(contains(job.run.message, "exited with code 127"));

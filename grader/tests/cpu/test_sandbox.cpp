@@ -172,7 +172,7 @@ TEST_CASE("sandbox: a lab program under ROOFLINE_SANDBOX runs inside it", "[sand
     ScopedEnv handed(kSandboxVariable, sandbox_to_environment(sandbox));
     ScopedEnv temporary("TMPDIR", dir.path().string());
     ScopedEnv device("FAKE_DEVICE", "NVIDIA H200");
-    LabSession session(ROOFLINE_FAKE_LAB_PROGRAM, dir / "program");
+    LabSession session(ROOFLINE_FAKE_LAB_PROGRAM, dir / "program", /*judged=*/false);
     REQUIRE(session.device(nullptr).has_value());
     auto result_file = dir / "job" / "result.json";
     fs::create_directories(result_file.parent_path());
@@ -188,7 +188,7 @@ TEST_CASE("sandbox: a lab program under ROOFLINE_SANDBOX runs inside it", "[sand
 TEST_CASE("lab session: a program that fails as it starts is its own failure, not a missing GPU", "[lab_session]") {
     TempDir dir;
     ScopedEnv failing("FAKE_EXIT_AT_START", "static initializer: cannot write /home/x");
-    LabSession session(ROOFLINE_FAKE_LAB_PROGRAM, dir / "program");
+    LabSession session(ROOFLINE_FAKE_LAB_PROGRAM, dir / "program", /*judged=*/false);
     std::string why;
     bool failed = false;
     CHECK_FALSE(session.device(&why, &failed).has_value());

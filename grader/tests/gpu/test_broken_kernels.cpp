@@ -96,14 +96,14 @@ TEST_CASE("grade --all: each variant's outcome is the one it gets in a program o
     auto start = all.output.find('[');
     REQUIRE(start != std::string::npos);
     auto results = nlohmann::json::parse(all.output.substr(start));
-    REQUIRE(results.size() == 16);
+    REQUIRE(results.size() == 17);
     std::map<std::string, std::string> expected{
         {"correct", "correct"},         {"zeros", "incorrect"},          {"half", "incorrect"},
         {"past_end", "incorrect"},      {"nan", "incorrect"},            {"hang", "timed_out"},
         {"illegal_address", "cuda_error"}, {"cached", "incorrect"},      {"input_zeroing", "incorrect"},
         {"input_scratch", "incorrect"}, {"cublas_caller", "forbidden_call"}, {"dlopen_caller", "forbidden_call"},
         {"function_pointer", "forbidden_call"}, {"legacy_stream", "incorrect"}, {"wrong_dtype", "incorrect"},
-        {"registered_elsewhere", "incorrect"}};
+        {"registered_elsewhere", "incorrect"}, {"skip_when_done", "correct"}};
     for (const auto& r : results) {
         auto target = r["target"].get<std::string>();
         auto variant = target.substr(target.find('/') + 1);
@@ -300,4 +300,27 @@ TEST_CASE("grade --all refuses a lab built for another GPU before the prediction
     CHECK(contains(r.output, "this GPU is " + device->name));
     CHECK(contains(r.output, "roofline calc --hardware b200"));
     CHECK_FALSE(std::filesystem::exists(log));
+}
+
+// The verdict and the clock are the judge's (harness/judge.hpp): a kernel file that forges a
+// passing result file, and answers the judge's socket itself, computes nothing and is graded so.
+TEST_CASE("grade: a kernel file that forges its verdict is graded on what it computed", "[gpu]") {
+    auto r = run_cli(in_fixtures("grade 97-forgers/forged_verdict --json --score-without-prediction --seed 7"));
+    INFO(r.output);
+    auto json = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+    CHECK(json.value("outcome", std::string()) == "incorrect");
+    CHECK(json["points"]["total"].get<double>() == 0.0);
+}
+
+// Every timed output is poisoned before its batch: a kernel that skips work it finds done
+// does all of it, and is timed at the whole copy's time (within noise of the honest copy).
+TEST_CASE("grade: work skipped when the output already holds the answer is not timed as done", "[gpu]") {
+    auto flags = std::string(" --json --score-without-prediction --seed 7");
+    auto honest = run_cli(in_fixtures("grade 99-broken-kernels/correct" + flags));
+    auto skipper = run_cli(in_fixtures("grade 99-broken-kernels/skip_when_done" + flags));
+    INFO(honest.output << skipper.output);
+    auto h = nlohmann::json::parse(honest.output.substr(honest.output.find('{')));
+    auto k = nlohmann::json::parse(skipper.output.substr(skipper.output.find('{')));
+    REQUIRE(k.value("outcome", std::string()) == "correct");
+    CHECK(k["time_s"]["median"].get<double>() > 0.9 * h["time_s"]["median"].get<double>());
 }
