@@ -1,7 +1,10 @@
-// main() of every lab executable (lab-NN-name, solution-NN-name). It verifies
-// and times one variant and writes its answer (protocol/lab_result.hpp) as a JSON file. `roofline` runs it with
-// --serve, as one child process for a whole lab (lab_session.hpp): one job
-// (protocol/lab_job.hpp, a JSON object) per line on stdin. Run by hand:
+// The job loop of every lab executable (lab-NN-name, solution-NN-name; main() in
+// lab_program_main.cpp) and of the judge (judge_main.cpp, judge.hpp). It verifies
+// and times one variant and writes its answer (protocol/lab_result.hpp) as a JSON file. `roofline` runs
+// the judge with --serve, as one child process for a whole lab (lab_session.hpp): one job
+// (protocol/lab_job.hpp, a JSON object) per line on stdin; the judge starts the lab program with
+// --runner and has it launch the variants on the judge's buffers. A lab program run by hand
+// judges itself (in its own process: for a look, never for a grade):
 //   build/labs/lab-01-memory-roof --list
 //   build/labs/lab-01-memory-roof --variant copy_naive_fp32 --mode verify --verify-shape n=1000 --result -
 // `--mode once` launches the variant once per shape between cudaProfilerStart and
