@@ -246,8 +246,9 @@ protocol::Timeline record_timeline(Problem& problem, const Job& job, cudaStream_
 }
 
 // A judged batch lasts at least this long, so that the clock's fixed costs and their jitter
-// (0.02-0.1 ms, measured on the H200) weigh little; at most this many launches (and copies).
-constexpr double kBatchSeconds = 0.003;
+// (0.02-0.1 ms, and a per-batch jitter of 1-2% at 3 ms, on the H200) weigh little; at most this
+// many launches (and copies).
+constexpr double kBatchSeconds = 0.005;
 constexpr int kMaxBatchLaunches = 16;
 // The runner's events may say less than the judge's clock by this much before they are refused:
 // back-to-back launches pay a few microseconds each on the host that events do not see.

@@ -47,8 +47,8 @@ grade() {  # grade LAB [extra flags]: solutions, --all, JSON
   tail -3 "$out/grade-$lab.err" | tee -a "$summary"
 }
 
-grade 01-memory-roof
-for fixture in 99-broken-kernels 97-forgers; do
+[[ $what == quick ]] && grade 01-memory-roof
+[[ $what == quick ]] && for fixture in 99-broken-kernels 97-forgers; do
   log "== fixtures ($fixture): each variant through the judge"
   $R --root grader/tests/gpu/fixture-root --build-dir "$build" grade $fixture --all --no-build --json --score-without-prediction --seed 7 \
     > "$out/grade-$fixture.json" 2> "$out/grade-$fixture.err"
@@ -59,6 +59,7 @@ if [[ $what == full ]]; then
   (cd "$build" && ctest -L gpu --output-on-failure) > "$out/gpu-tests.txt" 2>&1
   log "gpu tests rc=$?"; grep -E "passed|failed|FAILED|Test #" "$out/gpu-tests.txt" | tail -12 | tee -a "$summary"
   grade 00-three-regimes
+  grade 01-memory-roof
 fi
 if [[ $what == labs ]]; then
   for lab in 02-gemm 03-fusion 04-async 06-profile 07-attention 08-decode; do grade $lab; done
