@@ -9,7 +9,8 @@
 //   judge -> runner   {"op": "import", "id", "bytes"} + a descriptor   -> {"ok": true}
 //                     {"op": "release", "id"}                          -> {"ok": true}
 //                     {"op": "launch", "variant", "calls": [[...], ...], "launch_timeout_s"}
-//                         -> {"ok": true, "event_s": [...], "legacy_stream_busy": bool}
+//                         -> {"ok": true, "event_s": [...] (the batch's events over its launches),
+//                             "legacy_stream_busy": bool}
 //                     the same with "baseline": true: one empty kernel in place of the
 //                     launches, for the judge's fixed costs (remote_runner.hpp)
 //   any failure       {"error": "...", "kind": "cuda_error" | "hang" | "bad_call"}; after a CUDA
@@ -26,7 +27,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <utility>
 #include <cstdlib>
 
 namespace roofline::harness {
@@ -61,30 +64,29 @@ nlohmann::json launch(const nlohmann::json& request, cudaStream_t stream) {
     const double limit_s = request.value("launch_timeout_s", 0.0);
     // The baseline: the same request, one empty kernel for its work (remote_runner.hpp).
     const bool baseline = request.value("baseline", false);
-    // Made once and kept, so that a batch and its baseline pay nothing for them.
-    static std::vector<cudaEvent_t> events;
-    while (events.size() < 2 * calls.size()) {
-        cudaEvent_t e = nullptr;
-        CUDA_CHECK(cudaEventCreate(&e));
-        events.push_back(e);
-    }
+    // Two events around the whole batch (made once and kept): an event between two launches
+    // would cost a tiny kernel more than the kernel, and the baseline would not pay it.
+    static const std::pair<cudaEvent_t, cudaEvent_t> events = [] {
+        cudaEvent_t begin = nullptr, end = nullptr;
+        CUDA_CHECK(cudaEventCreate(&begin));
+        CUDA_CHECK(cudaEventCreate(&end));
+        return std::pair{begin, end};
+    }();
+    CUDA_CHECK(cudaEventRecord(events.first, stream));
     for (std::size_t i = 0; i < calls.size(); ++i) {
-        CUDA_CHECK(cudaEventRecord(events[2 * i], stream));
         if (!baseline) entry->invoker.invoke(calls[i], stream);
         else if (i == 0) launch_empty_kernel(stream);
         CUDA_CHECK(cudaGetLastError());
-        CUDA_CHECK(cudaEventRecord(events[2 * i + 1], stream));
     }
+    CUDA_CHECK(cudaEventRecord(events.second, stream));
     const bool on_legacy_stream = legacy_stream_busy();
     if (on_legacy_stream) wait_for_stream(cudaStreamLegacy, limit_s);
     wait_for_stream(stream, limit_s);
     CUDA_CHECK(cudaGetLastError());
-    std::vector<double> seconds;
-    for (std::size_t i = 0; i < calls.size(); ++i) {
-        float ms = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]));
-        seconds.push_back(ms * 1e-3);
-    }
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, events.first, events.second));
+    // One figure a call: the batch's time over its launches.
+    std::vector<double> seconds(calls.size(), ms * 1e-3 / std::max<std::size_t>(1, calls.size()));
     return {{"ok", true}, {"event_s", seconds}, {"legacy_stream_busy", on_legacy_stream}};
 }
 

@@ -21,7 +21,8 @@ namespace fs = std::filesystem;
 fs::path judge_program() {
     std::error_code error;
     auto self = fs::read_symlink("/proc/self/exe", error);
-    return error ? fs::path("roofline-judge") : self.parent_path() / "roofline-judge";
+    if (!error && fs::exists(self.parent_path() / "roofline-judge")) return self.parent_path() / "roofline-judge";
+    return fs::path(ROOFLINE_BINARY_DIR) / "roofline-judge";  // a test program's build
 }
 
 LabSession::LabSession(fs::path executable, fs::path work_dir, bool judged)
@@ -101,9 +102,10 @@ bool LabSession::send(const std::string& line) {
 
 ChildRun LabSession::run(const protocol::Job& job, double timeout_s) {
     using protocol::JobMode;
-    if (judged_ && (job.mode == JobMode::watch || job.mode == JobMode::timeline || job.mode == JobMode::once)) {
-        // What ran in the lab program's own process is asked of that process; the grader takes
-        // its answer as a cross-check of the judge's, never as a verdict.
+    if (judged_ && job.mode != JobMode::grade && job.mode != JobMode::device_info) {
+        // What ran in the lab program's own process (watch, timeline) is asked of that process;
+        // the grader takes its answer as a cross-check of the judge's, never as a verdict. So is
+        // `roofline run`'s verify job: a look, watched, never a grade.
         if (!unjudged_) unjudged_ = std::make_unique<LabSession>(executable_, work_dir_ / "unjudged", false);
         return unjudged_->run(job, timeout_s);
     }

@@ -35,8 +35,9 @@ public:
     //
     // `judged` (every grading): the process that answers is roofline-judge (beside the
     // `roofline` binary), which starts the lab program as its runner and decides every verdict
-    // and time itself (harness/judge.hpp); watch and timeline jobs, which ask what the lab
-    // program's own process ran, need `judged` false. Unjudged, the lab program answers itself.
+    // and time itself (harness/judge.hpp). The other jobs (watch, timeline: what the lab
+    // program's own process ran; verify: `roofline run`'s look) go to the lab program itself,
+    // as they do in an unjudged session.
     LabSession(std::filesystem::path executable, std::filesystem::path work_dir, bool judged = true);
     ~LabSession();
     LabSession(const LabSession&) = delete;

@@ -56,10 +56,11 @@ grade() {  # grade LAB [extra flags]: solutions, --all, JSON
 done
 
 if [[ $what == full ]]; then
-  (cd "$build" && ctest -L gpu --output-on-failure) > "$out/gpu-tests.txt" 2>&1
+  (cd "$build" && ctest -L gpu -R "${GPU_TESTS:-.}" --output-on-failure) > "$out/gpu-tests.txt" 2>&1
   log "gpu tests rc=$?"; grep -E "passed|failed|FAILED|Test #" "$out/gpu-tests.txt" | tail -12 | tee -a "$summary"
   grade 00-three-regimes
   grade 01-memory-roof
+  for lab in ${MORE_LABS:-}; do grade $lab; done
 fi
 if [[ $what == labs ]]; then
   for lab in 02-gemm 03-fusion 04-async 06-profile 07-attention 08-decode; do grade $lab; done

@@ -212,13 +212,14 @@ TEST_CASE("the lab program times without watching, and watches in a job of its o
     }
 }
 
-// `roofline grade` lets the program that timed the variants watch them afterwards: that is safe
-// only because a program that has watched (CUPTI attached) refuses to time again.
+// A lab program that has watched (CUPTI attached) refuses to time again: the guard for a lab
+// program run unjudged. Judged, the grade jobs go to the judge, which never watches, and the
+// watch jobs to the lab program: both may follow each other (the second test).
 TEST_CASE("a lab program that has watched refuses the next grade job; one that has timed may watch", "[gpu]") {
     auto program = std::filesystem::path(ROOFLINE_TEST_BUILD_DIR) / "labs" / "lab-99-broken-kernels";
     auto dir = std::filesystem::temp_directory_path() / "roofline-gpu-watch-then-time";
     std::filesystem::remove_all(dir);
-    roofline::LabSession session(program, dir);
+    roofline::LabSession session(program, dir, /*judged=*/false);
     auto job_of = [&](roofline::protocol::JobMode mode, const std::string& name) {
         roofline::protocol::Job job;
         job.mode = mode;
@@ -323,4 +324,34 @@ TEST_CASE("grade: work skipped when the output already holds the answer is not t
     auto k = nlohmann::json::parse(skipper.output.substr(skipper.output.find('{')));
     REQUIRE(k.value("outcome", std::string()) == "correct");
     CHECK(k["time_s"]["median"].get<double>() > 0.9 * h["time_s"]["median"].get<double>());
+}
+
+TEST_CASE("judged: grade jobs go to the judge and watch jobs to the lab program, in any order", "[gpu]") {
+    auto program = std::filesystem::path(ROOFLINE_TEST_BUILD_DIR) / "labs" / "lab-99-broken-kernels";
+    auto dir = std::filesystem::temp_directory_path() / "roofline-gpu-judged-sessions";
+    std::filesystem::remove_all(dir);
+    roofline::LabSession session(program, dir);
+    auto job_of = [&](roofline::protocol::JobMode mode, const std::string& name) {
+        roofline::protocol::Job job;
+        job.mode = mode;
+        job.variant = "correct";
+        job.verify_shapes = {roofline::Shape{{"n", 4099}}};
+        job.timed_shape = roofline::Shape{{"n", 1 << 20}};
+        job.replay_launches = 5;
+        job.result_path = (dir / name).string();
+        return job;
+    };
+    for (auto [mode, name] : {std::pair{roofline::protocol::JobMode::grade, "timed.json"},
+                              std::pair{roofline::protocol::JobMode::watch, "watched.json"},
+                              std::pair{roofline::protocol::JobMode::grade, "timed-again.json"}}) {
+        auto job = job_of(mode, name);
+        auto run = roofline::interpret(session.run(job, 60), job, 60);
+        INFO(name << ": " << run.message);
+        CHECK(run.outcome == roofline::Outcome::correct);
+        if (mode == roofline::protocol::JobMode::grade) {
+            REQUIRE(run.result.timing.has_value());
+            CHECK(run.result.timing->batch_launches >= 1);  // timed by the judge, in batches
+        }
+    }
+    std::filesystem::remove_all(dir);
 }
