@@ -28,8 +28,12 @@ void wait_with_limit(Query query, const char* call, double limit_s) {
             if (handler()) handler()(limit_s);
             std::_Exit(5);
         }
-        // Short kernels finish within the first polls; a long one costs a sleep per poll.
-        if (waited > 1e-3) std::this_thread::sleep_for(std::chrono::microseconds(50));
+        // A sleep overshoots by up to its length and more (timer slack): the judge's clock
+        // around a batch would carry it and its baseline would not (a 4% bias on lab 00's
+        // graph rung, H200, run 4). Under 0.1 s the wait only yields; past it a 50 us sleep
+        // costs under 0.05%.
+        if (waited > 0.1) std::this_thread::sleep_for(std::chrono::microseconds(50));
+        else std::this_thread::yield();
     }
 }
 

@@ -361,7 +361,8 @@ Judgement watch_and_judge(const VariantGrading& g, LabSession& session, const Sy
         }
         auto watch_file = work_dir / "watched.json";
         auto job = variant_job(g.lab, g.variant, protocol::JobMode::watch, timed.seed, watch_file, &timed.skipped);
-        job.replay_launches = run.result.timing->variant.count;
+        job.replay_launches = run.result.timing->variant.count * std::max(1, run.result.timing->batch_launches);
+        job.replay_batch_launches = std::max(1, run.result.timing->batch_launches);
         trace_stage(g.target + ": watch job");
         auto began = std::chrono::steady_clock::now();
         watched = interpret(watch_session->run(job, g.lab.timeout_s), job, g.lab.timeout_s);

@@ -54,6 +54,7 @@ struct Job {
     double launch_timeout_s = 0;    // > 0: a launch still running after this is a hang
     bool flush_l2 = true;
     int replay_launches = 0;        // watch: how many timed launches to replay (the grade job's count)
+    int replay_batch_launches = 1;  // watch: back to back between two events, as the judge's batches were
     std::string result_path = "-";  // where the program writes its JSON result ("-": stdout)
 };
 
@@ -72,6 +73,7 @@ inline void to_json(nlohmann::json& j, const Job& job) {
          {"launch_timeout_s", job.launch_timeout_s},
          {"flush_l2", job.flush_l2},
          {"replay_launches", job.replay_launches},
+         {"replay_batch_launches", job.replay_batch_launches},
          {"result_path", job.result_path}};
     if (job.timed_shape) j["timed_shape"] = *job.timed_shape;
 }
@@ -92,6 +94,7 @@ inline void from_json(const nlohmann::json& j, Job& job) {
     j.at("launch_timeout_s").get_to(job.launch_timeout_s);
     j.at("flush_l2").get_to(job.flush_l2);
     j.at("replay_launches").get_to(job.replay_launches);
+    job.replay_batch_launches = j.value("replay_batch_launches", 1);
     j.at("result_path").get_to(job.result_path);
     if (j.contains("timed_shape")) job.timed_shape = j.at("timed_shape").get<Shape>();
     else job.timed_shape.reset();

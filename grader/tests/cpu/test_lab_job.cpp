@@ -24,6 +24,7 @@ TEST_CASE("lab job: every field survives the trip through JSON", "[lab_job]") {
     job.launch_timeout_s = 20;
     job.flush_l2 = false;
     job.replay_launches = 41;
+    job.replay_batch_launches = 9;
     job.result_path = "/tmp/r.json";
 
     auto back = json::parse(json(job).dump()).get<Job>();
@@ -43,6 +44,7 @@ TEST_CASE("lab job: every field survives the trip through JSON", "[lab_job]") {
     CHECK(back.launch_timeout_s == job.launch_timeout_s);
     CHECK_FALSE(back.flush_l2);
     CHECK(back.replay_launches == 41);
+    CHECK(back.replay_batch_launches == 9);
     CHECK(back.result_path == job.result_path);
 }
 
