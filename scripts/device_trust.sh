@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Trusted grading on one GPU: the class of scripts/make_test_submissions.sh (22 ordinary, one named
-# with markup, and 8 hostile submissions of lab 01) graded by `roofline batch` with the instructor's hidden
+# with markup, and 9 hostile submissions of lab 01) graded by `roofline batch` with the instructor's hidden
 # file, first inside the bubblewrap sandbox, then without it, and checks every outcome of
 # the sandboxed run against expected.csv. Prints both wall times (the sandbox's cost).
 #
