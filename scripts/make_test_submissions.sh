@@ -11,7 +11,8 @@
 # and stale predictions (made before the last edit: graded, no prediction points),
 # and hostile ones: an input zeroed, cuBLAS called directly, through dlopen and
 # through a pointer found by hand, a redefined timer, a launch on the legacy stream,
-# and host code that reaches for the hidden shapes, HOME and the network;
+# host code that reaches for the hidden shapes, HOME and the network, and a kernel file
+# that links to the solution (unsafe_entry);
 # and a correct one whose name is markup (report.html must show it as text).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -255,6 +256,12 @@ const bool snooped = [] {
 }  // namespace
 CU
 predict hostile_snoop 3600
+
+# A kernel file that is a link to the instructor's solution: staging (outside the sandbox) refuses
+# it as unsafe_entry, naming the entry, instead of copying the solution in.
+new hostile_link unsafe_entry
+rm "$out/hostile_link/kernels/01_copy_naive.cu"
+ln -s "$solutions/01_copy_naive.cu" "$out/hostile_link/kernels/01_copy_naive.cu"
 
 # A hostile name: an element with a handler, were it written into report.html unescaped.
 # (No comma or quote in it: it stays one plain field of expected.csv and gradebook.csv.)

@@ -1,6 +1,7 @@
 // roofline batch LAB --submissions DIR --out DIR: grade a whole class (grader/lib/batch/).
 // roofline batch --merge OUT: join the slices of a Slurm batch into one gradebook.
 #include "batch/batch.hpp"
+#include "batch/outcome.hpp"
 #include "process.hpp"
 #include "batch/slurm.hpp"
 #include "command.hpp"
@@ -28,7 +29,10 @@ struct BatchFlags {
     double timeout_s = 0;
     double compile_timeout_s = 120;
     long long compile_memory_mib = 4096;
-    bool require_sandbox = false;
+    long long compile_memory_total_mib = 0;
+    long long program_memory_mib = 8192;
+    bool no_sandbox = false;
+    bool require_sandbox = false;  // the default now; the flag is still accepted
 };
 
 std::filesystem::path this_program() { return std::filesystem::read_symlink("/proc/self/exe"); }
@@ -47,8 +51,11 @@ std::vector<std::string> slurm_task_command(const Context& context, const BatchF
     if (!f.hardware.empty()) argv.insert(argv.end(), {"--hardware", f.hardware});
     if (f.force) argv.push_back("--force");
     argv.insert(argv.end(), {"--compile-timeout", fmt::format("{:g}", f.compile_timeout_s), "--compile-memory",
-                             std::to_string(f.compile_memory_mib)});
-    if (f.require_sandbox) argv.push_back("--require-sandbox");
+                             std::to_string(f.compile_memory_mib), "--program-memory",
+                             std::to_string(f.program_memory_mib)});
+    if (f.compile_memory_total_mib > 0)
+        argv.insert(argv.end(), {"--compile-memory-total", std::to_string(f.compile_memory_total_mib)});
+    if (f.no_sandbox) argv.push_back(batch::kNoSandboxFlag);
     return argv;
 }
 
@@ -95,7 +102,11 @@ void run_batch_command(Context& context, const BatchFlags& f) {
     if (f.compile_memory_mib < 0) throw InputError("--compile-memory: give MiB per compiler process (0: no limit), e.g. 4096");
     o.compile_timeout_s = f.compile_timeout_s;
     o.compile_memory_mib = f.compile_memory_mib;
-    o.require_sandbox = f.require_sandbox;
+    if (f.compile_memory_total_mib < 0) throw InputError("--compile-memory-total: give MiB for all compiles together (0: 3/4 of the machine's)");
+    if (f.program_memory_mib < 0) throw InputError("--program-memory: give MiB per lab program (0: no limit), e.g. 8192");
+    o.compile_memory_total_mib = f.compile_memory_total_mib;
+    o.program_memory_mib = f.program_memory_mib;
+    o.no_sandbox = f.no_sandbox;
     // Ctrl-C, or the scheduler's SIGTERM: stop every grading child, keep what finished.
     std::signal(SIGINT, [](int) { request_stop(); });
     std::signal(SIGTERM, [](int) { request_stop(); });
@@ -140,13 +151,24 @@ void add_batch_command(CLI::App& app, Context& context) {
                     "seconds one nvcc run (a kernel file, or the link) may take before it is a compile_error (default 120)");
     cmd->add_option("--compile-memory", f.compile_memory_mib,
                     "MiB of address space for each process nvcc starts (default 4096; 0: no limit)");
-    cmd->add_flag("--require-sandbox", f.require_sandbox,
-                  "refuse to grade (exit 2) where bwrap cannot sandbox the submissions, instead of a warning");
+    cmd->add_option("--compile-memory-total", f.compile_memory_total_mib,
+                    "MiB for all compiles at once: build jobs are capped to total / --compile-memory "
+                    "(default: 3/4 of the machine's memory)");
+    cmd->add_option("--program-memory", f.program_memory_mib,
+                    "MiB per lab program and CPU-part program (default 8192; 0: no limit): a cgroup where "
+                    "`systemd-run --user --scope` works, else address space for CPU parts only");
+    cmd->add_flag(batch::kNoSandboxFlag, f.no_sandbox,
+                  "grade WITHOUT a sandbox: every submission's code runs with your rights (only for code you trust; "
+                  "recorded in the gradebook's sandbox column and the summary). Without it, a batch where bwrap "
+                  "cannot make a sandbox refuses (exit 2)");
+    cmd->add_flag("--require-sandbox", f.require_sandbox, "the default now (kept for older scripts)")->group("");
     cmd->footer(
-        "Outcomes: graded, no_predictions, malformed_predictions, wrong_answer, crash, hang, no_gpu, error,\n"
-        "compile_error. Exit codes: 0 every submission has a result, 1 some have none (--merge), 2 bad input\n"
-        "(or no sandbox with --require-sandbox), 130 interrupted (Ctrl-C or SIGTERM: the same command resumes).\n"
-        "Sandbox: bwrap from $ROOFLINE_BWRAP, else from PATH.");
+        "Outcomes (the gradebook's outcome column; a submission gets its worst variant's):\n" +
+        batch::submission_outcomes_help() +
+        "Exit codes: 0 every submission has a result, 1 some have none (--merge), 2 bad input, or no sandbox\n"
+        "(nothing graded: install bubblewrap, set ROOFLINE_BWRAP, or pass " + std::string(batch::kNoSandboxFlag) + "),\n"
+        "130 interrupted (Ctrl-C or SIGTERM: the same command resumes).\n"
+        "Sandbox: bwrap from $ROOFLINE_BWRAP, else from PATH (scripts/fetch_bwrap.sh unpacks one).");
     cmd->callback([&context] { run_batch_command(context, f); });
 }
 

@@ -100,7 +100,8 @@ GradeOutcome grade_cpu_variant(const Workspace& ws, const GradeRequest& request,
     if (auto sandbox = sandbox_from_environment()) {
         // Under roofline batch: the student's code runs in the sandbox like a lab program,
         // seeing the system and its program, writing only its working folder.
-        spec.argv = sandboxed_argv(*sandbox, {{program}, {work_dir}, work_dir}, spec.argv);
+        // No CUDA in it: where there is no cgroup, an address-space limit holds it (sandbox.hpp).
+        spec.argv = sandboxed_argv(*sandbox, {{program}, {work_dir}, work_dir, true, /*uses_cuda=*/false}, spec.argv);
     }
     auto ended = run_process(spec);
     std::optional<nlohmann::json> result;

@@ -48,6 +48,16 @@ struct LabRun {
 // protocol::MalformedResult naming the file and the part; the file must exist.
 protocol::Result read_answer(const protocol::Job& job);
 
+// The signal a child died of: `signal` when one ended it; under the sandbox (ROOFLINE_SANDBOX
+// set) also an exit status of 128+N, which is how bwrap hands back its child's signal N. 0 for
+// a plain exit.
+int death_signal(int exit_code, int signal);
+
+// That death in words a student can act on: the signal by name and number, and what it
+// usually means here, a limit named with its value (the output's file size: SIGXFSZ; CPU
+// time: SIGXCPU; memory: SIGKILL from outside, or std::bad_alloc's abort; the stack: SIGSEGV).
+std::string death_in_words(int signal);
+
 // Interprets a finished child: the answer to `job`, exit status and stages. A missing
 // or malformed answer is the variant's crash, never an exception.
 LabRun interpret(const ChildRun& child, const protocol::Job& job, double timeout_s);

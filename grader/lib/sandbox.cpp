@@ -118,13 +118,33 @@ bool is_system_path(const fs::path& path) {
 
 }  // namespace
 
+std::vector<std::string> sandbox_environment_names() {
+    return {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER",
+            "ROOFLINE_TRACE"};
+}
+
 std::vector<std::string> sandboxed_argv(const Sandbox& sandbox, const SandboxRoom& room,
                                         const std::vector<std::string>& argv) {
-    std::vector<std::string> args{sandbox.bwrap.string(),
+    // The memory limit goes around bwrap, so that it holds for everything inside.
+    std::vector<std::string> args;
+    if (room.limit_memory && sandbox.program_memory_bytes > 0) {
+        if (!sandbox.systemd_run.empty()) {
+            // A scope of its own whose memory the kernel caps (resident, not address space), no swap
+            // to escape into. systemd-run execs bwrap in this process: its exit status is bwrap's.
+            args = {sandbox.systemd_run.string(), "--user", "--scope", "--quiet", "--collect",
+                    fmt::format("--property=MemoryMax={}", sandbox.program_memory_bytes), "--property=MemorySwapMax=0",
+                    "--"};
+        } else if (!room.uses_cuda) {
+            if (auto prlimit = find_on_path("prlimit"); !prlimit.empty()) {
+                args = {prlimit.string(), fmt::format("--as={}", sandbox.program_memory_bytes), "--"};
+            }
+        }
+    }
+    args.insert(args.end(), {sandbox.bwrap.string(),
                                   "--unshare-all",     // network, processes, IPC, host name (and a user namespace where it may)
                                   "--die-with-parent", // killing bwrap kills everything inside
                                   "--new-session",     // no controlling terminal to push keystrokes into
-                                  "--cap-drop", "ALL"};
+                                  "--cap-drop", "ALL"});
     const auto& system = system_arguments();
     args.insert(args.end(), system.begin(), system.end());
 
@@ -160,9 +180,18 @@ std::vector<std::string> sandboxed_argv(const Sandbox& sandbox, const SandboxRoo
     args.insert(args.end(), {"--tmpfs", kHome, "--remount-ro", kHome});
     for (const auto& path : covered) args.insert(args.end(), {"--remount-ro", path});
     args.insert(args.end(), {"--remount-ro", "/dev", "--remount-ro", "/"});
-    args.insert(args.end(), {"--setenv", "HOME", kHome, "--unsetenv", kSandboxVariable});
+    // A clean environment: the allow-list (sandbox_environment_names) and nothing else.
+    args.push_back("--clearenv");
+    const char* path = std::getenv("PATH");
+    args.insert(args.end(), {"--setenv", "PATH", path && *path ? path : "/usr/bin:/bin"});
+    args.insert(args.end(), {"--setenv", "HOME", kHome, "--setenv", "LANG", "C", "--setenv", "LC_ALL", "C"});
     if (!room.writable.empty()) {
         args.insert(args.end(), {"--setenv", "TMPDIR", canonical_or_absolute(room.writable.front()).string()});
+    }
+    std::vector<std::string> passed{"LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "ROOFLINE_TRACE"};
+    passed.insert(passed.end(), sandbox.pass_environment.begin(), sandbox.pass_environment.end());
+    for (const auto& name : passed) {
+        if (const char* value = std::getenv(name.c_str())) args.insert(args.end(), {"--setenv", name, value});
     }
     if (!room.work_dir.empty()) args.insert(args.end(), {"--chdir", canonical_or_absolute(room.work_dir).string()});
     args.push_back("--");
@@ -182,6 +211,32 @@ fs::path find_bwrap() {
         return path;
     }
     return find_on_path("bwrap");
+}
+
+fs::path sandbox_cgroup_runner(std::string* why_not) {
+    auto systemd_run = find_on_path("systemd-run");
+    if (systemd_run.empty()) {
+        if (why_not) *why_not = "systemd-run is not on PATH";
+        return {};
+    }
+    std::string pattern = (fs::temp_directory_path() / "roofline-cgroup-check-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) {
+        if (why_not) *why_not = "cannot make a temporary folder to try it in";
+        return {};
+    }
+    ProcessSpec spec;
+    spec.argv = {systemd_run.string(), "--user", "--scope", "--quiet", "--collect", "--property=MemoryMax=1G",
+                 "--property=MemorySwapMax=0", "--", "/bin/true"};
+    spec.output_file = fs::path(pattern) / "out.txt";
+    spec.limits.timeout_s = 30;
+    auto run = run_process(spec);
+    auto said = read_file_text(spec.output_file);
+    std::error_code ignored;
+    fs::remove_all(pattern, ignored);
+    if (run.ok()) return systemd_run;
+    while (!said.empty() && (said.back() == '\n' || said.back() == ' ')) said.pop_back();
+    if (why_not) *why_not = fmt::format("systemd-run --user --scope fails here: {}", said.empty() ? "no reason given" : said);
+    return {};
 }
 
 std::string sandbox_problem(const Sandbox& sandbox) {
@@ -211,7 +266,12 @@ std::string sandbox_problem(const Sandbox& sandbox) {
 std::string sandbox_to_environment(const Sandbox& sandbox) {
     nlohmann::json hidden = nlohmann::json::array();
     for (const auto& p : sandbox.hidden) hidden.push_back(canonical_or_absolute(p).string());
-    return nlohmann::json{{"bwrap", sandbox.bwrap.string()}, {"hidden", hidden}}.dump();
+    return nlohmann::json{{"bwrap", sandbox.bwrap.string()},
+                          {"hidden", hidden},
+                          {"program_memory_bytes", sandbox.program_memory_bytes},
+                          {"systemd_run", sandbox.systemd_run.string()},
+                          {"pass_environment", sandbox.pass_environment}}
+        .dump();
 }
 
 std::optional<Sandbox> sandbox_from_environment() {
@@ -225,6 +285,13 @@ std::optional<Sandbox> sandbox_from_environment() {
     Sandbox sandbox;
     sandbox.bwrap = j["bwrap"].get<std::string>();
     for (const auto& p : j["hidden"]) sandbox.hidden.push_back(p.get<std::string>());
+    try {
+        sandbox.program_memory_bytes = j.value("program_memory_bytes", 0LL);
+        sandbox.systemd_run = j.value("systemd_run", std::string());
+        sandbox.pass_environment = j.value("pass_environment", std::vector<std::string>());
+    } catch (const nlohmann::json::exception& e) {
+        throw InputError(fmt::format("{}: {}; expected what `roofline batch` sets", kSandboxVariable, e.what()));
+    }
     return sandbox;
 }
 

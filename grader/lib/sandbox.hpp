@@ -10,6 +10,13 @@
 //   not there            everything else: the course, instructor/, solutions/, the other
 //                        submissions, the batch's output, the instructor's home
 //   no                   network, other processes, capabilities, controlling terminal
+//   environment          only the allow-list (sandbox_environment_names): nothing of the
+//                        grader's own variables (tokens, OLDPWD, ROOFLINE_SANDBOX) gets in
+//   memory               Sandbox::program_memory_bytes per program started with a room
+//                        that asks for it: a cgroup's MemoryMax where `systemd-run --user
+//                        --scope` works here, else, for a program without CUDA only, an
+//                        address-space rlimit (prlimit); a CUDA program reserves far more
+//                        address space than it uses, so without a cgroup it has no limit
 //
 // Where a hidden folder lies inside one of the system's (a course under /usr/local),
 // it is covered by an empty one.
@@ -26,6 +33,13 @@ struct Sandbox {
     // Out of sight even where a visible system folder holds them: the course, the
     // submissions, the batch's output, the hidden shapes' folder, the instructor's home.
     std::vector<std::filesystem::path> hidden;
+    // Memory per program whose room asks for it (SandboxRoom::limit_memory); 0: none.
+    long long program_memory_bytes = 0;
+    // `systemd-run` where `systemd-run --user --scope` works here (sandbox_cgroup_runner):
+    // the memory limit is then a cgroup's. Empty: rlimits only.
+    std::filesystem::path systemd_run;
+    // Variables passed in beside the allow-list, by name (the tests' fake lab program).
+    std::vector<std::string> pass_environment;
 };
 
 // What one sandboxed program sees beside the system.
@@ -33,7 +47,18 @@ struct SandboxRoom {
     std::vector<std::filesystem::path> read_only;  // files or folders
     std::vector<std::filesystem::path> writable;   // its own folders; the first is also its TMPDIR
     std::filesystem::path work_dir;                // where it starts
+    // Whether the sandbox's program memory limit applies (a lab program, a CPU part's program;
+    // not a compiler, which has its own address-space limit), and whether the program uses
+    // CUDA (then only a cgroup can limit it).
+    bool limit_memory = true;
+    bool uses_cuda = true;
 };
+
+// The variables a sandboxed program gets (bwrap --clearenv, then these): PATH (the grader's),
+// HOME (the empty one), TMPDIR (its first writable folder), LANG and LC_ALL (C), and, where the
+// grader has them, LD_LIBRARY_PATH (the CUDA driver's library may be found through it),
+// CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER (which GPU), ROOFLINE_TRACE (stage marks).
+std::vector<std::string> sandbox_environment_names();
 
 // The command line that runs `argv` inside the sandbox: bwrap, its options, `--`, argv.
 std::vector<std::string> sandboxed_argv(const Sandbox& sandbox, const SandboxRoom& room,
@@ -42,6 +67,10 @@ std::vector<std::string> sandboxed_argv(const Sandbox& sandbox, const SandboxRoo
 // bwrap: $ROOFLINE_BWRAP if set, else `bwrap` on PATH; empty when there is none.
 // Throws InputError when ROOFLINE_BWRAP is set but names no executable file.
 std::filesystem::path find_bwrap();
+
+// `systemd-run` when `systemd-run --user --scope -p MemoryMax=...` works here (it needs a user
+// session's systemd with the memory controller delegated), else empty; `why_not` says why.
+std::filesystem::path sandbox_cgroup_runner(std::string* why_not = nullptr);
 
 // Empty when the sandbox works here (it runs `true` in one); else what went wrong,
 // in bwrap's words (no bwrap, or no permission to make namespaces).

@@ -25,6 +25,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
+#include <map>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -105,28 +106,61 @@ LabSpec prepare_lab_yaml(const Workspace& course, const LabSpec& public_lab, con
     return lab;
 }
 
-// The sandbox every submission's code runs in, or nothing (and a loud warning) where bwrap
-// cannot make one here. Out of its sight, even inside a visible system folder: the course
-// and its build, the submissions, the batch's output and staging trees, the hidden shapes,
-// the instructor's home.
-std::optional<Sandbox> prepare_sandbox(const Workspace& course, const BatchOptions& o, const fs::path& temp_root) {
+// The sandbox every submission's code runs in: out of its sight, even inside a visible
+// system folder, are the course and its build, the submissions, the batch's output and
+// staging trees, the hidden shapes, the instructor's home. Where bwrap cannot make one
+// the batch refuses (InputError: exit 2, nothing graded), unless the instructor turned the
+// sandbox off (BatchOptions::no_sandbox): then nothing.
+// `said`: what to print about it once the batch has said what it grades.
+std::optional<Sandbox> prepare_sandbox(const Workspace& course, const BatchOptions& o, const fs::path& temp_root,
+                                       std::string& said) {
+    if (o.no_sandbox) {
+        said = fmt::format("\n*** NO SANDBOX ({}): every submission's code is compiled and run with your rights: it "
+                           "can read instructor/, solutions/ and the other submissions, write wherever you can, and use "
+                           "the network. The gradebook's sandbox column says none.\n\n",
+                           kNoSandboxFlag);
+        return std::nullopt;
+    }
     Sandbox sandbox;
     sandbox.bwrap = find_bwrap();
+    sandbox.program_memory_bytes = o.program_memory_mib << 20;
     sandbox.hidden = {course.root, course.build_dir, o.submissions, o.out, temp_root};
     if (!o.hidden.empty()) sandbox.hidden.push_back(fs::absolute(o.hidden).parent_path());
     if (const char* home = std::getenv("HOME"); home && *home) sandbox.hidden.push_back(home);
     auto problem = sandbox_problem(sandbox);
-    if (problem.empty()) return sandbox;
-    if (o.require_sandbox) {
-        throw InputError(fmt::format("--require-sandbox: {}; nothing was graded", problem));
+    if (problem.empty()) {
+        said = fmt::format("sandbox: {} (every compile and lab program)\n", sandbox.bwrap.string());
+        if (o.program_memory_mib > 0) {
+            std::string why_not;
+            sandbox.systemd_run = sandbox_cgroup_runner(&why_not);
+            if (!sandbox.systemd_run.empty()) {
+                said += fmt::format("memory: at most {} MiB per lab program and CPU-part program (a cgroup through {})\n",
+                                    o.program_memory_mib, sandbox.systemd_run.string());
+            } else {
+                said += fmt::format("memory: CPU-part programs at most {} MiB of address space; lab programs unlimited "
+                                    "(a CUDA program needs a cgroup, and {})\n", o.program_memory_mib, why_not);
+            }
+        }
+        return sandbox;
     }
-    fmt::print(stderr,
-               "\n*** WARNING: NO SANDBOX. {}.\n"
-               "*** Every submission's code is compiled and run with your rights: it can read instructor/, "
-               "solutions/ and the other submissions, write wherever you can, and use the network.\n"
-               "*** Grade only code you trust this way; --require-sandbox refuses instead.\n\n",
-               problem);
-    return std::nullopt;
+    // One line that names every fix (the missing-bwrap problem already names the first two).
+    std::string fix = problem.find("fetch_bwrap.sh") == std::string::npos
+                          ? "; install the bubblewrap package, or set ROOFLINE_BWRAP=/path/to/bwrap "
+                            "(scripts/fetch_bwrap.sh unpacks one)"
+                          : "";
+    throw InputError(fmt::format("no sandbox, nothing graded: {}{}; to grade code you trust without a sandbox, pass {}",
+                                 problem, fix, kNoSandboxFlag));
+}
+
+// The machine's memory in MiB (MemTotal), 0 when /proc/meminfo cannot say.
+long long machine_memory_mib() {
+    std::ifstream meminfo("/proc/meminfo");
+    std::string key, unit;
+    long long kib = 0;
+    while (meminfo >> key >> kib >> unit) {
+        if (key == "MemTotal:") return kib >> 10;
+    }
+    return 0;
 }
 
 struct Ready {
@@ -150,7 +184,7 @@ public:
     }
 
     void run() {
-        int jobs = o_.jobs > 0 ? o_.jobs : std::max(1u, std::thread::hardware_concurrency());
+        int jobs = build_jobs(o_);
         std::vector<std::thread> threads;
         std::atomic<int> builders_left = jobs;
         for (int j = 0; j < jobs; ++j) {
@@ -168,6 +202,9 @@ public:
         for (const auto& gpu : workers) threads.emplace_back([this, gpu] { grade_loop(gpu); });
         for (auto& t : threads) t.join();
     }
+
+    // Submissions that hold the same files as others (identical_submissions), named in their results.
+    void name_identical(std::map<std::string, std::vector<std::string>> identical) { identical_ = std::move(identical); }
 
     // Lab 06: profile every submission before grading it, beside the given kernels' profiles
     // in `given_profiles` (batch/profiling.hpp).
@@ -210,6 +247,9 @@ private:
                 std::lock_guard lock(mutex_);
                 ready_.push_back({submission, std::move(staged), seconds_since(began)});
                 ready_changed_.notify_one();
+            } catch (const UnsafeEntry& e) {
+                finish(submission, ungraded_result(submission.name, lab_, SubmissionOutcome::unsafe_entry, e.what()),
+                       seconds_since(began), nullptr);
             } catch (const std::exception& e) {
                 finish(submission, ungraded_result(submission.name, lab_, SubmissionOutcome::error, e.what()), seconds_since(began),
                        nullptr);
@@ -255,6 +295,17 @@ private:
     // `seconds`: building plus grading, not the wait for a GPU in between.
     void finish(const Submission& submission, SubmissionResult result, double seconds, const StagedSubmission* staged) {
         result.seconds = seconds;
+        result.sandbox = sandbox_ ? "bwrap" : "none";
+        // Named whatever the outcome, to the instructor (the gradebook and the summary), not in the
+        // reason the student sees (Gradescope): another student's name is not theirs to read.
+        if (!submission.link_target.empty()) {
+            result.warnings.push_back(fmt::format("the submission folder is a symbolic link to {}",
+                                                  submission.link_target.string()));
+        }
+        if (auto same = identical_.find(submission.name); same != identical_.end()) {
+            result.warnings.push_back(fmt::format("holds the same files, byte for byte, as {}", fmt::join(same->second, ", ")));
+        }
+
         auto dir = submission_dir(o_.out, submission.name);
         write_json_file(dir / "result.json", to_json(result));
         write_json_file(dir / "results.json", submission_gradescope(lab_, result, dir / "gradescope"));
@@ -280,6 +331,7 @@ private:
     double timeout_s_ = 0;
     CompilerLimits compiler_limits_;
     fs::path given_profiles_;  // empty: no profiling (not needed, or no ncu)
+    std::map<std::string, std::vector<std::string>> identical_;
 
     std::atomic<std::size_t> next_build_{0};
     std::mutex mutex_, print_mutex_;
@@ -290,6 +342,20 @@ private:
 };
 
 }  // namespace
+
+int build_jobs(const BatchOptions& o, std::string* note) {
+    int asked = o.jobs > 0 ? o.jobs : int(std::max(1u, std::thread::hardware_concurrency()));
+    if (o.compile_memory_mib <= 0) return asked;
+    long long total = o.compile_memory_total_mib > 0 ? o.compile_memory_total_mib : machine_memory_mib() * 3 / 4;
+    if (total <= 0) return asked;
+    int fits = int(std::max<long long>(1, total / o.compile_memory_mib));
+    if (fits >= asked) return asked;
+    if (note) {
+        *note = fmt::format(" (of {}: {} x {} MiB per compile fits in the compiles' total of {} MiB; "
+                            "--compile-memory-total to change it)", asked, fits, o.compile_memory_mib, total);
+    }
+    return fits;
+}
 
 int run_batch(const Workspace& course, const BatchOptions& o) {
     if (!fs::exists(course.lab_yaml(o.lab))) {
@@ -323,25 +389,31 @@ int run_batch(const Workspace& course, const BatchOptions& o) {
         else todo.push_back(s);
     }
     auto gpus = resolve_gpus(o.gpus);
-    int jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
-    fmt::print(stderr, "batch {}: {} submissions{}, {} to grade, {} already graded (--force to redo); seed {}{}; "
-               "{} build jobs; {}\n",
-               o.lab, mine.size(), o.slice ? fmt::format(" in slice {}/{}", o.slice->index, o.slice->count) : "",
-               todo.size(), skipped, seed, hidden ? ", hidden shapes from " + o.hidden.string() : "", jobs,
-               gpus.empty() ? std::string("no GPU: grading stops at the device check")
-                            : fmt::format("GPUs {}", fmt::join(gpus, ",")));
-
+    // The sandbox first: where there is none, the batch refuses before it says anything else.
+    std::string pattern, sandbox_said;
+    std::optional<Sandbox> sandbox;
     if (!todo.empty()) {
-        std::string pattern = (fs::temp_directory_path() / "roofline-batch-XXXXXX").string();
+        pattern = (fs::temp_directory_path() / "roofline-batch-XXXXXX").string();
         if (!::mkdtemp(pattern.data())) throw InputError("cannot make a temporary folder under " + fs::temp_directory_path().string());
-        std::optional<Sandbox> sandbox;
         try {
-            sandbox = prepare_sandbox(course, o, pattern);
+            sandbox = prepare_sandbox(course, o, pattern, sandbox_said);
         } catch (...) {
             fs::remove_all(pattern);
             throw;
         }
-        if (sandbox) fmt::print(stderr, "sandbox: {} (every compile and lab program)\n", sandbox->bwrap.string());
+    }
+    std::string capped;
+    int jobs = build_jobs(o, &capped);
+    fmt::print(stderr, "batch {}: {} submissions{}, {} to grade, {} already graded (--force to redo); seed {}{}; "
+               "{} build jobs{}; {}\n",
+               o.lab, mine.size(), o.slice ? fmt::format(" in slice {}/{}", o.slice->index, o.slice->count) : "",
+               todo.size(), skipped, seed, hidden ? ", hidden shapes from " + o.hidden.string() : "", jobs, capped,
+               gpus.empty() ? std::string("no GPU: grading stops at the device check")
+                            : fmt::format("GPUs {}", fmt::join(gpus, ",")));
+
+    if (!todo.empty()) {
+        fmt::print(stderr, "{}", sandbox_said);
+
         fs::path given_profiles;
         if (scores_profiles(lab)) {
             bool ncu_found = !find_tool("ncu", "ROOFLINE_NCU").empty();
@@ -362,6 +434,7 @@ int run_batch(const Workspace& course, const BatchOptions& o) {
         }
         Batch batch(course, o, lab, kit, cpu_kit, seed, todo, gpus, pattern, std::move(sandbox));
         batch.profile_with(given_profiles);
+        batch.name_identical(identical_submissions(all));
         batch.run();
         if (!o.keep_stage) fs::remove_all(pattern);
         else fmt::print(stderr, "staging trees kept in {}\n", pattern);

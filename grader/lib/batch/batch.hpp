@@ -39,15 +39,30 @@ struct BatchOptions {
     std::filesystem::path roofline;  // the `roofline` program that grades each submission
     double compile_timeout_s = 120;        // per compiler run (one kernel file, or the link)
     long long compile_memory_mib = 4096;   // address space per compiler process; 0: no limit
-    bool require_sandbox = false;          // refuse (InputError) where bwrap cannot make a sandbox
+    // The compiles' total: build jobs are capped so that jobs x compile_memory_mib fits in it.
+    // 0: three quarters of the machine's memory.
+    long long compile_memory_total_mib = 0;
+    // Memory per lab program and CPU-part program (sandbox.hpp says how it is held); 0: none.
+    long long program_memory_mib = 8192;
+    // Grade without a sandbox (--no-sandbox-i-trust-these-submissions): every submission's
+    // code runs with the instructor's rights. Recorded per submission (result.json "sandbox",
+    // the gradebook's last column) and in the summary.
+    bool no_sandbox = false;
 };
+
+// The flag that turns the sandbox off: its name says what the instructor accepts.
+inline constexpr const char* kNoSandboxFlag = "--no-sandbox-i-trust-these-submissions";
 
 // Runs the batch (or one slice of it). Returns 0 when every submission has a result;
 // a submission's failure is a result, not an error; 130 when interrupted (request_stop).
-// Throws InputError on bad options, and with require_sandbox where there is no sandbox.
-// Every submission's compile and lab program run in a sandbox (sandbox.hpp); where bwrap
-// cannot make one, the batch says so once, loudly, and grades without.
+// Throws InputError on bad options, and where bwrap cannot make a sandbox (before anything
+// is graded). Every submission's compile and lab program run in a sandbox (sandbox.hpp),
+// unless `no_sandbox` says to grade without one.
 int run_batch(const Workspace& course, const BatchOptions& options);
+
+// How many compiles run at once: --jobs (default the CPU count), capped so that their memory
+// limits add up to no more than the total; `note` (when given) says when it was capped.
+int build_jobs(const BatchOptions& options, std::string* note = nullptr);
 
 // Writes OUT/gradebook.csv and OUT/summary.md from the results in OUT. Returns 0 when
 // every submission in OUT/batch.json has a result, 1 (and names the missing) otherwise.

@@ -133,6 +133,8 @@ ProcessResult run_compiler(const BuildKit& kit, std::vector<std::string> argv, c
         std::erase_if(room.read_only, [](const auto& p) { return !std::filesystem::exists(p); });
         room.writable = write;
         room.work_dir = work_dir;
+        room.limit_memory = false;  // the compiler's own limit (CompilerLimits::memory_bytes) holds
+        room.uses_cuda = false;
         argv = sandboxed_argv(*sandbox, room, argv);
     }
     ProcessSpec spec{argv, work_dir, log_file, {}, {{"TMPDIR", temporary.string()}}, process_limits(limits)};

@@ -128,6 +128,11 @@ std::string class_report_html(const BatchFacts& facts, std::vector<SubmissionRes
         body += fmt::format("<p class='error'>Not graded yet ({}): {}. Run the batch (or the missing slices) again: it "
                             "resumes.</p>\n", names.size(), fmt::join(names, ", "));
     }
+    if (auto warnings = class_warnings(results); !warnings.empty()) {
+        body += "<p class='error'>Look at these first:</p>\n<ul>\n";
+        for (const auto& line : warnings) body += "<li>" + html_escape(line) + "</li>\n";
+        body += "</ul>\n";
+    }
     body += "<nav aria-label='sections'><ul><li><a href='#outcomes-title'>outcomes</a></li><li><a href='#distribution-"
             "title'>distribution</a></li><li><a href='#leaderboard-title'>leaderboard</a></li><li><a href='#class-"
             "roofline-title'>roofline</a></li><li><a href='#failures-title'>failures</a></li></ul></nav></header>\n<main>\n";

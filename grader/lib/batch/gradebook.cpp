@@ -21,6 +21,13 @@ std::string one_line(const std::string& text, std::size_t limit = 400) {
     if (out.size() > limit) out = out.substr(0, limit) + "...";
     return out;
 }
+// The instructor's warnings (result.hpp), then the reason: warnings first, so that the cut at
+// 400 characters never takes them.
+std::string reason_with_warnings(const SubmissionResult& r) {
+    std::string text;
+    for (const auto& w : r.warnings) text += "warning: " + w + "\n";
+    return text + r.reason;
+}
 }  // namespace
 
 std::string csv_field(const std::string& text) {
@@ -34,10 +41,10 @@ std::string csv_field(const std::string& text) {
 }
 
 std::string gradebook_row(const SubmissionResult& r) {
-    return fmt::format("{},{},{:.2f},{:.2f},{:.2f},{:.2f},{:.2f},{:.4f},{:.4f},{},{:.1f},{},{}", csv_field(r.submission),
+    return fmt::format("{},{},{:.2f},{:.2f},{:.2f},{:.2f},{:.2f},{:.4f},{:.4f},{},{:.1f},{},{},{}", csv_field(r.submission),
                        outcome_name(r.outcome), r.score, r.max_score, r.correctness, r.performance, r.prediction,
                        r.mean_fraction_of_roofline, r.best_fraction_of_roofline, csv_field(r.gpu), r.seconds,
-                       csv_field(one_line(r.reason)), r.gap_notes);
+                       csv_field(one_line(reason_with_warnings(r))), r.gap_notes, csv_field(r.sandbox));
 }
 
 std::string gradebook_csv(std::vector<SubmissionResult> results) {

@@ -2,7 +2,7 @@
 // RFC 4180 CSV (comma separated, fields with a comma, quote or line break
 // quoted, quotes doubled); the reason is flattened to one line. The header is
 // stable: tools may rely on the column names and their order; new columns are
-// added at the end (gap_notes came after reason).
+// added at the end (gap_notes came after reason, sandbox after gap_notes).
 #pragma once
 #include "batch/result.hpp"
 
@@ -13,7 +13,7 @@ namespace roofline::batch {
 
 inline const char* kGradebookHeader =
     "submission,outcome,score,max_score,correctness,performance,prediction,"
-    "mean_fraction_of_roofline,best_fraction_of_roofline,gpu,seconds,reason,gap_notes";
+    "mean_fraction_of_roofline,best_fraction_of_roofline,gpu,seconds,reason,gap_notes,sandbox";
 
 std::string csv_field(const std::string& text);
 std::string gradebook_row(const SubmissionResult& result);

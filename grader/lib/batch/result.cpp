@@ -24,6 +24,8 @@ nlohmann::json to_json(const SubmissionResult& r) {
             {"seconds", r.seconds},
             {"reason", r.reason},
             {"gap_notes", r.gap_notes},
+            {"sandbox", r.sandbox},
+            {"warnings", r.warnings},
             {"variants", variants}};
 }
 
@@ -42,6 +44,8 @@ SubmissionResult result_from_json(const nlohmann::json& j) {
     r.seconds = j.at("seconds").get<double>();
     r.reason = j.at("reason").get<std::string>();
     r.gap_notes = j.value("gap_notes", 0);  // result.json files from before gap notes have none
+    r.sandbox = j.value("sandbox", std::string("unrecorded"));
+    r.warnings = j.value("warnings", std::vector<std::string>());
     for (const auto& v : j.at("variants")) {
         r.variants.push_back({v.at("name").get<std::string>(),
                               parse_submission_outcome(v.at("outcome").get<std::string>()).value_or(SubmissionOutcome::error),

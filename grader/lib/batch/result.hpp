@@ -30,6 +30,13 @@ struct SubmissionResult {
     double seconds = 0;     // build and grade, wall clock
     std::string reason;     // why the outcome is not "graded"; notes otherwise
     int gap_notes = 0;      // variants with a gap note in the student's log (`roofline explain`)
+    // "bwrap": its code ran in the sandbox; "none": graded with --no-sandbox-i-trust-these-submissions;
+    // "unrecorded": a result.json from before the field existed.
+    std::string sandbox = "unrecorded";
+    // What the instructor should look at whatever the outcome (the submission folder is a
+    // symbolic link, or holds the same files as another submission): in the gradebook's reason
+    // column and the summary, not in the reason the student sees (Gradescope).
+    std::vector<std::string> warnings;
     std::vector<VariantResult> variants;
 };
 

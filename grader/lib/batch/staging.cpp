@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -19,9 +21,17 @@ std::vector<Submission> find_submissions(const fs::path& dir) {
                                      dir.string()));
     }
     std::vector<Submission> all;
+    auto class_root = fs::canonical(dir);
     for (const auto& entry : fs::directory_iterator(dir)) {
         auto name = entry.path().filename().string();
-        if (entry.is_directory() && !name.starts_with(".")) all.push_back({name, entry.path()});
+        if (!entry.is_directory() || name.starts_with(".")) continue;
+        Submission s{name, entry.path(), {}, false};
+        if (entry.is_symlink()) {  // graded where it resolves inside the class, and named either way
+            s.link_target = fs::canonical(entry.path());
+            auto relative = s.link_target.lexically_relative(class_root);
+            s.outside_class = relative.empty() || *relative.begin() == ".." || relative == ".";
+        }
+        all.push_back(s);
     }
     std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     if (all.empty()) {
@@ -55,6 +65,38 @@ std::vector<Submission> slice_of(const std::vector<Submission>& all, Slice slice
     std::vector<Submission> mine;
     for (std::size_t i = slice.index; i < all.size(); i += slice.count) mine.push_back(all[i]);
     return mine;
+}
+
+std::map<std::string, std::vector<std::string>> identical_submissions(const std::vector<Submission>& all) {
+    std::map<std::string, std::vector<std::string>> by_content;  // fingerprint -> names
+    for (const auto& s : all) {
+        if (s.outside_class) continue;  // refused, never read
+        std::vector<std::pair<std::string, std::string>> files;  // relative path, hash of its bytes
+        std::error_code error;
+        for (fs::recursive_directory_iterator it(s.dir, error), end; !error && it != end; it.increment(error)) {
+            if (!it->is_regular_file(error) || it->is_symlink(error)) continue;
+            std::string path = fs::relative(it->path(), s.dir, error).string();
+            try {
+                files.emplace_back(path, hash_file(it->path()));
+            } catch (const InputError&) {
+                files.emplace_back(path, "unreadable");
+            }
+        }
+        if (files.empty()) continue;
+        std::sort(files.begin(), files.end());
+        std::string fingerprint;
+        for (const auto& [path, hash] : files) fingerprint += path + '\0' + hash + '\n';
+        by_content[fnv1a64_hex(fingerprint)].push_back(s.name);
+    }
+    std::map<std::string, std::vector<std::string>> same;
+    for (const auto& [fingerprint, names] : by_content) {
+        if (names.size() < 2) continue;
+        for (const auto& name : names) {
+            for (const auto& other : names)
+                if (other != name) same[name].push_back(other);
+        }
+    }
+    return same;
 }
 
 LabFiles lab_files(const Workspace& course, const std::string& lab) {
@@ -115,11 +157,62 @@ void rebase_predictions(const PredictionLog& log, const LabSpec& public_lab, con
     }
 }
 
+// What kind of entry `path` is, without following a link: empty for a regular file with one
+// name (or nothing there), else why staging refuses to read it.
+std::string unsafe_kind(const fs::path& path) {
+    struct stat st{};
+    if (::lstat(path.c_str(), &st) != 0) return "";  // not there: the caller's "missing"
+    if (S_ISLNK(st.st_mode)) {
+        std::error_code error;
+        auto target = fs::read_symlink(path, error);
+        return fmt::format("a symbolic link (to {})", error ? "?" : target.string());
+    }
+    if (S_ISREG(st.st_mode)) {
+        if (st.st_nlink > 1) return fmt::format("a hard link (one of {} names of the same file)", st.st_nlink);
+        return "";
+    }
+    if (S_ISDIR(st.st_mode)) return "a folder";
+    if (S_ISFIFO(st.st_mode)) return "a fifo (named pipe)";
+    if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) return "a device file";
+    if (S_ISSOCK(st.st_mode)) return "a socket";
+    return "not a regular file";
+}
+
+[[noreturn]] void refuse(const std::string& entry, const std::string& kind) {
+    throw UnsafeEntry(fmt::format("{} is {}: a submission may hold regular files only, inside its own folder; nothing "
+                                  "of it was graded (replace the entry with the file itself)",
+                                  entry, kind));
+}
+
+// The folder a submission's files come from (its `sub`/ folder, else its top level), checked:
+// `sub` must be a real folder, not a link to one.
+fs::path source_folder(const Submission& submission, const std::string& sub) {
+    auto folder = submission.dir / sub;
+    struct stat st{};
+    if (::lstat(folder.c_str(), &st) != 0) return submission.dir;
+    if (S_ISLNK(st.st_mode)) refuse(sub + "/", unsafe_kind(folder));
+    return S_ISDIR(st.st_mode) ? folder : submission.dir;
+}
+
+// Whether `name` in `folder` (shown to the student as `shown`) is there to copy: true for a
+// regular file, false when missing; refused (UnsafeEntry) for anything else.
+bool present_file(const fs::path& folder, const std::string& name, const std::string& shown) {
+    auto path = folder / name;
+    auto kind = unsafe_kind(path);
+    if (!kind.empty()) refuse(shown, kind);
+    return fs::exists(fs::symlink_status(path));
+}
+
 }  // namespace
 
 StagedSubmission stage_submission(const Workspace& course, const LabSpec& public_lab, const fs::path& staged_lab_yaml,
                                   const Submission& submission, const fs::path& stage_dir) {
     StagedSubmission staged;
+    if (submission.outside_class) {
+        throw UnsafeEntry(fmt::format("the submission folder is a symbolic link to {}, outside the class's folder; "
+                                      "nothing of it was graded",
+                                      submission.link_target.string()));
+    }
     fs::remove_all(stage_dir);
     staged.workspace = {stage_dir, stage_dir / "build"};
     auto kernels = staged.workspace.kernels_root(public_lab.id, false) / "kernels";
@@ -135,11 +228,14 @@ StagedSubmission stage_submission(const Workspace& course, const LabSpec& public
 
     // The student's files; a submission may also hold them directly in its folder.
     auto files = lab_files(course, public_lab.id);
-    auto from = fs::is_directory(submission.dir / "kernels") ? submission.dir / "kernels" : submission.dir;
+    // Every entry is checked before it is read: copy_file and the log's parser follow links, and
+    // run as the grader, outside the sandbox.
+    auto from = source_folder(submission, "kernels");
+    const std::string shown_from = from == submission.dir ? "" : "kernels/";
     std::vector<std::string> missing;
     for (const auto& name : files.student) {
         auto source = from / name;
-        if (!fs::is_regular_file(source)) {
+        if (!present_file(from, name, shown_from + name)) {
             missing.push_back(name);
             source = course.kernels_root(public_lab.id, false) / "kernels" / name;  // the unedited skeleton
         }
@@ -156,14 +252,15 @@ StagedSubmission stage_submission(const Workspace& course, const LabSpec& public
     if (std::any_of(public_lab.variants.begin(), public_lab.variants.end(), [](const VariantSpec& v) { return v.cpu_graded; })) {
         auto cpu = staged.workspace.kernels_root(public_lab.id, false) / "cpu";
         fs::create_directories(cpu);
-        auto cpu_from = fs::is_directory(submission.dir / "cpu") ? submission.dir / "cpu" : submission.dir;
+        auto cpu_from = source_folder(submission, "cpu");
+        const std::string shown_cpu = cpu_from == submission.dir ? "" : "cpu/";
         std::vector<std::string> names;
         for (const auto& entry : fs::directory_iterator(cpu_skeletons))
             if (entry.path().extension() == ".cpp") names.push_back(entry.path().filename().string());
         std::sort(names.begin(), names.end());
         for (const auto& name : names) {
             auto source = cpu_from / name;
-            if (!fs::is_regular_file(source)) {
+            if (!present_file(cpu_from, name, shown_cpu + name)) {
                 missing.push_back("cpu/" + name);
                 source = cpu_skeletons / name;
             }
@@ -177,7 +274,7 @@ StagedSubmission stage_submission(const Workspace& course, const LabSpec& public
     }
 
     auto log_file = submission.dir / "predictions.yaml";
-    if (!fs::exists(log_file)) {
+    if (!present_file(submission.dir, "predictions.yaml", "predictions.yaml")) {
         staged.log = LogState::missing;
         staged.log_message = "no predictions.yaml in the submission: graded without prediction points";
         return staged;

@@ -14,6 +14,8 @@
 #include "workspace.hpp"
 
 #include <filesystem>
+#include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -22,10 +24,28 @@ namespace roofline::batch {
 struct Submission {
     std::string name;  // the folder's name
     std::filesystem::path dir;
+    // Where the folder is a symbolic link: what it resolves to, and whether that lies outside
+    // the class's folder (then it is refused as unsafe_entry; inside, it is graded and named).
+    std::filesystem::path link_target;
+    bool outside_class = false;
 };
 
 // Every folder under `dir` is a submission, sorted by name. Throws InputError when there is none.
 std::vector<Submission> find_submissions(const std::filesystem::path& dir);
+
+// The submissions that hold the same files, byte for byte, as another (every regular file under
+// the folder, by path and content; an empty folder matches nothing): each name with the others
+// that match it.
+std::map<std::string, std::vector<std::string>> identical_submissions(const std::vector<Submission>& all);
+
+// Staging reads regular files only, inside the submission: an entry it would read that is a
+// symbolic or hard link, a device, a fifo or a socket, or a folder that is a link (or the
+// submission folder itself linking outside the class) is refused with this, naming the entry.
+// Nothing of the submission is graded then (outcome unsafe_entry).
+class UnsafeEntry : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
 
 // "K/N": the K-th of N slices, 0 <= K < N.
 struct Slice {
@@ -54,7 +74,7 @@ struct StagedSubmission {
     std::vector<std::string> gap_noted;  // the lab's variants with a gap note in the student's log
 };
 
-// Builds the staging tree in `stage_dir` (emptied first). `staged_lab_yaml` is the
+// Builds the staging tree in `stage_dir` (emptied first). Throws UnsafeEntry (above). `staged_lab_yaml` is the
 // lab.yaml to use (the public one, or one with the hidden shapes).
 StagedSubmission stage_submission(const Workspace& course, const LabSpec& public_lab,
                                   const std::filesystem::path& staged_lab_yaml, const Submission& submission,

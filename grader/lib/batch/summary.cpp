@@ -29,6 +29,23 @@ std::string table_cell(std::string text) {
 
 }  // namespace
 
+std::vector<std::string> class_warnings(const std::vector<SubmissionResult>& results) {
+    std::vector<std::string> lines, unsandboxed;
+    for (const auto& r : results) {
+        if (r.sandbox == "none") unsandboxed.push_back(r.submission);
+    }
+    if (!unsandboxed.empty()) {
+        lines.push_back(fmt::format("graded without a sandbox (--no-sandbox-i-trust-these-submissions), {} of {}: their "
+                                    "code ran with the grader's rights and could read the solutions and the other "
+                                    "submissions: {}",
+                                    unsandboxed.size(), results.size(), fmt::join(unsandboxed, ", ")));
+    }
+    for (const auto& r : results) {
+        for (const auto& w : r.warnings) lines.push_back(r.submission + ": " + w);
+    }
+    return lines;
+}
+
 std::string summary_markdown(const BatchFacts& facts, std::vector<SubmissionResult> results) {
     std::sort(results.begin(), results.end(), [](const auto& a, const auto& b) { return a.submission < b.submission; });
     std::string md = fmt::format("# Batch grading: {}\n\n", facts.lab);
@@ -37,6 +54,12 @@ std::string summary_markdown(const BatchFacts& facts, std::vector<SubmissionResu
     if (!facts.not_graded.empty()) {
         md += fmt::format("**Not graded yet ({}):** {}. Run the batch (or the missing slices) again: it resumes.\n\n",
                           facts.not_graded.size(), fmt::join(facts.not_graded, ", "));
+    }
+
+    if (auto warnings = class_warnings(results); !warnings.empty()) {
+        md += "## Look at these first\n\n";
+        for (const auto& line : warnings) md += "- " + table_cell(line) + "\n";
+        md += "\n";
     }
 
     md += "## Outcomes\n\n| outcome | submissions |\n|---|---|\n";

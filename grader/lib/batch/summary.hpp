@@ -16,6 +16,11 @@ struct BatchFacts {
     std::vector<std::string> not_graded;  // submissions with no result yet (an unfinished slice)
 };
 
+// What the instructor should look at before trusting the gradebook, one plain-text line each:
+// the submissions graded without a sandbox, and every submission's warnings (a folder that
+// is a link, one that holds the same files as another).
+std::vector<std::string> class_warnings(const std::vector<SubmissionResult>& results);
+
 std::string summary_markdown(const BatchFacts& facts, std::vector<SubmissionResult> results);
 
 }  // namespace roofline::batch

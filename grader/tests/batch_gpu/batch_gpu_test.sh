@@ -37,8 +37,15 @@ variants:
   add_bf16:             {timed: {n: 33554467}}
   fma_compute_fp32:     {timed: {n: 2097169}}
 YAML
+# The class is the course's own, generated: graded in the sandbox where bwrap works here, else
+# without one (the batch refuses that unless told).
+sandbox_flag=()
+bwrap_bin=${ROOFLINE_BWRAP:-$(command -v bwrap || true)}
+if [[ -z $bwrap_bin ]] || ! "$bwrap_bin" --unshare-all --die-with-parent --ro-bind / / true 2>/dev/null; then
+  sandbox_flag=(--no-sandbox-i-trust-these-submissions)
+fi
 timeout 600 "$roofline" --root "$course" --build-dir "$build" batch 01-memory-roof --submissions "$work/subs" \
-  --out "$work/out" --hidden "$work/hidden.yaml" --gpus all > "$work/batch.log" 2>&1 || fail "batch exited $?"
+  --out "$work/out" --hidden "$work/hidden.yaml" --gpus all "${sandbox_flag[@]}" > "$work/batch.log" 2>&1 || fail "batch exited $?"
 csv=$work/out/gradebook.csv
 cat "$csv"
 while IFS=, read -r name expected; do

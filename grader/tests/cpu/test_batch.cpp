@@ -61,7 +61,7 @@ std::string write_hidden(const TempDir& dir, const std::string& text) {
 
 TEST_CASE("batch outcomes have stable names and an order of seriousness", "[batch]") {
     for (auto name : {"graded", "no_predictions", "malformed_predictions", "wrong_answer", "crash", "hang", "no_gpu",
-                      "error", "compile_error"}) {
+                      "error", "compile_error", "timing_refused", "forbidden_call", "forbidden_symbol", "unsafe_entry"}) {
         auto outcome = parse_submission_outcome(name);
         REQUIRE(outcome);
         CHECK(outcome_name(*outcome) == name);
@@ -71,6 +71,11 @@ TEST_CASE("batch outcomes have stable names and an order of seriousness", "[batc
     CHECK(worse(SubmissionOutcome::hang, SubmissionOutcome::crash) == SubmissionOutcome::hang);
     CHECK(worse(SubmissionOutcome::graded, SubmissionOutcome::no_predictions) == SubmissionOutcome::no_predictions);
     CHECK(worse(SubmissionOutcome::compile_error, SubmissionOutcome::hang) == SubmissionOutcome::compile_error);
+    // A missing GPU hides no failure of a variant's own (lab 09's CPU parts, graded without one).
+    CHECK(worse(SubmissionOutcome::no_gpu, SubmissionOutcome::wrong_answer) == SubmissionOutcome::wrong_answer);
+    CHECK(worse(SubmissionOutcome::no_gpu, SubmissionOutcome::crash) == SubmissionOutcome::crash);
+    CHECK(worse(SubmissionOutcome::graded, SubmissionOutcome::no_gpu) == SubmissionOutcome::no_gpu);
+    CHECK(worse(SubmissionOutcome::no_predictions, SubmissionOutcome::no_gpu) == SubmissionOutcome::no_gpu);
 }
 
 TEST_CASE("a variant's grade JSON names its outcome", "[batch]") {
@@ -157,6 +162,33 @@ TEST_CASE("classifying a grading run: the worst variant names the submission", "
     }
 }
 
+TEST_CASE("no GPU: the CPU parts' own failures stay in the outcome column", "[batch][layouts]") {
+    auto lab = load_lab(repo_root() / "labs" / "09-layouts" / "lab.yaml");
+    const VariantSpec* cpu_part = nullptr;
+    for (const auto& v : lab.variants) {
+        if (v.cpu_graded && !cpu_part) cpu_part = &v;
+    }
+    REQUIRE(cpu_part);
+    json all = json::array();
+    for (const auto& v : lab.variants) {
+        if (&v == cpu_part) {
+            all.push_back({{"target", "09-layouts/" + v.name}, {"outcome", "incorrect"}, {"graded_on", "cpu"},
+                           {"message", "index 3 wrong"}, {"points", {{"total", 0}, {"max", 20}}}});
+        } else if (v.cpu_graded) {
+            all.push_back({{"target", "09-layouts/" + v.name}, {"outcome", "correct"}, {"graded_on", "cpu"},
+                           {"points", {{"total", 20}, {"max", 20}}}});
+        } else {
+            all.push_back({{"target", "09-layouts/" + v.name}, {"outcome", "no_device"}, {"message", "no CUDA device"}});
+        }
+    }
+    GradingRun run;
+    run.process.exit_code = 4;
+    run.stdout_text = all.dump();
+    auto r = classify_grading("lee", lab, {}, run);
+    CHECK(r.outcome == SubmissionOutcome::wrong_answer);
+    check_mentions(r.reason, {cpu_part->name + ": wrong_answer: index 3 wrong", ": no_gpu: "});
+}
+
 TEST_CASE("the gradebook CSV: a stable header, one quoted row per submission", "[batch]") {
     SubmissionResult a;
     a.submission = "zed";
@@ -173,7 +205,7 @@ TEST_CASE("the gradebook CSV: a stable header, one quoted row per submission", "
     auto first_newline = csv.find('\n');
     CHECK(csv.substr(0, first_newline) ==
           "submission,outcome,score,max_score,correctness,performance,prediction,"
-          "mean_fraction_of_roofline,best_fraction_of_roofline,gpu,seconds,reason,gap_notes");
+          "mean_fraction_of_roofline,best_fraction_of_roofline,gpu,seconds,reason,gap_notes,sandbox");
     CHECK(count_lines(csv) == 3);  // the header and two rows: the reason's line break is flattened
     CHECK(csv.find("amy,graded,812.50,900.00") < csv.find("zed,compile_error"));  // sorted by name
     CHECK(contains(csv, "\"01_copy_naive.cu(12): error: expected a \"\";\"\" | more, lines\""));
@@ -195,10 +227,17 @@ TEST_CASE("a result file round-trips", "[batch]") {
     CHECK(back.variants.size() == r.variants.size());
     CHECK(back.gap_notes == 1);
     CHECK(gradebook_row(back) == gradebook_row(r));
-    CHECK(gradebook_row(back).ends_with(",1"));  // the gap_notes column, last
+    CHECK(gradebook_row(back).ends_with(",1,unrecorded"));  // the gap_notes column, then sandbox, last
     auto old = to_json(r);
     old.erase("gap_notes");  // a result.json written before gap notes
     CHECK(result_from_json(old).gap_notes == 0);
+    r.sandbox = "bwrap";
+    r.warnings = {"holds the same files, byte for byte, as lee"};
+    back = result_from_json(json::parse(to_json(r).dump()));
+    CHECK(back.sandbox == "bwrap");
+    CHECK(back.warnings == r.warnings);
+    // The warning leads the gradebook's reason (the cut at 400 characters never takes it).
+    CHECK(contains(gradebook_row(back), ",\"warning: holds the same files, byte for byte, as lee | no predictions.yaml"));
 }
 
 TEST_CASE("the summary: outcomes, distribution, leaderboard and failures", "[batch]") {
@@ -213,6 +252,13 @@ TEST_CASE("the summary: outcomes, distribution, leaderboard and failures", "[bat
     CHECK(md.find("| 1 | fast |") != std::string::npos);
     CHECK(md.find("| 2 | slow |") != std::string::npos);
     check_mentions(md, {"**broken**: compile_error", "error: oops", "Not graded yet (1):** late", "| 0-9% | 1 |"});
+    CHECK_FALSE(contains(md, "Look at these first"));  // nothing to look at
+
+    slow.sandbox = "none";
+    broken.warnings = {"the submission folder is a symbolic link to /class/fast"};
+    md = summary_markdown({"01-memory-roof", 7, "", {}}, {slow, broken, good});
+    check_mentions(md, {"## Look at these first", "graded without a sandbox (--no-sandbox-i-trust-these-submissions), 1 of 3",
+                        ": slow", "- broken: the submission folder is a symbolic link to /class/fast"});
 }
 
 TEST_CASE("the hidden file replaces shapes, seed and timeouts", "[batch]") {

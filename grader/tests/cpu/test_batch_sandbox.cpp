@@ -4,12 +4,15 @@
 // output, another submission and its own prediction log, and opens a socket, fails at
 // every one inside the sandbox, changes nothing outside its folder, and is reported as
 // its own crash. A macro bomb ends as compile_error at --compile-timeout or
-// --compile-memory, and the batch goes on. Where there is no sandbox the batch warns
-// once and goes on, or refuses with --require-sandbox.
+// --compile-memory, and the batch goes on. Where there is no sandbox the batch refuses
+// (exit 2, one line naming the fixes) unless told --no-sandbox-i-trust-these-submissions,
+// which the gradebook and the summary record. Entries that staging refuses, a submission
+// folder that is a link and two identical submissions are named in the gradebook and summary.
 #include "sandbox_support.hpp"
 #include "test_support.hpp"
 
 #include "batch/batch.hpp"
+#include "process.hpp"
 #include "source_hash.hpp"
 
 #include <fmt/format.h>
@@ -20,6 +23,7 @@
 #include <unistd.h>
 
 #include <map>
+#include <sstream>
 
 using namespace roofline;
 using namespace roofline::batch;
@@ -160,7 +164,7 @@ TEST_CASE("batch sandbox: a submission's static initializer reaches nothing outs
     ScopedEnv instructor_home("HOME", home.string());
     ScopedEnv temporary("TMPDIR", (dir / "tmp").string());
     fs::create_directories(dir / "tmp");
-    auto r = run_cli(course_flags() + " batch 01-memory-roof --gpus none --jobs 2 --require-sandbox --keep-stage --hidden " +
+    auto r = run_cli(course_flags() + " batch 01-memory-roof --gpus none --jobs 2 --keep-stage --hidden " +
                      shell_quote(hidden.string()) + " --submissions " + shell_quote(subs.string()) + " --out " +
                      shell_quote(out.string()));
     auto result = result_after(r, out, "mallory", "sandbox: ");
@@ -219,31 +223,95 @@ TEST_CASE("batch sandbox: a macro bomb ends as compile_error at the compile limi
     CHECK(contains(result["reason"].get<std::string>(), "01_copy_naive.cu: the compiler ran out of memory (limit 300 MiB)"));
 }
 
-TEST_CASE("batch sandbox: without a sandbox the batch warns once and goes on; --require-sandbox refuses",
+TEST_CASE("batch sandbox: without a sandbox the batch refuses, naming the fixes; the opt-out is recorded",
           "[batch][sandbox]") {
     TempDir dir;
     auto subs = dir / "subs", out = dir / "out";
     for (auto name : {"ann", "ben"}) {
-        write_file(subs / name / "kernels" / "01_copy_naive.cu", "#include \"roofline/elementwise.cuh\"\nint oops( {\n");
+        write_file(subs / name / "kernels" / "01_copy_naive.cu",
+                   std::string("#include \"roofline/elementwise.cuh\"\nint oops( {\n// ") + name + "\n");
     }
-    ScopedEnv no_bwrap("ROOFLINE_BWRAP", "/bin/false");  // a "bwrap" that cannot make namespaces
     auto batch = course_flags() + " batch 01-memory-roof --gpus none --jobs 1 --submissions " + shell_quote(subs.string()) +
                  " --out " + shell_quote(out.string());
 
-    auto refused = run_cli(batch + " --require-sandbox");
-    INFO(refused.all());
-    CHECK(refused.exit_code == 2);
-    CHECK(contains(refused.err, "--require-sandbox: /bin/false cannot make a sandbox here"));
-    CHECK_FALSE(fs::exists(submission_dir(out, "ann") / "result.json"));
+    for (auto bwrap : {"/bin/false", ""}) {  // a "bwrap" that cannot make namespaces; none at all
+        ScopedEnv no_bwrap("ROOFLINE_BWRAP", bwrap);
+        ScopedEnv no_path("PATH", *bwrap ? std::getenv("PATH") : "/nonexistent");
+        auto refused = run_cli(batch);
+        INFO(refused.all());
+        check_one_line_error(refused);
+        check_mentions(refused.err, {"no sandbox, nothing graded", "bubblewrap package", "ROOFLINE_BWRAP=",
+                                     "scripts/fetch_bwrap.sh", "--no-sandbox-i-trust-these-submissions"});
+        CHECK_FALSE(fs::exists(submission_dir(out, "ann") / "result.json"));
+    }
 
-    auto r = run_cli(batch);
+    ScopedEnv no_bwrap("ROOFLINE_BWRAP", "/bin/false");
+    auto r = run_cli(batch + " --no-sandbox-i-trust-these-submissions");
     INFO(r.all());
     CHECK(r.exit_code == 0);
-    auto first = r.err.find("WARNING: NO SANDBOX");
+    auto first = r.err.find("NO SANDBOX (--no-sandbox-i-trust-these-submissions)");
     REQUIRE(first != std::string::npos);
-    CHECK(r.err.find("WARNING: NO SANDBOX", first + 1) == std::string::npos);  // once, not per submission
-    CHECK(contains(read_file(out / "gradebook.csv"), "ann,compile_error"));
-    CHECK(contains(read_file(out / "gradebook.csv"), "ben,compile_error"));
+    CHECK(r.err.find("NO SANDBOX", first + 1) == std::string::npos);  // once, not per submission
+    auto csv = read_file(out / "gradebook.csv");
+    CHECK(contains(csv.substr(0, csv.find('\n')), ",sandbox"));
+    CHECK(contains(csv, "ann,compile_error"));
+    for (auto name : {"ann", "ben"}) {
+        CHECK(result_of(out, name)["sandbox"] == "none");
+    }
+    auto rows = csv.substr(csv.find('\n') + 1);
+    CHECK(count_lines(rows) == 2);
+    std::istringstream lines(rows);
+    for (std::string line; std::getline(lines, line);) CHECK(line.ends_with(",none"));
+    check_mentions(read_file(out / "summary.md"),
+                   {"## Look at these first", "graded without a sandbox (--no-sandbox-i-trust-these-submissions), 2 of 2",
+                    "ann, ben"});
+    CHECK(contains(read_file(out / "report.html"), "graded without a sandbox"));
+
+    // A sandboxed run of the same class says bwrap in the column, and nothing in the summary.
+    ScopedEnv real_bwrap("ROOFLINE_BWRAP", find_on_path("bwrap").string());
+    r = run_cli(batch + " --force");
+    INFO(r.all());
+    REQUIRE(r.exit_code == 0);
+    CHECK(result_of(out, "ann")["sandbox"] == "bwrap");
+    CHECK_FALSE(contains(read_file(out / "summary.md"), "without a sandbox"));
+}
+
+TEST_CASE("batch staging: links and unsafe entries are unsafe_entry, linked and identical folders are named",
+          "[batch][sandbox][staging]") {
+    working_sandbox();
+    TempDir dir;
+    auto subs = dir / "subs", out = dir / "out";
+    const std::string broken = "#include \"roofline/elementwise.cuh\"\nint oops( {\n";
+    write_file(subs / "ann" / "kernels" / "01_copy_naive.cu", broken);
+    write_file(subs / "ben" / "kernels" / "01_copy_naive.cu", broken);  // the same files as ann's
+    fs::create_directory_symlink(subs / "ann", subs / "ann_again");      // ann's folder again, under a new name
+    fs::create_directories(subs / "mallory" / "kernels");
+    fs::create_symlink(repo_root() / "solutions/01-memory-roof/kernels/01_copy_naive.cu",
+                       subs / "mallory" / "kernels" / "01_copy_naive.cu");
+    write_file(dir / "elsewhere" / "kernels" / "01_copy_naive.cu", broken + "// elsewhere\n");
+    fs::create_directory_symlink(dir / "elsewhere", subs / "outsider");
+
+    auto r = run_cli(course_flags() + " batch 01-memory-roof --gpus none --jobs 2 --submissions " +
+                     shell_quote(subs.string()) + " --out " + shell_quote(out.string()));
+    INFO(r.all());
+    REQUIRE(r.exit_code == 0);
+    auto mallory = result_of(out, "mallory");
+    CHECK(mallory["outcome"] == "unsafe_entry");
+    CHECK(contains(mallory["reason"].get<std::string>(), "kernels/01_copy_naive.cu is a symbolic link"));
+    auto outsider = result_of(out, "outsider");
+    CHECK(outsider["outcome"] == "unsafe_entry");
+    CHECK(contains(outsider["reason"].get<std::string>(), "outside the class's folder"));
+    CHECK(result_of(out, "ann_again")["outcome"] == "compile_error");  // graded, and named:
+    auto warnings = result_of(out, "ann_again")["warnings"].dump();
+    check_mentions(warnings, {"the submission folder is a symbolic link to", "same files, byte for byte, as ann, ben"});
+    // The student's own reason (Gradescope) does not name the others.
+    CHECK_FALSE(contains(read_file(submission_dir(out, "ben") / "results.json"), "ann_again"));
+
+    auto csv = read_file(out / "gradebook.csv");
+    check_mentions(csv, {"mallory,unsafe_entry", "outsider,unsafe_entry", "warning: holds the same files"});
+    auto summary = read_file(out / "summary.md");
+    check_mentions(summary, {"## Look at these first", "ann_again: the submission folder is a symbolic link to",
+                             "ben: holds the same files, byte for byte, as ann, ann_again", "| unsafe_entry | 2 |"});
 }
 
 TEST_CASE("batch without a sandbox: a lab program that spoils its prediction log does not fail the grader",
@@ -270,10 +338,9 @@ struct Spoil {
 } spoil;
 }  // namespace
 )");
-    ScopedEnv no_bwrap("ROOFLINE_BWRAP", "/bin/false");
-    auto r = run_cli(course_flags() + " batch 01-memory-roof --gpus none --jobs 2 --submissions " +
-                     shell_quote(subs.string()) + " --out " + shell_quote(out.string()));
-    auto result = result_after(r, out, "mallory", "WARNING: NO SANDBOX");
+    auto r = run_cli(course_flags() + " batch 01-memory-roof --gpus none --jobs 2 --no-sandbox-i-trust-these-submissions "
+                     "--submissions " + shell_quote(subs.string()) + " --out " + shell_quote(out.string()));
+    auto result = result_after(r, out, "mallory", "NO SANDBOX");
     auto reason = result["reason"].get<std::string>();
     INFO(reason);
     CHECK(contains(reason, "spoiled the log"));  // it ran, outside a sandbox, and wrote the file

@@ -6,6 +6,7 @@
 //               and "sid" beside the Result's keys, which a reader ignores)
 //   cuda_error  closes stdin, answers cuda_error and exits 3, as a lab program does
 //   segfault    prints a stage, then dies of SIGSEGV
+//   stack       prints a stage, then recurses until its stack overflows
 //   hang        prints a stage, then sleeps for ever
 //   exit        exits 9 without a result
 //   garbled     answers ok with a check whose report is a string: a malformed answer
@@ -45,6 +46,14 @@ roofline::protocol::Result answer_to(const roofline::protocol::Job& job, JobStat
 }
 
 const roofline::protocol::Device kFakeDevice{"", 132, 52428800, "9.0"};
+// Recursion the compiler cannot turn into a loop: a frame of 64 KiB each, used after the call.
+[[gnu::noinline]] int deeper(int depth) {
+    volatile char frame[65536];
+    frame[depth % sizeof(frame)] = char(depth);
+    if (depth < 0) return 0;  // never: an end, so that the compiler sees no endless recursion
+    return deeper(depth + 1) + frame[(depth * 7) % sizeof(frame)];
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -92,6 +101,7 @@ int main(int argc, char** argv) {
             return 3;
         }
         if (variant == "segfault") std::raise(SIGSEGV);
+        if (variant == "stack") return deeper(1) == 0 ? 5 : 6;
         if (variant == "hang") {
             while (true) ::pause();
         }
