@@ -12,6 +12,7 @@ namespace roofline::ncu_metric {
 inline const std::string kDramRead = "dram__bytes_read.sum";
 inline const std::string kDramWrite = "dram__bytes_write.sum";
 inline const std::string kL2Bytes = "lts__t_bytes.sum";       // every byte the L2 slices served or took
+inline const std::string kL2HitRate = "lts__t_sector_hit_rate.pct";  // sectors found in the L2, of all looked up
 inline const std::string kL1Bytes = "l1tex__t_bytes.sum";     // every byte through L1/TEX (shared memory included)
 // Peaks of those levels: bytes per cycle, and the cycles per second they run at.
 inline const std::string kDramPeakPerCycle = "dram__bytes.sum.peak_sustained";
@@ -22,12 +23,18 @@ inline const std::string kL1PeakPerCycle = "l1tex__t_bytes.sum.peak_sustained";
 inline const std::string kL1CyclesPerSecond = "l1tex__cycles_elapsed.avg.per_second";
 inline const std::string kSmCyclesPerSecond = "sm__cycles_elapsed.avg.per_second";
 // Arithmetic, per pipe: thread-level FP32 instructions (an FFMA is two FLOPs) and
-// warp-level tensor instructions (their FLOPs depend on the shape; see lesson 06).
+// warp-level tensor instructions by kind (their FLOPs depend on the shape; see lesson 06).
 inline const std::string kFfma = "sm__sass_thread_inst_executed_op_ffma_pred_on.sum";
 inline const std::string kFadd = "sm__sass_thread_inst_executed_op_fadd_pred_on.sum";
 inline const std::string kFmul = "sm__sass_thread_inst_executed_op_fmul_pred_on.sum";
 inline const std::string kFfmaPeakPerCycle = "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained";
-inline const std::string kTensorInstructions = "sm__inst_executed_pipe_tensor.sum";
+// Per kind, not the pipe's total: sm__inst_executed_pipe_tensor.sum is not an MMA count. The
+// H200 recorded 8,388,608 of it on lab 06's scattered copy and 306,432 on the FMA-tail fix,
+// kernels without one MMA (data/ncu/h200-2026-11-30, h200-2026-12-01). HMMA is mma.sync and
+// wmma; GMMA is wgmma, which only sm_90 has. Both are asked for where the GPU knows them
+// (architecture_specific()).
+inline const std::string kTensorHmma = "sm__inst_executed_pipe_tensor_op_hmma.sum";
+inline const std::string kTensorGmma = "sm__inst_executed_pipe_tensor_op_gmma.sum";
 // Time, and the Speed Of Light section's percentages of peak.
 inline const std::string kDuration = "gpu__time_duration.sum";
 inline const std::string kSolSm = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
@@ -55,14 +62,26 @@ inline const std::string kGlobalLoadSectors = "l1tex__t_sectors_pipe_lsu_mem_glo
 inline const std::string kGlobalLoadRequests = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
 inline const std::string kSharedBankConflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum";
 
-// Everything above, in the order it is passed to `ncu --metrics`.
-inline std::vector<std::string> all() {
-    return {kDramRead, kDramWrite, kL2Bytes, kL1Bytes, kDramPeakPerCycle, kDramCyclesPerSecond, kL2PeakPerCycle,
-            kL2CyclesPerSecond, kL1PeakPerCycle, kL1CyclesPerSecond, kSmCyclesPerSecond, kFfma, kFadd, kFmul,
-            kFfmaPeakPerCycle, kTensorInstructions, kDuration, kSolSm, kSolMemory, kSolDram, kSolL2, kSolL1,
+// The metrics every GPU the course profiles knows, in the order passed to `ncu --metrics`.
+inline std::vector<std::string> portable() {
+    return {kDramRead, kDramWrite, kL2Bytes, kL2HitRate, kL1Bytes, kDramPeakPerCycle, kDramCyclesPerSecond,
+            kL2PeakPerCycle, kL2CyclesPerSecond, kL1PeakPerCycle, kL1CyclesPerSecond, kSmCyclesPerSecond, kFfma,
+            kFadd, kFmul, kFfmaPeakPerCycle, kDuration, kSolSm, kSolMemory, kSolDram, kSolL2, kSolL1,
             kAchievedOccupancy, kTheoreticalOccupancy, kLimitRegisters, kLimitSharedMem, kLimitWarps, kLimitBlocks,
             kRegistersPerThread, kBlockSize, kGridSize, kWaves, kSmActiveCyclesAvg, kSmActiveCyclesMax,
             kGlobalLoadSectors, kGlobalLoadRequests, kSharedBankConflicts};
+}
+
+// Metrics one architecture has and others lack: ncu refuses a whole run over a name the GPU
+// does not know ("Failed to find metric"), so `roofline profile` asks for these first and,
+// refused, profiles again with portable() alone.
+inline std::vector<std::string> architecture_specific() { return {kTensorHmma, kTensorGmma}; }
+
+// Everything above.
+inline std::vector<std::string> all() {
+    auto metrics = portable();
+    for (const auto& m : architecture_specific()) metrics.push_back(m);
+    return metrics;
 }
 
 }  // namespace roofline::ncu_metric

@@ -18,6 +18,9 @@
 
 #include <fmt/format.h>
 
+#include <tuple>
+#include <utility>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -61,14 +64,15 @@ std::uint64_t fresh_seed() {
 }  // namespace
 
 std::vector<std::string> ncu_profile_command(const std::filesystem::path& ncu, const std::filesystem::path& report,
-                                             const std::vector<std::string>& program_argv) {
+                                             const std::vector<std::string>& program_argv,
+                                             const std::vector<std::string>& metrics) {
     std::vector<std::string> argv{ncu.string(),
                                   "--target-processes", "all",
                                   "--profile-from-start", "off",  // only the cudaProfilerStart/Stop range
                                   "--clock-control", "none",      // the clocks grading runs at
                                   "--cache-control", "all",       // caches flushed before each replay pass
                                   "--replay-mode", "kernel",
-                                  "--metrics", fmt::format("{}", fmt::join(ncu_metric::all(), ",")),
+                                  "--metrics", fmt::format("{}", fmt::join(metrics, ",")),
                                   "--export", report.string(),
                                   "--force-overwrite"};
     argv.insert(argv.end(), program_argv.begin(), program_argv.end());
@@ -158,12 +162,20 @@ ProfileOutcome profile_variant(const Workspace& ws, const ProfileRequest& reques
         auto arguments = once_arguments(job);
         program.insert(program.end(), arguments.begin(), arguments.end());
         double timeout_s = std::min(600.0, std::max(120.0, 4 * lab.timeout_s));
-        auto command = ncu_profile_command(ncu, report_file, program);
-        if (auto sandbox = sandbox_from_environment()) {
-            command = sandboxed_ncu_command(*sandbox, ncu, executable, work_dir, command);
+        auto profile_with = [&](const std::vector<std::string>& metrics) {
+            auto command = ncu_profile_command(ncu, report_file, program, metrics);
+            if (auto sandbox = sandbox_from_environment()) {
+                command = sandboxed_ncu_command(*sandbox, ncu, executable, work_dir, command);
+            }
+            auto result = run_child(command, timeout_s, work_dir);
+            return std::pair{result, read_file_text(work_dir / "child-output.txt")};
+        };
+        auto [child, output] = profile_with(ncu_metric::all());
+        // A GPU without an architecture's own counters (wgmma's on anything but sm_90): again
+        // with the portable ones; the report lists what is missing.
+        if (auto failure = ncu_failure(output); failure && failure->kind == NcuFailure::Kind::unknown_metric) {
+            std::tie(child, output) = profile_with(ncu_metric::portable());
         }
-        auto child = run_child(command, timeout_s, work_dir);
-        auto output = read_file_text(work_dir / "child-output.txt");
         if (auto failure = ncu_failure(output)) {
             std::filesystem::remove_all(work_dir);
             return refused(kToolUnavailable, target, "profiler_unavailable", failure->message);

@@ -6,6 +6,7 @@
 // before each replay pass (--cache-control all), as grading flushes the L2 before each
 // sample. The DRAM bytes counted are appended to the prediction log.
 #pragma once
+#include "ncu_metrics.hpp"
 #include "profile_report.hpp"
 #include "sandbox.hpp"
 #include "workspace.hpp"
@@ -40,9 +41,11 @@ struct ProfileOutcome {
 
 ProfileOutcome profile_variant(const Workspace& workspace, const ProfileRequest& request);
 
-// The ncu command line for one lab program run (the metrics of ncu_metrics.hpp).
+// The ncu command line for one lab program run (the metrics of ncu_metrics.hpp: all of them,
+// or the portable ones where the GPU lacks an architecture's own).
 std::vector<std::string> ncu_profile_command(const std::filesystem::path& ncu, const std::filesystem::path& report,
-                                             const std::vector<std::string>& program_argv);
+                                             const std::vector<std::string>& program_argv,
+                                             const std::vector<std::string>& metrics = ncu_metric::all());
 
 // Under `roofline batch` (ROOFLINE_SANDBOX set): that command inside the sandbox, as the lab
 // program runs when graded. ncu starts the submission's program, so ncu goes in with it: it

@@ -100,7 +100,9 @@ ProfileReport build_profile_report(const ProfileInput& input) {
     r.fadd = sum_of(launches, m::kFadd, missing);
     r.fmul = sum_of(launches, m::kFmul, missing);
     r.fp32_flops = 2 * r.ffma + r.fadd + r.fmul;
-    r.tensor_instructions = sum_of(launches, m::kTensorInstructions, missing);
+    r.tensor_hmma = sum_of(launches, m::kTensorHmma, missing);
+    r.tensor_gmma = sum_of(launches, m::kTensorGmma, missing);
+    r.tensor_instructions = r.tensor_hmma + r.tensor_gmma;
     r.peak_flops_per_s = input.peak_flops_per_s;
     r.peak_origin = input.peak_origin;
 
@@ -125,6 +127,7 @@ ProfileReport build_profile_report(const ProfileInput& input) {
                     from(main, m::kSolL1, missing)};
     r.levels = {dram, l2, l1};
 
+    r.l2_hit_rate_pct = from(main, m::kL2HitRate, missing);
     r.sol_sm_pct = from(main, m::kSolSm, missing);
     r.sol_memory_pct = from(main, m::kSolMemory, missing);
     r.achieved_occupancy_pct = from(main, m::kAchievedOccupancy, missing);
@@ -231,15 +234,21 @@ ProfileReport build_profile_report(const ProfileInput& input) {
             "smaller than the L2, or a cache state the profile did not flush)",
             r.dram_bytes() / r.model.bytes));
     }
-    if (r.levels[1].bytes > 0 && r.dram_bytes() > 0 && r.levels[1].bytes > 2.5 * r.dram_bytes()) {
-        r.signs.push_back(fmt::format("the L2 served {:.1f}x what DRAM did: data reused from the L2, or the same "
-                                      "sectors requested again by uncoalesced loads",
-                                      r.levels[1].bytes / r.dram_bytes()));
+    if (auto ratio = r.l2_over_dram(); ratio && *ratio > kL2OverDramUncoalesced) {
+        r.signs.push_back(fmt::format("the L2 moved {:.1f}x what DRAM did (a coalesced copy moves about 1.6x on an "
+                                      "H200, whose L2 is two partitions): data reused from the L2, or the same "
+                                      "sectors requested again by uncoalesced accesses",
+                                      *ratio));
     }
     if (r.sectors_per_request && *r.sectors_per_request > 16.5) {
         r.signs.push_back(fmt::format("global loads touch {:.1f} sectors per request (a coalesced warp of 4-byte "
-                                      "loads touches 4, of 16-byte loads 16): uncoalesced access",
+                                      "loads touches 4, of 16-byte loads 16): each lane in a sector of its own; "
+                                      "the DRAM and L2 rows say whether the L2 caught the rest of each sector or "
+                                      "lost it first",
                                       *r.sectors_per_request));
+    }
+    if (r.l2_hit_rate_pct) {
+        r.signs.push_back(fmt::format("L2 hit rate {:.1f}% of the sectors looked up", *r.l2_hit_rate_pct));
     }
     if (r.bank_conflicts && *r.bank_conflicts > 0) {
         r.signs.push_back(fmt::format("{} shared-memory bank conflicts: each one replays a shared access",
@@ -287,10 +296,10 @@ std::string profile_text(const ProfileReport& r) {
     } else {
         out += "  you       no byte prediction for this source (roofline predict ... --bytes B)\n";
     }
-    out += fmt::format("  FLOPs     FP32 pipe {} (FFMA {} x2, FADD {}, FMUL {}); tensor pipe {} instructions; "
-                       "the model counts {}\n",
-                       si(r.fp32_flops, "FLOP"), count(r.ffma), count(r.fadd), count(r.fmul),
-                       count(r.tensor_instructions), si(r.model.flops, "FLOP"));
+    out += fmt::format("  FLOPs     FP32 pipe {} (FFMA {} x2, FADD {}, FMUL {}); tensor MMA instructions: HMMA {}, "
+                       "GMMA {}; the model counts {}\n",
+                       si(r.fp32_flops, "FLOP"), count(r.ffma), count(r.fadd), count(r.fmul), count(r.tensor_hmma),
+                       count(r.tensor_gmma), si(r.model.flops, "FLOP"));
     out += "  roofline  level      bytes   FLOP/byte      achieved          roof   of roof  speed of light\n";
     for (const auto& level : r.levels) {
         double rate = r.time_s > 0 ? level.bytes / r.time_s : 0;
@@ -351,6 +360,7 @@ nlohmann::json profile_json(const ProfileReport& r) {
                      {"model", {{"flops", r.model.flops}, {"bytes", r.model.bytes}}},
                      {"levels", levels},
                      {"flops", {{"fp32", r.fp32_flops}, {"ffma", r.ffma}, {"fadd", r.fadd}, {"fmul", r.fmul},
+                                {"tensor_hmma", r.tensor_hmma}, {"tensor_gmma", r.tensor_gmma},
                                 {"tensor_instructions", r.tensor_instructions}}},
                      {"peak_flops_per_s", r.peak_flops_per_s},
                      {"peak_origin", r.peak_origin},
@@ -363,6 +373,8 @@ nlohmann::json profile_json(const ProfileReport& r) {
                                     {"sm_busy_balance", optional(r.sm_busy_balance)}}},
                      {"sectors_per_request", optional(r.sectors_per_request)},
                      {"shared_bank_conflicts", optional(r.bank_conflicts)},
+                     {"l2_hit_rate_pct", optional(r.l2_hit_rate_pct)},
+                     {"l2_over_dram", optional(r.l2_over_dram())},
                      {"binding", r.binding},
                      {"signs", r.signs},
                      {"missing_metrics", r.missing_metrics}};

@@ -49,6 +49,10 @@ struct OccupancyLimit {
 // SM sat idle for over a fifth of the busiest one's time.
 inline constexpr double kTailBalance = 0.8;
 
+// Above this L2-over-DRAM byte ratio the L2 served the same sectors again and again: 2.5,
+// between a coalesced copy's 1.56 and the column walk's 6.6 on the H200 (lab 06, 2026-11-30).
+inline constexpr double kL2OverDramUncoalesced = 2.5;
+
 struct ProfileReport {
     std::string target, shape, gpu;
     std::vector<std::string> kernels;  // distinct kernel names, in launch order
@@ -59,7 +63,10 @@ struct ProfileReport {
     std::vector<LevelTraffic> levels;  // DRAM, L2, L1
     double fp32_flops = 0;             // 2 x FFMA + FADD + FMUL, thread instructions
     double ffma = 0, fadd = 0, fmul = 0;
-    double tensor_instructions = 0;
+    // Warp-level MMA instructions by kind: HMMA (mma.sync, wmma) and GMMA (wgmma, sm_90). Their
+    // sum is tensor_instructions; the tensor pipe's own total also counts instructions that are
+    // not MMAs, so it is not asked for.
+    double tensor_hmma = 0, tensor_gmma = 0, tensor_instructions = 0;
     double peak_flops_per_s = 0;
     std::string peak_origin;
     std::optional<double> sol_sm_pct, sol_memory_pct;
@@ -70,6 +77,13 @@ struct ProfileReport {
     // 1 when every SM worked to the end; far under it when the last wave ran on a few.
     std::optional<double> sm_busy_balance;
     std::optional<double> sectors_per_request, bank_conflicts;
+    std::optional<double> l2_hit_rate_pct;  // lts__t_sector_hit_rate, where the table has it
+    // L2 bytes over DRAM bytes: 1.56 for a coalesced copy on the H200 (each fixed copy of lab 06,
+    // data/ncu/h200-2026-11-30), 6.6 for the column walk. Nothing when DRAM moved nothing.
+    std::optional<double> l2_over_dram() const {
+        if (levels.size() < 2 || dram_bytes() <= 0 || levels[1].bytes <= 0) return std::nullopt;
+        return levels[1].bytes / dram_bytes();
+    }
     std::optional<double> predicted_bytes;
     std::vector<std::string> missing_metrics;  // asked for and not in the CSV
     double nearest_roof = 0;                   // achieved fraction of the roof it runs nearest to

@@ -14,6 +14,7 @@
 
 #include "lab_spec.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <regex>
@@ -145,4 +146,193 @@ TEST_CASE("no lesson or lab README states a measured time of its own lab's varia
     for (const auto& p : problems) all += p + "\n";
     INFO(all);
     CHECK(problems.empty());
+}
+
+// Issue 35: a debrief's "What we measured" is checkable against results/. Two rules:
+//  1. every time (us, ms) and percentage a debrief's measured section sets in bold is in one
+//     of the results files that section cites;
+//  2. a debrief that says its variant never ran fails while results/ holds a line that names
+//     the variant beside a measured time.
+namespace {
+
+// The "## What we measured" section of a debrief, or nothing.
+std::string measured_section(const std::string& debrief) {
+    auto at = debrief.find("## What we measured");
+    if (at == std::string::npos) return {};
+    auto end = debrief.find("\n## ", at + 1);
+    return debrief.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
+std::set<std::string> cited_results(const std::string& section) {
+    static const std::regex link(R"(results/([A-Za-z0-9._-]+\.(?:md|txt|json|csv)))");
+    std::set<std::string> files;
+    for (std::sregex_iterator it(section.begin(), section.end(), link), end; it != end; ++it) files.insert((*it)[1]);
+    return files;
+}
+
+std::string without_commas(std::string text) {
+    text.erase(std::remove(text.begin(), text.end(), ','), text.end());
+    return text;
+}
+
+// "437.7 us" for each bold time or percentage of `section` that none of `sources` holds.
+std::vector<std::string> figures_not_in(const std::string& section, const std::string& sources) {
+    static const std::regex bold(R"(\*\*([^*]+)\*\*)");
+    static const std::regex figure(R"((\d[\d,]*\.\d+)\s*(us|ms|%))");
+    std::vector<std::string> missing;
+    auto text = without_commas(sources);
+    for (std::sregex_iterator b(section.begin(), section.end(), bold), end; b != end; ++b) {
+        std::string inside = (*b)[1];
+        for (std::sregex_iterator f(inside.begin(), inside.end(), figure); f != end; ++f) {
+            if (text.find(without_commas((*f)[1])) == std::string::npos) missing.push_back((*f).str());
+        }
+    }
+    return missing;
+}
+
+bool says_never_ran(const std::string& section) {
+    static const std::regex phrase(R"(not yet measured|has not run on a GPU|never ran|this rung has not run)",
+                                   std::regex::icase);
+    return std::regex_search(section, phrase);
+}
+
+// A line of `results` that names `variant` (as a word) beside a time: a run that measured it.
+std::string measuring_line(const std::string& results, const std::string& variant) {
+    const std::regex line_with_time("(^|[^a-z0-9_])" + variant + R"(([^a-z0-9_].*)?\b\d+(\.\d+)? (us|ms)\b)");
+    std::istringstream in(results);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (std::regex_search(line, line_with_time)) return line;
+    }
+    return {};
+}
+
+// Debriefs whose cited file does not hold their bold figures today: run 37b's gradings (lab 06,
+// lab 08's GEMVs and skinny GEMMs, lab 09's transposes) were copied into the debriefs from the
+// run's console and not kept in results/; the others quote a figure that is in another results
+// file than the one they cite. The test fails when one of these starts to pass too, so the list
+// only shrinks.
+const std::set<std::string> kFiguresNotInCitedFile = {
+    "02-gemm/debrief/r9_pipelined.md",
+    "03-fusion/debrief/gemm_bare.md",
+    "03-fusion/debrief/gemm_bias_gelu_fused.md",
+    "03-fusion/debrief/gemm_bias_gelu_unfused.md",
+    "04-async/debrief/row_sum_double_buffer.md",
+    "04-async/debrief/wgmma_cluster_4096.md",
+    "04-async/debrief/wgmma_cluster_8192.md",
+    "04-async/debrief/wgmma_one_warpgroup_4096.md",
+    "04-async/debrief/wgmma_one_warpgroup_8192.md",
+    "04-async/debrief/wgmma_tma_store_4096.md",
+    "04-async/debrief/wgmma_tma_store_8192.md",
+    "04-async/debrief/wgmma_two_consumers_4096.md",
+    "04-async/debrief/wgmma_two_consumers_8192.md",
+    "06-profile/debrief/copy_scattered_fp32.md",
+    "06-profile/debrief/copy_staged_fp32.md",
+    "06-profile/debrief/copy_transposed_fp32.md",
+    "06-profile/debrief/fma_few_warps_fp32.md",
+    "06-profile/debrief/row_sum_bank_conflict_bf16.md",
+    "08-decode/debrief/gemv_bf16_14336x4096.md",
+    "08-decode/debrief/gemv_bf16_4096x14336.md",
+    "08-decode/debrief/gemv_bf16_8192.md",
+    "08-decode/debrief/gemv_fp8_4096x14336.md",
+    "08-decode/debrief/gemv_fp8_8192.md",
+    "08-decode/debrief/gemv_int8_4096x14336.md",
+    "08-decode/debrief/gemv_int8_8192.md",
+    "08-decode/debrief/skinny_m1.md",
+    "08-decode/debrief/skinny_m16.md",
+    "08-decode/debrief/skinny_m2.md",
+    "08-decode/debrief/skinny_m4.md",
+    "08-decode/debrief/skinny_m8.md",
+    "09-layouts/debrief/transpose_naive_bf16.md",
+    "09-layouts/debrief/transpose_naive_fp32.md",
+    "09-layouts/debrief/transpose_padded_bf16.md",
+    "09-layouts/debrief/transpose_padded_fp32.md",
+    "09-layouts/debrief/transpose_swizzled_bf16.md",
+    "09-layouts/debrief/transpose_swizzled_fp32.md",
+    "09-layouts/debrief/transpose_tma_bf16.md",
+    "09-layouts/debrief/transpose_tma_fp32.md",
+};
+
+}  // namespace
+
+TEST_CASE("the debrief checks find a figure missing from its source and a run a debrief denies", "[lessons][debrief]") {
+    auto section = measured_section("# D\n\n## What we measured\n\nGiven **437.7 us, 48.1%**; fix **231.0 us**.\n"
+                                    "[`results/r.md`](../../../results/r.md)\n\n## What to compare\n**9.9 us**\n");
+    CHECK(cited_results(section) == std::set<std::string>{"r.md"});
+    CHECK(figures_not_in(section, "437.7 us and 48.1% and 231.0 us").empty());
+    CHECK(figures_not_in(section, "437.7 us, 231.0").size() == 1);  // 48.1% missing; 9.9 us is not in the section
+    CHECK(figures_not_in("**1,234.5 us**", "1234.5 us").empty());
+    CHECK(says_never_ran("Not yet measured: this rung has not run on a GPU."));
+    CHECK_FALSE(says_never_ran("On one H200 (run 52) the given kernel took 437.7 us."));
+    CHECK_FALSE(measuring_line("Given `fma_tail_fp32` (133 tiles): 437.7 us, 48.1%", "fma_tail_fp32").empty());
+    CHECK(measuring_line("tcgen05_gemm   -   -   exit 7\n05-blackwell/tcgen05_gemm needs a Blackwell GPU", "tcgen05_gemm")
+              .empty());
+    CHECK(measuring_line("fma_tail_fp32x: 437.7 us", "fma_tail_fp32").empty());
+}
+
+TEST_CASE("each debrief's bold measured figures are in the results file it cites", "[lessons][debrief]") {
+    auto root = roofline_test::repo_root();
+    std::vector<std::string> problems;
+    for (const auto& lab : fs::directory_iterator(root / "labs")) {
+        if (!fs::is_directory(lab.path() / "debrief")) continue;
+        for (const auto& entry : fs::directory_iterator(lab.path() / "debrief")) {
+            auto name = fs::relative(entry.path(), root / "labs").generic_string();
+            auto section = measured_section(read_file(entry.path()));
+            if (section.empty()) continue;
+            std::string sources;
+            for (const auto& cited : cited_results(section)) {
+                auto file = root / "results" / cited;
+                if (!fs::exists(file)) {
+                    problems.push_back(name + " cites results/" + cited + ", which does not exist");
+                    continue;
+                }
+                sources += read_file(file) + "\n";
+            }
+            auto missing = figures_not_in(section, sources);
+            bool known = kFiguresNotInCitedFile.count(name) > 0;
+            if (!missing.empty() && !known) {
+                problems.push_back(name + ": " + missing.front() + " is in none of the results files it cites");
+            }
+            if (missing.empty() && known) {
+                problems.push_back(name + " now holds its figures: take it off kFiguresNotInCitedFile");
+            }
+        }
+    }
+    std::string all;
+    for (const auto& p : problems) all += p + "\n";
+    INFO(all);
+    CHECK(problems.empty());
+    // The tail rung's figures (issue 35, item 5) are among those checked, not excused.
+    CHECK(kFiguresNotInCitedFile.count("06-profile/debrief/fma_tail_fp32.md") == 0);
+    auto tail = measured_section(read_file(root / "labs" / "06-profile" / "debrief" / "fma_tail_fp32.md"));
+    roofline_test::check_mentions(tail, {"**437.7 us**", "**48.1%**", "**231.0-232.7 us**", "**90.8%**", "12.09", "0.51", "0.96"});
+}
+
+TEST_CASE("no debrief says its variant never ran while results/ holds its run", "[lessons][debrief]") {
+    auto root = roofline_test::repo_root();
+    std::string results;
+    for (const auto& entry : fs::directory_iterator(root / "results")) {
+        auto ext = entry.path().extension();
+        if (ext == ".md" || ext == ".txt") results += read_file(entry.path()) + "\n";
+    }
+    std::vector<std::string> problems;
+    for (const auto& lab : fs::directory_iterator(root / "labs")) {
+        if (!fs::is_directory(lab.path() / "debrief")) continue;
+        for (const auto& entry : fs::directory_iterator(lab.path() / "debrief")) {
+            auto section = measured_section(read_file(entry.path()));
+            if (section.empty() || !says_never_ran(section)) continue;
+            auto line = measuring_line(results, entry.path().stem().string());
+            if (!line.empty())
+                problems.push_back(fs::relative(entry.path(), root).generic_string() +
+                                   " says it never ran; results/ has: " + line);
+        }
+    }
+    std::string all;
+    for (const auto& p : problems) all += p + "\n";
+    INFO(all);
+    CHECK(problems.empty());
+    // The tail debrief as it stood before issue 35 fails the check.
+    auto old_tail = "## What we measured\n\nNot yet measured: this rung has not run on a GPU.\n";
+    CHECK(says_never_ran(measured_section(old_tail)));
+    CHECK_FALSE(measuring_line(results, "fma_tail_fp32").empty());
 }
