@@ -465,18 +465,8 @@ int run(const Job& job, Result& result) {
         result.peer_launched = launched_of(LaunchWatch::instance().stop());
         result.watch_seconds = LaunchWatch::instance().seconds_spent();  // this process's total so far
     }
-    if (job.mode == JobMode::grade && is_judge()) {
-        stage("timing " + shape_text(*job.timed_shape) + ", the runner's launches on the judge's clock");
-        auto timed = time_remotely(*entry, *problem, guard, job, tolerance, seed, stream, result);
-        if (timed != 0) return timed;
-        auto check = check_once(*problem, guard, *job.timed_shape, seed++, "after timing", tolerance,
-                                job.launch_timeout_s, false, stream);
-        result.checks.push_back(check);
-        if (!check.report.passed) {
-            result.status = JobStatus::incorrect;
-            return 1;
-        }
-    } else if (job.mode == JobMode::grade) {
+    // A lab program run by hand times itself: its events, interleaved with the peer's, in-process.
+    auto time_in_process = [&]() -> int {
         stage("timing " + shape_text(*job.timed_shape));
         std::vector<TimedTarget> targets{{"variant", [&](cudaStream_t s) { problem->launch_variant(s); }},
                                          {"peer", [&](cudaStream_t s) { problem->launch_peer(s); }}};
@@ -509,6 +499,15 @@ int run(const Job& job, Result& result) {
             result.status = JobStatus::timing_refused;
             result.message = *disagreement;
             return 1;
+        }
+        return 0;
+    };
+    if (job.mode == JobMode::grade) {
+        if (is_judge()) {
+            stage("timing " + shape_text(*job.timed_shape) + ", the runner's launches on the judge's clock");
+            if (int refused = time_remotely(*entry, *problem, guard, job, tolerance, seed, stream, result)) return refused;
+        } else if (int refused = time_in_process()) {
+            return refused;
         }
         // New inputs after timing: a kernel that replays a cached answer fails here.
         auto check = check_once(*problem, guard, *job.timed_shape, seed++, "after timing", tolerance,

@@ -36,6 +36,23 @@ double percentile(const std::vector<double>& sorted, double q) {
     return sorted[lo] + (pos - lo) * (sorted[hi] - sorted[lo]);
 }
 
+// A memset this large leaves none of the timed work's data in the L2: twice its size.
+std::size_t l2_flush_bytes() {
+    int device = 0, l2_bytes = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+    return std::max<std::size_t>(2 * std::size_t(l2_bytes), 64u << 20);
+}
+
+// The SM clock's median, min and max over a run's samples, into either result type.
+template <class Result>
+void summarize_clocks(std::vector<double> clocks, Result& result) {
+    std::sort(clocks.begin(), clocks.end());
+    result.sm_clock_mhz_median = percentile(clocks, 0.5);
+    result.sm_clock_mhz_min = clocks.empty() ? 0 : clocks.front();
+    result.sm_clock_mhz_max = clocks.empty() ? 0 : clocks.back();
+}
+
 }  // namespace
 
 SampleStats summarize(std::vector<double> samples_s) {
@@ -73,12 +90,8 @@ double sample_sm_clock_mhz(cudaStream_t stream) {
 MeasureResult measure_interleaved(const std::vector<TimedTarget>& targets, const MeasureConfig& config,
                                   cudaStream_t stream) {
     MeasureResult result;
-    int device = 0, l2_bytes = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
-    result.l2_flush_bytes = std::max<std::size_t>(2 * std::size_t(l2_bytes), 64u << 20);
-    DeviceBytes flush_buffer(config.flush_l2 ? result.l2_flush_bytes : 0);
-    if (!config.flush_l2) result.l2_flush_bytes = 0;
+    result.l2_flush_bytes = config.flush_l2 ? l2_flush_bytes() : 0;
+    DeviceBytes flush_buffer(result.l2_flush_bytes);
 
     for (const auto& target : targets) {
         for (int i = 0; i < config.warmup_launches; ++i) target.launch(stream);
@@ -151,10 +164,7 @@ MeasureResult measure_interleaved(const std::vector<TimedTarget>& targets, const
         }
         result.cross_checks.push_back({result.stats[t].median_s, summarize(brackets).median_s});
     }
-    std::sort(clocks.begin(), clocks.end());
-    result.sm_clock_mhz_median = percentile(clocks, 0.5);
-    result.sm_clock_mhz_min = clocks.empty() ? 0 : clocks.front();
-    result.sm_clock_mhz_max = clocks.empty() ? 0 : clocks.back();
+    summarize_clocks(clocks, result);
     return result;
 }
 
@@ -178,10 +188,7 @@ void launch_empty_kernel(cudaStream_t stream) {
 BatchMeasureResult measure_batches(const std::vector<BatchTarget>& targets, const MeasureConfig& config,
                                    cudaStream_t stream) {
     BatchMeasureResult result;
-    int device = 0, l2_bytes = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
-    result.l2_flush_bytes = config.flush_l2 ? std::max<std::size_t>(2 * std::size_t(l2_bytes), 64u << 20) : 0;
+    result.l2_flush_bytes = config.flush_l2 ? l2_flush_bytes() : 0;
     DeviceBytes flush_buffer(result.l2_flush_bytes);
     std::uint8_t flush_value = 0;
     auto settle = [&] {  // the judge's own work done, the L2 holding none of the batch's data
@@ -250,10 +257,7 @@ BatchMeasureResult measure_batches(const std::vector<BatchTarget>& targets, cons
         result.event_per_launch.push_back(summarize(events[t]));
         result.empty_round_trip.push_back(summarize(empties[t]));
     }
-    std::sort(clocks.begin(), clocks.end());
-    result.sm_clock_mhz_median = percentile(clocks, 0.5);
-    result.sm_clock_mhz_min = clocks.empty() ? 0 : clocks.front();
-    result.sm_clock_mhz_max = clocks.empty() ? 0 : clocks.back();
+    summarize_clocks(clocks, result);
     return result;
 }
 

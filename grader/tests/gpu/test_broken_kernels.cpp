@@ -38,6 +38,18 @@ std::string in_fixtures(const std::string& args) {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// A job for lab 99's control variant, as roofline grade would send it.
+roofline::protocol::Job correct_job(roofline::protocol::JobMode mode, const std::filesystem::path& result) {
+    roofline::protocol::Job job;
+    job.mode = mode;
+    job.variant = "correct";
+    job.verify_shapes = {roofline::Shape{{"n", 4099}}};
+    job.timed_shape = roofline::Shape{{"n", 1 << 20}};
+    job.replay_launches = 5;
+    job.result_path = result.string();
+    return job;
+}
+
 }  // namespace
 
 TEST_CASE("a correct kernel passes `run`", "[gpu]") {
@@ -220,16 +232,7 @@ TEST_CASE("a lab program that has watched refuses the next grade job; one that h
     auto dir = std::filesystem::temp_directory_path() / "roofline-gpu-watch-then-time";
     std::filesystem::remove_all(dir);
     roofline::LabSession session(program, dir, /*judged=*/false);
-    auto job_of = [&](roofline::protocol::JobMode mode, const std::string& name) {
-        roofline::protocol::Job job;
-        job.mode = mode;
-        job.variant = "correct";
-        job.verify_shapes = {roofline::Shape{{"n", 4099}}};
-        job.timed_shape = roofline::Shape{{"n", 1 << 20}};
-        job.replay_launches = 5;
-        job.result_path = (dir / name).string();
-        return job;
-    };
+    auto job_of = [&](roofline::protocol::JobMode mode, const std::string& name) { return correct_job(mode, dir / name); };
     auto result_of = [&](const roofline::protocol::Job& job) {
         auto run = roofline::interpret(session.run(job, 60), job, 60);
         INFO(run.message);
@@ -331,16 +334,7 @@ TEST_CASE("judged: grade jobs go to the judge and watch jobs to the lab program,
     auto dir = std::filesystem::temp_directory_path() / "roofline-gpu-judged-sessions";
     std::filesystem::remove_all(dir);
     roofline::LabSession session(program, dir);
-    auto job_of = [&](roofline::protocol::JobMode mode, const std::string& name) {
-        roofline::protocol::Job job;
-        job.mode = mode;
-        job.variant = "correct";
-        job.verify_shapes = {roofline::Shape{{"n", 4099}}};
-        job.timed_shape = roofline::Shape{{"n", 1 << 20}};
-        job.replay_launches = 5;
-        job.result_path = (dir / name).string();
-        return job;
-    };
+    auto job_of = [&](roofline::protocol::JobMode mode, const std::string& name) { return correct_job(mode, dir / name); };
     for (auto [mode, name] : {std::pair{roofline::protocol::JobMode::grade, "timed.json"},
                               std::pair{roofline::protocol::JobMode::watch, "watched.json"},
                               std::pair{roofline::protocol::JobMode::grade, "timed-again.json"}}) {
