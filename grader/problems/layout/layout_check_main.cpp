@@ -94,8 +94,8 @@ int main(int argc, char** argv) {
         cpu_part::QueryChild child(runner, result_file == "-" ? "" : result_file + ".stderr", limits);
         layouts::PartReport report;
         try {
-            layouts::greet_runner(child);
-            report = layouts::check_part(part, layouts::remote_library(child),
+            auto remote = layouts::remote_library(child);  // its hello first
+            report = layouts::check_part(part, remote,
                                          [&](const std::string& text) { current_case = text; });
         } catch (const cpu_part::RunnerFailure& failure) {
             // The runner crashed, hung or broke the protocol: the part fails, naming where.

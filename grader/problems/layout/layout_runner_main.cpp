@@ -95,9 +95,10 @@ int main(int argc, char** argv) {
     }
     std::string line;
     while (std::getline(std::cin, line)) {
-        json reply;
+        json reply, request;
         try {
-            reply = answer(json::parse(line));
+            request = json::parse(line);
+            reply = answer(request);
         } catch (const json::exception& e) {  // a request out of form: the checker's mistake, said in its reply
             reply = {{"error", std::string("bad request: ") + e.what()}};
         } catch (const std::exception& e) {
@@ -105,6 +106,7 @@ int main(int argc, char** argv) {
         } catch (...) {
             reply = {{"threw", "an exception that is not a std::exception"}};
         }
+        if (request.is_object() && request.contains("id")) reply["id"] = request["id"];
         auto text = reply.dump(-1, ' ', false, json::error_handler_t::replace);
         std::fputs(text.c_str(), replies);
         std::fputc('\n', replies);

@@ -242,8 +242,13 @@ std::string QueryChild::next_reply() {
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now()).count();
         if (left <= 0) fail_hang();
         pollfd fds[2] = {{reply_fd_, POLLIN, 0}, {request_fd_, POLLOUT, 0}};
-        int n = ::poll(fds, writing ? 2 : 1, static_cast<int>(std::min<long long>(left, 1000)));
+        int n = ::poll(fds, writing ? 2 : 1, static_cast<int>(std::min<long long>(left, 200)));
         if (n < 0 && errno != EINTR) fail_ended("could not be waited for");
+        if (n == 0) {
+            // Ended while something it started holds the replies open: no end of file comes.
+            int status;
+            if (reap(Clock::now(), status)) throw RunnerFailure{"crashed", ended_text(status)};
+        }
         if (n <= 0) continue;
         if (writing && fds[1].revents != 0) {
             ssize_t w = ::write(request_fd_, out_.data() + out_sent_, out_.size() - out_sent_);

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <climits>
+#include <memory>
 #include <stdexcept>
 
 namespace layouts {
@@ -53,13 +55,31 @@ std::string threw_text(const json& reply) {
     return text.size() > 500 ? text.substr(0, 500) + "..." : text;
 }
 
-// Sends the request; returns the reply as a JSON object, or throws the student's
-// exception (a std::exception, "threw") when the reply says it threw and `values_too`
-// is false.
-json ask(QueryChild& runner, const json& request, const char* expected_form, bool values_too = false) {
-    auto line = runner.ask(request.dump());
+// The runner and the numbering of its requests: each request carries an id, its reply
+// must carry the same one, so that a reply to no request (two replies to one, a line the
+// student's code wrote on the replies) is named for what it is.
+struct Conversation {
+    QueryChild& runner;
+    long long handed_out = 0;  // ids given to requests (sent ahead or asked)
+    long long awaited = 0;     // the id of the next reply
+};
+
+// Asks `request` (its id added); returns the reply as a JSON object, or throws the
+// student's exception (a std::exception, "threw") when the reply says it threw and
+// `values_too` is false.
+json ask(Conversation& talk, json request, const char* expected_form, bool values_too = false) {
+    long long id = talk.awaited++;
+    talk.handed_out = std::max(talk.handed_out, id + 1);
+    request["id"] = id;
+    auto line = talk.runner.ask(request.dump());
     auto reply = json::parse(line, nullptr, false);
     if (reply.is_discarded() || !reply.is_object()) bad(line, fmt::format("expected {}", expected_form));
+    long long said = -1;
+    if (!reply.contains("id") || !as_integer(reply["id"], said)) bad(line, fmt::format("it has no \"id\": expected {}", expected_form));
+    if (said != id) {
+        bad(line, fmt::format("it is the reply to request {} where request {} was awaited: two replies to one request, or "
+                              "a line your code wrote", said, id));
+    }
     if (reply.contains("threw")) {
         if (!reply["threw"].is_string()) bad(line, "\"threw\" must be a string");
         if (!values_too) throw std::runtime_error(threw_text(reply));
@@ -67,9 +87,9 @@ json ask(QueryChild& runner, const json& request, const char* expected_form, boo
     return reply;
 }
 
-Layout layout_reply(QueryChild& runner, const json& request) {
+Layout layout_reply(Conversation& talk, const json& request) {
     const char* form = "{\"layout\": [[shape, stride], ...]}";
-    auto line_reply = ask(runner, request, form);
+    auto line_reply = ask(talk, request, form);
     const auto& modes = line_reply.contains("layout") ? line_reply["layout"] : json();
     auto text = line_reply.dump(-1, ' ', false, json::error_handler_t::replace);
     if (!modes.is_array()) bad(text, fmt::format("expected {}", form));
@@ -83,8 +103,8 @@ Layout layout_reply(QueryChild& runner, const json& request) {
     return layout;
 }
 
-Answers values_reply(QueryChild& runner, const json& request, std::size_t asked) {
-    auto reply = ask(runner, request, "{\"values\": [...]}", true);
+Answers values_reply(Conversation& talk, const json& request, std::size_t asked) {
+    auto reply = ask(talk, request, "{\"values\": [...]}", true);
     auto text = reply.dump(-1, ' ', false, json::error_handler_t::replace);
     Answers answers;
     if (reply.contains("threw")) answers.threw = threw_text(reply);
@@ -131,23 +151,24 @@ json request_of(const Call& call) {
 
 }  // namespace
 
-void greet_runner(QueryChild& runner) {
-    auto line = runner.ask(json{{"ask", "hello"}}.dump());
-    auto reply = json::parse(line, nullptr, false);
-    if (reply.is_discarded() || !reply.is_object() || reply.value("runner", json()) != "layout")
-        bad(line, "expected {\"runner\": \"layout\"}: is this lab 09's runner (lab-09-layouts-cpu --serve)?");
-}
-
 LayoutLibrary remote_library(QueryChild& runner) {
+    auto talk = std::make_shared<Conversation>(Conversation{runner});
+    const char* hello_form = "{\"id\": 0, \"runner\": \"layout\"}: is this lab 09's runner, lab-09-layouts-cpu --serve?";
+    auto hello = ask(*talk, {{"ask", "hello"}}, hello_form);
+    if (hello.value("runner", json()) != "layout") bad(hello.dump(), fmt::format("expected {}", hello_form));
     LayoutLibrary lib;
-    lib.plan = [&runner](const std::vector<Call>& calls) {
+    lib.plan = [talk](const std::vector<Call>& calls) {
         std::vector<std::string> requests;
         requests.reserve(calls.size());
-        for (const auto& call : calls) requests.push_back(request_of(call).dump());
-        runner.send_ahead(requests);
+        for (const auto& call : calls) {
+            auto request = request_of(call);
+            request["id"] = talk->handed_out++;
+            requests.push_back(request.dump());
+        }
+        talk->runner.send_ahead(requests);
     };
-    lib.evaluate_table = [&runner](const Layout& layout) {
-        return values_reply(runner, request_of({.function = "evaluate_table", .layout = layout}),
+    lib.evaluate_table = [talk](const Layout& layout) {
+        return values_reply(*talk, request_of({.function = "evaluate_table", .layout = layout}),
                             static_cast<std::size_t>(size(layout)));
     };
     lib.evaluate = [lib](const Layout& layout, long long index) {
@@ -155,28 +176,28 @@ LayoutLibrary remote_library(QueryChild& runner) {
         if (index < static_cast<long long>(answers.values.size())) return answers.values[static_cast<std::size_t>(index)];
         throw std::runtime_error(answers.threw.value_or("no value"));
     };
-    lib.coalesce = [&runner](const Layout& layout) {
-        return layout_reply(runner, request_of({.function = "coalesce", .layout = layout}));
+    lib.coalesce = [talk](const Layout& layout) {
+        return layout_reply(*talk, request_of({.function = "coalesce", .layout = layout}));
     };
-    lib.compose = [&runner](const Layout& a, const Layout& b) {
-        return layout_reply(runner, request_of({.function = "compose", .layout = a, .other = b}));
+    lib.compose = [talk](const Layout& a, const Layout& b) {
+        return layout_reply(*talk, request_of({.function = "compose", .layout = a, .other = b}));
     };
-    lib.complement = [&runner](const Layout& layout, long long cotarget) {
-        return layout_reply(runner, request_of({.function = "complement", .layout = layout, .number = cotarget}));
+    lib.complement = [talk](const Layout& layout, long long cotarget) {
+        return layout_reply(*talk, request_of({.function = "complement", .layout = layout, .number = cotarget}));
     };
-    lib.logical_divide = [&runner](const Layout& layout, const Layout& tile) {
-        return layout_reply(runner, request_of({.function = "logical_divide", .layout = layout, .other = tile}));
+    lib.logical_divide = [talk](const Layout& layout, const Layout& tile) {
+        return layout_reply(*talk, request_of({.function = "logical_divide", .layout = layout, .other = tile}));
     };
-    lib.swizzle_each = [&runner](const Swizzle& s, const std::vector<long long>& offsets) {
-        return values_reply(runner, request_of({.function = "swizzle_each", .swizzle = s, .numbers = offsets}), offsets.size());
+    lib.swizzle_each = [talk](const Swizzle& s, const std::vector<long long>& offsets) {
+        return values_reply(*talk, request_of({.function = "swizzle_each", .swizzle = s, .numbers = offsets}), offsets.size());
     };
     lib.swizzle = [lib](const Swizzle& s, long long offset) {
         auto answers = lib.swizzle_each(s, {offset});
         if (!answers.values.empty()) return answers.values[0];
         throw std::runtime_error(answers.threw.value_or("no value"));
     };
-    lib.wavefronts = [&runner](const std::vector<long long>& addresses, int access_bytes) {
-        auto reply = ask(runner, request_of({.function = "wavefronts", .number = access_bytes, .numbers = addresses}),
+    lib.wavefronts = [talk](const std::vector<long long>& addresses, int access_bytes) {
+        auto reply = ask(*talk, request_of({.function = "wavefronts", .number = access_bytes, .numbers = addresses}),
                          "{\"value\": n}");
         long long value;
         if (!reply.contains("value") || !as_integer(reply["value"], value) || value < INT_MIN || value > INT_MAX)

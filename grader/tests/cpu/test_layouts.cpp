@@ -40,8 +40,11 @@ fs::path script_runner(const fs::path& dir, const std::string& name, const std::
     return file;
 }
 
-// Answers the hello as lab 09's runner does, then runs `rest`.
-const std::string kHello = "read request; echo '{\"runner\": \"layout\"}' >&3\n";
+// `reply TEXT`: replies {"id": ID, TEXT} to the request just read, as lab 09's runner does;
+// then the hello, answered.
+const std::string kHello =
+    "reply() { printf '{\"id\": %s, %s}\\n' \"$(printf '%s' \"$request\" | sed 's/.*\"id\":\\([0-9]*\\).*/\\1/')\" \"$1\" >&3; }\n"
+    "read request; reply '\"runner\": \"layout\"'\n";
 
 struct CheckerRun {
     int exit_code = -1;
@@ -367,23 +370,24 @@ TEST_CASE("layout checker program: the runner only answers; what it does wrong i
         CHECK(contains(run.result.value("message", ""), "is this lab 09's runner"));
     }
     SECTION("the wrong number of values is a bad reply") {
-        auto runner = script_runner(dir.path(), "counter", kHello + "while read request; do echo '{\"values\": [0, 0]}' >&3; done");
+        auto runner = script_runner(dir.path(), "counter", kHello + "while read request; do reply '\"values\": [0, 0]'; done");
         auto run = run_checker("evaluate", {runner.string()});
         CHECK(run.result["status"] == "bad_reply");
         check_mentions(run.result.value("message", ""), {"2 values for 1 inputs", "on evaluate: layout (1):(0)"});
     }
     SECTION("a mode that is not two integers is a bad reply") {
-        auto runner = script_runner(dir.path(), "moder", kHello + "while read request; do echo '{\"layout\": [[4, 1.5]]}' >&3; done");
+        auto runner = script_runner(dir.path(), "moder", kHello + "while read request; do reply '\"layout\": [[4, 1.5]]'; done");
         auto run = run_checker("coalesce", {runner.string()});
         CHECK(run.result["status"] == "bad_reply");
         CHECK(contains(run.result.value("message", ""), "two integers"));
     }
     SECTION("two replies to one request are a bad reply") {
         auto runner = script_runner(dir.path(), "twice",
-                                    kHello + "while read request; do printf '{\"value\": 1}\\n{\"value\": 1}\\n' >&3; done");
+                                    kHello + "while read request; do reply '\"value\": 1'; reply '\"value\": 1'; done");
         auto run = run_checker("wavefronts", {runner.string()});
         CHECK(run.result["status"] == "bad_reply");
-        CHECK(contains(run.result.value("message", ""), "more than one reply"));
+        check_mentions(run.result.value("message", ""), {"the reply to request 1 where request 2 was awaited",
+                                                         "two replies to one request"});
     }
     SECTION("a reply that never ends its line is cut off at the limit") {
         auto runner = script_runner(dir.path(), "flood", kHello + "read request; head -c 3000000 /dev/zero | tr '\\0' x >&3; sleep 30");
@@ -398,6 +402,13 @@ TEST_CASE("layout checker program: the runner only answers; what it does wrong i
         CHECK(run.result["status"] == "crashed");
         check_mentions(run.result.value("message", ""),
                        {"exit 3", "in the middle of its answers", "giving up", "on complement: layout = (4):(1), cotarget = 24"});
+    }
+    SECTION("an exit that leaves a child holding the replies open is still an exit, not a hang") {
+        auto runner = script_runner(dir.path(), "leaver", kHello + "read request; sleep 30 & exit 4");
+        auto run = run_checker("compose", {runner.string()});
+        CHECK(run.result["status"] == "crashed");
+        CHECK(contains(run.result.value("message", ""), "exit 4"));
+        CHECK(run.seconds < 20);
     }
     SECTION("a signal is named") {
         auto runner = script_runner(dir.path(), "segv", kHello + "read request; kill -SEGV $$");
@@ -458,7 +469,6 @@ TEST_CASE("layout checker: the remote library agrees with the solution in proces
     // runner is reported exactly as the in-process one.
     TempDir dir;
     cpu_part::QueryChild runner({layout_runner(true).string(), "--serve"}, dir / "stderr.txt", {});
-    layouts::greet_runner(runner);
     auto remote = layouts::remote_library(runner);
     CHECK(remote.evaluate({{4, 2}, {2, 1}}, 5) == 3);
     CHECK(layouts::to_string(remote.compose({{6, 8}, {2, 2}}, {{4, 3}, {3, 1}})) ==
