@@ -102,8 +102,11 @@ int main(int argc, char** argv) {
             child.finish();
             json["status"] = failure.outcome;
             json["message"] = failure.message + " (on " + part + ": " + current_case + ")";
+            std::string got = failure.outcome == "hang"      ? "no answer in time"
+                              : failure.outcome == "bad_reply" ? "a reply that is not an answer"
+                                                               : "no answer: the runner ended";
             json["first_wrong"] = {{"case", current_case}, {"index", -1}, {"coordinate", ""},
-                                   {"expected", "an answer"}, {"got", failure.outcome}};
+                                   {"expected", "an answer"}, {"got", got}};
             write_result(result_file, json);
             return 1;
         }

@@ -557,9 +557,9 @@ TEST_CASE("roofline grade: a runner that forges the verdict is graded a crash, i
           "[layouts][cli]") {
     TempDir dir;
     auto build = build_with_runner(dir, kForger);
-    auto flags = "--root " + shell_quote(repo_root().string()) + " --build-dir " + shell_quote(build.string()) +
-                 " --log " + shell_quote((dir / "predictions.yaml").string());
-    auto plain = run_cli(flags + " grade 09-layouts/evaluate --no-build");
+    auto flags = "--root " + shell_quote(repo_root().string()) + " --build-dir " + shell_quote(build.string());
+    auto log = " --log " + shell_quote((dir / "predictions.yaml").string());
+    auto plain = run_cli(flags + " grade 09-layouts/evaluate --no-build" + log);
     INFO(plain.all());
     CHECK(plain.exit_code == roofline::kCrashedOrTimedOut);
     check_mentions(plain.out, {"09-layouts/evaluate  FAILED (crashed)", "before its first answer", "points    0 / 40"});
@@ -567,7 +567,7 @@ TEST_CASE("roofline grade: a runner that forges the verdict is graded a crash, i
 
     auto sandbox = working_sandbox();
     ScopedEnv handed(roofline::kSandboxVariable, roofline::sandbox_to_environment(sandbox));
-    auto boxed = run_cli(flags + " grade 09-layouts/evaluate --no-build --json");
+    auto boxed = run_cli(flags + " grade 09-layouts/evaluate --no-build --json" + log);
     INFO(boxed.all());
     CHECK(boxed.exit_code == roofline::kCrashedOrTimedOut);
     auto json = nlohmann::json::parse(boxed.out, nullptr, false);
@@ -575,8 +575,7 @@ TEST_CASE("roofline grade: a runner that forges the verdict is graded a crash, i
     CHECK(json.value("correct", true) == false);
 
     if (fs::exists(layout_runner(true))) {  // and an honest runner in the sandbox answers through it
-        auto solved = run_cli(course_flags() + " grade 09-layouts/compose --solutions --no-build --json --log " +
-                              shell_quote((dir / "predictions.yaml").string()));
+        auto solved = run_cli(course_flags() + " grade 09-layouts/compose --solutions --no-build --json" + log);
         INFO(solved.all());
         CHECK(solved.exit_code == roofline::kGradedCorrect);
     }
