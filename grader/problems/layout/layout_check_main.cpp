@@ -111,6 +111,10 @@ int main(int argc, char** argv) {
             return 1;
         }
         child.finish();  // nothing of the runner runs past this point
+        if (report.status == "threw" && report.message.find("bad_alloc") != std::string::npos) {
+            report.message += " (the runner may use " + std::to_string(limits.memory_bytes >> 20) +
+                              " MiB of memory: does your code allocate without bound?)";
+        }
         json.update({{"status", report.status},
                      {"cases", report.cases},
                      {"indices", report.indices},

@@ -375,6 +375,12 @@ TEST_CASE("layout checker program: the runner only answers; what it does wrong i
         CHECK(run.result["status"] == "bad_reply");
         check_mentions(run.result.value("message", ""), {"2 values for 1 inputs", "on evaluate: layout (1):(0)"});
     }
+    SECTION("running out of memory (std::bad_alloc past the runner's limit) names the limit") {
+        auto runner = script_runner(dir.path(), "hog", kHello + "while read request; do reply '\"threw\": \"std::bad_alloc\"'; done");
+        auto run = run_checker("compose", {runner.string()});
+        CHECK(run.result["status"] == "threw");
+        check_mentions(run.result.value("message", ""), {"std::bad_alloc", "may use 2048 MiB of memory"});
+    }
     SECTION("a mode that is not two integers is a bad reply") {
         auto runner = script_runner(dir.path(), "moder", kHello + "while read request; do reply '\"layout\": [[4, 1.5]]'; done");
         auto run = run_checker("coalesce", {runner.string()});
