@@ -1,13 +1,14 @@
-# roofline_add_cpu_part(NN-name CHECKER target)
+# roofline_add_cpu_part(NN-name RUNNER object-library CHECKER program-target)
 #
 # The CPU-graded part of a lab (lab 09's layout library): host C++ files under
 # labs/NN-name/cpu/ (the student's) and solutions/NN-name/cpu/ (filled in), each set
-# linked with the family's checker (an OBJECT library holding main) into
-# lab-NN-name-cpu and solution-NN-name-cpu in <build>/labs/. No CUDA is compiled or
-# run: `roofline grade` runs these programs for the lab's CPU-graded variants
-# (lib/cpu_grade.hpp), on any machine. Skipped where the folder does not exist.
+# linked with the family's runner main (an OBJECT library: a query server that only
+# answers) into lab-NN-name-cpu and solution-NN-name-cpu in <build>/labs/. The verdict is
+# the CHECKER's, a program of the grader's with none of the student's code in it, which
+# starts the runner and asks it (lib/cpu_grade.hpp); building a runner builds the checker.
+# No CUDA is compiled or run: it works on any machine. Skipped where the folder does not exist.
 function(roofline_add_cpu_part lab)
-  cmake_parse_arguments(ARG "" "CHECKER" "" ${ARGN})
+  cmake_parse_arguments(ARG "" "RUNNER;CHECKER" "" ${ARGN})
   foreach(kind lab solution)
     if(kind STREQUAL "lab")
       set(folder "${PROJECT_SOURCE_DIR}/labs/${lab}/cpu")
@@ -20,21 +21,22 @@ function(roofline_add_cpu_part lab)
     file(GLOB sources CONFIGURE_DEPENDS "${folder}/*.cpp")
     set(target "${kind}-${lab}-cpu")
     add_executable(${target} ${sources})
-    target_link_libraries(${target} PRIVATE ${ARG_CHECKER})
+    target_link_libraries(${target} PRIVATE ${ARG_RUNNER})
     target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/grader/include")
     set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/labs")
+    add_dependencies(${target} ${ARG_CHECKER})
     add_dependencies(roofline_labs ${target})
     if(kind STREQUAL "lab")
-      roofline_write_cpu_build_kit(${lab} ${target} ${ARG_CHECKER})
+      roofline_write_cpu_build_kit(${lab} ${target} ${ARG_RUNNER})
     endif()
   endforeach()
 endfunction()
 
 # <build>/labs/NN-name-cpu.build-kit: how lab-NN-name-cpu is built, for `roofline batch`,
 # which compiles a submission's cpu/*.cpp with the C++ compiler and these flags and links
-# them with the checker's objects (lib/batch/build_kit.hpp; the same format as a lab's kit,
-# with `compiler` where a lab's names nvcc).
-function(roofline_write_cpu_build_kit lab target checker)
+# them with the runner's objects (lib/batch/build_kit.hpp; the same format as a lab's kit,
+# with `compiler` where a lab's names nvcc). The checker is not in it: it is the grader's.
+function(roofline_write_cpu_build_kit lab target runner)
   string(TOUPPER "${CMAKE_BUILD_TYPE}" config)
   separate_arguments(config_flags UNIX_COMMAND "${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${config}}")
   set(compile ${config_flags} -std=c++${CMAKE_CXX_STANDARD})
@@ -44,8 +46,8 @@ function(roofline_write_cpu_build_kit lab target checker)
 lab=${lab}-cpu
 compiler=${CMAKE_CXX_COMPILER}
 compile=-I$<JOIN:$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>,${nl}compile=-I>
-compile=-I$<JOIN:$<TARGET_PROPERTY:${checker},INTERFACE_INCLUDE_DIRECTORIES>,${nl}compile=-I>
+compile=-I$<JOIN:$<TARGET_PROPERTY:${runner},INTERFACE_INCLUDE_DIRECTORIES>,${nl}compile=-I>
 compile=$<JOIN:${compile},${nl}compile=>
-link=$<JOIN:$<TARGET_OBJECTS:${checker}>,${nl}link=>
+link=$<JOIN:$<TARGET_OBJECTS:${runner}>,${nl}link=>
 ")
 endfunction()

@@ -11,22 +11,16 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <tuple>
 
 namespace roofline {
 
 namespace {
-
-// The last "roofline-stage: ..." line of the program's stderr, without the prefix.
-std::string last_stage(const std::string& stderr_tail) {
-    const std::string prefix = "roofline-stage: ";
-    auto at = stderr_tail.rfind(prefix);
-    if (at == std::string::npos) return "";
-    auto end = stderr_tail.find('\n', at);
-    return stderr_tail.substr(at + prefix.size(), end == std::string::npos ? std::string::npos : end - at - prefix.size());
-}
 
 std::string first_wrong_text(const nlohmann::json& w) {
     std::string text = fmt::format("    case      {}\n", w.value("case", std::string()));
@@ -39,34 +33,57 @@ std::string first_wrong_text(const nlohmann::json& w) {
     return text;
 }
 
+// The checker's stderr, for the message when it failed: its last line.
+std::string last_line(std::string text) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    auto at = text.rfind('\n');
+    return at == std::string::npos ? text : text.substr(at + 1);
+}
+
 }  // namespace
 
 CpuVerdict interpret_cpu_check(const ProcessResult& ended, const std::optional<nlohmann::json>& result,
                                const std::string& stderr_tail, double timeout_s) {
-    auto stage = last_stage(stderr_tail);
-    if (ended.timed_out) {
-        return {kCrashedOrTimedOut, "hang",
-                fmt::format("still running after {:g} s (lab.yaml timeout_s){}: an endless loop in your code?", timeout_s,
-                            stage.empty() ? "" : ", last at " + stage)};
-    }
+    auto said = last_line(stderr_tail);
+    auto checker_failed = [&](const std::string& how) {
+        return CpuVerdict{kCrashedOrTimedOut, "error",
+                          fmt::format("the grader's checker {}{}: the grader's failure, not your "
+                                      "code's; tell your instructor", how, said.empty() ? "" : " (it said: " + said + ")")};
+    };
+    // Only a verdict the checker finished counts: one left behind by a checker that was
+    // killed, or that crashed, is not taken.
+    if (ended.timed_out) return checker_failed(fmt::format("ran past {:g} s without a verdict", timeout_s));
     if (ended.signal != 0) {
-        std::string name = strsignal(ended.signal) ? strsignal(ended.signal) : "a signal";
-        return {kCrashedOrTimedOut, "crashed",
-                fmt::format("your code crashed ({}, signal {}){}", name, ended.signal,
-                            stage.rfind("crashed on ", 0) == 0 ? " " + stage : stage.empty() ? "" : " while " + stage)};
+        return checker_failed(fmt::format("died of {} (signal {}) without a verdict", strsignal(ended.signal) ? strsignal(ended.signal) : "a signal",
+                                          ended.signal));
     }
-    if (!result || !result->is_object() || !result->contains("status")) {
-        return {kCrashedOrTimedOut, "crashed",
-                fmt::format("the CPU program ended (exit {}) without a result{}", ended.exit_code,
-                            stage.empty() ? "" : "; last at " + stage)};
+    if (!result || !result->is_object() || !result->contains("status") || !(*result)["status"].is_string()) {
+        return checker_failed(fmt::format("ended (exit {}) without a verdict", ended.exit_code));
     }
     auto status = result->value("status", std::string());
     auto message = result->value("message", std::string());
-    if (status == "correct") return {kGradedCorrect, "correct", message};
+    if (status == "correct") {
+        if (ended.exit_code != 0) return checker_failed(fmt::format("said correct but ended with exit {}", ended.exit_code));
+        return {kGradedCorrect, "correct", message};
+    }
+    if (status == "error") return checker_failed(fmt::format("failed ({})", message));
     std::string text = message + "\n";
-    if (result->contains("first_wrong")) text += first_wrong_text(result->at("first_wrong"));
+    if (result->contains("first_wrong") && (*result)["first_wrong"].is_object()) text += first_wrong_text(result->at("first_wrong"));
     if (!text.empty() && text.back() == '\n') text.pop_back();
-    return {kGradedIncorrect, status == "threw" ? "threw" : "incorrect", text};
+    if (status == "incorrect" || status == "threw") {
+        return {kGradedIncorrect, status, text};
+    }
+    if (status == "hang") return {kCrashedOrTimedOut, "hang", text};
+    if (status == "crashed" || status == "bad_reply") return {kCrashedOrTimedOut, "crashed", text};
+    return checker_failed(fmt::format("wrote the unknown status '{}'", status));
+}
+
+std::filesystem::path cpu_checker_program(const std::string& problem) {
+    auto name = "roofline-" + problem + "-check";
+    std::error_code error;
+    auto self = std::filesystem::read_symlink("/proc/self/exe", error);
+    if (!error && std::filesystem::exists(self.parent_path() / name)) return self.parent_path() / name;
+    return std::filesystem::path(ROOFLINE_BINARY_DIR) / name;
 }
 
 GradeOutcome grade_cpu_variant(const Workspace& ws, const GradeRequest& request, const LabSpec& lab,
@@ -75,34 +92,56 @@ GradeOutcome grade_cpu_variant(const Workspace& ws, const GradeRequest& request,
     std::string target = request.lab + "/" + request.variant;
     double max_points = lab.scoring.correctness;
     if (request.build) {
+        // The runner's target depends on the checker's (cmake/RooflineCpuPart.cmake): one build makes both.
         auto build = build_target(ws.build_dir, ws.cpu_target(lab.id, request.solutions));
         if (!build.ok) return build_failure(target, build);
     }
-    auto program = std::filesystem::absolute(ws.cpu_executable(lab.id, request.solutions));  // it runs in work_dir
-    if (!std::filesystem::exists(program)) {
+    auto runner = std::filesystem::absolute(ws.cpu_executable(lab.id, request.solutions));  // it runs in its own folder
+    auto checker = cpu_checker_program(variant.problem);
+    for (const auto& [program, build_dir, cmake_target] :
+         {std::tuple{runner, ws.build_dir, ws.cpu_target(lab.id, request.solutions)},
+          std::tuple{checker, checker.parent_path(), checker.filename().string()}}) {
+        if (std::filesystem::exists(program)) continue;
         out.exit_code = kBuildFailed;
         out.text = fmt::format("{}: {} is not built; build it with `cmake --build {} --target {}` (or grade without "
-                               "--no-build)\n", target, program.string(), ws.build_dir.string(),
-                               ws.cpu_target(lab.id, request.solutions));
+                               "--no-build)\n", target, program.string(), build_dir.string(), cmake_target);
         out.json = {{"target", target}, {"outcome", outcome_name(Outcome::build_failed)}, {"message", out.text}};
         return out;
     }
-    ProcessSpec spec;
-    auto work_dir = std::filesystem::temp_directory_path() / fmt::format("roofline-{}-{}-cpu", ::getpid(), variant.name);
-    std::filesystem::remove_all(work_dir);
-    std::filesystem::create_directories(work_dir);
+
+    // The checker's folder holds the verdict; the runner's, inside it, is all the runner
+    // may write (and, in the sandbox, all of it the runner sees).
+    std::string pattern = (std::filesystem::temp_directory_path() /
+                           fmt::format("roofline-{}-{}-cpu-XXXXXX", ::getpid(), variant.name)).string();
+    if (!::mkdtemp(pattern.data())) {
+        out.exit_code = kCrashedOrTimedOut;
+        out.text = fmt::format("{}: cannot make a temporary folder ({})\n", target, std::strerror(errno));
+        out.json = {{"target", target}, {"outcome", outcome_name(Outcome::harness_error)}, {"message", out.text}};
+        return out;
+    }
+    std::filesystem::path work_dir = pattern;
+    auto runner_dir = work_dir / "runner";
+    std::filesystem::create_directories(runner_dir);
     auto result_file = work_dir / "result.json";
-    spec.argv = {program.string(), "--part", variant.op, "--result", result_file.string()};
-    spec.work_dir = work_dir;
-    spec.output_file = work_dir / "stdout.txt";
-    spec.error_file = work_dir / "stderr.txt";
-    spec.limits.timeout_s = lab.timeout_s;
+    std::vector<std::string> runner_argv{runner.string(), "--serve"};
+    ProcessSpec spec;
+    spec.argv = {checker.string(), "--part", variant.op, "--result", result_file.string(), "--timeout",
+                 fmt::format("{:g}", lab.timeout_s)};
     if (auto sandbox = sandbox_from_environment()) {
         // Under roofline batch: the student's code runs in the sandbox like a lab program,
-        // seeing the system and its program, writing only its working folder.
-        // No CUDA in it: where there is no cgroup, an address-space limit holds it (sandbox.hpp).
-        spec.argv = sandboxed_argv(*sandbox, {{program}, {work_dir}, work_dir, true, /*uses_cuda=*/false}, spec.argv);
+        // seeing the system and its program, writing only its own folder. The checker
+        // starts it there and stays outside. No CUDA in it: where there is no cgroup, an
+        // address-space limit holds it (sandbox.hpp).
+        runner_argv = sandboxed_argv(*sandbox, {{runner}, {runner_dir}, runner_dir, true, /*uses_cuda=*/false},
+                                     runner_argv);
+        spec.argv.push_back("--sandboxed");
     }
+    spec.argv.push_back("--");
+    spec.argv.insert(spec.argv.end(), runner_argv.begin(), runner_argv.end());
+    spec.work_dir = runner_dir;  // the runner starts where the checker does
+    spec.output_file = work_dir / "checker-stdout.txt";
+    spec.error_file = work_dir / "checker-stderr.txt";
+    spec.limits.timeout_s = lab.timeout_s + 30;  // the checker stops the runner at timeout_s itself
     auto ended = run_process(spec);
     std::optional<nlohmann::json> result;
     if (std::filesystem::exists(result_file)) {
@@ -110,8 +149,9 @@ GradeOutcome grade_cpu_variant(const Workspace& ws, const GradeRequest& request,
         auto parsed = nlohmann::json::parse(in, nullptr, false);
         if (!parsed.is_discarded()) result = parsed;
     }
-    auto verdict = interpret_cpu_check(ended, result, file_tail(spec.error_file), lab.timeout_s);
-    std::filesystem::remove_all(work_dir);
+    auto verdict = interpret_cpu_check(ended, result, file_tail(spec.error_file), spec.limits.timeout_s);
+    std::error_code ignored;
+    std::filesystem::remove_all(work_dir, ignored);
 
     double points = verdict.exit_code == kGradedCorrect ? max_points : 0;
     auto where = request.solutions ? "solutions" : "labs";

@@ -1,8 +1,8 @@
 // The checker of lab 09's layout library (layout_check.hpp). Expected values come from
 // the definitions (a composition is a(b(i)); a complement is the increasing layout that
 // fills in the gaps; ...), computed index by index; the cases asked are those the
-// lesson's divisibility conditions allow. Everything here has internal linkage, so a
-// student's file cannot call it.
+// lesson's divisibility conditions allow. It runs in the checker program, which holds
+// none of the student's code: the student's answers come from a runner (remote_library.hpp).
 #include "layout_check.hpp"
 
 #include <algorithm>
@@ -74,6 +74,18 @@ std::optional<Layout> layout_of_table(const std::vector<long long>& table) {
     return out;
 }
 
+// `a` (given as the fewest modes: layout_of_table) at an index that may lie past its
+// size: its last mode runs on, as the lesson's composition takes it ("the last mode of A
+// never runs out"). Below size(a), the same as offset_of.
+long long offset_running_on(const Layout& a, long long index) {
+    long long offset = 0;
+    for (std::size_t k = 0; k + 1 < a.size(); ++k) {
+        offset += (index % a[k].shape) * a[k].stride;
+        index /= a[k].shape;
+    }
+    return a.empty() ? 0 : offset + index * a.back().stride;
+}
+
 // Whether a ∘ (s):(d) meets the divisibility conditions, for `a` with the fewest modes:
 // with P_j the product of a's first j shapes, d must be a multiple of the P_j just below
 // it, d / P_j must divide that mode's shape, and s must be a multiple of each whole
@@ -106,9 +118,9 @@ bool composable(const Layout& a, const Layout& b) {
     // And b's modes must not carry into each other through a: a(b(i)) is the sum of a at
     // each mode's own part of b(i), so that composing mode by mode is the composition.
     for (long long i = 0; i < size(b); ++i) {
-        long long whole = offset_of(a, offset_of(b, i)), parts = 0, rest = i;
+        long long whole = offset_running_on(*simple, offset_of(b, i)), parts = 0, rest = i;
         for (const auto& mode : b) {
-            parts += offset_of(a, (rest % mode.shape) * mode.stride);
+            parts += offset_running_on(*simple, (rest % mode.shape) * mode.stride);
             rest /= mode.shape;
         }
         if (whole != parts) return false;
@@ -309,12 +321,29 @@ const std::vector<std::string>& part_names() {
 
 namespace {
 
+// The k-th of a call's many answers; past the last, what the code threw there.
+long long answer_at(const Answers& answers, std::size_t k) {
+    if (k < answers.values.size()) return answers.values[k];
+    if (answers.threw) throw std::runtime_error(*answers.threw);
+    throw std::logic_error("checker: " + std::to_string(answers.values.size()) + " answers, asked for the one at " +
+                           std::to_string(k));
+}
+
 void check_evaluate(Checker& c, const LayoutLibrary& lib) {
-    for (const auto& layout : small_layouts()) {
+    auto layouts = small_layouts();
+    if (lib.plan) {
+        std::vector<Call> calls;
+        for (const auto& layout : layouts) calls.push_back({.function = "evaluate_table", .layout = layout});
+        lib.plan(calls);
+    }
+    for (const auto& layout : layouts) {
         c.begin("layout " + to_string(layout));
+        Answers table;
+        if (lib.evaluate_table) table = lib.evaluate_table(layout);
         for (long long i = 0; i < size(layout); ++i) {
             ++c.report.indices;
-            long long want = offset_of(layout, i), have = lib.evaluate(layout, i);
+            long long want = offset_of(layout, i);
+            long long have = lib.evaluate_table ? answer_at(table, static_cast<std::size_t>(i)) : lib.evaluate(layout, i);
             if (want != have) {
                 c.wrong(i, coordinate_text(layout, i), std::to_string(want), std::to_string(have),
                         "evaluate(" + to_string(layout) + ", " + std::to_string(i) + ") returned " + std::to_string(have) +
@@ -327,7 +356,13 @@ void check_evaluate(Checker& c, const LayoutLibrary& lib) {
 }
 
 void check_coalesce(Checker& c, const LayoutLibrary& lib) {
-    for (const auto& layout : small_layouts()) {
+    auto layouts = small_layouts();
+    if (lib.plan) {
+        std::vector<Call> calls;
+        for (const auto& layout : layouts) calls.push_back({.function = "coalesce", .layout = layout});
+        lib.plan(calls);
+    }
+    for (const auto& layout : layouts) {
         c.begin("layout " + to_string(layout));
         Layout got = lib.coalesce(layout);
         if (malformed(c, got, size(layout), "coalesce(" + to_string(layout) + ")")) return;
@@ -357,20 +392,36 @@ void check_compose(Checker& c, const LayoutLibrary& lib) {
         {{{6, 8}, {2, 2}}, {{4, 3}, {3, 1}}},  // CuTe's documented example: ((2,2),3):((24,2),8)
         {{{4, 2}, {2, 1}}, {{2, 4}, {1, 2}}},
         {{{8, 1}}, {{2, 4}, {4, 1}}},
+        // b reaches past size(a): a's last mode runs on, (2,6):(1,4), not a layout of size 6.
+        {{{2, 1}, {3, 4}}, {{2, 1}, {6, 2}}},
     };
     std::mt19937_64 random(20261209);
-    while (cases.size() < 4000) {
-        Layout a = random_layout(random, 3, true), b = random_layout(random, 3, true);
-        long long reach = 0;  // b must stay inside a's domain
+    auto reach_of = [](const Layout& b) {
+        long long reach = 0;
         for (long long i = 0; i < size(b); ++i) reach = std::max(reach, offset_of(b, i));
-        if (reach < size(a) && composable(a, b)) cases.emplace_back(a, b);
+        return reach;
+    };
+    while (cases.size() < 4000) {  // b inside a's domain
+        Layout a = random_layout(random, 3, true), b = random_layout(random, 3, true);
+        if (reach_of(b) < size(a) && composable(a, b)) cases.emplace_back(a, b);
+    }
+    while (cases.size() < 4500) {  // b past it: the rule that a's last mode never runs out
+        Layout a = random_layout(random, 3, true), b = random_layout(random, 3, true);
+        if (reach_of(b) >= size(a) && composable(a, b)) cases.emplace_back(a, b);
+    }
+    if (lib.plan) {
+        std::vector<Call> calls;
+        for (const auto& [a, b] : cases) calls.push_back({.function = "compose", .layout = a, .other = b});
+        lib.plan(calls);
     }
     for (const auto& [a, b] : cases) {
         c.begin("a = " + to_string(a) + ", b = " + to_string(b));
+        auto simple = layout_of_table(table_of(a));  // composable: a layout
         Layout got = lib.compose(a, b);
         std::string what = "compose(" + to_string(a) + ", " + to_string(b) + ")";
         if (malformed(c, got, size(b), what)) return;
-        if (!same_function(c, got, b, [&](long long i) { return offset_of(a, offset_of(b, i)); }, what + " =")) return;
+        if (!same_function(c, got, b, [&](long long i) { return offset_running_on(*simple, offset_of(b, i)); },
+                           what + " =")) return;
     }
 }
 
@@ -385,6 +436,12 @@ void check_complement(Checker& c, const LayoutLibrary& lib) {
         Layout layout = random_injective(random, &span);
         long long cotarget = span * (1 + static_cast<long long>(random() % 4));
         if (has_complement(layout, cotarget)) cases.emplace_back(layout, cotarget);
+    }
+    if (lib.plan) {
+        std::vector<Call> calls;
+        for (const auto& [layout, cotarget] : cases)
+            calls.push_back({.function = "complement", .layout = layout, .number = cotarget});
+        lib.plan(calls);
     }
     for (const auto& [layout, cotarget] : cases) {
         c.begin("layout = " + to_string(layout) + ", cotarget = " + std::to_string(cotarget));
@@ -412,6 +469,11 @@ void check_divide(Checker& c, const LayoutLibrary& lib) {
         Layout tile = random_injective(random, &span);
         if (span <= size(layout) && dividable(layout, tile)) cases.emplace_back(layout, tile);
     }
+    if (lib.plan) {
+        std::vector<Call> calls;
+        for (const auto& [layout, tile] : cases) calls.push_back({.function = "logical_divide", .layout = layout, .other = tile});
+        lib.plan(calls);
+    }
     for (const auto& [layout, tile] : cases) {
         c.begin("layout = " + to_string(layout) + ", tile = " + to_string(tile));
         auto rest = complement_by_definition(tile, size(layout));
@@ -431,12 +493,41 @@ void check_divide(Checker& c, const LayoutLibrary& lib) {
 void check_swizzle(Checker& c, const LayoutLibrary& lib) {
     // The TMA's 128-byte swizzle of a 64 x 64 bf16 tile (rows of 128 bytes), by hand: the
     // 16-byte chunk of element (r, col) moves to chunk (col / 8) ^ (r % 8) of its row.
+    // With swizzle_each, a whole case is one call: its offsets first, then the comparison.
+    auto each = [&](const Swizzle& s, const std::vector<long long>& offsets) {
+        return lib.swizzle_each ? lib.swizzle_each(s, offsets) : Answers{};
+    };
+    auto have_at = [&](const Answers& answers, std::size_t k, const Swizzle& s, long long offset) {
+        return lib.swizzle_each ? answer_at(answers, k) : lib.swizzle(s, offset);
+    };
+    std::vector<long long> tile_bytes;
+    for (long long r = 0; r < 64; ++r) {
+        for (long long col = 0; col < 64; ++col) tile_bytes.push_back(128 * r + 2 * col);
+    }
+    // Then every swizzle of 1 to 3 bits, on every offset up to one bit past its highest.
+    std::vector<Swizzle> swizzles;
+    for (int bits = 1; bits <= 3; ++bits) {
+        for (int base = 0; base <= 4; ++base) {
+            for (int shift = bits; shift <= 5; ++shift) swizzles.push_back({bits, base, shift});
+        }
+    }
+    auto offsets_of = [](const Swizzle& s) {
+        std::vector<long long> offsets(static_cast<std::size_t>(1LL << (s.bits + s.base + s.shift + 1)));
+        for (std::size_t offset = 0; offset < offsets.size(); ++offset) offsets[offset] = static_cast<long long>(offset);
+        return offsets;
+    };
+    if (lib.plan) {
+        std::vector<Call> calls{{.function = "swizzle_each", .swizzle = {3, 4, 3}, .numbers = tile_bytes}};
+        for (const auto& s : swizzles) calls.push_back({.function = "swizzle_each", .swizzle = s, .numbers = offsets_of(s)});
+        lib.plan(calls);
+    }
     c.begin("the 128-byte swizzle {3, 4, 3} of a 64 x 64 bf16 tile, element (row, col) at byte 128 row + 2 col");
+    auto tile_answers = each({3, 4, 3}, tile_bytes);
     for (long long r = 0; r < 64; ++r) {
         for (long long col = 0; col < 64; ++col) {
             ++c.report.indices;
             long long byte = 128 * r + 2 * col, want = 128 * r + 16 * ((col / 8) ^ (r % 8)) + (2 * col) % 16;
-            long long have = lib.swizzle({3, 4, 3}, byte);
+            long long have = have_at(tile_answers, static_cast<std::size_t>(64 * r + col), {3, 4, 3}, byte);
             if (want != have) {
                 c.wrong(byte, "(" + std::to_string(r) + "," + std::to_string(col) + ")", std::to_string(want),
                         std::to_string(have),
@@ -447,23 +538,20 @@ void check_swizzle(Checker& c, const LayoutLibrary& lib) {
             }
         }
     }
-    for (int bits = 1; bits <= 3; ++bits) {
-        for (int base = 0; base <= 4; ++base) {
-            for (int shift = bits; shift <= 5; ++shift) {
-                Swizzle s{bits, base, shift};
-                std::string name = "{" + std::to_string(bits) + ", " + std::to_string(base) + ", " + std::to_string(shift) + "}";
-                c.begin("swizzle " + name);
-                long long span = 1LL << (bits + base + shift + 1);
-                for (long long offset = 0; offset < span; ++offset) {
-                    ++c.report.indices;
-                    long long want = reference_swizzle(s, offset), have = lib.swizzle(s, offset);
-                    if (want != have) {
-                        c.wrong(offset, std::to_string(offset), std::to_string(want), std::to_string(have),
-                                "swizzle(" + name + ", " + std::to_string(offset) + ") returned " + std::to_string(have) +
-                                    "; it should return " + std::to_string(want));
-                        return;
-                    }
-                }
+    for (const auto& s : swizzles) {
+        std::string name = "{" + std::to_string(s.bits) + ", " + std::to_string(s.base) + ", " + std::to_string(s.shift) + "}";
+        c.begin("swizzle " + name);
+        auto offsets = offsets_of(s);
+        auto answers = each(s, offsets);
+        for (long long offset : offsets) {
+            ++c.report.indices;
+            long long want = reference_swizzle(s, offset);
+            long long have = have_at(answers, static_cast<std::size_t>(offset), s, offset);
+            if (want != have) {
+                c.wrong(offset, std::to_string(offset), std::to_string(want), std::to_string(have),
+                        "swizzle(" + name + ", " + std::to_string(offset) + ") returned " + std::to_string(have) +
+                            "; it should return " + std::to_string(want));
+                return;
             }
         }
     }
@@ -503,6 +591,12 @@ void check_wavefronts(Checker& c, const LayoutLibrary& lib) {
         long long region = 4096 / bytes;
         cases.push_back({"random addresses #" + std::to_string(k) + ", " + std::to_string(bytes) + " bytes each",
                          warp([&](long long) { return bytes * static_cast<long long>(random() % region); }), bytes});
+    }
+    if (lib.plan) {
+        std::vector<Call> calls;
+        for (const auto& one : cases)
+            calls.push_back({.function = "wavefronts", .number = one.access_bytes, .numbers = one.addresses});
+        lib.plan(calls);
     }
     for (const auto& one : cases) {
         std::string addresses;

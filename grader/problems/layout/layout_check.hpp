@@ -4,15 +4,35 @@
 // coordinate, the expected and the returned value. No GPU is involved.
 //
 // The functions are taken as a LayoutLibrary so that the CPU tests can plant a wrong
-// one; the lab's CPU program (layout_check_main.cpp) binds the student's.
+// one. The checker program (layout_check_main.cpp, roofline-layout-check) binds one that
+// asks the student's runner, another process (remote_library.hpp); the CPU tests also
+// bind the solution's functions in process (student_library.cpp).
 #pragma once
 #include "roofline/layout.hpp"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace layouts {
+
+// One call's answers for many inputs: one value per input asked, or fewer and the
+// message of what the code threw at the next one.
+struct Answers {
+    std::vector<long long> values;
+    std::optional<std::string> threw;
+};
+
+// One call the checker is about to make (LayoutLibrary::plan): the function's name and
+// its arguments.
+struct Call {
+    std::string function;            // evaluate_table, coalesce, compose, complement, logical_divide, swizzle_each, wavefronts
+    Layout layout, other;            // the layout (compose: a); the second one (compose: b; logical_divide: the tile)
+    long long number = 0;            // complement: the cotarget; wavefronts: the access bytes
+    Swizzle swizzle;                 // swizzle_each
+    std::vector<long long> numbers;  // swizzle_each: the offsets; wavefronts: the addresses
+};
 
 struct LayoutLibrary {
     std::function<long long(const Layout&, long long)> evaluate;
@@ -22,9 +42,17 @@ struct LayoutLibrary {
     std::function<Layout(const Layout&, const Layout&)> logical_divide;
     std::function<long long(const Swizzle&, long long)> swizzle;
     std::function<int(const std::vector<long long>&, int)> wavefronts;
+    // Optional: a whole case in one call, for a library in another process (one request
+    // instead of thousands). Unset, the functions above are called once per input.
+    std::function<Answers(const Layout&)> evaluate_table;  // evaluate(layout, i) for i = 0 .. size(layout) - 1
+    std::function<Answers(const Swizzle&, const std::vector<long long>&)> swizzle_each;  // swizzle(s, offset) for each
+    // Optional: told, before a part's first call, every call the part will make, in order
+    // (those after a wrong answer are not made). A runner in another process then gets its
+    // requests ahead and answers them back to back. Set only with the two above.
+    std::function<void(const std::vector<Call>&)> plan;
 };
 
-// The functions layout.hpp declares, as the student's files define them.
+// The functions layout.hpp declares, as the files linked into this program define them.
 LayoutLibrary student_library();
 
 // The parts, in the lab's order: evaluate, coalesce, compose, complement, logical_divide,
@@ -48,8 +76,10 @@ struct PartReport {
 };
 
 // Checks one part; an unknown part name throws std::invalid_argument listing the parts.
-// `on_case`, if given, is called with each case's text before it runs (the CPU program
-// keeps it to name the case if the student's code crashes).
+// `on_case`, if given, is called with each case's text before it runs (the checker
+// program keeps it to name the case if the runner crashes or hangs on it). The
+// library's exceptions are the student's ("threw"); anything that is not a
+// std::exception (a runner's failure, query_child.hpp) passes through.
 PartReport check_part(const std::string& part, const LayoutLibrary& library,
                       const std::function<void(const std::string&)>& on_case = {});
 

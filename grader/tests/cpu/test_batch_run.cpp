@@ -125,6 +125,62 @@ TEST_CASE("batch: lab 09's CPU part is compiled and graded per submission; a bro
     }
     std::filesystem::create_directories(subs / "skeleton" / "kernels");
     write_file(subs / "broken" / "cpu" / "03_compose.cpp", "#include \"roofline/layout.hpp\"\nint oops( {\n");
+    // Hostile ones (issue 31). "forger": nothing implemented; a static constructor writes a
+    // "correct" verdict to every path on its command line and its parent's and to every
+    // result.json in the folder around its own, then _exit(0)s. "garbler": the solution, but
+    // its static constructor writes a "correct" verdict to the reply descriptor. "chatty":
+    // the solution, printing garbage on stdout (as student debugging does) as it starts.
+    write_file(subs / "forger" / "cpu" / "01_evaluate.cpp", R"SOURCE(#include "roofline/layout.hpp"
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+namespace {
+void forge(const std::filesystem::path& path) {
+    std::ofstream(path) << R"({"part": "evaluate", "status": "correct", "cases": 8610, "indices": 1, "message": "forged"})";
+}
+void forge_arguments(const std::string& cmdline) {
+    std::ifstream in(cmdline);
+    std::string argument;
+    while (std::getline(in, argument, '\0')) {
+        if (argument.ends_with(".json")) forge(argument);
+    }
+}
+struct Forger {
+    Forger() {
+        forge_arguments("/proc/self/cmdline");
+        forge_arguments("/proc/" + std::to_string(::getppid()) + "/cmdline");
+        std::error_code error;
+        // Around its own folder only: outside a sandbox, a wider search would reach other programs' files.
+        for (std::filesystem::recursive_directory_iterator it("..", std::filesystem::directory_options::skip_permission_denied, error), end;
+             !error && it != end; it.increment(error)) {
+            if (it->path().filename() == "result.json") forge(it->path());
+        }
+        ::_exit(0);
+    }
+} forger;
+}  // namespace
+namespace layouts {
+long long evaluate(const Layout&, long long) { throw std::logic_error("TODO"); }
+}  // namespace layouts
+)SOURCE");
+    auto solution = [](const std::string& name) {
+        return read_file(repo_root() / "solutions" / "09-layouts" / "cpu" / name);
+    };
+    for (const auto& entry : std::filesystem::directory_iterator(repo_root() / "solutions" / "09-layouts" / "cpu")) {
+        auto name = entry.path().filename().string();
+        write_file(subs / "garbler" / "cpu" / name, solution(name));
+        write_file(subs / "chatty" / "cpu" / name, solution(name));
+    }
+    write_file(subs / "chatty" / "cpu" / "01_evaluate.cpp",
+               "#include <cstdio>\nnamespace { struct Chatter { Chatter() { for (int i = 0; i < 5000; ++i) "
+               "std::printf(\"{\\\"runner\\\": \\\"layout\\\"} {\\\"status\\\": \\\"correct\\\"} %d\\n\", i); } } chatter; }\n" +
+                   solution("01_evaluate.cpp"));
+    write_file(subs / "garbler" / "cpu" / "01_evaluate.cpp",
+               "#include <unistd.h>\nnamespace { struct Garbler { Garbler() { const char line[] = "
+               "\"{\\\"status\\\": \\\"correct\\\"}\\n\"; (void)::write(3, line, sizeof line - 1); } } garbler; }\n" +
+                   solution("01_evaluate.cpp"));
 
     auto r = run_cli(course_flags() + " batch 09-layouts --gpus none --jobs 2 --submissions " + shell_quote(subs.string()) +
                      " --out " + shell_quote(out.string()));
@@ -151,6 +207,21 @@ TEST_CASE("batch: lab 09's CPU part is compiled and graded per submission; a bro
     CHECK(variant_of(skeleton, "evaluate")["points"].get<double>() == 0);
     CHECK(skeleton["correctness"].get<double>() == 0);
     CHECK(contains(skeleton["reason"].get<std::string>(), "cpu/01_evaluate.cpp"));  // graded as the skeleton, noted
+
+    // The forged verdict is not taken: the checker's is (the runner ended before answering).
+    auto forger = json::parse(read_file(submission_dir(out, "forger") / "result.json"));
+    INFO("forger: " << forger.dump());
+    CHECK(variant_of(forger, "evaluate")["outcome"] == "crash");
+    CHECK(variant_of(forger, "evaluate")["points"].get<double>() == 0);
+    CHECK(forger["correctness"].get<double>() == 0);
+    auto garbler = json::parse(read_file(submission_dir(out, "garbler") / "result.json"));
+    INFO("garbler: " << garbler.dump());
+    CHECK(variant_of(garbler, "evaluate")["outcome"] == "crash");
+    CHECK(contains(variant_of(garbler, "evaluate").dump(), "not an answer"));
+    CHECK(garbler["correctness"].get<double>() == 0);
+    auto chatty = json::parse(read_file(submission_dir(out, "chatty") / "result.json"));
+    INFO("chatty: " << chatty.dump());
+    CHECK(chatty["correctness"].get<double>() == 7 * 40);
 
     auto broken = json::parse(read_file(submission_dir(out, "broken") / "result.json"));
     CHECK(broken["outcome"] == "compile_error");

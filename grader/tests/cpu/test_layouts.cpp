@@ -1,24 +1,81 @@
 // Lab 09's CPU-graded layout library: the reference solution against hand-worked layouts
 // (independent of the checker), the checker against the solution and against planted
-// wrong answers (each must fail, naming the first wrong index), how a crash, a hang or a
-// missing result of the CPU program is reported, and `roofline grade` end to end on the
-// skeleton and the solution. The solution's files are linked in where solutions/ exists
-// (not in the student edition: tests/CMakeLists.txt).
+// wrong answers (each must fail, naming the first wrong index), the checker program
+// (roofline-layout-check) against runners that misbehave (a forged verdict, garbage on
+// stdout or on the replies, an early exit, a signal, a hang, a flood), how the checker's
+// verdict becomes the grade, and `roofline grade` end to end on the skeleton, the solution
+// and a runner that forges the verdict. The solution's files are linked in where
+// solutions/ exists (not in the student edition: tests/CMakeLists.txt).
 #include "test_support.hpp"
 
 #include "cpu_grade.hpp"
 #include "exit_code.hpp"
 #include "lab_spec.hpp"
-
-#include <csignal>
-
-#ifdef ROOFLINE_LAYOUT_SOLUTION
 #include "layout/layout_check.hpp"
-#endif
+#include "layout/query_child.hpp"
+#include "layout/remote_library.hpp"
+#include "sandbox_support.hpp"
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <csignal>
+#include <thread>
 
 using namespace roofline_test;
 
 namespace {
+
+fs::path layout_checker() { return fs::path(ROOFLINE_BUILD_DIR) / "roofline-layout-check"; }
+fs::path layout_runner(bool solution) {
+    return fs::path(ROOFLINE_BUILD_DIR) / "labs" / (solution ? "solution-09-layouts-cpu" : "lab-09-layouts-cpu");
+}
+
+// A runner that is a shell script: `body` runs with the requests on stdin and the replies
+// on file descriptor 3, like lab-09-layouts-cpu --serve.
+fs::path script_runner(const fs::path& dir, const std::string& name, const std::string& body) {
+    auto file = dir / name;
+    write_file(file, "#!/bin/sh\n" + body + "\n");
+    ::chmod(file.c_str(), 0755);
+    return file;
+}
+
+// `reply TEXT`: replies {"id": ID, TEXT} to the request just read, as lab 09's runner does;
+// then the hello, answered.
+const std::string kHello =
+    "reply() { printf '{\"id\": %s, %s}\\n' \"$(printf '%s' \"$request\" | sed 's/.*\"id\":\\([0-9]*\\).*/\\1/')\" \"$1\" >&3; }\n"
+    "read request; reply '\"runner\": \"layout\"'\n";
+
+struct CheckerRun {
+    int exit_code = -1;
+    nlohmann::json result;  // the verdict file, or null when there is none
+    std::string err;
+    double seconds = 0;
+};
+
+// roofline-layout-check on one part, with `runner` (argv) behind `--`.
+// `settle_s`: how long to wait after it ends before reading the verdict (for a runner that
+// leaves something behind to rewrite it).
+CheckerRun run_checker(const std::string& part, const std::vector<std::string>& runner, double timeout_s = 60,
+                       bool sandboxed = false, double settle_s = 0) {
+    TempDir dir;
+    auto result = dir / "result.json";
+    std::string command = shell_quote(layout_checker().string()) + " --part " + part + " --result " +
+                          shell_quote(result.string()) + " --timeout " + std::to_string(timeout_s) +
+                          (sandboxed ? " --sandboxed" : "") + " --";
+    for (const auto& word : runner) command += " " + shell_quote(word);
+    command = "cd " + shell_quote(dir.path().string()) + " && " + command + " > /dev/null 2> " +
+              shell_quote((dir / "err.txt").string()) + " < /dev/null";
+    auto began = std::chrono::steady_clock::now();
+    int status = std::system(command.c_str());
+    CheckerRun run;
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    run.err = read_file(dir / "err.txt");
+    std::this_thread::sleep_for(std::chrono::duration<double>(settle_s));
+    if (fs::exists(result)) run.result = nlohmann::json::parse(read_file(result), nullptr, false);
+    return run;
+}
 
 #ifdef ROOFLINE_LAYOUT_SOLUTION
 std::vector<long long> table(const layouts::Layout& layout) {
@@ -114,6 +171,29 @@ TEST_CASE("layouts checker: a planted wrong answer fails at its first wrong inde
         CHECK(report.first_wrong.expected == "8");
         CHECK(report.first_wrong.got == "9");
     }
+    SECTION("compose that bounds a's last mode (b may not reach past size(a)): the lesson says it runs on") {
+        // It passed every case of the checker before the cases past size(a) (issue 33, item 11).
+        library.compose = [](const layouts::Layout& a, const layouts::Layout& b) {
+            for (long long i = 0; i < layouts::size(b); ++i) {
+                if (layouts::evaluate(b, i) >= layouts::size(a)) throw std::invalid_argument("compose: b runs past a");
+            }
+            return layouts::compose(a, b);
+        };
+        auto report = layouts::check_part("compose", library);
+        CHECK(report.status == "threw");
+        CHECK(report.first_wrong.case_text == "a = (2,3):(1,4), b = (2,6):(1,2)");
+        library.compose = [](const layouts::Layout& a, const layouts::Layout& b) {  // or stops a's last mode at its shape
+            auto r = layouts::compose(a, b);
+            long long reach = 0;
+            for (long long i = 0; i < layouts::size(b); ++i) reach = std::max(reach, layouts::evaluate(b, i));
+            if (reach >= layouts::size(a)) r.back().shape = std::max(1LL, r.back().shape / 2);
+            return r;
+        };
+        report = layouts::check_part("compose", library);
+        CHECK(report.status == "incorrect");
+        CHECK(report.first_wrong.case_text == "a = (2,3):(1,4), b = (2,6):(1,2)");
+        CHECK(contains(report.message, "must have size 12"));
+    }
     SECTION("coalesce that merges nothing: the same function, too many modes") {
         library.coalesce = [](const layouts::Layout& layout) { return layout; };
         auto report = layouts::check_part("coalesce", library);
@@ -178,13 +258,13 @@ TEST_CASE("layouts checker: a planted wrong answer fails at its first wrong inde
 
 #endif  // ROOFLINE_LAYOUT_SOLUTION
 
-TEST_CASE("cpu grade: how the CPU program ended becomes the verdict", "[layouts]") {
+TEST_CASE("cpu grade: the checker's verdict file becomes the grade; no verdict is never a pass", "[layouts]") {
     using roofline::interpret_cpu_check;
-    roofline::ProcessResult ended;
+    roofline::ProcessResult ended;  // how the checker (roofline-layout-check) ended
     ended.exit_code = 0;
 
-    SECTION("a result that says correct") {
-        auto v = interpret_cpu_check(ended, nlohmann::json{{"status", "correct"}, {"message", "compose: 4000 cases"}}, "", 60);
+    SECTION("a verdict that says correct") {
+        auto v = interpret_cpu_check(ended, nlohmann::json{{"status", "correct"}, {"message", "compose: 4500 cases"}}, "", 90);
         CHECK(v.exit_code == roofline::kGradedCorrect);
         CHECK(v.outcome == "correct");
     }
@@ -198,34 +278,222 @@ TEST_CASE("cpu grade: how the CPU program ended becomes the verdict", "[layouts]
                                 {"coordinate", "(0,1)"},
                                 {"expected", "8"},
                                 {"got", "9"}}}};
-        auto v = interpret_cpu_check(ended, result, "", 60);
+        auto v = interpret_cpu_check(ended, result, "", 90);
         CHECK(v.exit_code == roofline::kGradedIncorrect);
+        CHECK(v.outcome == "incorrect");
         check_mentions(v.message, {"index     4 = coordinate (0,1)", "expected  8", "got       9"});
     }
-    SECTION("a crash names the signal and the case it crashed on") {
-        ended.exit_code = -1;
-        ended.signal = SIGSEGV;
-        auto v = interpret_cpu_check(ended, std::nullopt,
-                                     "roofline-stage: checking compose\n\nroofline-stage: crashed on compose: a = (8):(1), "
-                                     "b = (2,4):(4,1)\n", 60);
+    SECTION("the runner's crash, hang and bad reply, as the checker names them") {
+        ended.exit_code = 1;
+        nlohmann::json crashed{{"status", "crashed"},
+                               {"message", "your code crashed (Segmentation fault, signal 11) (on compose: a = (8):(1), b = (2,4):(4,1))"},
+                               {"first_wrong", {{"case", "a = (8):(1), b = (2,4):(4,1)"}, {"index", -1}}}};
+        auto v = interpret_cpu_check(ended, crashed, "", 90);
         CHECK(v.exit_code == roofline::kCrashedOrTimedOut);
         CHECK(v.outcome == "crashed");
-        check_mentions(v.message, {"signal 11", "crashed on compose: a = (8):(1), b = (2,4):(4,1)"});
+        check_mentions(v.message, {"signal 11", "on compose: a = (8):(1), b = (2,4):(4,1)", "case      a = (8):(1)"});
+        auto hang = interpret_cpu_check(ended, nlohmann::json{{"status", "hang"}, {"message", "no answer within 60 s"}}, "", 90);
+        CHECK(hang.outcome == "hang");
+        CHECK(hang.exit_code == roofline::kCrashedOrTimedOut);
+        auto bad = interpret_cpu_check(ended, nlohmann::json{{"status", "bad_reply"}, {"message", "the runner's reply is not an answer"}},
+                                       "", 90);
+        CHECK(bad.outcome == "crashed");
+        CHECK(bad.exit_code == roofline::kCrashedOrTimedOut);
+        CHECK(contains(bad.message, "not an answer"));
     }
-    SECTION("a hang says the timeout and where it was") {
-        ended.timed_out = true;
-        auto v = interpret_cpu_check(ended, std::nullopt, "roofline-stage: checking complement\n", 60);
-        CHECK(v.outcome == "hang");
-        check_mentions(v.message, {"60 s", "checking complement"});
-    }
-    SECTION("an exit without a result is a crash, not a pass") {
-        ended.exit_code = 0;
-        auto v = interpret_cpu_check(ended, std::nullopt, "", 60);
+    SECTION("a checker that ends without a verdict is the grader's failure, not a pass") {
+        auto v = interpret_cpu_check(ended, std::nullopt, "roofline-layout-check: something broke\n", 90);
         CHECK(v.exit_code == roofline::kCrashedOrTimedOut);
-        CHECK(contains(v.message, "without a result"));
+        CHECK(v.outcome == "error");
+        check_mentions(v.message, {"grader's checker ended (exit 0) without a verdict", "something broke"});
+    }
+    SECTION("a verdict file left by a checker that was killed or timed out does not count") {
+        nlohmann::json forged{{"status", "correct"}, {"message", "forged"}};
+        ended.signal = SIGKILL;
+        CHECK(interpret_cpu_check(ended, forged, "", 90).outcome == "error");
+        ended.signal = 0;
+        ended.timed_out = true;
+        CHECK(interpret_cpu_check(ended, forged, "", 90).outcome == "error");
+        ended.timed_out = false;
+        ended.exit_code = 1;  // a checker that said correct exits 0
+        CHECK(interpret_cpu_check(ended, forged, "", 90).exit_code != roofline::kGradedCorrect);
     }
 }
 
+TEST_CASE("layout checker program: the runner only answers; what it does wrong is the part's failure", "[layouts][checker]") {
+    TempDir dir;
+    REQUIRE(fs::exists(layout_checker()));
+
+    SECTION("a runner that forges the verdict file and exits before answering: crashed, never correct") {
+        // It finds the checker's verdict file on the checker's command line (its parent's),
+        // writes "correct" there (and in its folder), leaves a job rewriting it, and exits 0.
+        auto runner = script_runner(dir.path(), "forger",
+                                    "forge() { printf '{\"status\": \"correct\", \"message\": \"forged\"}' > \"$1\"; }\n"
+                                    "result=$(tr '\\0' '\\n' < /proc/$PPID/cmdline | sed -n '/^--result$/{n;p;}')\n"
+                                    "[ -n \"$result\" ] || exit 9\n"
+                                    "forge \"$result\"; forge \"$result.tmp\"; forge result.json\n"
+                                    "( for i in 1 2 3 4 5 6 7 8 9 10; do forge \"$result\"; sleep 0.2; done ) &\n"
+                                    "exit 0");
+        // Read a second after the checker ended: the job would have rewritten it by then.
+        auto run = run_checker("evaluate", {runner.string()}, 60, false, 1.0);
+        INFO(run.result.dump() << run.err);
+        CHECK(run.exit_code == 1);
+        CHECK(run.result["status"] == "crashed");
+        check_mentions(run.result.value("message", ""), {"before its first answer", "exit 0", "static constructor"});
+    }
+    if (fs::exists(layout_runner(true))) {
+        SECTION("a runner that prints garbage on stdout and stderr still grades correct when its answers are right") {
+            auto runner = script_runner(dir.path(), "chatty",
+                                        "i=0; while [ $i -lt 2000 ]; do echo '{\"status\": \"correct\"} garbage'; "
+                                        "echo '{\"runner\": \"layout\"}'; i=$((i+1)); done\n"
+                                        "echo 'stderr garbage' >&2\n"
+                                        "exec " + shell_quote(layout_runner(true).string()) + " --serve");
+            auto run = run_checker("swizzle", {runner.string()});
+            INFO(run.result.dump() << run.err);
+            CHECK(run.exit_code == 0);
+            CHECK(run.result["status"] == "correct");
+        }
+    }
+    SECTION("garbage on the replies is a bad reply, quoted") {
+        auto runner = script_runner(dir.path(), "garbler", kHello + "while read request; do echo 'the answer is 42' >&3; done");
+        auto run = run_checker("compose", {runner.string()});
+        INFO(run.result.dump());
+        CHECK(run.exit_code == 1);
+        CHECK(run.result["status"] == "bad_reply");
+        check_mentions(run.result.value("message", ""),
+                       {"not an answer", "'the answer is 42'", "file descriptor 3", "on compose: a = (6,2):(8,2), b = (4,3):(3,1)"});
+    }
+    SECTION("a forged verdict sent as the reply is a bad reply") {
+        auto runner = script_runner(dir.path(), "replier", "while read request; do echo '{\"status\": \"correct\"}' >&3; done");
+        auto run = run_checker("evaluate", {runner.string()});
+        CHECK(run.result["status"] == "bad_reply");
+        CHECK(contains(run.result.value("message", ""), "is this lab 09's runner"));
+    }
+    SECTION("the wrong number of values is a bad reply") {
+        auto runner = script_runner(dir.path(), "counter", kHello + "while read request; do reply '\"values\": [0, 0]'; done");
+        auto run = run_checker("evaluate", {runner.string()});
+        CHECK(run.result["status"] == "bad_reply");
+        check_mentions(run.result.value("message", ""), {"2 values for 1 inputs", "on evaluate: layout (1):(0)"});
+    }
+    SECTION("running out of memory (std::bad_alloc past the runner's limit) names the limit") {
+        auto runner = script_runner(dir.path(), "hog", kHello + "while read request; do reply '\"threw\": \"std::bad_alloc\"'; done");
+        auto run = run_checker("compose", {runner.string()});
+        CHECK(run.result["status"] == "threw");
+        check_mentions(run.result.value("message", ""), {"std::bad_alloc", "may use 2048 MiB of memory"});
+    }
+    SECTION("a mode that is not two integers is a bad reply") {
+        auto runner = script_runner(dir.path(), "moder", kHello + "while read request; do reply '\"layout\": [[4, 1.5]]'; done");
+        auto run = run_checker("coalesce", {runner.string()});
+        CHECK(run.result["status"] == "bad_reply");
+        CHECK(contains(run.result.value("message", ""), "two integers"));
+    }
+    SECTION("two replies to one request are a bad reply") {
+        auto runner = script_runner(dir.path(), "twice",
+                                    kHello + "while read request; do reply '\"value\": 1'; reply '\"value\": 1'; done");
+        auto run = run_checker("wavefronts", {runner.string()});
+        CHECK(run.result["status"] == "bad_reply");
+        check_mentions(run.result.value("message", ""), {"the reply to request 1 where request 2 was awaited",
+                                                         "two replies to one request"});
+    }
+    SECTION("a reply that never ends its line is cut off at the limit") {
+        auto runner = script_runner(dir.path(), "flood", kHello + "read request; head -c 3000000 /dev/zero | tr '\\0' x >&3; sleep 30");
+        auto run = run_checker("compose", {runner.string()});
+        CHECK(run.result["status"] == "bad_reply");
+        CHECK(contains(run.result.value("message", ""), "ran past 1048576 bytes"));
+        CHECK(run.seconds < 20);  // not the runner's 30 s: cut off, then killed
+    }
+    SECTION("an exit in the middle of the answers is a crash, with the case") {
+        auto runner = script_runner(dir.path(), "quitter", kHello + "read request; echo 'giving up' >&2; exit 3");
+        auto run = run_checker("complement", {runner.string()});
+        CHECK(run.result["status"] == "crashed");
+        check_mentions(run.result.value("message", ""),
+                       {"exit 3", "in the middle of its answers", "giving up", "on complement: layout = (4):(1), cotarget = 24"});
+    }
+    SECTION("an exit that leaves a child holding the replies open is still an exit, not a hang") {
+        auto runner = script_runner(dir.path(), "leaver", kHello + "read request; sleep 30 & exit 4");
+        auto run = run_checker("compose", {runner.string()});
+        CHECK(run.result["status"] == "crashed");
+        CHECK(contains(run.result.value("message", ""), "exit 4"));
+        CHECK(run.seconds < 20);
+    }
+    SECTION("a signal is named") {
+        auto runner = script_runner(dir.path(), "segv", kHello + "read request; kill -SEGV $$");
+        auto run = run_checker("logical_divide", {runner.string()});
+        CHECK(run.result["status"] == "crashed");
+        check_mentions(run.result.value("message", ""), {"signal 11", "on logical_divide: layout = (4,2,3):(2,1,8)"});
+    }
+    SECTION("in a sandbox, exit 128 + N is the signal N bwrap handed back") {
+        auto runner = script_runner(dir.path(), "sandboxed", kHello + "read request; exit 139");
+        auto run = run_checker("swizzle", {runner.string()}, 60, true);
+        CHECK(run.result["status"] == "crashed");
+        CHECK(contains(run.result.value("message", ""), "signal 11"));
+    }
+    SECTION("a hang is a hang, stopped at the timeout, naming the case") {
+        auto runner = script_runner(dir.path(), "sleeper", kHello + "read request; sleep 300");
+        auto run = run_checker("compose", {runner.string()}, 2);
+        INFO(run.result.dump());
+        CHECK(run.exit_code == 1);
+        CHECK(run.result["status"] == "hang");
+        check_mentions(run.result.value("message", ""), {"no answer within 2 s", "on compose: a = (6,2):(8,2)"});
+        CHECK(run.seconds < 60);
+    }
+    SECTION("a runner that is not there is the checker's failure (status error, exit 3)") {
+        auto run = run_checker("compose", {(dir / "no-such-runner").string()});
+        CHECK(run.exit_code == 3);
+        CHECK(run.result["status"] == "error");
+        CHECK(contains(run.result.value("message", ""), "cannot start the runner"));
+    }
+    SECTION("bad arguments: exit 2, no verdict") {
+        auto run = run_checker("transpose", {"/bin/true"});
+        CHECK(run.exit_code == 2);
+        CHECK(run.result.is_null());
+        CHECK(contains(run.err, "no part 'transpose'"));
+    }
+}
+
+TEST_CASE("layout checker program: the skeleton's runner throws, the solution's is correct on every part",
+          "[layouts][checker]") {
+    auto skeleton = run_checker("compose", {layout_runner(false).string(), "--serve"});
+    INFO(skeleton.result.dump() << skeleton.err);
+    CHECK(skeleton.exit_code == 1);
+    CHECK(skeleton.result["status"] == "threw");
+    check_mentions(skeleton.result.value("message", ""), {"compose threw on a = (6,2):(8,2), b = (4,3):(3,1)",
+                                                          "TODO: 03_compose is not written yet", "the skeleton"});
+    if (!fs::exists(layout_runner(true))) return;  // the student edition
+    for (const auto& part : layouts::part_names()) {
+        auto run = run_checker(part, {layout_runner(true).string(), "--serve"});
+        INFO(part << ": " << run.result.dump() << run.err);
+        CHECK(run.exit_code == 0);
+        CHECK(run.result["status"] == "correct");
+        CHECK(run.result.value("cases", 0) >= 60);
+    }
+}
+
+#ifdef ROOFLINE_LAYOUT_SOLUTION
+TEST_CASE("layout checker: the remote library agrees with the solution in process, threw included", "[layouts][checker]") {
+    // The same planted checks as in process, through the protocol: a wrong answer from the
+    // runner is reported exactly as the in-process one.
+    TempDir dir;
+    cpu_part::QueryChild runner({layout_runner(true).string(), "--serve"}, dir / "stderr.txt", {});
+    auto remote = layouts::remote_library(runner);
+    CHECK(remote.evaluate({{4, 2}, {2, 1}}, 5) == 3);
+    CHECK(layouts::to_string(remote.compose({{6, 8}, {2, 2}}, {{4, 3}, {3, 1}})) ==
+          layouts::to_string(layouts::compose({{6, 8}, {2, 2}}, {{4, 3}, {3, 1}})));
+    CHECK(remote.swizzle({3, 4, 3}, 404) == 420);
+    auto table = remote.evaluate_table({{2, 1}, {2, 4}});
+    CHECK(table.values == std::vector<long long>{0, 1, 4, 5});
+    CHECK_FALSE(table.threw);
+    // The solution's compose throws where b's strides do not divide a: the runner says so.
+    std::string threw;
+    try {
+        remote.compose({{3, 1}, {4, 5}}, {{2, 2}});
+    } catch (const std::runtime_error& e) {
+        threw = e.what();
+    }
+    CHECK(contains(threw, "compose: stride 2 does not divide"));
+    runner.finish();
+}
+#endif
 TEST_CASE("lab 09: CPU-graded variants in lab.yaml", "[layouts]") {
     auto lab = roofline::load_lab(repo_root() / "labs/09-layouts/lab.yaml");
     const auto& compose = lab.variant("compose");
@@ -270,6 +538,52 @@ TEST_CASE("roofline grade of a CPU-graded variant: no GPU, no prediction", "[lay
         CHECK(json["outcome"] == "correct");
         CHECK(json["graded_on"] == "cpu");
         CHECK(json["points"]["total"] == 40);
+    }
+}
+
+// A build folder whose lab-09-layouts-cpu is `runner_script` (a shell script), for
+// `roofline grade --build-dir`; the checker is the one beside roofline, never this folder's.
+static fs::path build_with_runner(const TempDir& dir, const std::string& runner_script) {
+    auto build = dir / "build";
+    fs::create_directories(build / "labs");
+    script_runner(build / "labs", "lab-09-layouts-cpu", runner_script);
+    return build;
+}
+
+// The forger of issue 31: finds the verdict file (on its parent's command line, and in the
+// folder above its own), writes "correct" there, and exits 0 before answering anything.
+const std::string kForger =
+    "forge() { printf '{\"status\": \"correct\", \"message\": \"forged\", \"cases\": 1}' > \"$1\" 2>/dev/null; }\n"
+    "result=$(tr '\\0' '\\n' < /proc/$PPID/cmdline 2>/dev/null | sed -n '/^--result$/{n;p;}')\n"
+    "[ -n \"$result\" ] && forge \"$result\"\n"
+    "for f in ../result.json ../*/result.json; do forge \"$f\"; done\n"
+    "exit 0";
+
+TEST_CASE("roofline grade: a runner that forges the verdict is graded a crash, in the sandbox and out of it",
+          "[layouts][cli]") {
+    TempDir dir;
+    auto build = build_with_runner(dir, kForger);
+    auto flags = "--root " + shell_quote(repo_root().string()) + " --build-dir " + shell_quote(build.string());
+    auto log = " --log " + shell_quote((dir / "predictions.yaml").string());
+    auto plain = run_cli(flags + " grade 09-layouts/evaluate --no-build" + log);
+    INFO(plain.all());
+    CHECK(plain.exit_code == roofline::kCrashedOrTimedOut);
+    check_mentions(plain.out, {"09-layouts/evaluate  FAILED (crashed)", "before its first answer", "points    0 / 40"});
+    CHECK_FALSE(contains(plain.out, "CORRECT"));
+
+    auto sandbox = working_sandbox();
+    ScopedEnv handed(roofline::kSandboxVariable, roofline::sandbox_to_environment(sandbox));
+    auto boxed = run_cli(flags + " grade 09-layouts/evaluate --no-build --json" + log);
+    INFO(boxed.all());
+    CHECK(boxed.exit_code == roofline::kCrashedOrTimedOut);
+    auto json = nlohmann::json::parse(boxed.out, nullptr, false);
+    CHECK(json.value("outcome", "") == "crashed");
+    CHECK(json.value("correct", true) == false);
+
+    if (fs::exists(layout_runner(true))) {  // and an honest runner in the sandbox answers through it
+        auto solved = run_cli(course_flags() + " grade 09-layouts/compose --solutions --no-build --json" + log);
+        INFO(solved.all());
+        CHECK(solved.exit_code == roofline::kGradedCorrect);
     }
 }
 
