@@ -1,4 +1,5 @@
 #include "grade.hpp"
+#include "build_progress.hpp"
 
 #include "byte_calibration.hpp"
 #include "cpu_grade.hpp"
@@ -504,7 +505,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
 
     // 3. Build: a compile error is reported even where there is no GPU.
     if (request.build) {
-        auto build = build_target(ws.build_dir, ws.lab_target(lab.id, request.solutions));
+        auto build = build_with_progress(ws.build_dir, ws.lab_target(lab.id, request.solutions), true);
         if (!build.ok) return build_failure(target, build);
     }
     trace_stage(target + ": symbol check");

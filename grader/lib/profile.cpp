@@ -1,4 +1,5 @@
 #include "profile.hpp"
+#include "build_progress.hpp"
 
 #include "diagnosis.hpp"
 #include "exit_code.hpp"
@@ -140,7 +141,7 @@ ProfileOutcome profile_variant(const Workspace& ws, const ProfileRequest& reques
                                ". `roofline grade` does not need it.");
         }
         if (request.build) {
-            auto build = build_target(ws.build_dir, ws.lab_target(lab.id, request.solutions));
+            auto build = build_with_progress(ws.build_dir, ws.lab_target(lab.id, request.solutions), true);
             if (!build.ok) {
                 return refused(kBuildFailed, target, "build_failed",
                                fmt::format("the build failed; the compiler said:\n{}", build.output));
@@ -208,6 +209,13 @@ ProfileOutcome profile_variant(const Workspace& ws, const ProfileRequest& reques
 
     auto csv = parse_ncu_csv(csv_text, csv_source);
     input.launches = csv.launches;
+    if (input.launches.empty() && !request.csv_file.empty()) {
+        // A file the student gave: bad input (exit 2), not a profiler that is missing or refused.
+        throw InputError(request.csv_file, 0,
+                         fmt::format("holds no kernel rows of an ncu table{}; give the CSV that `ncu --csv --page raw "
+                                     "--print-units base` wrote (or `ncu --import REPORT --csv --page raw`)",
+                                     csv.tool_lines.empty() ? "" : " (its last tool line: " + csv.tool_lines.back() + ")"));
+    }
     if (input.launches.empty()) {
         return refused(kToolUnavailable, target, "profiler_unavailable",
                        "ncu profiled no kernel of the variant (its table is empty); " +
