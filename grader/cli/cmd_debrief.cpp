@@ -35,7 +35,7 @@ void run_debrief(Context& context, const DebriefFlags& f) {
     if (const auto* m = gate.measurement) {
         const auto* p = log.find_by_id(m->prediction_id);
         fmt::print("debrief of {}/{}: your measurement {} ({}, {}) ", lab.id, variant.name, m->id,
-                   seconds(m->measured_time_s), m->measured_at);
+                   m->graded_on_cpu ? std::string("correct on the CPU") : seconds(m->measured_time_s), m->measured_at);
         if (p) fmt::print("against your prediction {} ({}, {:.2f}x)", p->id, seconds(p->predicted_time_s),
                           m->measured_time_s / p->predicted_time_s);
         fmt::print("\nexplain the gap in your own words: roofline explain {}/{} --why \"...\"\n\n", lab.id, variant.name);

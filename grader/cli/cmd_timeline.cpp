@@ -2,10 +2,11 @@
 // start, duration and the GPU's idle gap before it, and a Gantt chart (lib/timeline.hpp).
 // The lab program verifies the variant first (an incorrect kernel's timeline is not
 // worth reading), then records one launch with CUPTI (`--mode timeline`).
-#include "command.hpp"
 #include "build_progress.hpp"
-#include "number_flags.hpp"
+#include "command.hpp"
+#include "device_query.hpp"
 #include "grade.hpp"
+#include "number_flags.hpp"
 #include "input_error.hpp"
 #include "lab_session.hpp"
 #include "output_file.hpp"
@@ -101,6 +102,7 @@ void run_timeline(Context& context, const TimelineFlags& f) {
     }
     std::filesystem::remove_all(work_dir);
     if (!why_no_device.empty()) {
+        if (auto missing = missing_gpu_driver()) why_no_device = *missing;
         fmt::print(stderr, "no timeline: no CUDA device here ({})\n", why_no_device);
         context.exit_code = kNoDevice;
         return;

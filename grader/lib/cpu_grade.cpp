@@ -1,7 +1,7 @@
 #include "cpu_grade.hpp"
-#include "build_progress.hpp"
 #include "sandbox.hpp"
 
+#include "build_progress.hpp"
 #include "debrief.hpp"
 #include "exit_code.hpp"
 #include "file_text.hpp"
@@ -142,8 +142,10 @@ GradeOutcome grade_cpu_variant(const Workspace& ws, const GradeRequest& request,
                                                         {"output", verdict.message},
                                                         {"visibility", "visible"}}})}};
     // A grade is a measurement in the student's log like any other (graded_on: cpu), so that
-    // `explain`, `debrief` and `log` work for it; the reference solutions' grades are not the student's.
-    if (!request.solutions && (verdict.exit_code == kGradedCorrect || verdict.exit_code == kGradedIncorrect)) {
+    // `explain`, `debrief` and `log` work for it. Not `roofline run` (a check, as on the GPU), and
+    // not the reference solutions' grades, which are not the student's.
+    bool graded = verdict.exit_code == kGradedCorrect || verdict.exit_code == kGradedIncorrect;
+    if (graded && !request.solutions && !request.verify_only) {
         record_cpu_grade(request.log, lab.id, variant.name, verdict.exit_code == kGradedCorrect, points, max_points);
     }
     if (verdict.exit_code == kGradedCorrect) {

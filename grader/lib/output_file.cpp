@@ -98,6 +98,7 @@ void write_output_file(const fs::path& file, const std::string& text, const std:
     struct stat old {};
     bool replacing = ::stat(target.c_str(), &old) == 0;
     auto temporary = folder / fmt::format(".{}.{}.tmp", target.filename().string(), ::getpid());
+    ::unlink(temporary.c_str());  // a leftover of a killed run of a process with this pid, if any
     bool named = false;  // whether `temporary` exists and must be removed on failure
     int fd = -1;
     try {
@@ -108,9 +109,11 @@ void write_output_file(const fs::path& file, const std::string& text, const std:
             if (replacing) ::fchmod(fd, old.st_mode & 07777);
             auto self = fmt::format("/proc/self/fd/{}", fd);
             if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, temporary.c_str(), AT_SYMLINK_FOLLOW) != 0) {
-                throw std::system_error(errno, std::generic_category());
+                ::close(fd);  // no /proc to name it by: the named temporary below
+                fd = -1;
             }
-        } else {
+        }
+        if (fd < 0) {
             // No O_TMPFILE on this file system: a named temporary.
             fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
             if (fd < 0) throw std::system_error(errno, std::generic_category());

@@ -376,26 +376,39 @@ void append_bytes(int fd, off_t old_size, const std::string& text, const std::fi
 // later command out.
 template <class Emit>
 void append_entry(const std::filesystem::path& file, Emit emit_entry) {
+    // The entry's text after `old_text`, read back with the loader before anything is written.
+    auto compose = [&](const std::string& old_text, const PredictionLog& log) {
+        YAML::Emitter out;
+        out << YAML::BeginSeq << YAML::BeginMap;
+        emit_entry(out, log);
+        out << YAML::EndMap << YAML::EndSeq;
+        std::string addition;
+        if (!old_text.empty() && old_text.back() != '\n') addition = "\n";
+        if (old_text.find_first_not_of(" \t\r\n") == std::string::npos) addition += kHeader;  // a new log
+        addition += fmt::format("{}\n{}\n{}\n", kEntryBegins, out.c_str(), kEntryEnds);
+        try {
+            parse_log_text(old_text + addition, file);
+        } catch (const InputError& e) {
+            throw InputError(fmt::format("{}: the new entry would not read back ({}); nothing was written",
+                                         file.string(), e.what()));
+        }
+        return addition;
+    };
+    check_log_path(file);
+    // A log that does not exist yet is created only for an entry that reads back: a refused
+    // command leaves no empty file behind.
+    std::error_code error;
+    if (!std::filesystem::exists(std::filesystem::symlink_status(file, error))) {
+        PredictionLog empty;
+        empty.file = file;
+        compose("", empty);
+    }
     FileDescriptor fd(open_for_append(file));
     while (::flock(fd.get(), LOCK_EX) != 0) {
         if (errno != EINTR) throw InputError(file, 0, fmt::format("cannot be locked ({})", std::strerror(errno)));
     }
     auto old_text = read_all(fd.get(), file);
-    auto log = parse_log_text(old_text, file);
-    YAML::Emitter out;
-    out << YAML::BeginSeq << YAML::BeginMap;
-    emit_entry(out, log);
-    out << YAML::EndMap << YAML::EndSeq;
-    std::string addition;
-    if (!old_text.empty() && old_text.back() != '\n') addition = "\n";
-    if (old_text.find_first_not_of(" \t\r\n") == std::string::npos) addition += kHeader;  // a new log
-    addition += fmt::format("{}\n{}\n{}\n", kEntryBegins, out.c_str(), kEntryEnds);
-    try {
-        parse_log_text(old_text + addition, file);
-    } catch (const InputError& e) {
-        throw InputError(fmt::format("{}: the new entry would not read back ({}); nothing was written", file.string(),
-                                     e.what()));
-    }
+    auto addition = compose(old_text, parse_log_text(old_text, file));
     append_bytes(fd.get(), static_cast<off_t>(old_text.size()), addition, file);
 }
 

@@ -1,6 +1,6 @@
 #include "profile.hpp"
-#include "build_progress.hpp"
 
+#include "build_progress.hpp"
 #include "diagnosis.hpp"
 #include "exit_code.hpp"
 #include "file_text.hpp"
@@ -199,11 +199,19 @@ ProfileOutcome profile_variant(const Workspace& ws, const ProfileRequest& reques
         }
         // Kept beside the grading results: the table, and the report for Nsight Compute's window.
         auto results = ws.results_dir(lab.id, request.solutions);
-        std::filesystem::create_directories(results);
         out.csv_saved = results / (variant.name + ".ncu.csv");
         out.report_saved = results / (variant.name + ".ncu-rep");
-        std::filesystem::copy_file(csv_file, out.csv_saved, std::filesystem::copy_options::overwrite_existing);
-        std::filesystem::copy_file(report_file, out.report_saved, std::filesystem::copy_options::overwrite_existing);
+        std::error_code error;
+        std::filesystem::create_directories(results, error);
+        if (!error) std::filesystem::copy_file(csv_file, out.csv_saved, std::filesystem::copy_options::overwrite_existing, error);
+        if (!error) {
+            std::filesystem::copy_file(report_file, out.report_saved, std::filesystem::copy_options::overwrite_existing,
+                                       error);
+        }
+        if (error) {
+            throw InputError(results, 0, fmt::format("cannot keep the profile's table and report here ({}); check the "
+                                                     "folder is writable", error.message()));
+        }
         std::filesystem::remove_all(work_dir);
     }
 

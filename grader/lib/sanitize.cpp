@@ -1,6 +1,6 @@
 #include "sanitize.hpp"
-#include "build_progress.hpp"
 
+#include "build_progress.hpp"
 #include "exit_code.hpp"
 #include "file_text.hpp"
 #include "input_error.hpp"

@@ -53,7 +53,7 @@ std::string with_path(const std::string& command, const std::string& path) {
 fs::path measured_log(const fs::path& dir) {
     auto file = dir / "log.yaml";
     auto p = make_prediction("copy_naive_fp32", "n=268435456",
-                             hash_file(repo_root() / "labs" / "01-memory-roof" / "kernels" / "copy_naive_fp32.cu"), 600);
+                             hash_file(repo_root() / "labs" / "01-memory-roof" / "kernels" / "01_copy_naive.cu"), 600);
     p = append_prediction(file, p);
     append_measurement(file, make_measurement(p, 640));
     return file;
