@@ -38,10 +38,9 @@ void run_report(Context& context, const ReportFlags& f) {
     auto ws = context.workspace();
     auto log = f.log.empty() ? ws.default_log() : std::filesystem::path(f.log);
     auto out = f.out.empty() ? ws.state_dir() / "report.html" : std::filesystem::path(f.out);
-    // A path typed with --out must be in an existing folder; the default's folder is made.
-    auto folder = f.out.empty() ? OutputFolder::create : OutputFolder::must_exist;
-    check_output_file(out, "--out", folder);
-    write_output_file(out, student_report_html(ws, log), "--out", folder);
+    // The page's folder is made where missing (--out pages/course.html), as for the default.
+    check_output_file(out, "--out", OutputFolder::create);
+    write_output_file(out, student_report_html(ws, log), "--out", OutputFolder::create);
     fmt::print("{}\n", std::filesystem::absolute(out).string());
     if (f.open) open_in_browser(std::filesystem::absolute(out));
 }

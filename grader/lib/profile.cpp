@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <fstream>
 #include <random>
+#include <sstream>
 
 namespace roofline {
 
@@ -128,7 +129,14 @@ ProfileOutcome profile_variant(const Workspace& ws, const ProfileRequest& reques
         }
         csv_text = read_file_text(request.csv_file);
         csv_source = request.csv_file.string();
-        if (auto failure = ncu_failure(csv_text)) {
+        // A failure is read only off ncu's own lines (==ERROR==, ==WARNING==, ...): a file that merely
+        // mentions ERR_NVGPUCTRPERM (a README given by mistake) is no table, not a refused profiler.
+        std::string tool_lines;
+        std::istringstream lines(csv_text);
+        for (std::string line; std::getline(lines, line);) {
+            if (line.rfind("==", 0) == 0) tool_lines += line + "\n";
+        }
+        if (auto failure = ncu_failure(tool_lines)) {
             return refused(kToolUnavailable, target, "profiler_unavailable", failure->message);
         }
         add_ceilings(ws, request.hardware, "", variant.dtype, input);

@@ -1,6 +1,7 @@
 // Small answers the command line used to get wrong (issue 33, item 11): `hardware ID` as
 // a shorthand for `hardware show ID`, and `profile --csv` given a file that is no ncu
-// table is bad input (exit 2) naming the file, not a profiler refused (exit 10).
+// table is bad input (exit 2) naming the file, not a profiler refused (exit 10), even when
+// its prose mentions ncu's permission error.
 #include "test_support.hpp"
 
 using namespace roofline;
@@ -25,10 +26,16 @@ TEST_CASE("cli: hardware ID shows the profile, as hardware show ID does; hardwar
 TEST_CASE("cli: profile --csv of a file that is no ncu table is bad input naming it", "[cli][profile]") {
     TempDir dir;
     auto not_a_table = dir / "notes.csv";
-    write_file(not_a_table, "these are my notes, not a table\nline two\n");
+    write_file(not_a_table, "my notes, not a table: last week ncu said ERR_NVGPUCTRPERM and\n"
+                            "No kernels were profiled; the README says what to do.\n");
     auto r = run_cli(course_flags() + " profile 01-memory-roof/copy_vectorized_fp32 --log " +
                      shell_quote((dir / "log.yaml").string()) + " --csv " + shell_quote(not_a_table.string()));
     check_one_line_error(r);
-    check_mentions(r.err, {"notes.csv", "no kernel rows", "ncu --csv --page raw"});
-    CHECK_FALSE(contains(r.err, "ERR_NVGPUCTRPERM"));
+    check_mentions(r.err, {"notes.csv", "no ncu table"});
+    CHECK_FALSE(contains(r.err, "administrator"));
+    // the recorded permission failure (ncu's own ==ERROR== line) is still exit 10
+    auto denied = run_cli(course_flags() + " profile 01-memory-roof/copy_vectorized_fp32 --log " +
+                          shell_quote((dir / "log.yaml").string()) + " --csv " +
+                          shell_quote((test_data() / "ncu" / "permission_denied.txt").string()));
+    CHECK(denied.exit_code == 10);
 }

@@ -1,6 +1,6 @@
 // Every command that writes a file, run against the four paths that used to go wrong: a
 // missing folder, a folder, a read-only file and an empty path. Each either writes the
-// file or fails with one line (exit 2) naming it; none prints a raw C++ exception, claims
+// file (`report --out` makes the page's folder) or fails with one line (exit 2) naming it; none prints a raw C++ exception, claims
 // a file it did not write, leaves a temporary file, or changes the read-only file.
 // Also: write_output_file itself (lib/output_file.hpp), and the prediction log given
 // with --log to the commands that append to it.
@@ -108,7 +108,6 @@ TEST_CASE("cli: every command that writes a file refuses a missing folder, a fol
     const std::string log_flag = " --log " + shell_quote(log.string());
     const std::vector<std::string> commands = {
         flags + " log" + log_flag + " --svg {}",
-        flags + " report" + log_flag + " --out {}",
         flags + " profile 01-memory-roof/copy_vectorized_fp32 --hardware h200-sxm" + log_flag + " --csv " +
             shell_quote(csv.string()) + " --svg {}",
         flags + " grade 01-memory-roof/copy_naive_fp32 --no-build" + log_flag + " --gradescope {}",
@@ -145,6 +144,27 @@ TEST_CASE("cli: every command that writes a file refuses a missing folder, a fol
         }
         t.check_untouched();
     }
+}
+
+// The report makes its page's folder (as it does for the default, .roofline/report.html); the
+// other three paths are refused as for every other command.
+TEST_CASE("cli: report --out makes a missing folder and refuses the other bad paths", "[output-file][cli]") {
+    TempDir work;
+    auto log = measured_log(work.path());
+    Targets t;
+    for (const auto& [name, path] : t.cases()) {
+        auto r = run_cli(course_flags() + " report --log " + shell_quote(log.string()) + " --out " + shell_quote(path));
+        INFO("report --out " << path << " (" << name << ")\n" << r.all());
+        if (name == "a missing folder") {
+            CHECK(r.exit_code == 0);
+            CHECK(contains(read_file(path), "<html"));
+            fs::remove_all(t.dir / "missing");
+            continue;
+        }
+        check_one_line_error(r);
+        CHECK_FALSE(contains(r.err, "filesystem error"));
+    }
+    t.check_untouched();
 }
 
 TEST_CASE("cli: log --svg and report --out write where they say", "[output-file][cli]") {
