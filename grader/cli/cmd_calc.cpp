@@ -204,7 +204,8 @@ nlohmann::json point_json(const Target& t, const RooflinePoint& p, const Describ
                         {"ridge_flop_per_byte", p.ridge},
                         {"compute_floor_s", p.compute_floor_s},
                         {"memory_floor_s", p.memory_floor_s},
-                        {"floor_s", p.floor_s},
+                        {"floor_s", p.time_floor_s},  // the time floor: one launch at least (roofline.hpp)
+                        {"roofline_floor_s", p.floor_s},
                         {"attainable_tflops", p.attainable_tflops},
                         {"regime", regime_name(p.regime)}};
     if (d.gemm_mnk) j["gemm_crossover_n"] = gemm_crossover_n(*t.ceiling, dtype);
@@ -219,6 +220,8 @@ void print_detail(const Target& t, const RooflinePoint& p, const Described& d, D
     fmt::print("  ridge point      {:.1f} FLOP/byte\n", p.ridge);
     fmt::print("  compute floor    {}   (FLOPs / peak)\n", seconds(p.compute_floor_s));
     fmt::print("  memory floor     {}   (bytes / bandwidth)\n", seconds(p.memory_floor_s));
+    fmt::print("  time floor       {}   (the larger floor, and at least one launch: ~{:g} us)\n",
+               seconds(p.time_floor_s), kLaunchOverheadS * 1e6);
     if (p.regime == Regime::overhead) {
         // The launch, not a roof, sets the time: a rate from the roofs would mislead.
         fmt::print("  attainable       -   (overhead-bound: the launch sets the time, not a roof)\n");

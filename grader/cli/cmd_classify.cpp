@@ -7,6 +7,7 @@
 // typed into the bank.
 #include "classify.hpp"
 #include "command.hpp"
+#include "output_file.hpp"
 #include "hardware.hpp"
 #include "input_error.hpp"
 #include "number_flags.hpp"
@@ -259,10 +260,10 @@ void run_classify(Context& context, const ClassifyOptions& o) {
             throw InputError(fmt::format("--write-template: {} exists; pick another name or add --force to overwrite",
                                          file.string()));
         }
-        std::ofstream out(file);
-        out << classify::answers_template(
-            questions, same_flags.empty() ? "roofline classify (the default bank)" : "roofline classify " + same_flags);
-        if (!out) throw InputError(file, 0, "could not write the template; check the folder and permissions");
+        write_output_file(file,
+                          classify::answers_template(questions, same_flags.empty() ? "roofline classify (the default bank)"
+                                                                                   : "roofline classify " + same_flags),
+                          "--write-template");
         fmt::print("Wrote {} ({} questions). Fill it in, then: roofline classify --check {}{}\n", file.string(),
                    questions.size(), file.string(), same_flags.empty() ? "" : " " + same_flags);
         context.exit_code = kGradedCorrect;
@@ -291,9 +292,9 @@ void add_classify_command(CLI::App& app, Context& context) {
     static ClassifyOptions o;
     auto* cmd = app.add_subcommand(
         "classify", "practice: say whether an operation is compute-, memory- or overhead-bound, and its time floor");
-    cmd->add_option("--check", o.check, "grade an answers file (a YAML list of {id, regime, time_us})");
-    cmd->add_option("--bank", o.bank, "the question bank (default: lessons/practice/bank.yaml)");
-    cmd->add_option("--write-template", o.write_template, "write an answers file with every id, to fill in");
+    cmd->add_option("--check", o.check, "grade an answers file (a YAML list of {id, regime, time_us})")->check(file_path());
+    cmd->add_option("--bank", o.bank, "the question bank (default: lessons/practice/bank.yaml)")->check(file_path());
+    cmd->add_option("--write-template", o.write_template, "write an answers file with every id, to fill in")->check(file_path());
     cmd->add_flag("--force", o.force, "let --write-template overwrite an existing file");
     cmd->add_option("--generate", o.generate, "N generated questions instead of the bank")->check(whole_in(1, 1000));
     cmd->add_option("--seed", o.seed, "the seed for --generate (the same seed gives the same questions)")

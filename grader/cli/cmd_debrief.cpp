@@ -1,6 +1,7 @@
 // roofline debrief LAB/VARIANT: the measured story of a variant, once the log
 // holds a graded measurement of it (debrief.hpp says why it waits).
 #include "command.hpp"
+#include "number_flags.hpp"
 #include "debrief.hpp"
 #include "input_error.hpp"
 #include "lab_spec.hpp"
@@ -34,7 +35,7 @@ void run_debrief(Context& context, const DebriefFlags& f) {
     if (const auto* m = gate.measurement) {
         const auto* p = log.find_by_id(m->prediction_id);
         fmt::print("debrief of {}/{}: your measurement {} ({}, {}) ", lab.id, variant.name, m->id,
-                   seconds(m->measured_time_s), m->measured_at);
+                   m->graded_on_cpu ? std::string("correct on the CPU") : seconds(m->measured_time_s), m->measured_at);
         if (p) fmt::print("against your prediction {} ({}, {:.2f}x)", p->id, seconds(p->predicted_time_s),
                           m->measured_time_s / p->predicted_time_s);
         fmt::print("\nexplain the gap in your own words: roofline explain {}/{} --why \"...\"\n\n", lab.id, variant.name);
@@ -49,7 +50,7 @@ void add_debrief_command(CLI::App& app, Context& context) {
     static DebriefFlags f;
     auto* cmd = app.add_subcommand("debrief", "the measured story of a variant, after your own graded measurement of it");
     cmd->add_option("target", f.target, "LAB/VARIANT")->required();
-    cmd->add_option("--log", f.log, "the prediction log (default: predictions.yaml at the course root)");
+    cmd->add_option("--log", f.log, "the prediction log (default: predictions.yaml at the course root)")->check(file_path());
     cmd->add_flag("--solutions", f.solutions, "show it without a measurement (instructors)");
     cmd->footer("Reads labs/LAB/debrief/VARIANT.md. Exit 9 while the log holds no correct measurement of the variant:\n"
                 "predict and grade it first.");

@@ -1,6 +1,7 @@
 // roofline diagnose LAB/VARIANT --cause ID --why "...": name what makes a kernel slow,
 // before or after profiling it; `roofline profile` compares it with the counters.
 #include "command.hpp"
+#include "number_flags.hpp"
 #include "diagnosis.hpp"
 #include "input_error.hpp"
 #include "prediction_log.hpp"
@@ -51,7 +52,7 @@ void add_diagnose_command(CLI::App& app, Context& context) {
     for (const auto& c : diagnosis_causes()) ids += fmt::format("\n  {:<16} {} (counters: {})", c.id, c.meaning, c.evidence);
     cmd->add_option("--cause", f.cause, "one of the causes below")->required();
     cmd->add_option("--why", f.why, "one sentence: what points at it")->required();
-    cmd->add_option("--log", f.log, "the prediction log (default: predictions.yaml at the course root)");
+    cmd->add_option("--log", f.log, "the prediction log (default: predictions.yaml at the course root)")->check(file_path());
     cmd->add_flag("--solutions", f.solutions, "for the reference solution's source");
     cmd->footer("Causes (lesson 06):" + ids);
     cmd->callback([&context] { run_diagnose(context, f); });

@@ -2,6 +2,7 @@
 // what made the measurement differ from the prediction. Appended to the log as a
 // gap note bound to that measurement; `roofline log` shows it.
 #include "command.hpp"
+#include "number_flags.hpp"
 #include "input_error.hpp"
 #include "lab_spec.hpp"
 #include "prediction_log.hpp"
@@ -48,8 +49,8 @@ void run_explain(Context& context, const ExplainFlags& f) {
     note.why = f.why;
     note.written_at = utc_now_iso8601();
     append_gap_note(log_path, note);
-    fmt::print("recorded a gap note in {} for {} ({}/{}, measured {})\n", log_path.string(), m->id, lab.id, variant.name,
-               seconds(m->measured_time_s));
+    fmt::print("recorded a gap note in {} for {} ({}/{}, {})\n", log_path.string(), m->id, lab.id, variant.name,
+               m->graded_on_cpu ? std::string("graded on the CPU") : "measured " + seconds(m->measured_time_s));
     if (lab.scoring.gap_note > 0) {
         fmt::print("lab.yaml gives the gap note up to {:g} points per variant, graded by hand\n", lab.scoring.gap_note);
     }
@@ -62,7 +63,7 @@ void add_explain_command(CLI::App& app, Context& context) {
     auto* cmd = app.add_subcommand("explain", "after grading: record why the measurement differs from your prediction");
     cmd->add_option("target", f.target, "LAB/VARIANT")->required();
     cmd->add_option("--why", f.why, "one or two sentences: what your prediction missed (or why it held)")->required();
-    cmd->add_option("--log", f.log, "the prediction log (default: predictions.yaml at the course root)");
+    cmd->add_option("--log", f.log, "the prediction log (default: predictions.yaml at the course root)")->check(file_path());
     cmd->footer("Binds the note to the variant's newest correct measurement. Exit 9 when there is none yet.\n"
                 "Example: roofline explain 01-memory-roof/copy_naive_fp32 \\\n"
                 "           --why \"one 4-byte load in flight per thread: too few bytes in flight to hide DRAM latency\"");

@@ -6,6 +6,7 @@
 #include "input_error.hpp"
 #include "number_flags.hpp"
 #include "lab_session.hpp"
+#include "output_file.hpp"
 #include "report.hpp"
 #include "sanitize.hpp"
 #include "stage_trace.hpp"
@@ -86,6 +87,9 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
             throw InputError(fmt::format("no lab '{}' under {}; see `roofline list`", lab_name, ws.labs_dir().string()));
         }
     }
+    // Where --gradescope writes, checked before the build and the grading (with --all, one
+    // VARIANT-NAME file per variant beside it).
+    if (!f.gradescope.empty()) check_output_file(f.gradescope, "--gradescope");
     // lab.yaml and the hardware profiles, once for every variant.
     const auto lab_context = load_lab_context(ws, lab_name);
     if (f.all) {
@@ -165,7 +169,7 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
         if (!f.gradescope.empty() && !outcome.gradescope.is_null()) {
             auto path = std::filesystem::path(f.gradescope);
             if (f.all) path = path.parent_path() / fmt::format("{}-{}", variant, path.filename().string());
-            write_json_file(path, outcome.gradescope);
+            write_output_file(path, outcome.gradescope.dump(2) + "\n", "--gradescope");
         }
         all_json.push_back(outcome.json);
         exit_code = worst(exit_code, outcome.exit_code);
@@ -206,9 +210,9 @@ void add_grade_commands(CLI::App& app, Context& context) {
         "grade", "check a variant on fresh inputs, time it beside its peer, score it against the roofline");
     add_common(grade, grade_flags);
     grade->add_flag("--all", grade_flags.all, "grade every variant of the lab (target is then LAB) and print the ladder");
-    grade->add_option("--log", grade_flags.log, "the prediction log (default: predictions.yaml at the course root)");
+    grade->add_option("--log", grade_flags.log, "the prediction log (default: predictions.yaml at the course root)")->check(file_path());
     grade->add_option("--hardware", grade_flags.hardware, "score against this profile instead of the detected GPU's");
-    grade->add_option("--gradescope", grade_flags.gradescope, "also write a Gradescope results.json here");
+    grade->add_option("--gradescope", grade_flags.gradescope, "also write a Gradescope results.json here")->check(file_path());
     grade->add_flag("--score-without-prediction", grade_flags.score_without_prediction,
                     "grade a variant that has no prediction, with no prediction points (what `roofline batch` does)");
     grade->footer("Needs a prediction for the variant's current source first (roofline predict); --solutions needs none.\n"

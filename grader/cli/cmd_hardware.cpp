@@ -46,13 +46,20 @@ void show_profile(const Context& context, const std::string& name) {
 
 void add_hardware_command(CLI::App& app, Context& context) {
     auto* hardware = app.add_subcommand("hardware", "list the GPU spec sheets, or show one");
-    hardware->require_subcommand(1);
+    // `hardware` alone lists; `hardware h200-sxm` is `hardware show h200-sxm`.
+    hardware->require_subcommand(0, 1);
     auto* list = hardware->add_subcommand("list", "one line per GPU profile in hardware/");
     list->callback([&context] { list_profiles(context); });
     auto* show = hardware->add_subcommand("show", "every figure of one profile, with its source");
-    static std::string name;
+    static std::string name, shorthand;
     show->add_option("name", name, "profile id or name, e.g. h200-sxm")->required();
     show->callback([&context] { show_profile(context, name); });
+    hardware->add_option("profile", shorthand, "a profile id: the same as `hardware show ID`");
+    hardware->callback([&context, hardware] {
+        if (!hardware->get_subcommands().empty()) return;  // list or show ran
+        if (shorthand.empty()) list_profiles(context);
+        else show_profile(context, shorthand);
+    });
 }
 
 }  // namespace roofline::cli

@@ -1,5 +1,6 @@
 // roofline list: the labs, their variants, and where each one stands.
 #include "command.hpp"
+#include "number_flags.hpp"
 #include "lab_spec.hpp"
 #include "prediction_log.hpp"
 #include "source_hash.hpp"
@@ -60,7 +61,7 @@ void run_list(Context& context, const std::string& log_flag) {
 void add_list_command(CLI::App& app, Context& context) {
     static std::string log_flag;
     auto* list = app.add_subcommand("list", "the labs and their variants, with prediction and grade state");
-    list->add_option("--log", log_flag, "the prediction log (default: predictions.yaml at the course root)");
+    list->add_option("--log", log_flag, "the prediction log (default: predictions.yaml at the course root)")->check(file_path());
     list->callback([&context] { run_list(context, log_flag); });
 }
 

@@ -2,8 +2,10 @@
 // written after each measurement, and whether the predictions are getting better
 // (calibration over time).
 #include "byte_calibration.hpp"
+#include "output_file.hpp"
 #include "calibration.hpp"
 #include "command.hpp"
+#include "number_flags.hpp"
 #include "prediction_log.hpp"
 #include "svg.hpp"
 #include "units.hpp"
@@ -13,7 +15,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 
 namespace roofline::cli {
 
@@ -33,26 +34,43 @@ nlohmann::json calibration_json(const Calibration& c) {
 
 void run_log(Context& context, const LogFlags& f) {
     auto path = f.log.empty() ? context.workspace().default_log() : std::filesystem::path(f.log);
+    if (!f.svg.empty()) check_output_file(f.svg, "--svg");
     auto log = load_log(path);  // a missing folder, a folder or a binary file: an error naming it
     if (!std::filesystem::exists(path)) {
         fmt::print(stderr, "note: {} does not exist yet; `roofline predict` starts it (check the path if it should)\n",
                    path.string());
     }
     nlohmann::json rows = nlohmann::json::array();
+    // CPU-graded parts (lab 09): correctness and points, no time to calibrate against.
+    nlohmann::json cpu_rows = nlohmann::json::array();
+    for (const auto& m : log.measurements) {
+        if (!m.graded_on_cpu) continue;
+        nlohmann::json notes = nlohmann::json::array();
+        for (const auto* n : log.notes_for(m.id)) notes.push_back({{"why", n->why}, {"written_at", n->written_at}});
+        cpu_rows.push_back({{"measurement", m.id}, {"when", m.measured_at}, {"lab", m.lab}, {"variant", m.variant},
+                            {"correct", m.correct}, {"points", m.points}, {"max_points", m.max_points},
+                            {"gap_notes", notes}});
+    }
     auto graded = graded_predictions(log);
+    auto counting = counted_predictions(log);  // the report counts the same (calibration.hpp)
+    const auto& counted_graded = counting.counted;
+    const int edited_count = counting.edited_left_out;
     for (const auto& m : log.measurements) {
         const auto* p = log.find_by_id(m.prediction_id);
-        if (!p) continue;
+        if (!p || m.graded_on_cpu) continue;
         double ratio = m.measured_time_s / p->predicted_time_s;
         bool edited = m.prediction_digest != p->digest();
-        // only a prediction's first measurement counts for calibration (calibration.hpp)
-        bool counted = std::any_of(graded.begin(), graded.end(), [&](const auto& g) { return g.first == &m; });
+        // only a prediction's first measurement counts for calibration, and only if the
+        // prediction was not edited after it was measured (calibration.hpp)
+        bool first = std::any_of(graded.begin(), graded.end(), [&](const auto& g) { return g.first == &m; });
+        bool counted = std::any_of(counted_graded.begin(), counted_graded.end(), [&](const auto& g) { return g.first == &m; });
         nlohmann::json notes = nlohmann::json::array();
         for (const auto* n : log.notes_for(m.id)) notes.push_back({{"why", n->why}, {"written_at", n->written_at}});
         rows.push_back({{"measurement", m.id}, {"when", m.measured_at}, {"lab", m.lab}, {"variant", m.variant}, {"prediction", p->id},
                         {"predicted_s", p->predicted_time_s}, {"measured_s", m.measured_time_s}, {"ratio", ratio},
                         {"predicted_regime", regime_name(p->regime)}, {"measured_regime", regime_name(m.measured_regime)},
                         {"correct", m.correct}, {"edited_after_measurement", edited}, {"counted", counted},
+                        {"regrading", !first},
                         {"gpu", m.gpu}, {"gap_notes", notes}});
     }
     std::vector<ScatterPoint> points;
@@ -62,12 +80,6 @@ void run_log(Context& context, const LogFlags& f) {
         for (const auto* again : g.regradings) point.regraded_s.push_back(again->measured_time_s);
         points.push_back(point);
     }
-    // A prediction changed after its measurement says nothing about calibration: left out.
-    std::vector<GradedPrediction> counted_graded;
-    for (const auto& g : graded) {
-        if (g.first->prediction_digest == g.prediction->digest()) counted_graded.push_back(g);
-    }
-    int edited_count = static_cast<int>(graded.size() - counted_graded.size());
     auto calibration = calibration_over_time(counted_graded);
     bool halves = counted_graded.size() >= 2;  // a trend needs a measurement on each side
     const auto& overall = calibration.all;
@@ -80,7 +92,8 @@ void run_log(Context& context, const LogFlags& f) {
         if (!measured) pending.push_back(fmt::format("{} {}/{}", p.id, p.lab, p.variant));
     }
     if (!f.svg.empty()) {
-        std::ofstream(f.svg) << prediction_scatter_svg("predicted against measured: " + path.filename().string(), points);
+        write_output_file(f.svg, prediction_scatter_svg("predicted against measured: " + path.filename().string(), points),
+                          "--svg");
     }
     // DRAM bytes: predicted (`predict --bytes`) against counted (`roofline profile`).
     auto profiled = profiled_predictions(log);
@@ -100,6 +113,7 @@ void run_log(Context& context, const LogFlags& f) {
                                          {"share_within_10_percent", bytes.count ? nlohmann::json(bytes.share_within_10pct)
                                                                                  : nlohmann::json(nullptr)}}},
                               {"entries", rows},
+                              {"graded_on_cpu", cpu_rows},
                               {"calibration", {{"all", calibration_json(overall)},
                                                {"first_half", halves ? calibration_json(first) : nullptr},
                                                {"second_half", halves ? calibration_json(second) : nullptr},
@@ -119,10 +133,22 @@ void run_log(Context& context, const LogFlags& f) {
         fmt::print("{:<20} {:<38} {:>11} {:>11} {:>6.2f}x  {:<19} {}{}{}\n", r["when"].get<std::string>(), target,
                    seconds(r["predicted_s"].get<double>()), seconds(r["measured_s"].get<double>()),
                    r["ratio"].get<double>(), regime, r["correct"].get<bool>() ? "" : "incorrect ",
-                   r["counted"].get<bool>() ? "" : fmt::format("{} graded again, not counted ", r["prediction"].get<std::string>()),
+                   r["regrading"].get<bool>() ? fmt::format("{} graded again, not counted ", r["prediction"].get<std::string>()) : "",
                    r["edited_after_measurement"].get<bool>() ? "PREDICTION EDITED AFTER MEASUREMENT" : "");
         for (const auto& n : r["gap_notes"]) {
             fmt::print("{:<20} gap note on {}: {}\n", "", r["measurement"].get<std::string>(), n["why"].get<std::string>());
+        }
+    }
+    if (!cpu_rows.empty()) {
+        fmt::print("\ngraded on the CPU (no time, no prediction: not part of the calibration)\n");
+        for (const auto& r : cpu_rows) {
+            fmt::print("{:<20} {:<38} {:<9} {:g} / {:g} points\n", r["when"].get<std::string>(),
+                       r["lab"].get<std::string>() + "/" + r["variant"].get<std::string>(),
+                       r["correct"].get<bool>() ? "correct" : "incorrect", r["points"].get<double>(),
+                       r["max_points"].get<double>());
+            for (const auto& n : r["gap_notes"]) {
+                fmt::print("{:<20} gap note on {}: {}\n", "", r["measurement"].get<std::string>(), n["why"].get<std::string>());
+            }
         }
     }
     auto line = [](const char* name, const Calibration& c) {
@@ -171,9 +197,9 @@ void run_log(Context& context, const LogFlags& f) {
 void add_log_command(CLI::App& app, Context& context) {
     static LogFlags f;
     auto* log = app.add_subcommand("log", "your predictions against the measurements, and calibration over time");
-    log->add_option("--log", f.log, "the prediction log (default: predictions.yaml at the course root)");
+    log->add_option("--log", f.log, "the prediction log (default: predictions.yaml at the course root)")->check(file_path());
     log->add_flag("--json", f.json, "the same as JSON");
-    log->add_option("--svg", f.svg, "write a predicted-against-measured scatter (SVG) here");
+    log->add_option("--svg", f.svg, "write a predicted-against-measured scatter (SVG) here")->check(file_path());
     log->callback([&context] { run_log(context, f); });
 }
 

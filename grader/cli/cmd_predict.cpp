@@ -134,7 +134,7 @@ void add_predict_command(CLI::App& app, Context& context) {
         ->check(number_in(1, 1e15, false));
     predict->add_option("--regime", f.regime, "compute, memory or overhead")->required();
     predict->add_option("--why", f.why, "one sentence: the reasoning behind the number")->required();
-    predict->add_option("--log", f.log, "the prediction log (default: predictions.yaml at the course root)");
+    predict->add_option("--log", f.log, "the prediction log (default: predictions.yaml at the course root)")->check(file_path());
     predict->add_flag("--solutions", f.solutions, "predict for the reference solution's source (instructors)");
     predict->footer("Example: roofline predict 01-memory-roof/copy_naive_fp32 --gbps 3800 --regime memory \\\n"
                     "           --why \"2 GiB moved at about 90% of the 4.2 TB/s cudaMemcpy reaches\"");

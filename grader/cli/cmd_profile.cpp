@@ -1,6 +1,7 @@
 // roofline profile LAB/VARIANT: the variant's timed shape once under Nsight Compute,
 // read as a person would want it (lib/profile.hpp).
 #include "command.hpp"
+#include "output_file.hpp"
 #include "number_flags.hpp"
 #include "profile.hpp"
 
@@ -27,6 +28,7 @@ struct ProfileFlags {
 
 void run_profile(Context& context, const ProfileFlags& f) {
     auto ws = f.csv.empty() ? context.build_workspace() : context.workspace();
+    if (!f.svg.empty()) check_output_file(f.svg, "--svg");  // before ncu's minutes, not after
     auto target = load_target(ws, f.target);
     ProfileRequest request;
     request.lab = target.lab.id;
@@ -43,7 +45,7 @@ void run_profile(Context& context, const ProfileFlags& f) {
         auto svg = profile_svg(*outcome.report);
         auto path = f.svg.empty() ? std::filesystem::path() : std::filesystem::path(f.svg);
         if (!path.empty()) {
-            std::ofstream(path) << svg;
+            write_output_file(path, svg, "--svg");
             outcome.text += fmt::format("  roofline  {} (the hierarchical roofline)\n", path.string());
             outcome.json["svg"] = path.string();
         }
@@ -62,10 +64,10 @@ void add_profile_command(CLI::App& app, Context& context) {
     cmd->add_flag("--solutions", f.solutions, "profile the reference solution instead of your kernel");
     cmd->add_flag("--no-build", f.no_build, "do not rebuild the lab program first");
     cmd->add_flag("--json", f.json, "print the report as JSON");
-    cmd->add_option("--svg", f.svg, "also write the hierarchical roofline (SVG) here");
-    cmd->add_option("--log", f.log, "the prediction log (default: predictions.yaml at the course root)");
+    cmd->add_option("--svg", f.svg, "also write the hierarchical roofline (SVG) here")->check(file_path());
+    cmd->add_option("--log", f.log, "the prediction log (default: predictions.yaml at the course root)")->check(file_path());
     cmd->add_option("--hardware", f.hardware, "the roofs of this profile instead of the detected GPU's");
-    cmd->add_option("--csv", f.csv, "read this table (ncu --csv --page raw) instead of running ncu; records nothing");
+    cmd->add_option("--csv", f.csv, "read this table (ncu --csv --page raw) instead of running ncu; records nothing")->check(file_path());
     cmd->add_option("--seed", f.seed, "the random seed of the inputs (default: fresh)")
         ->check(whole_in(0, std::numeric_limits<std::uint64_t>::max()));
     cmd->footer("Needs ncu (Nsight Compute) and permission to read the GPU's counters; takes about 10-30 s.\n"

@@ -2,9 +2,11 @@
 // (the calculator, your kernels on the roofline, your predictions, the labs'
 // state; html_report.hpp) and prints its path; --open also opens it.
 #include "command.hpp"
+#include "number_flags.hpp"
 #include "process.hpp"
 #include "html_page.hpp"
 #include "html_report.hpp"
+#include "output_file.hpp"
 
 #include <fmt/format.h>
 
@@ -36,7 +38,9 @@ void run_report(Context& context, const ReportFlags& f) {
     auto ws = context.workspace();
     auto log = f.log.empty() ? ws.default_log() : std::filesystem::path(f.log);
     auto out = f.out.empty() ? ws.state_dir() / "report.html" : std::filesystem::path(f.out);
-    write_html_file(out, student_report_html(ws, log));
+    // The page's folder is made where missing (--out pages/course.html), as for the default.
+    check_output_file(out, "--out", OutputFolder::create);
+    write_output_file(out, student_report_html(ws, log), "--out", OutputFolder::create);
     fmt::print("{}\n", std::filesystem::absolute(out).string());
     if (f.open) open_in_browser(std::filesystem::absolute(out));
 }
@@ -47,13 +51,14 @@ void add_report_command(CLI::App& app, Context& context) {
     static ReportFlags f;
     auto* report = app.add_subcommand(
         "report", "the course in a browser: one HTML file with the calculator, your roofline, predictions and labs");
-    report->add_option("--log", f.log, "the prediction log (default: predictions.yaml at the course root)");
-    report->add_option("--out", f.out, "the HTML file to write (default: .roofline/report.html at the course root)");
+    report->add_option("--log", f.log, "the prediction log (default: predictions.yaml at the course root)")->check(file_path());
+    report->add_option("--out", f.out, "the HTML file to write (default: .roofline/report.html at the course root)")->check(file_path());
     report->add_flag("--open", f.open, "also open it in this machine's browser, where there is one");
     report->footer("The calculator reads its settings from the page's URL fragment, e.g.\n"
-                   "  report.html#hw=b200&dtype=fp16&n=512\n"
-                   "  report.html#hw=h200-sxm&dtype=bf16&gemm=1,8192,8192\n"
-                   "  report.html#hw=l4&dtype=fp32&elementwise=268435456&reads=2&writes=1&flops=1");
+                   "  report.html#hardware=b200&dtype=fp16&n=512\n"
+                   "  report.html#hardware=h200-sxm&dtype=bf16&gemm=1,8192,8192\n"
+                   "  report.html#hardware=l4&dtype=fp32&elementwise=268435456&reads=2&writes=1&flops-per-element=1\n"
+                   "(the names of `roofline calc`'s flags; n=N is a square GEMM, as --gemm N)");
     report->callback([&context] { run_report(context, f); });
 }
 

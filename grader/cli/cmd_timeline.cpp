@@ -2,10 +2,14 @@
 // start, duration and the GPU's idle gap before it, and a Gantt chart (lib/timeline.hpp).
 // The lab program verifies the variant first (an incorrect kernel's timeline is not
 // worth reading), then records one launch with CUPTI (`--mode timeline`).
+#include "build_progress.hpp"
 #include "command.hpp"
+#include "device_query.hpp"
 #include "grade.hpp"
+#include "number_flags.hpp"
 #include "input_error.hpp"
 #include "lab_session.hpp"
+#include "output_file.hpp"
 #include "runner.hpp"
 #include "timeline.hpp"
 
@@ -13,7 +17,6 @@
 
 #include <unistd.h>
 
-#include <fstream>
 
 namespace roofline::cli {
 
@@ -70,9 +73,15 @@ void run_timeline(Context& context, const TimelineFlags& f) {
         shape = parse_shape_flag(f.shape, wanted);
         if (auto refusal = lab.shape_refusal(variant, shape)) throw InputError("--shape: " + *refusal);
     }
+    // The files it will write, checked before the build and the run, not after them.
+    auto svg_path = f.svg.empty() ? ws.results_dir(lab.id, f.solutions) / "timeline" / (variant.name + ".svg")
+                                  : std::filesystem::path(f.svg);
+    auto svg_folder = f.svg.empty() ? OutputFolder::create : OutputFolder::must_exist;
+    check_output_file(svg_path, "--svg", svg_folder);
+    if (!f.trace.empty()) check_output_file(f.trace, "--trace");
     const auto program = ws.lab_target(lab.id, f.solutions);
     if (!f.no_build) {
-        auto build = build_target(ws.build_dir, program);
+        auto build = build_with_progress(ws.build_dir, program, true);
         if (!build.ok) {
             fmt::print(stderr, "build of {} failed:\n{}\n", program, build.output);
             context.exit_code = kBuildFailed;
@@ -93,6 +102,7 @@ void run_timeline(Context& context, const TimelineFlags& f) {
     }
     std::filesystem::remove_all(work_dir);
     if (!why_no_device.empty()) {
+        if (auto missing = missing_gpu_driver()) why_no_device = *missing;
         fmt::print(stderr, "no timeline: no CUDA device here ({})\n", why_no_device);
         context.exit_code = kNoDevice;
         return;
@@ -103,9 +113,7 @@ void run_timeline(Context& context, const TimelineFlags& f) {
         return;
     }
     if (!f.trace.empty()) {
-        std::ofstream out(f.trace);
-        out << nlohmann::json(*run.result.timeline).dump(1) << "\n";
-        if (!out) throw InputError(f.trace, 0, "cannot write the trace here; pass --trace with a writable path");
+        write_output_file(f.trace, nlohmann::json(*run.result.timeline).dump(1) + "\n", "--trace");
     }
     // interpret() saw to it that a correct timeline job's answer holds its timeline and device.
     auto timeline = build_timeline(timeline_records(*run.result.timeline, result_file.string()),
@@ -116,17 +124,9 @@ void run_timeline(Context& context, const TimelineFlags& f) {
     fmt::print("UPPER BOUNDS: recorded under CUPTI, which adds host time to every launch (about 1 us; far more for a "
                "CUDA graph's nodes), so every gap above is at most what an unwatched run has. Read the timeline for "
                "its shape; take the step's time from `roofline grade`, which times without CUPTI.\n");
-    auto svg_path = f.svg.empty() ? ws.results_dir(lab.id, f.solutions) / "timeline" / (variant.name + ".svg")
-                                  : std::filesystem::path(f.svg);
-    if (svg_path.has_parent_path()) std::filesystem::create_directories(svg_path.parent_path());
-    auto temporary = svg_path;
-    temporary += ".tmp";
-    {
-        std::ofstream out(temporary);
-        out << timeline_svg(timeline, fmt::format("{}/{} at {} on {}", lab.id, variant.name, shape_text(shape), device));
-        if (!out) throw InputError(svg_path, 0, "cannot write the chart here; pass --svg with a writable path");
-    }
-    std::filesystem::rename(temporary, svg_path);
+    write_output_file(svg_path,
+                      timeline_svg(timeline, fmt::format("{}/{} at {} on {}", lab.id, variant.name, shape_text(shape), device)),
+                      "--svg", svg_folder);
     fmt::print("chart: {}\n", svg_path.string());
 }
 
@@ -141,8 +141,8 @@ void add_timeline_command(CLI::App& app, Context& context) {
     cmd->add_flag("--solutions", f.solutions, "use the reference solutions/ instead of labs/");
     cmd->add_flag("--no-build", f.no_build, "do not rebuild the lab program first");
     cmd->add_option("--shape", f.shape, "another shape than the variant's timed one, e.g. n=4096");
-    cmd->add_option("--svg", f.svg, "where to write the chart (default .roofline/results/LAB/labs/timeline/VARIANT.svg)");
-    cmd->add_option("--trace", f.trace, "also write the CUPTI records as JSON (what lib/timeline.hpp parses)");
+    cmd->add_option("--svg", f.svg, "where to write the chart (default .roofline/results/LAB/labs/timeline/VARIANT.svg)")->check(file_path());
+    cmd->add_option("--trace", f.trace, "also write the CUPTI records as JSON (what lib/timeline.hpp parses)")->check(file_path());
     cmd->add_option("--seed", f.seed, "the random seed of the inputs (default 1)");
     cmd->footer("The variant is verified first; an incorrect one gets no timeline (exit 1). The gaps are GPU time\n"
                 "with no kernel running: in a loop of launches, the host's launch overhead.");

@@ -1,6 +1,7 @@
 // `roofline`: the course's command line. See `roofline --help`.
 #include "command.hpp"
 #include "input_error.hpp"
+#include "number_flags.hpp"
 
 #include <fmt/format.h>
 
@@ -50,8 +51,10 @@ int main(int argc, char** argv) {
         "              roofline explain LAB/VARIANT --why \"...\"; roofline log\n"};
     app.require_subcommand(1);
     roofline::cli::Context context;
-    app.add_option("--root", context.root_flag, "the course checkout (default: found from the current folder)");
-    app.add_option("--build-dir", context.build_flag, "the CMake build folder (default: the one this binary came from)");
+    app.add_option("--root", context.root_flag, "the course checkout (default: found from the current folder)")
+        ->check(roofline::cli::file_path());
+    app.add_option("--build-dir", context.build_flag, "the CMake build folder (default: the one this binary came from)")
+        ->check(roofline::cli::file_path());
     roofline::cli::add_hardware_command(app, context);
     roofline::cli::add_calc_command(app, context);
     roofline::cli::add_list_command(app, context);

@@ -28,4 +28,12 @@ CLI::Validator whole_in(unsigned long long min, unsigned long long max) {
     return CLI::Validator(check, fmt::format("WHOLE in [{}, {}]", min, max));
 }
 
+CLI::Validator file_path() {
+    auto check = [](std::string& text) -> std::string {
+        if (text.find_first_not_of(" \t") != std::string::npos) return {};
+        return "the path is empty; give a path or leave the flag out (an empty value is not the default)";
+    };
+    return CLI::Validator(check, "PATH");
+}
+
 }  // namespace roofline::cli

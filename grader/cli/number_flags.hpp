@@ -12,5 +12,8 @@ namespace roofline::cli {
 CLI::Validator number_in(double min, double max, bool above_min = false);
 // A whole number in [min, max], digits only ("4096", never "4096.5" or "4e3").
 CLI::Validator whole_in(unsigned long long min, unsigned long long max);
+// A file path: refuses an empty value (`--log ""`), which would otherwise read as "not
+// given" and silently mean the default.
+CLI::Validator file_path();
 
 }  // namespace roofline::cli

@@ -17,6 +17,15 @@ std::vector<GradedPrediction> graded_predictions(const PredictionLog& log) {
     return graded;
 }
 
+CountedPredictions counted_predictions(const PredictionLog& log) {
+    CountedPredictions out;
+    for (const auto& g : graded_predictions(log)) {
+        if (log.edited_after_measurement(*g.prediction)) ++out.edited_left_out;
+        else out.counted.push_back(g);
+    }
+    return out;
+}
+
 Calibration calibrate(const std::vector<double>& ratios) {
     Calibration c;
     c.count = static_cast<int>(ratios.size());

@@ -23,6 +23,15 @@ struct GradedPrediction {
 // that name no prediction in the log are skipped.
 std::vector<GradedPrediction> graded_predictions(const PredictionLog& log);
 
+// The one rule for what calibration counts, used by `roofline log` and the report:
+// the graded predictions, less those edited after they were measured (an edited
+// guess was written after the answer was known, so it says nothing about calibration).
+struct CountedPredictions {
+    std::vector<GradedPrediction> counted;  // in the order of their first measurement
+    int edited_left_out = 0;
+};
+CountedPredictions counted_predictions(const PredictionLog& log);
+
 struct Calibration {
     int count = 0;
     double median_abs_log2 = 0;  // 0 is perfect; 0.585 is off by 1.5x

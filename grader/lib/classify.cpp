@@ -1,4 +1,5 @@
 #include "classify.hpp"
+#include "attention/model.hpp"
 
 #include "elementwise/model.hpp"
 #include "gemm/model.hpp"
@@ -79,13 +80,11 @@ Workload workload_of(const Operation& op) {
         case OpKind::gemm: return gemm::work_of(op.m, op.n, op.k, size);
         case OpKind::elementwise: return elementwise::work_of(op.count, op.reads, op.writes, op.flops_per_element, size);
         case OpKind::raw: return {op.flops, op.bytes};
-        case OpKind::attention: {
-            double pairs = op.batch * op.heads;  // independent (batch, head) problems
-            double flops = 4.0 * pairs * op.seq * op.seq * op.head_dim;
-            double elements = 4.0 * pairs * op.seq * op.head_dim;
-            if (op.materialized) elements += 2.0 * pairs * op.seq * op.seq;
-            return {flops, elements * size};
-        }
+        case OpKind::attention:
+            // One model with `roofline calc --attention` and lesson 07 (attention/model.hpp): unfused,
+            // the fp32 scores go through memory four times, as in lab 07's given kernels.
+            return op.materialized ? attention::unfused_work_of(op.batch, op.heads, op.seq, op.head_dim, false, size)
+                                   : attention::work_of(op.batch, op.heads, op.seq, op.head_dim, false, size);
     }
     return {};
 }
@@ -110,7 +109,7 @@ Expected floor_answer(const Question& question, const Ceiling& ceiling, double l
     e.point = analyze(e.work, e.ceiling, overhead_s);
     e.regime = e.point.regime;
     e.overhead_us = overhead_s * 1e6;
-    e.time_us = std::max(e.point.floor_s, overhead_s) * 1e6;
+    e.time_us = e.point.time_floor_s * 1e6;  // the floor, launches included (roofline.hpp)
     return e;
 }
 
@@ -276,7 +275,8 @@ std::string operation_text(const Operation& op) {
             return fmt::format(
                 "Attention softmax(Q K^T) V: batch {}, {} heads, seq {}, head_dim {}, {}; {}.",
                 count_text(op.batch), count_text(op.heads), count_text(op.seq), count_text(op.head_dim), dt,
-                op.materialized ? "unfused: the seq x seq score matrix is written to memory and read back"
+                op.materialized ? "unfused, as lab 07's given kernels: the seq x seq scores go through memory in "
+                                  "fp32, written by Q K^T, read and written back by the softmax, read by P V"
                                 : "fused: the scores stay on chip (FlashAttention-style)");
     }
     return "?";
@@ -289,8 +289,9 @@ std::string counting_rules() {
            "  GEMM         2*M*N*K FLOP; bytes (M*K + K*N + M*N) elements, each matrix moved once\n"
            "  elementwise  n * FLOP-per-element; bytes n * (reads + writes) elements\n"
            "  attention    4*batch*heads*seq^2*head_dim FLOP (softmax not counted); bytes Q, K, V, O:\n"
-           "               4*batch*heads*seq*head_dim elements, plus 2*batch*heads*seq^2 when the score\n"
-           "               matrix is materialized (written once, read back once)\n"
+           "               4*batch*heads*seq*head_dim elements, plus 16*batch*heads*seq^2 bytes when the\n"
+           "               scores are materialized (fp32, four passes: written, read, written, read; lesson 07,\n"
+           "               `roofline calc --attention`)\n"
            "  time floor   max(FLOP / peak, bytes / bandwidth, launches x launch overhead)\n"
            "  regime       overhead if the roofline floor max(FLOP/peak, bytes/bandwidth) is below\n"
            "               launches x launch overhead; else compute if FLOP/byte >= peak/bandwidth, else memory\n"

@@ -1,9 +1,11 @@
 #include "cpu_grade.hpp"
 #include "sandbox.hpp"
 
+#include "build_progress.hpp"
 #include "debrief.hpp"
 #include "exit_code.hpp"
 #include "file_text.hpp"
+#include "prediction_log.hpp"
 #include "report.hpp"
 #include "runner.hpp"
 
@@ -93,7 +95,7 @@ GradeOutcome grade_cpu_variant(const Workspace& ws, const GradeRequest& request,
     double max_points = lab.scoring.correctness;
     if (request.build) {
         // The runner's target depends on the checker's (cmake/RooflineCpuPart.cmake): one build makes both.
-        auto build = build_target(ws.build_dir, ws.cpu_target(lab.id, request.solutions));
+        auto build = build_with_progress(ws.build_dir, ws.cpu_target(lab.id, request.solutions), false);
         if (!build.ok) return build_failure(target, build);
     }
     auto runner = std::filesystem::absolute(ws.cpu_executable(lab.id, request.solutions));  // it runs in its own folder
@@ -180,6 +182,13 @@ GradeOutcome grade_cpu_variant(const Workspace& ws, const GradeRequest& request,
                                                         {"max_score", max_points},
                                                         {"output", verdict.message},
                                                         {"visibility", "visible"}}})}};
+    // A grade is a measurement in the student's log like any other (graded_on: cpu), so that
+    // `explain`, `debrief` and `log` work for it. Not `roofline run` (a check, as on the GPU), and
+    // not the reference solutions' grades, which are not the student's.
+    bool graded = verdict.exit_code == kGradedCorrect || verdict.exit_code == kGradedIncorrect;
+    if (graded && !request.solutions && !request.verify_only) {
+        record_cpu_grade(request.log, lab.id, variant.name, verdict.exit_code == kGradedCorrect, points, max_points);
+    }
     if (verdict.exit_code == kGradedCorrect) {
         write_json_file(ws.results_dir(lab.id, request.solutions) / (variant.name + ".json"), out.json);
         // The debrief (how the reference solves it, the usual mistakes) opens with a correct grade.

@@ -15,4 +15,11 @@ struct DeviceInfo {
 // The first CUDA device, or nothing with the reason (no driver, no device) in `why_not`.
 std::optional<DeviceInfo> first_device(std::string* why_not);
 
+// Whether this machine plainly has no NVIDIA GPU driver, found without starting CUDA
+// (which costs driver time): no /dev/nvidia* device files, or no libcuda.so.1 to load.
+// The reason in words ("no NVIDIA GPU driver here: ..."), or nothing where both are
+// present (the lab program then asks the driver itself). Said before a build, so a
+// student without a GPU is not left waiting minutes to learn it.
+std::optional<std::string> missing_gpu_driver();
+
 }  // namespace roofline

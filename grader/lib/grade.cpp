@@ -1,5 +1,6 @@
 #include "grade.hpp"
 
+#include "build_progress.hpp"
 #include "byte_calibration.hpp"
 #include "cpu_grade.hpp"
 #include "debrief.hpp"
@@ -10,6 +11,7 @@
 #include "input_error.hpp"
 #include "lab_job.hpp"
 #include "lab_session.hpp"
+#include "output_file.hpp"
 #include "own_work.hpp"
 #include "report.hpp"
 #include "regime_sweep.hpp"
@@ -133,8 +135,9 @@ void write_lab_svg(const Workspace& ws, const LabSpec& lab, bool solutions, cons
         std::ifstream in(file);
         if (auto mark = place_graded(v.name, nlohmann::json::parse(in, nullptr, false))) marks.push_back(*mark);
     }
-    std::ofstream(dir / "roofline.svg") << roofline_svg(fmt::format("{} on {}", lab.id, gpu), marks,
-                                                        memory_references(ceiling, datasheet));
+    write_output_file(dir / "roofline.svg",
+                      roofline_svg(fmt::format("{} on {}", lab.id, gpu), marks, memory_references(ceiling, datasheet)),
+                      "the lab's roofline chart", OutputFolder::create);
 }
 
 // One check per program and process: `grade --all` asks for every variant of the same objects.
@@ -295,6 +298,8 @@ std::optional<GradeOutcome> open_program(const VariantGrading& g, bool predicted
                                  why_no_device));
     }
     if (!device) {
+        // The driver's absence in plain words, not CUDA's "driver version is insufficient".
+        if (auto missing = missing_gpu_driver()) why_no_device = *missing;
         return ended(g.target, Outcome::no_device, why_no_device,
                      fmt::format("{}: no CUDA device here ({}).{} Run it on a machine with an NVIDIA GPU, or use "
                                  "`roofline calc` to work out the floors without one.\n",
@@ -506,7 +511,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
 
     // 3. Build: a compile error is reported even where there is no GPU.
     if (request.build) {
-        auto build = build_target(ws.build_dir, ws.lab_target(lab.id, request.solutions));
+        auto build = build_with_progress(ws.build_dir, ws.lab_target(lab.id, request.solutions), true);
         if (!build.ok) return build_failure(target, build);
     }
     trace_stage(target + ": symbol check");

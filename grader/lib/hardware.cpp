@@ -1,5 +1,7 @@
 #include "hardware.hpp"
 
+#include "output_file.hpp"
+
 #include "input_error.hpp"
 #include "yaml_fields.hpp"
 
@@ -156,15 +158,7 @@ void save_measured(const MeasuredCeilings& m, const std::filesystem::path& file)
         out << YAML::Key << std::string(dtype_name(dtype)) << YAML::Value << tflops;
     }
     out << YAML::EndMap << YAML::EndMap;
-    std::filesystem::create_directories(file.parent_path());
-    auto temporary = file;
-    temporary += ".tmp";
-    {
-        std::ofstream f(temporary);
-        f << out.c_str() << "\n";
-        if (!f) throw InputError(temporary, 0, "could not write the measured ceilings; check the disk and permissions");
-    }
-    std::filesystem::rename(temporary, file);
+    write_output_file(file, std::string(out.c_str()) + "\n", "the measured ceilings", OutputFolder::create);
 }
 
 CeilingChoice choose_ceiling(const HardwareProfile& profile, const MeasuredCeilings* measured, Dtype dtype) {

@@ -50,10 +50,13 @@ constexpr const char* kScript = R"js(
     p.ridge = peak / bandwidth;
     p.compute_floor_s = work.flops / peak;
     p.memory_floor_s = work.bytes / bandwidth;
-    p.floor_s = Math.max(p.compute_floor_s, p.memory_floor_s);
+    // The time floor, as `roofline calc` and `classify` count it: the larger roofline floor, and
+    // at least one launch (roofline.hpp, time_floor_s).
+    p.roofline_floor_s = Math.max(p.compute_floor_s, p.memory_floor_s);
+    p.floor_s = Math.max(p.roofline_floor_s, launchOverheadS > 0 ? launchOverheadS : 0);
     p.attainable_tflops = Math.min(peak, bandwidth * p.intensity) / 1e12;
     p.regime = p.intensity >= p.ridge ? "compute" : "memory";
-    if (launchOverheadS > 0 && p.floor_s < launchOverheadS) p.regime = "overhead";
+    if (launchOverheadS > 0 && p.roofline_floor_s < launchOverheadS) p.regime = "overhead";
     return p;
   }
   function gemmCrossoverN(ceiling, bytesPer) {
@@ -88,22 +91,28 @@ constexpr const char* kScript = R"js(
   }
   function readFragment() {
     var params = new URLSearchParams(location.hash.replace(/^#/, ""));
-    ["hw", "ceilings", "dtype"].forEach(function (key) { if (params.has(key)) state[key] = params.get(key); });
-    ["reads", "writes", "flops"].forEach(function (key) { if (params.has(key)) state[key] = Number(params.get(key)); });
+    // The CLI's names (`roofline calc --hardware ... --flops-per-element ...`); hw= and flops=
+    // from links made before are still read.
+    if (params.has("hw")) state.hw = params.get("hw");
+    if (params.has("hardware")) state.hw = params.get("hardware");
+    ["ceilings", "dtype"].forEach(function (key) { if (params.has(key)) state[key] = params.get(key); });
+    ["reads", "writes"].forEach(function (key) { if (params.has(key)) state[key] = Number(params.get(key)); });
+    if (params.has("flops")) state.flops = Number(params.get("flops"));
+    if (params.has("flops-per-element")) state.flops = Number(params.get("flops-per-element"));
     if (params.has("n")) { state.mode = "square"; state.n = Number(params.get("n")); }
     if (params.has("gemm")) { state.mode = "gemm"; state.gemm = params.get("gemm"); }
     if (params.has("elementwise")) { state.mode = "elementwise"; state.elementwise = Number(params.get("elementwise")); }
   }
   function writeFragment() {
     var params = new URLSearchParams();
-    params.set("hw", state.hw);
+    params.set("hardware", state.hw);
     params.set("dtype", state.dtype);
     if (state.ceilings !== "datasheet") params.set("ceilings", state.ceilings);
     if (state.mode === "square") params.set("n", state.n);
     if (state.mode === "gemm") params.set("gemm", state.gemm);
     if (state.mode === "elementwise") {
       params.set("elementwise", state.elementwise);
-      params.set("reads", state.reads); params.set("writes", state.writes); params.set("flops", state.flops);
+      params.set("reads", state.reads); params.set("writes", state.writes); params.set("flops-per-element", state.flops);
     }
     try { history.replaceState(null, "", "#" + params.toString()); } catch (e) { /* file:// in some browsers */ }
   }
@@ -288,7 +297,13 @@ constexpr const char* kScript = R"js(
   function changed() { readControls(); writeFragment(); update(); }
   ["calc-hw", "calc-ceilings", "calc-dtype", "calc-n", "calc-gemm", "calc-elements", "calc-reads", "calc-writes",
    "calc-flops-per", "calc-mode-square", "calc-mode-gemm", "calc-mode-elementwise"].forEach(function (id) {
-    $(id).addEventListener("input", function () { changed(); showControls(); });
+    // A box being typed in is not written back: clearing N to type another would put 0 in it at once.
+    var typed = $(id).tagName === "INPUT" && $(id).type !== "radio";
+    $(id).addEventListener("input", function () {
+      changed();
+      if (!typed) showControls();
+      else if (id === "calc-n" && state.n > 0) $("calc-n-slider").value = Math.round(100 * Math.log2(state.n));
+    });
   });
   $("calc-n-slider").addEventListener("input", function () {
     $("calc-n").value = Math.round(Math.pow(2, Number($("calc-n-slider").value) / 100));
@@ -361,7 +376,7 @@ std::string calculator_section(const nlohmann::json& data) {
     row("bandwidth", "memory roof");
     row("compute-floor", "compute floor (FLOPs / peak)");
     row("memory-floor", "memory floor (bytes / bandwidth)");
-    row("floor", "time floor (the larger)");
+    row("floor", "time floor (the larger floor, and at least one launch)");
     row("attainable", "attainable rate");
     row("regime", "regime");
     row("crossover", "crossover N (square GEMM)");

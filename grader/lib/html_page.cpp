@@ -2,6 +2,7 @@
 
 #include "html_text.hpp"
 #include "input_error.hpp"
+#include "output_file.hpp"
 
 #include <fmt/format.h>
 
@@ -75,15 +76,7 @@ std::string html_page(const std::string& title, const std::string& body) {
 }
 
 void write_html_file(const std::filesystem::path& file, const std::string& html) {
-    if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
-    auto temporary = file;
-    temporary += fmt::format(".{}.tmp", ::getpid());
-    {
-        std::ofstream out(temporary, std::ios::binary);
-        out << html;
-        if (!out.flush()) throw InputError(file, 0, "cannot write the page here; choose another --out");
-    }
-    std::filesystem::rename(temporary, file);
+    write_output_file(file, html, "the page", OutputFolder::create);
 }
 
 }  // namespace roofline

@@ -80,7 +80,11 @@ std::string over_time_chart(const std::vector<GradedPrediction>& graded) {
 
 std::string prediction_log_section(const PredictionLog& log) {
     auto graded = graded_predictions(log);
-    auto calibration = calibration_over_time(graded);
+    // The same rule as `roofline log`: predictions edited after their measurement are left out.
+    auto counting = counted_predictions(log);
+    const auto& counted = counting.counted;
+    const int edited_left_out = counting.edited_left_out;
+    auto calibration = calibration_over_time(counted);
     std::string out = "<section id='predictions' aria-labelledby='predictions-title'>\n"
                       "<h2 id='predictions-title'>Your predictions against the measurements</h2>\n";
     out += fmt::format("<p>{}: {} predictions, {} measurements. Each prediction counts once, at its first "
@@ -90,12 +94,16 @@ std::string prediction_log_section(const PredictionLog& log) {
         return out + "<p>Nothing measured yet: <code>roofline predict LAB/VARIANT ...</code>, then "
                      "<code>roofline grade LAB/VARIANT</code>.</p>\n</section>\n";
     }
-    out += over_time_chart(graded);
+    if (!counted.empty()) out += over_time_chart(counted);
     out += "<div class='table-wrap'><table id='calibration'><caption>Calibration: median error is 2 to the median "
            "|log2(measured / predicted)|, 1.00x is perfect</caption>\n<thead><tr><th>which</th><th class='num'>"
            "predictions</th><th class='num'>median error</th><th class='num'>within 1.5x</th></tr></thead>\n<tbody>\n";
     out += calibration_row("all", calibration.all) + calibration_row("first half", calibration.first_half) +
            calibration_row("second half", calibration.second_half) + "</tbody></table></div>\n";
+    if (edited_left_out > 0) {
+        out += fmt::format("<p id='edited-left-out' data-count='{}'>Left out: {} prediction(s) edited after they were "
+                           "measured.</p>\n", edited_left_out, edited_left_out);
+    }
     std::string trend = !calibration.trend ? "none yet (each half needs a graded prediction)"
                         : *calibration.trend == Trend::closing ? "closing: your second half of predictions is closer"
                         : *calibration.trend == Trend::widening ? "widening: your second half of predictions is further off"

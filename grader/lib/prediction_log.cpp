@@ -1,12 +1,12 @@
 #include "prediction_log.hpp"
 
-#include "file_text.hpp"
 #include "input_error.hpp"
 #include "source_hash.hpp"
 #include "yaml_fields.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/chrono.h>
@@ -14,7 +14,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <string_view>
 
 namespace roofline {
 
@@ -69,12 +72,29 @@ ProfileEntry read_profile(const YamlView& e) {
     return p;
 }
 
+// A CPU-graded part: correctness and points; a prediction only if one was measured.
+Measurement read_cpu_grade(const YamlView& e, Measurement m) {
+    if (e.has("prediction")) {
+        m.prediction_id = e.string("prediction");
+        m.prediction_digest = e.string("prediction_digest");
+    }
+    m.lab = e.string("lab");
+    m.variant = e.string("variant");
+    auto correct = e.string("correct");
+    if (correct != "true" && correct != "false") e.at("correct").fail("must be true or false");
+    m.correct = correct == "true";
+    m.points = e.at("points").as_nonnegative_double();
+    m.max_points = e.at("max_points").as_nonnegative_double();
+    m.measured_at = e.string("measured_at");
+    return m;
+}
+
 // `number`: its place among the measurements (1, 2, ...), which is its id; logs written
 // before ids were written have none, and are numbered the same way.
 Measurement read_measurement(const YamlView& e, std::size_t number) {
-    e.only_keys({"kind", "id", "prediction", "prediction_digest", "lab", "variant", "shape", "measured_time_us",
-                 "measured_regime", "correct", "fraction", "points", "max_points", "gpu", "sm_clock_mhz",
-                 "measured_at"});
+    e.only_keys({"kind", "id", "graded_on", "prediction", "prediction_digest", "lab", "variant", "shape",
+                 "measured_time_us", "measured_regime", "correct", "fraction", "points", "max_points", "gpu",
+                 "sm_clock_mhz", "measured_at"});
     Measurement m;
     m.line = e.line();
     m.id = fmt::format("m{}", number);
@@ -82,6 +102,12 @@ Measurement read_measurement(const YamlView& e, std::size_t number) {
         e.at("id").fail(fmt::format("must be {}: measurements are numbered in the order they were written (was an "
                                     "entry removed or moved? restore the log from your copy)", m.id));
     }
+    if (e.has("graded_on")) {
+        auto where = e.string("graded_on");
+        if (where != "cpu" && where != "gpu") e.at("graded_on").fail("must be cpu or gpu");
+        m.graded_on_cpu = where == "cpu";
+    }
+    if (m.graded_on_cpu) return read_cpu_grade(e, std::move(m));
     m.prediction_id = e.string("prediction");
     m.prediction_digest = e.string("prediction_digest");
     m.lab = e.string("lab");
@@ -140,9 +166,52 @@ GapNote read_gap_note(const YamlView& e, const std::vector<Measurement>& earlier
     return n;
 }
 
+// Every entry roofline appends is framed by these two comment lines, written with the
+// entry in one write(). A write cut short (the command killed mid-write, a full disk)
+// leaves a begin line without its end line, which the reader names instead of reading
+// the half entry as an entry. Entries without the frame (logs written before it, or by
+// hand) are read as before.
+constexpr std::string_view kEntryBegins = "# entry begins";
+constexpr std::string_view kEntryEnds = "# entry ends";
+
+std::string_view trimmed_line(std::string_view line) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
+    return line;
+}
+
+// A begin line with no end line before the next begin line or the end of the file.
+void check_entries_complete(const std::string& text, const std::filesystem::path& file) {
+    int line_number = 0, open_since = 0;
+    auto cut_short = [&](int last_line) {
+        throw InputError(file, open_since,
+                         fmt::format("the entry from here to line {} was cut short (the command writing it was "
+                                     "stopped mid-write, or its '{}' line was deleted); delete lines {} to {}, then "
+                                     "run that command again",
+                                     last_line, kEntryEnds, open_since, last_line));
+    };
+    std::size_t at = 0;
+    while (at < text.size()) {
+        auto end = text.find('\n', at);
+        auto line = trimmed_line(std::string_view(text).substr(at, end == std::string::npos ? std::string::npos : end - at));
+        ++line_number;
+        if (line == kEntryBegins) {
+            if (open_since) cut_short(line_number - 1);
+            open_since = line_number;
+        } else if (line == kEntryEnds) {
+            open_since = 0;
+        }
+        if (end == std::string::npos) break;
+        at = end + 1;
+    }
+    if (open_since) cut_short(line_number);
+}
+
 // The log must be a file in an existing folder; a missing file there is an empty log.
 // A mistyped folder, or a folder given as the log, is reported rather than read as empty.
+// Symbolic links are followed: the file they point at is the log, read and appended to
+// in place (the link stays a link).
 void check_log_path(const std::filesystem::path& file) {
+    if (file.empty()) throw InputError("the prediction log's path is empty; give a file, e.g. --log predictions.yaml");
     auto folder = file.parent_path();
     if (!folder.empty() && !std::filesystem::is_directory(folder)) {
         throw InputError(file, 0, fmt::format("the folder {} does not exist; check the path", folder.string()));
@@ -152,9 +221,54 @@ void check_log_path(const std::filesystem::path& file) {
     }
 }
 
+std::string file_type_name(mode_t mode) {
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISFIFO(mode)) return "a pipe";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
+}
+
+void require_regular(const std::filesystem::path& file, const struct stat& st) {
+    if (!S_ISREG(st.st_mode)) {
+        throw InputError(file, 0, fmt::format("is {}, not a regular file; the log must be a file (e.g. predictions.yaml)",
+                                              file_type_name(st.st_mode)));
+    }
+}
+
+// Closes the descriptor when it goes out of scope; closing also drops its flock.
+class FileDescriptor {
+public:
+    explicit FileDescriptor(int fd) : fd_(fd) {}
+    ~FileDescriptor() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    FileDescriptor(const FileDescriptor&) = delete;
+    FileDescriptor& operator=(const FileDescriptor&) = delete;
+    int get() const { return fd_; }
+
+private:
+    int fd_;
+};
+
+std::string read_all(int fd, const std::filesystem::path& file) {
+    std::string text;
+    char buffer[1 << 16];
+    off_t offset = 0;
+    for (;;) {
+        auto n = ::pread(fd, buffer, sizeof buffer, offset);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw InputError(file, 0, fmt::format("cannot be read ({})", std::strerror(errno)));
+        if (n == 0) return text;
+        text.append(buffer, static_cast<std::size_t>(n));
+        offset += n;
+    }
+}
+
 PredictionLog parse_log_text(const std::string& text, const std::filesystem::path& file) {
     PredictionLog log;
     log.file = file;
+    check_entries_complete(text, file);
     auto root = YamlView::load_text(text, file);
     if (root.node().IsNull()) return log;  // only the header comment
     for (const auto& entry : root.items()) {
@@ -166,90 +280,149 @@ PredictionLog parse_log_text(const std::string& text, const std::filesystem::pat
         else if (kind == "diagnosis") log.diagnoses.push_back(read_diagnosis(entry));
         else entry.at("kind").fail("must be prediction, measurement, gap_note, profile or diagnosis");
     }
+    // Measurements name their prediction by id: two predictions with one id would make
+    // every later lookup ambiguous.
+    std::map<std::string, int> first_line;
+    for (const auto& p : log.predictions) {
+        auto [it, inserted] = first_line.emplace(p.id, p.line);
+        if (!inserted) {
+            throw InputError(file, p.line,
+                             fmt::format("prediction id {} is used twice (first at line {}); ids are unique, so this "
+                                         "entry was copied or renumbered by hand: remove it or restore the log",
+                                         p.id, it->second));
+        }
+    }
     return log;
 }
 
 PredictionLog parse_log(const std::filesystem::path& file) {
     check_log_path(file);
-    if (!std::filesystem::exists(file)) {
-        PredictionLog log;
-        log.file = file;
-        return log;
+    struct stat st {};
+    if (::stat(file.c_str(), &st) != 0) {
+        if (errno == ENOENT) {
+            PredictionLog log;
+            log.file = file;
+            return log;
+        }
+        throw InputError(file, 0, fmt::format("cannot be read ({})", std::strerror(errno)));
     }
-    return parse_log_text(read_file_text(file), file);
+    require_regular(file, st);  // before opening: a pipe would block the read
+    FileDescriptor fd(::open(file.c_str(), O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC));
+    if (fd.get() < 0) throw InputError(file, 0, fmt::format("cannot be read ({})", std::strerror(errno)));
+    if (::fstat(fd.get(), &st) != 0) throw InputError(file, 0, fmt::format("cannot be read ({})", std::strerror(errno)));
+    require_regular(file, st);  // it may have been swapped since the stat above
+    return parse_log_text(read_all(fd.get(), file), file);
 }
 
-// The log's bytes, to append to: a missing or empty file starts with the header.
-std::string read_bytes(const std::filesystem::path& file) {
-    std::string text = std::filesystem::exists(file) ? read_file_text(file) : "";
-    if (text.find_first_not_of(" \t\r\n") == std::string::npos) return kHeader;
-    if (text.back() != '\n') text += '\n';
-    return text;
+// Opens the log for appending, creating it (empty) when missing: a regular file we may
+// write, else a one-line refusal. Never replaces the file, so its inode, hard links,
+// owner and mode stay as they were.
+int open_for_append(const std::filesystem::path& file) {
+    check_log_path(file);
+    struct stat st {};
+    if (::stat(file.c_str(), &st) == 0) {
+        require_regular(file, st);
+        // The mode, not only open(): root may write a chmod 444 file, but a read-only log
+        // was made so on purpose.
+        if ((st.st_mode & 0222) == 0) {
+            throw InputError(file, 0, fmt::format("is read-only (mode {:04o}); make it writable (chmod u+w) or give "
+                                                  "another --log", st.st_mode & 07777));
+        }
+    }
+    int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        int error = errno;
+        if (error == EACCES || error == EPERM || error == EROFS) {
+            throw InputError(file, 0, fmt::format("cannot be written ({}); check its permissions and its folder's, or "
+                                                  "give another --log", std::strerror(error)));
+        }
+        throw InputError(file, 0, fmt::format("cannot be opened for writing ({})", std::strerror(error)));
+    }
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        throw InputError(file, 0, "is not a regular file; the log must be a file (e.g. predictions.yaml)");
+    }
+    return fd;
 }
 
-// Holds an exclusive flock on <log>.lock for its lifetime, so two runs that
-// append at once take turns instead of one losing the other's entry.
-class LogLock {
-public:
-    explicit LogLock(const std::filesystem::path& log) {
-        auto path = log;
-        path += ".lock";
-        fd_ = ::open(path.c_str(), O_RDWR | O_CREAT, 0644);
-        if (fd_ < 0) throw InputError(path, 0, "cannot create the log's lock file; check the folder is writable");
-        ::flock(fd_, LOCK_EX);
-    }
-    ~LogLock() {
-        ::flock(fd_, LOCK_UN);
-        ::close(fd_);
-    }
-    LogLock(const LogLock&) = delete;
-    LogLock& operator=(const LogLock&) = delete;
-
-private:
-    int fd_ = -1;
-};
-
-void write_atomically(const std::filesystem::path& file, const std::string& text) {
-    auto temporary = file;
-    temporary += fmt::format(".tmp.{}", ::getpid());
-    int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) throw InputError(temporary, 0, "cannot write next to the log; check the folder is writable");
+// Writes all of `text` at the end of the file; on failure, cuts the file back to
+// `old_size` so no part of the entry stays.
+void append_bytes(int fd, off_t old_size, const std::string& text, const std::filesystem::path& file) {
     std::size_t written = 0;
     while (written < text.size()) {
-        auto n = ::write(fd, text.data() + written, text.size() - written);
+        auto n = ::pwrite(fd, text.data() + written, text.size() - written, old_size + static_cast<off_t>(written));
+        if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
-            ::close(fd);
-            std::filesystem::remove(temporary);
-            throw InputError(temporary, 0, "write failed (disk full?); the log was left as it was");
+            int error = n < 0 ? errno : EIO;
+            if (::ftruncate(fd, old_size) != 0) {
+                throw InputError(file, 0, fmt::format("write failed ({}) and the partial entry could not be removed; "
+                                                      "the log reports it as cut short", std::strerror(error)));
+            }
+            throw InputError(file, 0, fmt::format("write failed ({}); the log was left as it was", std::strerror(error)));
         }
         written += static_cast<std::size_t>(n);
     }
-    ::fsync(fd);
-    ::close(fd);
-    std::filesystem::rename(temporary, file);
+    if (::fsync(fd) != 0) {
+        throw InputError(file, 0, fmt::format("the entry was written but could not be flushed to disk ({})",
+                                              std::strerror(errno)));
+    }
 }
 
-// Appends one entry: re-reads the log under the lock (it must parse), then
-// writes the old bytes followed by the new entry.
-// The new text is read back with the loader before it replaces the log: an entry
-// the loader would refuse (a 'nan' time, say) would lock every later command out.
+// Appends one entry in place: under an exclusive flock on the log file itself (released
+// when the descriptor closes, even if the process is killed: nothing is left beside
+// the log), re-reads the log (it must parse), then writes the new entry, framed, with
+// one write at the end of the file. The new text is read back with the loader before
+// it is written: an entry the loader would refuse (a 'nan' time, say) would lock every
+// later command out.
 template <class Emit>
 void append_entry(const std::filesystem::path& file, Emit emit_entry) {
+    // The entry's text after `old_text`, read back with the loader before anything is written.
+    auto compose = [&](const std::string& old_text, const PredictionLog& log) {
+        YAML::Emitter out;
+        out << YAML::BeginSeq << YAML::BeginMap;
+        emit_entry(out, log);
+        out << YAML::EndMap << YAML::EndSeq;
+        std::string addition;
+        if (!old_text.empty() && old_text.back() != '\n') addition = "\n";
+        if (old_text.find_first_not_of(" \t\r\n") == std::string::npos) addition += kHeader;  // a new log
+        addition += fmt::format("{}\n{}\n{}\n", kEntryBegins, out.c_str(), kEntryEnds);
+        try {
+            parse_log_text(old_text + addition, file);
+        } catch (const InputError& e) {
+            throw InputError(fmt::format("{}: the new entry would not read back ({}); nothing was written",
+                                         file.string(), e.what()));
+        }
+        return addition;
+    };
     check_log_path(file);
-    LogLock lock(file);
-    auto log = parse_log(file);
-    YAML::Emitter out;
-    out << YAML::BeginSeq << YAML::BeginMap;
-    emit_entry(out, log);
-    out << YAML::EndMap << YAML::EndSeq;
-    auto text = read_bytes(file) + out.c_str() + "\n";
-    try {
-        parse_log_text(text, file);
-    } catch (const InputError& e) {
-        throw InputError(fmt::format("{}: the new entry would not read back ({}); nothing was written", file.string(),
-                                     e.what()));
+    // A log that does not exist yet is created only for an entry that reads back: a refused
+    // command leaves no empty file behind.
+    std::error_code error;
+    if (!std::filesystem::exists(std::filesystem::symlink_status(file, error))) {
+        PredictionLog empty;
+        empty.file = file;
+        compose("", empty);
     }
-    write_atomically(file, text);
+    FileDescriptor fd(open_for_append(file));
+    while (::flock(fd.get(), LOCK_EX) != 0) {
+        if (errno != EINTR) throw InputError(file, 0, fmt::format("cannot be locked ({})", std::strerror(errno)));
+    }
+    auto old_text = read_all(fd.get(), file);
+    auto addition = compose(old_text, parse_log_text(old_text, file));
+    append_bytes(fd.get(), static_cast<off_t>(old_text.size()), addition, file);
+}
+
+// The next free id: one past the highest pN in the log (ids stay unique even where an
+// entry was removed by hand).
+std::string next_prediction_id(const PredictionLog& log) {
+    std::size_t highest = log.predictions.size();
+    for (const auto& p : log.predictions) {
+        if (p.id.size() > 1 && p.id[0] == 'p' && p.id.find_first_not_of("0123456789", 1) == std::string::npos &&
+            p.id.size() < 12) {
+            highest = std::max<std::size_t>(highest, std::stoull(p.id.substr(1)));
+        }
+    }
+    return fmt::format("p{}", highest + 1);
 }
 
 }  // namespace
@@ -303,7 +476,7 @@ PredictionLog load_log(const std::filesystem::path& file) { return parse_log(fil
 
 Prediction append_prediction(const std::filesystem::path& file, Prediction p) {
     append_entry(file, [&](YAML::Emitter& out, const PredictionLog& log) {
-        p.id = fmt::format("p{}", log.predictions.size() + 1);
+        p.id = next_prediction_id(log);
         out << YAML::Key << "kind" << YAML::Value << "prediction";
         out << YAML::Key << "id" << YAML::Value << p.id;
         out << YAML::Key << "lab" << YAML::Value << p.lab;
@@ -349,6 +522,20 @@ Measurement append_measurement(const std::filesystem::path& file, Measurement m)
         m.id = fmt::format("m{}", log.measurements.size() + 1);
         out << YAML::Key << "kind" << YAML::Value << "measurement";
         out << YAML::Key << "id" << YAML::Value << m.id;
+        if (m.graded_on_cpu) {
+            out << YAML::Key << "graded_on" << YAML::Value << "cpu";
+            if (!m.prediction_id.empty()) {
+                out << YAML::Key << "prediction" << YAML::Value << m.prediction_id;
+                out << YAML::Key << "prediction_digest" << YAML::Value << m.prediction_digest;
+            }
+            out << YAML::Key << "lab" << YAML::Value << m.lab;
+            out << YAML::Key << "variant" << YAML::Value << m.variant;
+            out << YAML::Key << "correct" << YAML::Value << (m.correct ? "true" : "false");
+            out << YAML::Key << "points" << YAML::Value << number(m.points);
+            out << YAML::Key << "max_points" << YAML::Value << number(m.max_points);
+            out << YAML::Key << "measured_at" << YAML::Value << m.measured_at;
+            return;
+        }
         out << YAML::Key << "prediction" << YAML::Value << m.prediction_id;
         out << YAML::Key << "prediction_digest" << YAML::Value << m.prediction_digest;
         out << YAML::Key << "lab" << YAML::Value << m.lab;
@@ -365,6 +552,19 @@ Measurement append_measurement(const std::filesystem::path& file, Measurement m)
         out << YAML::Key << "measured_at" << YAML::Value << m.measured_at;
     });
     return m;
+}
+
+Measurement record_cpu_grade(const std::filesystem::path& file, const std::string& lab, const std::string& variant,
+                             bool correct, double points, double max_points) {
+    Measurement m;
+    m.graded_on_cpu = true;
+    m.lab = lab;
+    m.variant = variant;
+    m.correct = correct;
+    m.points = points;
+    m.max_points = max_points;
+    m.measured_at = utc_now_iso8601();
+    return append_measurement(file, m);
 }
 
 GapNote append_gap_note(const std::filesystem::path& file, GapNote n) {

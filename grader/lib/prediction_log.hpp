@@ -2,9 +2,14 @@
 // `roofline predict` appends a prediction bound to the kernel source's hash;
 // `roofline grade` appends a measurement that names its prediction and a digest
 // of it, so a prediction edited after it was measured is detected. Every write
-// takes a lock, appends the new entry's text to the old bytes unchanged, and
-// renames a temporary file into place: a crash leaves the old or the new log,
-// never half of one. A malformed log is reported (file:line) and left untouched.
+// opens the log in place (a symbolic link is followed to its file), takes an
+// flock on it, re-reads it, and appends the new entry with one write between an
+// "# entry begins" and an "# entry ends" line: the file keeps its inode, links,
+// owner and mode, nothing is left beside it, and a write cut short (a kill, a
+// full disk) is named by the reader (file:line) instead of read as an entry.
+// A log that is not a regular file (a device, a pipe) or is read-only is refused
+// in one line. A malformed log, or one with a prediction id used twice, is
+// reported (file:line) and left untouched.
 // After a graded measurement, `roofline explain` appends a gap note: the student's
 // explanation of the gap between prediction and measurement, bound to that
 // measurement's id (m1, m2, ...: measurements are numbered in the order they were
@@ -54,9 +59,14 @@ struct ProfileEntry {
     std::map<std::string, double> figures;   // each cause's counter figure (cause_figures)
 };
 
+// A grading's result. A CPU-graded part (lab 09's layout library: `graded_on: cpu`) has
+// no time, regime, clock or GPU, and no prediction unless the lab asks for one; its
+// correctness and points are recorded like any other grade, so that `explain`,
+// `debrief` and `log` work for it.
 struct Measurement {
     std::string id;  // m1, m2, ...: its place among the log's measurements
-    std::string prediction_id;
+    bool graded_on_cpu = false;
+    std::string prediction_id;      // empty: graded without a prediction (a CPU part)
     std::string prediction_digest;  // the prediction's digest when it was measured
     std::string lab, variant, shape;
     double measured_time_s = 0;
@@ -114,6 +124,9 @@ Prediction append_prediction(const std::filesystem::path& file, Prediction predi
 Measurement append_measurement(const std::filesystem::path& file, Measurement measurement);
 // The note must name a measurement already in the log, of the same lab and variant.
 GapNote append_gap_note(const std::filesystem::path& file, GapNote note);
+// A CPU-graded part's grade (graded_on: cpu), without a prediction.
+Measurement record_cpu_grade(const std::filesystem::path& file, const std::string& lab, const std::string& variant,
+                             bool correct, double points, double max_points);
 ProfileEntry append_profile(const std::filesystem::path& file, ProfileEntry entry);
 Diagnosis append_diagnosis(const std::filesystem::path& file, Diagnosis diagnosis);
 

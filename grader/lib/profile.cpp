@@ -1,5 +1,6 @@
 #include "profile.hpp"
 
+#include "build_progress.hpp"
 #include "diagnosis.hpp"
 #include "exit_code.hpp"
 #include "file_text.hpp"
@@ -26,6 +27,7 @@
 #include <algorithm>
 #include <fstream>
 #include <random>
+#include <sstream>
 
 namespace roofline {
 
@@ -131,7 +133,14 @@ ProfileOutcome profile_variant(const Workspace& ws, const ProfileRequest& reques
         }
         csv_text = read_file_text(request.csv_file);
         csv_source = request.csv_file.string();
-        if (auto failure = ncu_failure(csv_text)) {
+        // A failure is read only off ncu's own lines (==ERROR==, ==WARNING==, ...): a file that merely
+        // mentions ERR_NVGPUCTRPERM (a README given by mistake) is no table, not a refused profiler.
+        std::string tool_lines;
+        std::istringstream lines(csv_text);
+        for (std::string line; std::getline(lines, line);) {
+            if (line.rfind("==", 0) == 0) tool_lines += line + "\n";
+        }
+        if (auto failure = ncu_failure(tool_lines)) {
             return refused(kToolUnavailable, target, "profiler_unavailable", failure->message);
         }
         add_ceilings(ws, request.hardware, "", variant.dtype, input);
@@ -144,7 +153,7 @@ ProfileOutcome profile_variant(const Workspace& ws, const ProfileRequest& reques
                                ". `roofline grade` does not need it.");
         }
         if (request.build) {
-            auto build = build_target(ws.build_dir, ws.lab_target(lab.id, request.solutions));
+            auto build = build_with_progress(ws.build_dir, ws.lab_target(lab.id, request.solutions), true);
             if (!build.ok) {
                 return refused(kBuildFailed, target, "build_failed",
                                fmt::format("the build failed; the compiler said:\n{}", build.output));
@@ -210,16 +219,31 @@ ProfileOutcome profile_variant(const Workspace& ws, const ProfileRequest& reques
         }
         // Kept beside the grading results: the table, and the report for Nsight Compute's window.
         auto results = ws.results_dir(lab.id, request.solutions);
-        std::filesystem::create_directories(results);
         out.csv_saved = results / (variant.name + ".ncu.csv");
         out.report_saved = results / (variant.name + ".ncu-rep");
-        std::filesystem::copy_file(csv_file, out.csv_saved, std::filesystem::copy_options::overwrite_existing);
-        std::filesystem::copy_file(report_file, out.report_saved, std::filesystem::copy_options::overwrite_existing);
+        std::error_code error;
+        std::filesystem::create_directories(results, error);
+        if (!error) std::filesystem::copy_file(csv_file, out.csv_saved, std::filesystem::copy_options::overwrite_existing, error);
+        if (!error) {
+            std::filesystem::copy_file(report_file, out.report_saved, std::filesystem::copy_options::overwrite_existing,
+                                       error);
+        }
+        if (error) {
+            throw InputError(results, 0, fmt::format("cannot keep the profile's table and report here ({}); check the "
+                                                     "folder is writable", error.message()));
+        }
         std::filesystem::remove_all(work_dir);
     }
 
     auto csv = parse_ncu_csv(csv_text, csv_source);
     input.launches = csv.launches;
+    if (input.launches.empty() && !request.csv_file.empty()) {
+        // A file the student gave: bad input (exit 2), not a profiler that is missing or refused.
+        throw InputError(request.csv_file, 0,
+                         fmt::format("holds no kernel rows of an ncu table{}; give the CSV that `ncu --csv --page raw "
+                                     "--print-units base` wrote (or `ncu --import REPORT --csv --page raw`)",
+                                     csv.tool_lines.empty() ? "" : " (its last tool line: " + csv.tool_lines.back() + ")"));
+    }
     if (input.launches.empty()) {
         return refused(kToolUnavailable, target, "profiler_unavailable",
                        "ncu profiled no kernel of the variant (its table is empty); " +

@@ -1,5 +1,7 @@
 #include "report.hpp"
 
+#include "output_file.hpp"
+
 #include "units.hpp"
 
 #include <fmt/format.h>
@@ -208,14 +210,7 @@ nlohmann::json gradescope_json(const LabSpec& lab, const GradeContext& c, const 
 }
 
 void write_json_file(const std::filesystem::path& file, const nlohmann::json& value) {
-    if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
-    auto temporary = file;
-    temporary += ".tmp";
-    {
-        std::ofstream out(temporary);
-        out << value.dump(2) << "\n";
-    }
-    std::filesystem::rename(temporary, file);
+    write_output_file(file, value.dump(2) + "\n", "the results file", OutputFolder::create);
 }
 
 }  // namespace roofline

@@ -33,6 +33,7 @@ RooflinePoint analyze(const Workload& work, const Ceiling& ceiling, double launc
     p.compute_floor_s = work.flops / peak;
     p.memory_floor_s = work.bytes / bandwidth;
     p.floor_s = std::max(p.compute_floor_s, p.memory_floor_s);
+    p.time_floor_s = std::max(p.floor_s, launch_overhead_s);
     p.attainable_tflops = std::min(peak, bandwidth * p.intensity) / 1e12;
     p.attainable_tbs = p.floor_s > 0 ? work.bytes / p.floor_s / 1e12 : 0;
     p.regime = p.intensity >= p.ridge ? Regime::compute : Regime::memory;

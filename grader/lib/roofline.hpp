@@ -30,7 +30,11 @@ struct RooflinePoint {
     double ridge = 0;            // FLOP per byte where the two roofs meet: peak / bandwidth
     double compute_floor_s = 0;  // FLOPs / peak
     double memory_floor_s = 0;   // bytes / bandwidth
-    double floor_s = 0;          // the larger of the two: no kernel runs faster
+    double floor_s = 0;          // the roofline floor, the larger of the two: no kernel runs faster
+    // The time floor: the roofline floor, or the launch cost passed to analyze() where that is
+    // larger. What `calc`, the report's calculator and `classify` call "the floor"; the
+    // scores measure against floor_s, the roofs alone.
+    double time_floor_s = 0;
     double attainable_tflops = 0;  // min(peak, bandwidth x intensity)
     double attainable_tbs = 0;     // bytes / floor_s
     Regime regime = Regime::memory;  // which roof the workload sits under

@@ -1,5 +1,6 @@
 #include "sanitize.hpp"
 
+#include "build_progress.hpp"
 #include "exit_code.hpp"
 #include "file_text.hpp"
 #include "input_error.hpp"
@@ -39,7 +40,7 @@ SanitizeOutcome sanitize_variant(const Workspace& ws, const SanitizeRequest& req
                                            "it comes with the CUDA Toolkit"));
     }
     if (request.build) {
-        auto build = build_target(ws.build_dir, ws.lab_target(lab.id, request.solutions));
+        auto build = build_with_progress(ws.build_dir, ws.lab_target(lab.id, request.solutions), true);
         if (!build.ok) return refuse(kBuildFailed, "build_failed", "the build failed; the compiler said:\n" + build.output);
     }
     // The verify shapes: small, odd sizes (tails), quick under the sanitizer's slowdown.

@@ -4,6 +4,8 @@
 #include "test_support.hpp"
 
 #include "calibration.hpp"
+#include "html_prediction_log.hpp"
+#include "html_text.hpp"
 
 #include <cmath>
 
@@ -113,4 +115,42 @@ TEST_CASE("cli log: a re-grade is listed, not counted; the scatter draws it as a
     CHECK(j["entries"][2]["counted"] == true);
     CHECK(j["calibration"]["all"]["count"] == 2);
     CHECK(j["calibration"]["trend"] == "unchanged");
+}
+
+// One rule for both: `roofline log` and the report leave out a prediction edited after it
+// was measured (calibration.hpp, counted_predictions), so they print the same figures.
+TEST_CASE("calibration: roofline log and the report count the same predictions when one was edited",
+          "[calibration][cli]") {
+    Log log;
+    auto a = log.predict("copy_naive_fp32", 500);
+    auto b = log.predict("copy_vectorized_fp32", 540);
+    auto c = log.predict("add_fp32", 900);
+    log.measure(a, 1000);  // 2x off
+    log.measure(b, 550);   // close
+    log.measure(c, 950);   // close
+    // The student edits a's time after seeing the measurement.
+    auto text = read_file(log.file);
+    auto edited = replaced(text, "predicted_time_us: 500", "predicted_time_us: 990");
+    REQUIRE(edited != text);
+    write_file(log.file, edited);
+
+    auto loaded = log.load();
+    auto counting = counted_predictions(loaded);
+    CHECK(counting.edited_left_out == 1);
+    REQUIRE(counting.counted.size() == 2);
+
+    auto r = run_cli("log --json --log " + shell_quote(log.file.string()));
+    INFO(r.all());
+    REQUIRE(r.exit_code == 0);
+    auto cli = json::parse(r.out)["calibration"];
+    CHECK(cli["all"]["count"] == 2);
+    CHECK(cli["edited_left_out"] == 1);
+
+    auto html = prediction_log_section(loaded);
+    auto expected_median = calibration_over_time(counting.counted).all.median_abs_log2;
+    CHECK(cli["all"]["median_abs_log2_ratio"].get<double>() == Approx(expected_median));
+    // the report's "all" row: 2 predictions, the same median, and the edited one named as left out
+    CHECK(contains(html, "<th scope='row'>all</th><td class='num'>2</td><td class='num' data-value='" +
+                             exact_number(expected_median) + "'>"));
+    CHECK(contains(html, "data-count='1'"));
 }

@@ -135,6 +135,10 @@ TEST_CASE("the calculator in a browser shows what roofline calc --json prints, o
          "--elementwise 1000 --reads 1 --writes 1 --dtype fp32 --hardware h200-sxm"},             // overhead, 0 FLOP
         {"hw=h100-pcie&dtype=fp16&elementwise=4096&reads=1&writes=1&flops=2000",
          "--elementwise 4096 --reads 1 --writes 1 --flops-per-element 2000 --dtype fp16 --hardware h100-pcie"},
+        // the CLI's names, as the page now writes them
+        {"hardware=l4&dtype=fp32&elementwise=268435456&reads=2&writes=1&flops-per-element=1",
+         "--elementwise 268435456 --reads 2 --writes 1 --flops-per-element 1 --dtype fp32 --hardware l4"},
+        {"hardware=h200-sxm&dtype=bf16&n=1", "--gemm 1 --dtype bf16 --hardware h200-sxm"},  // overhead: floor 5 us
     };
     for (const auto& c : grid) {
         DYNAMIC_SECTION(c.fragment) {
@@ -210,7 +214,7 @@ TEST_CASE("the calculator in a browser with this machine's measured ceilings", "
         auto dom = dump_dom(page, fmt::format("hw=h200-sxm&dtype=bf16&ceilings=measured&n={:g}", n));
         check_same(dom, "peak", 690);
         check_same(dom, "bandwidth", 4.24);
-        check_same(dom, "floor", expected.floor_s);
+        check_same(dom, "floor", expected.time_floor_s);
         check_same(dom, "attainable", expected.attainable_tflops);
         CHECK(figure(dom, "regime") == std::string(regime_name(expected.regime)));
         check_same(dom, "crossover", static_cast<double>(gemm_crossover_n(choice.ceiling, Dtype::bf16)));

@@ -587,6 +587,53 @@ TEST_CASE("roofline grade: a runner that forges the verdict is graded a crash, i
     }
 }
 
+// A CPU grade is a measurement in the log (graded_on: cpu), so the student loop works for
+// lab 09's parts: the grade is recorded, `log` lists it, `explain` and `debrief` accept it.
+TEST_CASE("a CPU grade is recorded in the log; explain, debrief and log work for it", "[layouts][cli][log]") {
+    TempDir dir;
+    auto file = dir / "predictions.yaml";
+    auto log = " --log " + shell_quote(file.string());
+
+    auto skeleton = run_cli(course_flags() + " grade 09-layouts/compose --no-build" + log);
+    INFO(skeleton.all());
+    CHECK(skeleton.exit_code == roofline::kGradedIncorrect);
+    auto after_grade = roofline::load_log(file);
+    REQUIRE(after_grade.measurements.size() == 1);
+    const auto& recorded = after_grade.measurements[0];
+    CHECK(recorded.graded_on_cpu);
+    CHECK(recorded.lab == "09-layouts");
+    CHECK(recorded.variant == "compose");
+    CHECK_FALSE(recorded.correct);
+    CHECK(recorded.points == 0);
+    CHECK(recorded.max_points == 40);
+    CHECK(recorded.prediction_id.empty());
+    // an incorrect grade opens nothing
+    CHECK(run_cli(course_flags() + " explain 09-layouts/compose --why w" + log).exit_code == roofline::kNotGradedYet);
+
+    // A correct grade of the part (as `grade` records it when the student's code passes).
+    auto correct = roofline::record_cpu_grade(file, "09-layouts", "compose", true, 40, 40);
+    CHECK(correct.id == "m2");
+    auto explain = run_cli(course_flags() + " explain 09-layouts/compose --why 'the last mode was left unbounded'" + log);
+    INFO(explain.all());
+    CHECK(explain.exit_code == 0);
+    CHECK(contains(explain.out, "m2"));
+    CHECK(contains(explain.out, "graded on the CPU"));
+    auto debrief = run_cli(course_flags() + " debrief 09-layouts/compose" + log);
+    INFO(debrief.all());
+    CHECK(debrief.exit_code == 0);
+    auto shown = run_cli(course_flags() + " log --json" + log);
+    INFO(shown.all());
+    REQUIRE(shown.exit_code == 0);
+    auto json = nlohmann::json::parse(shown.out);
+    REQUIRE(json["graded_on_cpu"].size() == 2);
+    CHECK(json["graded_on_cpu"][1]["correct"] == true);
+    CHECK(json["graded_on_cpu"][1]["gap_notes"].size() == 1);
+    CHECK(json["calibration"]["all"]["count"] == 0);  // no time, no prediction: outside the calibration
+    auto text = run_cli(course_flags() + " log" + log);
+    CHECK(contains(text.out, "graded on the CPU"));
+    CHECK(contains(text.out, "09-layouts/compose"));
+}
+
 TEST_CASE("roofline batch grades a lab with CPU-graded parts instead of refusing it", "[layouts][cli]") {
     // It used to refuse (exit 2, naming the line); test_batch_run.cpp checks what it grades.
     TempDir dir;

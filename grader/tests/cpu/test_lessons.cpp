@@ -199,7 +199,7 @@ struct Checker {
             std::string anchor = hash == std::string::npos ? "" : target.substr(hash + 1);
             fs::path resolved = path.empty() ? document : document.parent_path() / path;
             if (!fs::exists(resolved)) {
-                if (left_out_of_edition(fs::relative(resolved, root).lexically_normal().generic_string())) continue;
+                // No excuse for a link, even in the student edition: a reader clicks it.
                 problems.push_back(at + "links to " + target + ", which does not exist; correct the link or drop it");
                 continue;
             }
@@ -275,6 +275,46 @@ TEST_CASE("every link and every repository path in the course's documents exists
     auto documents = course_documents(root);
     REQUIRE(documents.size() >= 10);  // 6 lessons, the bank, 6 lab READMEs, README.md, results/README.md
     check_no_problems(documents, [&](const fs::path& document) { return checker.check(document); });
+}
+
+// scripts/student_edition.sh leaves solutions/, instructor/ and some scripts/ out; a link in
+// what it keeps must not point at them (a named path may: the README says they are left out).
+TEST_CASE("the student edition links only to files it holds", "[lessons][edition]") {
+    const fs::path root = roofline_test::repo_root();
+    TempDir dir;
+    const fs::path edition = dir / "edition";
+    auto command = roofline_test::shell_quote((root / "scripts" / "student_edition.sh").string()) + " " +
+                   roofline_test::shell_quote(edition.string()) + " > /dev/null";
+    REQUIRE(std::system(command.c_str()) == 0);
+    REQUIRE(fs::exists(edition / "EDITION.md"));
+    REQUIRE_FALSE(fs::exists(edition / "solutions"));
+    Checker checker(edition);
+    REQUIRE(checker.student_edition);
+    auto documents = course_documents(edition);
+    REQUIRE(documents.size() >= 10);
+    std::vector<std::string> problems;
+    for (const auto& document : documents) {
+        int number = 0;
+        bool in_code = false;
+        const std::string shown = fs::relative(document, edition).generic_string();
+        for (const auto& line : lines_of(document)) {
+            ++number;
+            if (is_fence(line)) {
+                in_code = !in_code;
+                continue;
+            }
+            if (!in_code) checker.check_links(line, document, shown + ":" + std::to_string(number) + ": ", problems);
+        }
+    }
+    INFO(joined(problems));
+    CHECK(problems.empty());
+    // and the check can fail: a link into the solutions the edition does not hold
+    write_file(edition / "lessons" / "planted.md", "[the answer](../solutions/01-memory-roof/kernels/01_copy_naive.cu)\n");
+    std::vector<std::string> planted;
+    checker.check_links("[the answer](../solutions/01-memory-roof/kernels/01_copy_naive.cu)",
+                        edition / "lessons" / "planted.md", "lessons/planted.md:1: ", planted);
+    REQUIRE(planted.size() == 1);
+    CHECK(roofline_test::contains(planted[0], "lessons/planted.md:1: links to ../solutions/"));
 }
 
 TEST_CASE("the document check names file:line for a broken link, anchor, path and citation", "[lessons]") {
