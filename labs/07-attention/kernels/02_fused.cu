@@ -150,6 +150,10 @@ __device__ __forceinline__ void online_softmax(float (&x)[kRowTiles][kKeys / 8][
     //     ((tile max - m) * scale > kLazyMaxSlack), decided for the whole warp by __any_sync so
     //     that the branch never splits it (every row of the warp then takes its new max);
     //   - then x = exp2_approx(fmaf(x, scale, -m * scale)) (one FFMA, one MUFU), added into l.
+    //     Careful here too: while m is still -INFINITY (every key the row has seen, this tile's
+    //     included, was masked), -m * scale is +inf and a masked score's x * scale is -inf, so
+    //     the FFMA gives NaN, not -inf. Subtract 0 for such a row instead: its scores are all
+    //     -INFINITY, exp2 of them is 0, and l and the accumulators stay 0 (lesson 07, section 3).
 }
 
 // {lo halves of x, y} or {hi halves}: one PRMT.
