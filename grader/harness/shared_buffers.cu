@@ -15,10 +15,56 @@ namespace roofline::harness {
 
 namespace {
 
+// The driver's memory calls, fetched through the runtime (as tma.cu fetches its encoder), so
+// that no program links libcuda: without a driver they still start and say "no device".
+struct Driver {
+    decltype(&cuGetErrorString) get_error_string = nullptr;
+    decltype(&cuMemGetAllocationGranularity) granularity = nullptr;
+    decltype(&cuMemCreate) create = nullptr;
+    decltype(&cuMemRelease) release = nullptr;
+    decltype(&cuMemAddressReserve) reserve = nullptr;
+    decltype(&cuMemAddressFree) address_free = nullptr;
+    decltype(&cuMemMap) map = nullptr;
+    decltype(&cuMemUnmap) unmap = nullptr;
+    decltype(&cuMemSetAccess) set_access = nullptr;
+    decltype(&cuMemExportToShareableHandle) export_handle = nullptr;
+    decltype(&cuMemImportFromShareableHandle) import_handle = nullptr;
+};
+
+template <class F>
+void fetch(F& function, const char* name) {
+    void* found = nullptr;
+    cudaDriverEntryPointQueryResult result{};
+    cudaError_t status = cudaGetDriverEntryPointByVersion(name, &found, 12000, cudaEnableDefault, &result);
+    if (status != cudaSuccess || result != cudaDriverEntryPointSuccess || !found)
+        throw CudaError(status == cudaSuccess ? cudaErrorNotSupported : status,
+                        std::string(name) + " is not available from this driver");
+    function = reinterpret_cast<F>(found);
+}
+
+const Driver& driver() {
+    static const Driver table = [] {
+        Driver d;
+        fetch(d.get_error_string, "cuGetErrorString");
+        fetch(d.granularity, "cuMemGetAllocationGranularity");
+        fetch(d.create, "cuMemCreate");
+        fetch(d.release, "cuMemRelease");
+        fetch(d.reserve, "cuMemAddressReserve");
+        fetch(d.address_free, "cuMemAddressFree");
+        fetch(d.map, "cuMemMap");
+        fetch(d.unmap, "cuMemUnmap");
+        fetch(d.set_access, "cuMemSetAccess");
+        fetch(d.export_handle, "cuMemExportToShareableHandle");
+        fetch(d.import_handle, "cuMemImportFromShareableHandle");
+        return d;
+    }();
+    return table;
+}
+
 void driver_check(CUresult result, const char* what) {
     if (result == CUDA_SUCCESS) return;
     const char* text = nullptr;
-    cuGetErrorString(result, &text);
+    driver().get_error_string(result, &text);
     throw CudaError(cudaErrorUnknown, std::string(what) + ": " + (text ? text : "unknown driver error"));
 }
 
@@ -33,20 +79,20 @@ CUmemAllocationProp exportable_memory(int device) {
 
 CUdeviceptr map_with_access(CUmemGenericAllocationHandle handle, std::size_t bytes, int device) {
     CUdeviceptr address = 0;
-    driver_check(cuMemAddressReserve(&address, bytes, 0, 0, 0), "cuMemAddressReserve");
-    driver_check(cuMemMap(address, bytes, 0, handle, 0), "cuMemMap");
+    driver_check(driver().reserve(&address, bytes, 0, 0, 0), "cuMemAddressReserve");
+    driver_check(driver().map(address, bytes, 0, handle, 0), "cuMemMap");
     CUmemAccessDesc access{};
     access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
     access.location.id = device;
     access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-    driver_check(cuMemSetAccess(address, bytes, &access, 1), "cuMemSetAccess");
+    driver_check(driver().set_access(address, bytes, &access, 1), "cuMemSetAccess");
     return address;
 }
 
 void unmap(CUdeviceptr address, std::size_t bytes, CUmemGenericAllocationHandle handle) {
-    cuMemUnmap(address, bytes);  // no throw: called on the way out
-    cuMemAddressFree(address, bytes);
-    cuMemRelease(handle);
+    driver().unmap(address, bytes);  // no throw: called on the way out
+    driver().address_free(address, bytes);
+    driver().release(handle);
 }
 
 struct Allocation {
@@ -97,7 +143,7 @@ void enable_shared_allocation(int device, SharedBufferHooks hooks) {
     CUDA_CHECK(cudaSetDevice(device));
     CUDA_CHECK(cudaFree(nullptr));  // the runtime's context is the one the driver calls use
     auto prop = exportable_memory(device);
-    driver_check(cuMemGetAllocationGranularity(&state.granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+    driver_check(driver().granularity(&state.granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
                  "cuMemGetAllocationGranularity");
     state.device = device;
     state.hooks = std::move(hooks);
@@ -115,12 +161,12 @@ void* allocate_device_bytes(std::size_t bytes) {
     allocation.id = state.next_id++;
     allocation.bytes = (std::max<std::size_t>(bytes, 1) + state.granularity - 1) / state.granularity * state.granularity;
     auto prop = exportable_memory(state.device);
-    driver_check(cuMemCreate(&allocation.handle, allocation.bytes, &prop, 0), "cuMemCreate");
+    driver_check(driver().create(&allocation.handle, allocation.bytes, &prop, 0), "cuMemCreate");
     CUdeviceptr base = 0;
     try {
         base = map_with_access(allocation.handle, allocation.bytes, state.device);
     } catch (...) {
-        cuMemRelease(allocation.handle);
+        driver().release(allocation.handle);
         throw;
     }
     state.by_base[base] = allocation;
@@ -160,7 +206,7 @@ BufferRef shared_buffer_of(const void* address) {
     auto& allocation = it->second;
     if (!allocation.exported) {
         int fd = -1;
-        driver_check(cuMemExportToShareableHandle(&fd, allocation.handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+        driver_check(driver().export_handle(&fd, allocation.handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
                      "cuMemExportToShareableHandle");
         try {
             state.hooks.export_buffer(allocation.id, allocation.bytes, fd);
@@ -181,7 +227,7 @@ void import_buffer(long long id, std::size_t bytes, int fd) {
         throw WireError("buffer " + std::to_string(id) + " is already imported");
     }
     CUmemGenericAllocationHandle handle = 0;
-    CUresult imported = cuMemImportFromShareableHandle(&handle, reinterpret_cast<void*>(static_cast<std::intptr_t>(fd)),
+    CUresult imported = driver().import_handle(&handle, reinterpret_cast<void*>(static_cast<std::intptr_t>(fd)),
                                                        CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
     ::close(fd);
     driver_check(imported, "cuMemImportFromShareableHandle");
@@ -189,7 +235,7 @@ void import_buffer(long long id, std::size_t bytes, int fd) {
     try {
         base = map_with_access(handle, bytes, current_device());
     } catch (...) {
-        cuMemRelease(handle);
+        driver().release(handle);
         throw;
     }
     state.by_id[id] = {base, bytes, handle};
