@@ -41,7 +41,10 @@ namespace roofline::batch {
 namespace fs = std::filesystem;
 
 fs::path submission_dir(const fs::path& out, const std::string& name) { return out / "submissions" / name; }
-bool is_finished(const fs::path& out, const std::string& name) { return fs::exists(submission_dir(out, name) / "done"); }
+bool is_finished(const fs::path& out, const std::string& name) {
+    std::error_code unreadable;  // a folder that cannot be read (a path too long, no permission) holds no result
+    return fs::exists(submission_dir(out, name) / "done", unreadable);
+}
 
 namespace {
 
@@ -420,10 +423,9 @@ int run_batch(const Workspace& course, const BatchOptions& o) {
 
     nlohmann::json names = nlohmann::json::array();
     for (const auto& s : all) names.push_back(s.name);
-    write_json_file(o.out / fmt::format("batch.json.{}", ::getpid()),
+    write_json_file(o.out / "batch.json",  // whole or not at all, so a parallel slice never reads half of it
                     {{"lab", o.lab}, {"seed", seed}, {"hidden", o.hidden.empty() ? "" : fs::absolute(o.hidden).string()},
                      {"submissions_dir", fs::absolute(o.submissions).string()}, {"submissions", names}});
-    fs::rename(o.out / fmt::format("batch.json.{}", ::getpid()), o.out / "batch.json");
 
     auto mine = o.slice ? slice_of(all, *o.slice) : all;
     std::vector<Submission> todo;
