@@ -67,9 +67,10 @@ std::string holders(const fs::path& out) {
     for (const auto& entry : fs::directory_iterator(out, error)) {
         auto name = entry.path().filename().string();
         if (!name.starts_with(".batch-slice-") || !held_by_another(entry.path())) continue;
-        auto what = name.substr(std::string(".batch-slice-").size());
+        auto what = name.substr(std::string(".batch-slice-").size());  // "K-of-N.lock"
         what = what.substr(0, what.size() - std::string(".lock").size());
-        slices.push_back(fmt::format("slice {} ({})", what, pid_words(pid_in(entry.path()))));
+        if (auto of = what.find("-of-"); of != std::string::npos) what.replace(of, 4, "/");
+        slices.push_back(fmt::format("{} ({})", what, pid_words(pid_in(entry.path()))));
     }
     if (!slices.empty()) return fmt::format("the slices {} of a batch", fmt::join(slices, ", "));
     return fmt::format("another batch ({})", pid_words(pid_in(out / ".batch.lock")));
