@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -84,8 +85,16 @@ RunningProcess start_process(const ProcessSpec& spec) {
     if (spec.stdin_pipe && ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pipe_ends) != 0) return process;
 
     process.began = std::chrono::steady_clock::now();
+    const pid_t parent = ::getpid();
     pid_t pid = ::fork();
     if (pid == 0) {
+        if (spec.die_with_parent) {
+            // Killed when this process dies, even by SIGKILL, which runs none of its cleanup: a
+            // `roofline grade` whose batch was killed must not go on grading (and writing into the
+            // batch's folder) on its own. Each generation does the same, so the chain ends together.
+            ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (::getppid() != parent) ::_exit(126);  // the parent died before the line above
+        }
         if (spec.new_session) ::setsid();  // so that everything it starts can be killed
         else ::setpgid(0, 0);
         int fd = ::open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

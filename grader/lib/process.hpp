@@ -35,6 +35,10 @@ struct ProcessSpec {
     // false: a process group of its own in this process's session, so that whoever
     // kills this session (roofline batch killing a grade) kills it too.
     bool new_session = true;
+    // true: the child is sent SIGKILL when this process dies (PR_SET_PDEATHSIG), however it dies.
+    // Linux ties it to the thread that started the child: start it from a thread that outlives it
+    // (run_process always does: it waits in the thread that started it).
+    bool die_with_parent = true;
     bool stdin_pipe = false;  // true: the caller writes to its stdin (RunningProcess::stdin_fd); else /dev/null
 };
 

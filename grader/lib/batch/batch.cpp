@@ -12,15 +12,20 @@
 #include "batch/profiling.hpp"
 #include "batch/summary.hpp"
 #include "input_error.hpp"
+#include "batch/out_lock.hpp"
+#include "output_file.hpp"
 #include "report.hpp"
 #include "sandbox.hpp"
 #include "tool_run.hpp"
 
 #include <fmt/format.h>
 
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -36,7 +41,10 @@ namespace roofline::batch {
 namespace fs = std::filesystem;
 
 fs::path submission_dir(const fs::path& out, const std::string& name) { return out / "submissions" / name; }
-bool is_finished(const fs::path& out, const std::string& name) { return fs::exists(submission_dir(out, name) / "done"); }
+bool is_finished(const fs::path& out, const std::string& name) {
+    std::error_code unreadable;  // a folder that cannot be read (a path too long, no permission) holds no result
+    return fs::exists(submission_dir(out, name) / "done", unreadable);
+}
 
 namespace {
 
@@ -63,11 +71,9 @@ std::string error_lines(const std::string& log) {
     return out;
 }
 
+// Written whole and flushed to disk, or an InputError naming the file (output_file.hpp).
 void write_text(const fs::path& file, const std::string& text) {
-    auto temporary = file;
-    temporary += fmt::format(".{}.tmp", ::getpid());
-    std::ofstream(temporary) << text;
-    fs::rename(temporary, file);
+    write_output_file(file, text, "the batch's output", OutputFolder::create);
 }
 
 // OUT/lab/LAB/lab.yaml: a lab folder of its own (the lab's id is its folder's name, and
@@ -203,6 +209,9 @@ public:
         for (auto& t : threads) t.join();
     }
 
+    // The submissions whose result could not be written (a full disk, a read-only folder).
+    const std::vector<std::string>& unrecorded() const { return unrecorded_; }
+
     // Submissions that hold the same files as others (identical_submissions), named in their results.
     void name_identical(std::map<std::string, std::vector<std::string>> identical) { identical_ = std::move(identical); }
 
@@ -222,7 +231,7 @@ private:
                 fs::remove_all(dir);
                 fs::create_directories(dir);
                 auto staged = stage_submission(course_, public_lab_, graded_lab_yaml(o_.out, lab_.id), submission,
-                                               temp_root_ / submission.name);
+                                               temp_root_ / stage_name(submission.name));
                 auto build = build_submission(kit_, staged.sources, staged.workspace.build_dir / "objects",
                                               staged.workspace.lab_executable(lab_.id, false), o_.out / "objects",
                                               compiler_limits_, sandbox_ ? &*sandbox_ : nullptr);
@@ -307,11 +316,20 @@ private:
         }
 
         auto dir = submission_dir(o_.out, submission.name);
-        write_json_file(dir / "result.json", to_json(result));
-        write_json_file(dir / "results.json", submission_gradescope(lab_, result, dir / "gradescope"));
-        write_text(dir / "done", "finished\n");
+        try {
+            write_json_file(dir / "result.json", to_json(result));
+            write_json_file(dir / "results.json", submission_gradescope(lab_, result, dir / "gradescope"));
+            write_text(dir / "done", "finished\n");  // last: only a recorded result is marked finished
+        } catch (const std::exception& e) {
+            // No marker, so a re-run grades it again; the batch fails at the end (unrecorded()).
+            std::lock_guard lock(print_mutex_);
+            unrecorded_.push_back(submission.name);
+            fmt::print(stderr, "error: {}: its result ({}) could not be recorded: {}\n", submission.name,
+                       outcome_name(result.outcome), e.what());
+            return;
+        }
         if (staged && !o_.keep_stage) fs::remove_all(staged->workspace.root);
-        if (!staged && !o_.keep_stage) fs::remove_all(temp_root_ / submission.name);
+        if (!staged && !o_.keep_stage) fs::remove_all(temp_root_ / stage_name(submission.name));
         std::lock_guard lock(print_mutex_);
         ++finished_;
         fmt::print(stderr, "[{}/{}] {}: {} {:.1f}/{:.0f} (gpu {}, {:.1f} s)\n", finished_, todo_.size(), submission.name,
@@ -339,6 +357,7 @@ private:
     std::deque<Ready> ready_;
     bool builds_done_ = false;
     int finished_ = 0;
+    std::vector<std::string> unrecorded_;
 };
 
 }  // namespace
@@ -357,6 +376,29 @@ int build_jobs(const BatchOptions& o, std::string* note) {
     return fits;
 }
 
+int remove_stale_staging_trees(const fs::path& temp_dir) {
+    int removed = 0;
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(temp_dir, error)) {
+        auto name = entry.path().filename().string();
+        const std::string prefix = "roofline-batch-";
+        if (!name.starts_with(prefix)) continue;
+        auto pid_text = name.substr(prefix.size(), name.find('-', prefix.size()) - prefix.size());
+        // Older batches named their trees without a pid: whose they were cannot be told, so they stay.
+        if (pid_text.empty() || pid_text.size() > 9 || pid_text.find_first_not_of("0123456789") != std::string::npos ||
+            name.find('-', prefix.size()) == std::string::npos)
+            continue;
+        struct stat st {};
+        if (::lstat(entry.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) continue;
+        auto pid = static_cast<pid_t>(std::stol(pid_text));
+        if (pid <= 0 || pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to tell)
+        if (fs::exists(entry.path() / kKeepStageMarker, error)) continue;  // --keep-stage: kept for the instructor
+        fs::remove_all(entry.path(), error);
+        if (!error) ++removed;
+    }
+    return removed;
+}
+
 int run_batch(const Workspace& course, const BatchOptions& o) {
     if (!fs::exists(course.lab_yaml(o.lab))) {
         throw InputError(fmt::format("no lab '{}' under {}; see `roofline list`", o.lab, course.labs_dir().string()));
@@ -370,16 +412,20 @@ int run_batch(const Workspace& course, const BatchOptions& o) {
     if (std::any_of(public_lab.variants.begin(), public_lab.variants.end(), [](const VariantSpec& v) { return v.cpu_graded; }))
         cpu_kit = load_build_kit(course.build_dir, o.lab + "-cpu");
     fs::create_directories(o.out / "submissions");
+    OutLock out_lock(o.out, o.slice);  // held to the end: a second batch on this folder refuses (exit 2)
+    if (int removed = remove_stale_staging_trees(fs::temp_directory_path()); removed > 0) {
+        fmt::print(stderr, "removed {} staging tree{} left in {} by batches that were killed\n", removed,
+                   removed == 1 ? "" : "s", fs::temp_directory_path().string());
+    }
     std::optional<HiddenSpec> hidden;
     auto lab = prepare_lab_yaml(course, public_lab, o.hidden, graded_lab_yaml(o.out, o.lab), hidden);
     std::uint64_t seed = o.seed ? *o.seed : hidden && hidden->seed ? *hidden->seed : 1;
 
     nlohmann::json names = nlohmann::json::array();
     for (const auto& s : all) names.push_back(s.name);
-    write_json_file(o.out / fmt::format("batch.json.{}", ::getpid()),
+    write_json_file(o.out / "batch.json",  // whole or not at all, so a parallel slice never reads half of it
                     {{"lab", o.lab}, {"seed", seed}, {"hidden", o.hidden.empty() ? "" : fs::absolute(o.hidden).string()},
                      {"submissions_dir", fs::absolute(o.submissions).string()}, {"submissions", names}});
-    fs::rename(o.out / fmt::format("batch.json.{}", ::getpid()), o.out / "batch.json");
 
     auto mine = o.slice ? slice_of(all, *o.slice) : all;
     std::vector<Submission> todo;
@@ -393,8 +439,10 @@ int run_batch(const Workspace& course, const BatchOptions& o) {
     std::string pattern, sandbox_said;
     std::optional<Sandbox> sandbox;
     if (!todo.empty()) {
-        pattern = (fs::temp_directory_path() / "roofline-batch-XXXXXX").string();
+        // The pid in the name: a later batch removes the tree if this one is killed (remove_stale_staging_trees).
+        pattern = (fs::temp_directory_path() / fmt::format("roofline-batch-{}-XXXXXX", ::getpid())).string();
         if (!::mkdtemp(pattern.data())) throw InputError("cannot make a temporary folder under " + fs::temp_directory_path().string());
+        if (o.keep_stage) std::ofstream(fs::path(pattern) / kKeepStageMarker) << "kept by --keep-stage\n";
         try {
             sandbox = prepare_sandbox(course, o, pattern, sandbox_said);
         } catch (...) {
@@ -404,6 +452,7 @@ int run_batch(const Workspace& course, const BatchOptions& o) {
     }
     std::string capped;
     int jobs = build_jobs(o, &capped);
+    std::vector<std::string> unrecorded;
     fmt::print(stderr, "batch {}: {} submissions{}, {} to grade, {} already graded (--force to redo); seed {}{}; "
                "{} build jobs{}; {}\n",
                o.lab, mine.size(), o.slice ? fmt::format(" in slice {}/{}", o.slice->index, o.slice->count) : "",
@@ -438,10 +487,18 @@ int run_batch(const Workspace& course, const BatchOptions& o) {
         batch.run();
         if (!o.keep_stage) fs::remove_all(pattern);
         else fmt::print(stderr, "staging trees kept in {}\n", pattern);
+        unrecorded = batch.unrecorded();
     }
     if (stop_requested()) {
         fmt::print(stderr, "interrupted: submissions without a result are graded when the same command runs again\n");
         return 130;
+    }
+    if (!unrecorded.empty()) {
+        fmt::print(stderr, "error: the results of {} submissions could not be written: {}; nothing else is recorded "
+                   "for them: free space or fix {}'s permissions and run the same command again\n",
+                   unrecorded.size(), fmt::join(unrecorded, ", "), o.out.string());
+        if (!o.slice) merge_batch(o.out);
+        return 1;
     }
     if (o.slice) {
         fmt::print(stderr, "slice {}/{} finished; when every slice has: roofline batch --merge {}\n", o.slice->index,

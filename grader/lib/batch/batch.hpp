@@ -68,6 +68,12 @@ int build_jobs(const BatchOptions& options, std::string* note = nullptr);
 // every submission in OUT/batch.json has a result, 1 (and names the missing) otherwise.
 int merge_batch(const std::filesystem::path& out);
 
+// Removes the staging trees (TEMP/roofline-batch-PID-*) of batches that were killed: those of
+// this user whose pid is no longer running, unless --keep-stage marked them (kKeepStageMarker).
+// Returns how many it removed.
+int remove_stale_staging_trees(const std::filesystem::path& temp_dir);
+inline constexpr const char* kKeepStageMarker = ".keep-stage";
+
 // The per-submission folder and its completion marker.
 std::filesystem::path submission_dir(const std::filesystem::path& out, const std::string& name);
 bool is_finished(const std::filesystem::path& out, const std::string& name);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
 
 namespace roofline::batch {
 
@@ -30,8 +31,14 @@ std::string reason_with_warnings(const SubmissionResult& r) {
 }
 }  // namespace
 
-std::string csv_field(const std::string& text) {
-    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+std::string csv_field(const std::string& text_in) {
+    // A spreadsheet runs a cell that starts with = + - @ (or a tab or CR before one) as a formula:
+    // a submission named `=HYPERLINK(...)` must stay text. A leading ' makes it text and shows as
+    // nothing in a spreadsheet. A lone "-" (the GPU column of an ungraded submission) is no formula.
+    std::string text = text_in;
+    bool formula = !text.empty() && text != "-" && std::string_view("=+-@\t\r").find(text.front()) != std::string_view::npos;
+    if (formula) text = "'" + text;  // and quoted, below
+    if (!formula && text.find_first_of(",\"\n\r") == std::string::npos) return text;
     std::string out = "\"";
     for (char c : text) {
         if (c == '"') out += "\"\"";

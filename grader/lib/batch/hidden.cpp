@@ -1,4 +1,5 @@
 #include "batch/hidden.hpp"
+#include "output_file.hpp"
 
 #include "input_error.hpp"
 #include "yaml_fields.hpp"
@@ -111,10 +112,10 @@ void write_hidden_lab_yaml(const std::filesystem::path& public_lab_yaml, const H
     }
     YAML::Emitter emitter;
     emitter << lab;
-    std::filesystem::create_directories(out.parent_path());
-    std::ofstream file(out);
-    file << "# lab.yaml with the instructor's hidden shapes (" << hidden.file.filename().string() << ")\n"
-         << emitter.c_str() << "\n";
+    write_output_file(out,
+                      "# lab.yaml with the instructor's hidden shapes (" + hidden.file.filename().string() + ")\n" +
+                          emitter.c_str() + "\n",
+                      "the graded lab.yaml", OutputFolder::create);
 }
 
 }  // namespace roofline::batch

@@ -15,6 +15,20 @@ namespace roofline::batch {
 
 namespace fs = std::filesystem;
 
+std::string stage_name(const std::string& name) {
+    auto safe = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+               c == '.';
+    };
+    bool plain = !name.empty() && name.size() <= 100 && name[0] != '.' && name[0] != '-' &&
+                 std::all_of(name.begin(), name.end(), safe);
+    if (plain) return name;
+    std::string out = "s_";  // never starts with `-` (an option) or `.` (hidden)
+    for (char c : name.substr(0, 64)) out += safe(c) ? c : '_';
+    auto hash = fnv1a64_hex(name);  // "fnv1a64:" and 16 hex digits
+    return out + "-" + hash.substr(hash.find(':') + 1, 12);
+}
+
 std::vector<Submission> find_submissions(const fs::path& dir) {
     if (!fs::is_directory(dir)) {
         throw InputError(fmt::format("--submissions {}: not a folder; give the folder holding one folder per submission",
@@ -277,6 +291,17 @@ StagedSubmission stage_submission(const Workspace& course, const LabSpec& public
     if (!present_file(submission.dir, "predictions.yaml", "predictions.yaml")) {
         staged.log = LogState::missing;
         staged.log_message = "no predictions.yaml in the submission: graded without prediction points";
+        return staged;
+    }
+    // Read by the batch itself, outside the sandbox: a log far past any real one (a class's logs are
+    // kilobytes) would cost minutes and gigabytes to parse, so its size is checked first.
+    std::error_code size_error;
+    auto log_bytes = fs::file_size(log_file, size_error);
+    if (!size_error && log_bytes > kMaxPredictionLogBytes) {
+        staged.log = LogState::malformed;
+        staged.log_message = fmt::format("predictions.yaml is {:.1f} MB, over the batch's limit of {} MB; not read, "
+                                         "graded without prediction points",
+                                         double(log_bytes) / 1e6, kMaxPredictionLogBytes / 1000000);
         return staged;
     }
     PredictionLog log;

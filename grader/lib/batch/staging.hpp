@@ -13,6 +13,7 @@
 #include "lab_spec.hpp"
 #include "workspace.hpp"
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <stdexcept>
@@ -29,6 +30,13 @@ struct Submission {
     std::filesystem::path link_target;
     bool outside_class = false;
 };
+
+// The name a submission is staged (and built) under: its folder's name where that holds only
+// letters, digits, `_`, `-` and `.` (not first); else those characters with `_` for the rest and
+// a hash of the real name, so that two names never share one. The compilers take paths through
+// a shell of their own (nvcc's host and link steps), where a `"`, a space or a `$` breaks the
+// build; the gradebook and OUT/submissions/ keep the real name.
+std::string stage_name(const std::string& name);
 
 // Every folder under `dir` is a submission, sorted by name. Throws InputError when there is none.
 std::vector<Submission> find_submissions(const std::filesystem::path& dir);
@@ -63,6 +71,9 @@ struct LabFiles {
 LabFiles lab_files(const Workspace& course, const std::string& lab);
 
 enum class LogState { present, missing, malformed };
+
+// A predictions.yaml larger than this is malformed without being read (the batch parses it outside the sandbox).
+inline constexpr std::uintmax_t kMaxPredictionLogBytes = 10'000'000;
 
 struct StagedSubmission {
     Workspace workspace;  // root: the staging tree; build_dir: STAGE/build
