@@ -604,6 +604,27 @@ int run_job(const Job& job, Result& result) {
         std::_Exit(roofline::protocol::exit_code_of(JobStatus::hang));
     });
     if (job.mode == JobMode::device_info) {
+        // A judge starts its runner first: a kernel file that dies before main() dies here, as
+        // the variant's crash, before anything is asked of it (on a machine with no GPU too).
+        if (is_judge()) {
+            try {
+                ensure_runner();
+            } catch (const RunnerGone& e) {
+                die_like_runner(e);
+            } catch (const RunnerFailure& e) {
+                result.status = e.kind == "no_device" ? JobStatus::no_device : JobStatus::error;
+                result.message = e.what();
+                return 4;
+            } catch (const CudaError& e) {
+                result.status = JobStatus::no_device;
+                result.message = e.what();
+                return 4;
+            } catch (const std::runtime_error& e) {  // the runner on another GPU, or not a lab program
+                result.status = JobStatus::error;
+                result.message = e.what();
+                return 4;
+            }
+        }
         int count = 0;
         cudaError_t status = cudaGetDeviceCount(&count);
         if (status != cudaSuccess || count == 0) {
@@ -612,19 +633,9 @@ int run_job(const Job& job, Result& result) {
             return 4;
         }
         try {
-            // A judge starts its runner now: a kernel file that dies before main() dies here, as
-            // the variant's crash, before anything is asked of it.
-            if (is_judge()) ensure_runner();
             result.device = device_info();
-        } catch (const RunnerGone& e) {
-            die_like_runner(e);
         } catch (const CudaError& e) {
             result.status = JobStatus::no_device;
-            result.message = e.what();
-            return 4;
-        } catch (const std::runtime_error& e) {  // the runner on another GPU, or not a lab program
-            if (!is_judge()) throw;
-            result.status = JobStatus::error;
             result.message = e.what();
             return 4;
         }

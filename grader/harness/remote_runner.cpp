@@ -58,7 +58,18 @@ void RemoteRunner::start(const std::vector<std::string>& argv, double limit_s) {
     } catch (const ChannelError& e) {
         gone(std::string("the lab program ended before it said hello (") + e.what() + ")");
     }
-    if (first.contains("error")) gone("the lab program could not start: " + first.value("error", std::string()));
+    if (first.contains("error")) {
+        const std::string message = first["error"].is_string() ? first["error"].get<std::string>() : first.dump();
+        if (first.value("kind", std::string()) == "no_device") {
+            // No GPU where it runs: the job's answer, not the program's failure.
+            try {
+                gone(message);
+            } catch (const RunnerGone&) {
+            }
+            throw RunnerFailure("no_device", message);
+        }
+        gone("the lab program could not start: " + message);
+    }
     if (!first.contains("hello") || !first["hello"].is_object() || !first["hello"].contains("variants") ||
         !first["hello"]["variants"].is_array())
         gone("the lab program's first message is not a hello: " + first.dump().substr(0, 200));
