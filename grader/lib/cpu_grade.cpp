@@ -132,9 +132,11 @@ GradeOutcome grade_cpu_variant(const Workspace& ws, const GradeRequest& request,
     if (auto sandbox = sandbox_from_environment()) {
         // Under roofline batch: the student's code runs in the sandbox like a lab program,
         // seeing the system and its program, writing only its own folder. The checker
-        // starts it there and stays outside. No CUDA in it: where there is no cgroup, an
-        // address-space limit holds it (sandbox.hpp).
-        runner_argv = sandboxed_argv(*sandbox, {{runner}, {runner_dir}, runner_dir, true, /*uses_cuda=*/false},
+        // starts it there and stays outside, and limits its address space itself (2 GiB,
+        // layout_check_main.cpp): the sandbox adds no memory limit of its own, since a
+        // prlimit inside it cannot raise the checker's hard limit and would fail the start.
+        runner_argv = sandboxed_argv(*sandbox, {{runner}, {runner_dir}, runner_dir, /*limit_memory=*/false,
+                                                /*uses_cuda=*/false},
                                      runner_argv);
         spec.argv.push_back("--sandboxed");
     }
