@@ -62,10 +62,7 @@ void RemoteRunner::start(const std::vector<std::string>& argv, double limit_s) {
         const std::string message = first["error"].is_string() ? first["error"].get<std::string>() : first.dump();
         if (first.value("kind", std::string()) == "no_device") {
             // No GPU where it runs: the job's answer, not the program's failure.
-            try {
-                gone(message);
-            } catch (const RunnerGone&) {
-            }
+            reap();
             throw RunnerFailure("no_device", message);
         }
         gone("the lab program could not start: " + message);
@@ -77,6 +74,11 @@ void RemoteRunner::start(const std::vector<std::string>& argv, double limit_s) {
 }
 
 void RemoteRunner::gone(const std::string& why) {
+    auto [exit_code, signal] = reap();
+    throw RunnerGone(why, exit_code, signal);
+}
+
+std::pair<int, int> RemoteRunner::reap() {
     // Give a runner that is dying a moment to finish, so that its end can be named.
     int status = 0, exit_code = 0, signal = 0;
     for (int i = 0; i < 50 && pid_ > 0; ++i) {
@@ -94,7 +96,7 @@ void RemoteRunner::gone(const std::string& why) {
         ::waitpid(pid_, &status, 0);
         pid_ = -1;
     }
-    throw RunnerGone(why, exit_code, signal);
+    return {exit_code, signal};
 }
 
 nlohmann::json RemoteRunner::ask(const nlohmann::json& request, double limit_s, int fd) {
@@ -111,10 +113,7 @@ nlohmann::json RemoteRunner::ask(const nlohmann::json& request, double limit_s, 
         const std::string message = answer["error"].is_string() ? answer["error"].get<std::string>() : answer.dump();
         if (kind == "cuda_error" || kind == "hang") {
             // The runner ends after either; reap it so that the next job starts a fresh one.
-            try {
-                gone(message);
-            } catch (const RunnerGone&) {
-            }
+            reap();
         }
         throw RunnerFailure(kind, message);
     }

@@ -11,6 +11,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace roofline::harness {
@@ -60,6 +61,8 @@ public:
 
 private:
     nlohmann::json ask(const nlohmann::json& request, double limit_s, int fd = -1);
+    // Waits a moment for a dying runner, else kills it: its exit code and signal.
+    std::pair<int, int> reap();
     [[noreturn]] void gone(const std::string& why);
 
     Channel channel_;
