@@ -29,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <unistd.h>
 
 #include <chrono>
@@ -277,6 +278,7 @@ int time_remotely(const VariantEntry& entry, Problem& verified, InputGuard& veri
         InputGuard guard;
     };
     std::vector<Copy> copies;
+    const auto copies_began = std::chrono::steady_clock::now();
     const int wanted = std::clamp(static_cast<int>(std::ceil(kBatchSeconds / verified_launch_s)), 1, kMaxBatchLaunches);
     std::size_t footprint = 0;
     for (int i = 1; i < wanted; ++i) {
@@ -292,6 +294,7 @@ int time_remotely(const VariantEntry& entry, Problem& verified, InputGuard& veri
         footprint = std::max(footprint, before > after ? before - after : 0);
         copies.push_back(std::move(copy));
     }
+    roofline::trace_stage(fmt::format("  {} copies made in {:.3f} s", copies.size(), roofline::seconds_since(copies_began)));
     std::vector<std::pair<Problem*, InputGuard*>> all{{&verified, &verified_guard}};
     for (auto& c : copies) all.push_back({c.problem.get(), &c.guard});
     const int launches = static_cast<int>(all.size());
@@ -364,7 +367,13 @@ int time_remotely(const VariantEntry& entry, Problem& verified, InputGuard& veri
         result.status = JobStatus::incorrect;
         return 1;
     }
-    roofline::trace_stage(fmt::format("  timed: {} batches of {} launches", measured.per_launch[0].count, launches));
+    const auto& phases = measured.phases;
+    roofline::trace_stage(fmt::format(
+        "  timed: {} rounds, batches of {} launches; variant spread {:.2f}%, peer {:.2f}%; seconds: prepare {:.3f}, "
+        "settle {:.3f}, batches {:.3f}, checks {:.3f}, baselines {:.3f}, clock {:.3f}",
+        phases.rounds, launches, 100 * measured.per_launch[0].rse * std::sqrt(double(measured.per_launch[0].count)),
+        100 * measured.per_launch[1].rse * std::sqrt(double(measured.per_launch[1].count)), phases.prepare_s,
+        phases.settle_s, phases.batch_s, phases.check_s, phases.empty_s, phases.clock_s));
     auto& timing = result.timing.emplace();
     timing.variant = stats_of(measured.per_launch[0]);
     timing.peer = stats_of(measured.per_launch[1]);

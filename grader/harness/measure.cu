@@ -218,29 +218,40 @@ BatchMeasureResult measure_batches(const std::vector<BatchTarget>& targets, cons
             if (int(s.size()) < config.min_samples || summarize(s).rse > config.target_rse) return false;
         return true;
     };
+    auto& phases = result.phases;
+    auto timed = [](double& sum, auto&& work) {
+        const auto t0 = std::chrono::steady_clock::now();
+        work();
+        sum += seconds_since(t0);
+    };
     while (true) {
+        ++phases.rounds;
         for (std::size_t t = 0; t < n; ++t) {
             const auto& target = targets[t];
-            target.prepare(stream);
-            settle();
+            timed(phases.prepare_s, [&] { target.prepare(stream); });
+            timed(phases.settle_s, settle);
             auto t0 = std::chrono::steady_clock::now();
             auto launch_events = target.run();
             const double batch_s = seconds_since(t0);
-            if (!target.check(stream)) {
+            phases.batch_s += batch_s;
+            bool checked = false;
+            timed(phases.check_s, [&] { checked = target.check(stream); });
+            if (!checked) {
                 result.check_failed = true;
                 return result;
             }
-            settle();
+            timed(phases.settle_s, settle);
             t0 = std::chrono::steady_clock::now();
             target.run_empty();
             empties[t].push_back(seconds_since(t0));
+            phases.empty_s += empties[t].back();
             // The fixed costs' median so far, for the stopping rule; every sample is taken again
             // against the median of all the baselines at the end.
             const double empty_s = summarize(empties[t]).median_s;
             batches[t].push_back(batch_s);
             samples[t].push_back(std::max(batch_s - empty_s, 0.0) / target.launches);
             for (double e : launch_events) events[t].push_back(e);
-            if (t == 0) clocks.push_back(sample_sm_clock_mhz(stream));
+            if (t == 0) timed(phases.clock_s, [&] { clocks.push_back(sample_sm_clock_mhz(stream)); });
         }
         if (converged()) break;
         const bool enough = int(samples[0].size()) >= config.min_samples;

@@ -85,6 +85,11 @@ struct BatchMeasureResult {
     bool hit_time_cap = false;
     bool check_failed = false;
     std::size_t l2_flush_bytes = 0;
+    // Where the judge's seconds went, summed over every target and round (for the trace).
+    struct Phases {
+        double prepare_s = 0, settle_s = 0, batch_s = 0, check_s = 0, empty_s = 0, clock_s = 0;
+        int rounds = 0;
+    } phases;
 };
 
 BatchMeasureResult measure_batches(const std::vector<BatchTarget>& targets, const MeasureConfig& config,
