@@ -191,6 +191,16 @@ MeasureConfig measure_config_of(const Job& job) {
     return config;
 }
 
+// A judged batch lasts at least this long, so that the clock's fixed costs and their jitter
+// (0.02-0.1 ms, and a per-batch jitter of 1-2% at 3 ms, on the H200) weigh little; at most this
+// many launches (and copies).
+constexpr double kBatchSeconds = 0.005;
+constexpr int kMaxBatchLaunches = 64;
+// The runner's events may say less than the judge's clock by this much before they are refused:
+// back-to-back launches pay a few microseconds each on the host that events do not see.
+constexpr double kClockTolerance = 0.03;
+constexpr double kClockSlackS = 5e-6;
+
 // The timed launches again, watched: what the GPU ran while the variant was timed, in
 // a process that is not timing (the grade job's process never watches). Warm L2, no
 // flush kernel in the window; stops after `launches` or about a second.
@@ -208,9 +218,9 @@ protocol::Replay replay_watched(Problem& problem, const Job& job, cudaStream_t s
     } events;
     stage(fmt::format("replaying {} timed launches, watched", job.replay_launches));
     // In the form the judge timed them: batches of back-to-back launches between two events
-    // (lab_main.cpp, time_remotely), as many a batch as the judge put in one (at most 16), so that
+    // (lab_main.cpp, time_remotely), as many a batch as the judge put in one (at most kMaxBatchLaunches), so that
     // a tiny kernel's launch latency, hidden in a timed batch, is hidden here too.
-    const int per_batch = std::clamp(job.replay_batch_launches, 1, 16);
+    const int per_batch = std::clamp(job.replay_batch_launches, 1, kMaxBatchLaunches);
     std::vector<double> times_s;
     double spent_s = 0;
     LaunchWatch::instance().start(stream);
@@ -250,15 +260,6 @@ protocol::Timeline record_timeline(Problem& problem, const Job& job, cudaStream_
     return timeline;
 }
 
-// A judged batch lasts at least this long, so that the clock's fixed costs and their jitter
-// (0.02-0.1 ms, and a per-batch jitter of 1-2% at 3 ms, on the H200) weigh little; at most this
-// many launches (and copies).
-constexpr double kBatchSeconds = 0.005;
-constexpr int kMaxBatchLaunches = 16;
-// The runner's events may say less than the judge's clock by this much before they are refused:
-// back-to-back launches pay a few microseconds each on the host that events do not see.
-constexpr double kClockTolerance = 0.03;
-constexpr double kClockSlackS = 5e-6;
 
 // The judge's timing (measure.cuh, measure_batches): the variant's launches are the runner's,
 // so the judge times each batch of them on its own clock, one batch on `copies` distinct
@@ -300,16 +301,29 @@ int time_remotely(const VariantEntry& entry, Problem& verified, InputGuard& veri
     const int launches = static_cast<int>(all.size());
 
     std::string failed_when;
-    auto check_all = [&](cudaStream_t s) {
-        for (std::size_t i = 0; i < all.size(); ++i) {
-            auto [problem, guard] = all[i];
-            auto changes = guard->changes(problem->inputs(), s);
-            VerifyReport report;
-            if (changes.empty()) report = problem->verify(tolerance, s);
-            else report.verdict = describe_changes(changes) + " (while it was timed)";
+    // Every output after every batch. The inputs once, after the last: an input changed during
+    // a batch already shows as a wrong output there (the references are of the pristine inputs),
+    // and a change that lasts is caught at the end; checking them every batch doubled the judge's
+    // own traffic for a memory-bound kernel (run 88: the checks took twice the batches' time).
+    auto check_outputs = [&](cudaStream_t s) {
+        for (auto [problem, guard] : all) {
+            VerifyReport report = problem->verify(tolerance, s);
             if (!report.passed) {
-                result.checks.push_back({*job.timed_shape, std::nullopt, "during timing",
-                                         report_of(report), changes_of(changes), std::nullopt});
+                result.checks.push_back(
+                    {*job.timed_shape, std::nullopt, "during timing", report_of(report), {}, std::nullopt});
+                return false;
+            }
+        }
+        return true;
+    };
+    auto check_inputs = [&](cudaStream_t s) {
+        for (auto [problem, guard] : all) {
+            auto changes = guard->changes(problem->inputs(), s);
+            if (!changes.empty()) {
+                VerifyReport report;
+                report.verdict = describe_changes(changes) + " (while it was timed)";
+                result.checks.push_back({*job.timed_shape, std::nullopt, "during timing", report_of(report),
+                                         changes_of(changes), std::nullopt});
                 return false;
             }
         }
@@ -354,7 +368,7 @@ int time_remotely(const VariantEntry& entry, Problem& verified, InputGuard& veri
                        },
                        [&] { return runner.launch_calls(current_variant(), calls, job.launch_timeout_s).event_s; },
                        [&] { runner.launch_calls(current_variant(), calls, job.launch_timeout_s, /*baseline=*/true); },
-                       check_all});
+                       check_outputs, check_inputs});
     targets.push_back({"peer", launches, poison_all, run_here([stream](Problem& p) { p.launch_peer(stream); }),
                        empty_here, [](cudaStream_t) { return true; }});
     const std::string also_name = verified.also_measured_name();

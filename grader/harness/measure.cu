@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace roofline::harness {
@@ -71,6 +72,8 @@ SampleStats summarize(std::vector<double> samples_s) {
         for (double x : samples_s) var += (x - s.mean_s) * (x - s.mean_s);
         var /= (s.count - 1);
         s.rse = std::sqrt(var / s.count) / s.mean_s;
+        if (s.median_s > 0) s.median_rse = 1.2533 * (s.q3_s - s.q1_s) / 1.349 / std::sqrt(double(s.count)) / s.median_s;
+        else s.median_rse = std::numeric_limits<double>::infinity();
     }
     return s;
 }
@@ -215,7 +218,7 @@ BatchMeasureResult measure_batches(const std::vector<BatchTarget>& targets, cons
     const auto began = std::chrono::steady_clock::now();
     auto converged = [&] {
         for (const auto& s : samples)
-            if (int(s.size()) < config.min_samples || summarize(s).rse > config.target_rse) return false;
+            if (int(s.size()) < config.min_samples || summarize(s).median_rse > config.target_rse) return false;
         return true;
     };
     auto& phases = result.phases;
@@ -260,10 +263,20 @@ BatchMeasureResult measure_batches(const std::vector<BatchTarget>& targets, cons
             break;
         }
     }
+    for (const auto& target : targets) {
+        if (target.final_check && !target.final_check(stream)) {
+            result.check_failed = true;
+            return result;
+        }
+    }
     for (std::size_t t = 0; t < n; ++t) {
-        const double empty_s = summarize(empties[t]).median_s;
+        // A batch no longer than the empty request is below what this clock resolves: it counts
+        // as the baselines' own spread, the least the clock could have seen.
+        const auto empty = summarize(empties[t]);
+        const double resolution_s = std::max(empty.q3_s - empty.q1_s, 1e-9) / targets[t].launches;
+        result.resolution_s.push_back(resolution_s);
         for (std::size_t i = 0; i < batches[t].size(); ++i)
-            samples[t][i] = std::max(batches[t][i] - empty_s, 0.0) / targets[t].launches;
+            samples[t][i] = std::max((batches[t][i] - empty.median_s) / targets[t].launches, resolution_s);
         result.per_launch.push_back(summarize(samples[t]));
         result.event_per_launch.push_back(summarize(events[t]));
         result.empty_round_trip.push_back(summarize(empties[t]));

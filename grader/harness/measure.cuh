@@ -27,6 +27,10 @@ struct SampleStats {
     int count = 0;
     double median_s = 0, q1_s = 0, q3_s = 0, min_s = 0, mean_s = 0;
     double rse = 0;  // standard error of the mean over the mean
+    // The median's standard error over the median, from the interquartile range (sigma ~ IQR / 1.349,
+    // the median's error ~ 1.2533 sigma / sqrt(n)): a batch that a context switch stretched moves
+    // the mean and its error far more than the median the grade reports.
+    double median_rse = 0;
     std::vector<double> samples_s;
 };
 
@@ -75,12 +79,14 @@ struct BatchTarget {
     std::function<std::vector<double>()> run;          // the batch, waited for: each launch's own event time
     std::function<void()> run_empty;                   // the same fixed costs, one empty kernel as the work
     std::function<bool(cudaStream_t)> check;           // after the batch: false ends the timing (a failed check)
+    std::function<bool(cudaStream_t)> final_check;     // once, after the last batch (optional)
 };
 
 struct BatchMeasureResult {
     std::vector<SampleStats> per_launch;        // the judge's clock, one sample per batch
     std::vector<SampleStats> event_per_launch;  // the events each batch reported, per launch
     std::vector<SampleStats> empty_round_trip;  // the fixed costs subtracted
+    std::vector<double> resolution_s;           // per launch: the least a sample can say (the baselines' spread)
     double sm_clock_mhz_median = 0, sm_clock_mhz_min = 0, sm_clock_mhz_max = 0;
     bool hit_time_cap = false;
     bool check_failed = false;
