@@ -123,6 +123,7 @@ public:
         harness::fill_random(q_.data(), q_.size(), seed, -3.0f, 3.0f, stream);
         harness::fill_random(k_.data(), k_.size(), seed ^ 0x9E3779B97F4A7C15ull, -3.0f, 3.0f, stream);
         harness::fill_random(v_.data(), v_.size(), seed ^ 0xC2B2AE3D27D4EB4Full, -1.0f, 1.0f, stream);
+        compute_reference(stream);  // of the pristine inputs, before any variant runs
     }
 
     void poison_outputs(cudaStream_t stream) override {
@@ -140,7 +141,6 @@ public:
     }
 
     harness::VerifyReport verify(const harness::Tolerance& tolerance, cudaStream_t stream) override {
-        compute_reference(stream);
         auto report = harness::compare(o_.data(), reference_.data(), o_.size(), o_.storage(), tolerance, stream);
         if (report.passed && !peer_checked_ && plan_peer()) {
             launch_peer(stream);
