@@ -77,6 +77,8 @@ TEST_CASE("each broken kernel is caught and named", "[gpu]") {
         {"cublas_caller", 8, "calls cublasScopy_v2"},
         {"dlopen_caller", 8, "calls dlopen"},
         {"function_pointer", 8, "that the kernel file does not define"},
+        // The host function named like cuBLAS's kernel does not make that kernel the file's own.
+        {"named_like_library", 8, "copy_kernel"},
         {"legacy_stream", 1, "on a stream other than the one it was given"},
         {"wrong_dtype", 1, "registers it with dtype bf16"},
         {"registered_elsewhere", 1, "it is registered in registered_elsewhere.cu"},
@@ -114,7 +116,7 @@ TEST_CASE("grade --all: each variant's outcome is the one it gets in a program o
         {"past_end", "incorrect"},      {"nan", "incorrect"},            {"hang", "timed_out"},
         {"illegal_address", "cuda_error"}, {"cached", "incorrect"},      {"input_zeroing", "incorrect"},
         {"input_scratch", "incorrect"}, {"cublas_caller", "forbidden_call"}, {"dlopen_caller", "forbidden_call"},
-        {"function_pointer", "forbidden_call"}, {"legacy_stream", "incorrect"}, {"wrong_dtype", "incorrect"},
+        {"function_pointer", "forbidden_call"}, {"named_like_library", "forbidden_call"}, {"legacy_stream", "incorrect"}, {"wrong_dtype", "incorrect"},
         {"registered_elsewhere", "incorrect"}, {"skip_when_done", "correct"}};
     for (const auto& r : results) {
         auto target = r["target"].get<std::string>();
