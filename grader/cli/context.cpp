@@ -10,8 +10,8 @@
 namespace roofline::cli {
 
 std::filesystem::path Context::root() const {
-    if (!root_flag.empty()) return root_flag;
-    if (const char* env = std::getenv("ROOFLINE_ROOT"); env && *env) return env;
+    if (!root_flag.empty()) return std::filesystem::absolute(root_flag);
+    if (const char* env = std::getenv("ROOFLINE_ROOT"); env && *env) return std::filesystem::absolute(env);
     for (auto dir = std::filesystem::current_path(); !dir.empty(); dir = dir.parent_path()) {
         if (std::filesystem::is_directory(dir / "hardware") && std::filesystem::is_directory(dir / "labs")) return dir;
         if (dir == dir.parent_path()) break;
@@ -27,7 +27,8 @@ std::filesystem::path Context::root() const {
 }
 
 std::filesystem::path Context::build_dir() const {
-    if (!build_flag.empty()) return build_flag;
+    // Absolute: the judge and the runner it starts work from folders of their own.
+    if (!build_flag.empty()) return std::filesystem::absolute(build_flag);
     return ROOFLINE_BINARY_DIR;
 }
 
