@@ -25,7 +25,10 @@ function(roofline_check_arch_code target)
     add_library(${target}-ptx OBJECT "${PROJECT_SOURCE_DIR}/${ARG_SOURCE}")
     set_target_properties(${target}-ptx PROPERTIES CUDA_PTX_COMPILATION ON CUDA_ARCHITECTURES OFF)
     target_compile_options(${target}-ptx PRIVATE "-gencode=arch=${virtual_arch},code=${virtual_arch}")
-    target_include_directories(${target}-ptx PRIVATE "${PROJECT_SOURCE_DIR}/grader/include")  # as a kernel file's
+    # As a kernel file's: grader/include and its lab's folder (labs/NN-name: the given headers).
+    string(REGEX REPLACE "^[^/]+/([^/]+)/.*$" "\\1" lab "${ARG_SOURCE}")
+    target_include_directories(${target}-ptx PRIVATE "${PROJECT_SOURCE_DIR}/grader/include"
+                                                     "${PROJECT_SOURCE_DIR}/labs/${lab}")
     string(JOIN "|" expect ${ARG_PTX})
     add_test(NAME arch-code-${target}
              COMMAND ${CMAKE_COMMAND} -DMODE=ptx "-DFILE=$<TARGET_OBJECTS:${target}-ptx>" "-DARCH=${ARG_ARCH}"

@@ -20,6 +20,15 @@
 //
 // The EDITION folder's own solutions/, instructor/, .git and build* folders
 // are passed over, so a course checkout can be checked as it stands.
+//
+// solution_overlap --pairs COURSE [--allow FILE]: given code is written once. For each
+// skeleton (labs/LAB/kernels/F, labs/LAB/cpu/F) beside its solution (solutions/LAB/...),
+// the longest run of code lines (counted as above) that the two share in the same order; a
+// run of kSharedRunLines (20) or more is given code written twice, and it belongs in
+// labs/LAB/given/, a header both include (the headers are one file, so they are never a
+// pair). Exits 1 when there is one. FILE lists the pairs allowed a longer run, one
+// "labs/LAB/kernels/F LINES reason" a line (# starts a comment): the run may not exceed
+// LINES, and an entry whose run has dropped under kSharedRunLines is reported as stale.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -151,9 +160,115 @@ std::vector<fs::path> files_under(const fs::path& root, bool skip_course_folders
 
 }  // namespace
 
+// The longest run of code lines that a and b share, one after another in both: {length, start in a, start in b}.
+struct SharedRun {
+    std::size_t length = 0, a_first = 0, b_first = 0;
+};
+SharedRun longest_shared_run(const std::vector<CodeLine>& a, const std::vector<CodeLine>& b) {
+    SharedRun best;
+    std::vector<std::size_t> previous(b.size() + 1, 0), current(b.size() + 1, 0);
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            current[j] = a[i - 1].text == b[j - 1].text ? previous[j - 1] + 1 : 0;
+            if (current[j] > best.length) best = {current[j], i - current[j], j - current[j]};
+        }
+        std::swap(previous, current);
+    }
+    return best;
+}
+
+struct Allowance {
+    std::size_t lines;
+    int line_in_file;
+};
+
+// FILE's allowances: "labs/LAB/kernels/F LINES reason"; an error names the line and the fix.
+bool read_allowances(const fs::path& file, std::unordered_map<std::string, Allowance>& allowed) {
+    std::ifstream in(file);
+    if (!in) {
+        std::fprintf(stderr, "solution_overlap: cannot read %s\n", file.c_str());
+        return false;
+    }
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+        const auto hash = line.find('#');
+        std::istringstream fields(line.substr(0, hash));
+        std::string path;
+        long long lines = 0;
+        if (!(fields >> path)) continue;
+        if (!(fields >> lines) || lines < 1) {
+            std::fprintf(stderr, "%s:%d: expected \"labs/LAB/kernels/FILE LINES reason\" (LINES: the longest shared "
+                                 "run allowed, a positive number), got \"%s\"\n", file.c_str(), number, line.c_str());
+            return false;
+        }
+        allowed[path] = {std::size_t(lines), number};
+    }
+    return true;
+}
+
+// Given code once: no skeleton shares kSharedRunLines code lines in a row with its solution.
+int check_pairs(const fs::path& course, const fs::path* allow_file) {
+    constexpr std::size_t kSharedRunLines = 20;
+    std::unordered_map<std::string, Allowance> allowed;
+    if (allow_file != nullptr && !read_allowances(*allow_file, allowed)) return 2;
+    if (!fs::is_directory(course / "solutions") || !fs::is_directory(course / "labs")) {
+        std::fprintf(stderr, "solution_overlap: %s has no labs/ and solutions/ folders\n", course.c_str());
+        return 2;
+    }
+    std::size_t pairs = 0, failures = 0;
+    std::unordered_set<std::string> seen;
+    for (const fs::path& relative : files_under(course / "solutions", false)) {
+        if (!is_c_family(relative) || std::distance(relative.begin(), relative.end()) != 3) continue;
+        const std::string folder = std::next(relative.begin())->string();
+        if (folder != "kernels" && folder != "cpu") continue;
+        const fs::path skeleton = course / "labs" / relative;
+        if (!fs::is_regular_file(skeleton)) continue;
+        ++pairs;
+        const std::string name = "labs/" + relative.generic_string();
+        seen.insert(name);
+        const auto run = longest_shared_run(code_lines(skeleton), code_lines(course / "solutions" / relative));
+        const auto allowance = allowed.find(name);
+        const std::size_t limit = allowance == allowed.end() ? kSharedRunLines - 1 : allowance->second.lines;
+        if (run.length > limit) {
+            ++failures;
+            const auto sk = code_lines(skeleton), so = code_lines(course / "solutions" / relative);
+            std::printf("%s:%d-%d and solutions/%s:%d-%d share %zu code lines in a row (at most %zu allowed): move the "
+                        "given code to labs/%s/given/ and include it from both\n",
+                        name.c_str(), sk[run.a_first].number, sk[run.a_first + run.length - 1].number,
+                        relative.generic_string().c_str(), so[run.b_first].number,
+                        so[run.b_first + run.length - 1].number, run.length, limit,
+                        relative.begin()->string().c_str());
+        } else if (allowance != allowed.end() && run.length < kSharedRunLines) {
+            ++failures;
+            std::printf("%s:%d: %s shares only %zu code lines in a row with its solution now: remove its allowance\n",
+                        allow_file->c_str(), allowance->second.line_in_file, name.c_str(), run.length);
+        }
+    }
+    for (const auto& [name, allowance] : allowed)
+        if (seen.count(name) == 0) {
+            ++failures;
+            std::printf("%s:%d: %s is no skeleton with a solution: remove its allowance\n", allow_file->c_str(),
+                        allowance.line_in_file, name.c_str());
+        }
+    if (pairs == 0) {
+        std::fprintf(stderr, "solution_overlap: no skeleton beside a solution under %s\n", course.c_str());
+        return 2;
+    }
+    std::printf("%zu skeletons beside their solutions: %zu with given code written twice\n", pairs, failures);
+    return failures == 0 ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
-    if (argc != 3) {
-        std::fprintf(stderr, "usage: solution_overlap EDITION_DIR SOLUTIONS_DIR\n");
+    if (argc >= 3 && std::string(argv[1]) == "--pairs") {
+        if (argc == 3) return check_pairs(argv[2], nullptr);
+        if (argc == 5 && std::string(argv[3]) == "--allow") {
+            const fs::path allow = argv[4];
+            return check_pairs(argv[2], &allow);
+        }
+    }
+    if (argc != 3 || std::string(argv[1]) == "--pairs") {
+        std::fprintf(stderr, "usage: solution_overlap EDITION_DIR SOLUTIONS_DIR\n"
+                             "       solution_overlap --pairs COURSE_DIR [--allow FILE]\n");
         return 2;
     }
     const fs::path edition = argv[1], solutions = argv[2];

@@ -83,7 +83,44 @@ mkdir -p "$course/labs/10-other/kernels"
 sed -n '3,9p' "$course/solutions/09-demo/kernels/01_sum.cu" > "$course/labs/10-other/kernels/01_copy.cu"
 [[ $(run) == 1 ]] || { cat "$work/out.txt"; fail "a skeleton repeating another lab's answer was not reported"; }
 
+# Given code once (--pairs): a skeleton that shares 20 code lines in a row with its solution
+# fails, 19 pass; comments and blank lines between them do not break a run; an allowance
+# raises the cap for one pair, and a stale or unknown allowance fails.
+pairs=$work/pairs
+mkdir -p "$pairs/labs/01-demo/kernels" "$pairs/solutions/01-demo/kernels" "$pairs/labs/01-demo/given"
+plant_pair() {  # plant_pair N: skeleton and solution share N given lines, then differ
+  local i
+  for i in $(seq 1 "$1"); do printf '    const float given_%d = x[%d] * %d.0f;  // line %d\n\n' "$i" "$i" "$i" "$i"; done \
+    > "$pairs/labs/01-demo/kernels/01_sum.cu"
+  cp "$pairs/labs/01-demo/kernels/01_sum.cu" "$pairs/solutions/01-demo/kernels/01_sum.cu"
+  sed -i 's|// line|/* given */ //|' "$pairs/solutions/01-demo/kernels/01_sum.cu"
+  echo '    // TODO: the sum' >> "$pairs/labs/01-demo/kernels/01_sum.cu"
+  echo '    y[0] = given_1 + given_2;' >> "$pairs/solutions/01-demo/kernels/01_sum.cu"
+}
+pairs_run() { "$check" --pairs "$pairs" "$@" > "$work/pairs.txt" 2>&1; echo $?; }
+plant_pair 20
+# A given header of the same lines is one file, not a pair: it never counts.
+cp "$pairs/solutions/01-demo/kernels/01_sum.cu" "$pairs/labs/01-demo/given/sum.cuh"
+[[ $(pairs_run) == 1 ]] || { cat "$work/pairs.txt"; fail "a skeleton sharing 20 code lines with its solution passed --pairs"; }
+grep -q "labs/01-demo/kernels/01_sum.cu:1-39 and solutions/01-demo/kernels/01_sum.cu:1-39 share 20 code lines" "$work/pairs.txt" \
+  || { cat "$work/pairs.txt"; fail "--pairs does not name the two files, their lines and the run"; }
+plant_pair 19
+[[ $(pairs_run) == 0 ]] || { cat "$work/pairs.txt"; fail "a skeleton sharing 19 code lines with its solution failed --pairs"; }
+plant_pair 25
+echo "labs/01-demo/kernels/01_sum.cu 25  # allowed: today's run" > "$work/allow.txt"
+[[ $(pairs_run --allow "$work/allow.txt") == 0 ]] || { cat "$work/pairs.txt"; fail "an allowance of 25 lines did not pass a run of 25"; }
+plant_pair 26
+[[ $(pairs_run --allow "$work/allow.txt") == 1 ]] || { cat "$work/pairs.txt"; fail "a run of 26 passed an allowance of 25"; }
+plant_pair 10
+[[ $(pairs_run --allow "$work/allow.txt") == 1 ]] && grep -q "remove its allowance" "$work/pairs.txt" \
+  || { cat "$work/pairs.txt"; fail "a stale allowance (the run is 10 now) was not reported"; }
+echo "labs/01-demo/kernels/02_gone.cu 30" > "$work/allow.txt"
+[[ $(pairs_run --allow "$work/allow.txt") == 1 ]] || { cat "$work/pairs.txt"; fail "an allowance for a missing pair was not reported"; }
+echo "labs/01-demo/kernels/01_sum.cu many" > "$work/allow.txt"
+[[ $(pairs_run --allow "$work/allow.txt") == 2 ]] && grep -q "allow.txt:1: expected" "$work/pairs.txt" \
+  || { cat "$work/pairs.txt"; fail "a malformed allowance did not exit 2 naming its line"; }
+
 # No solutions to compare against: an error, not a pass.
 "$check" "$course" "$work/nowhere" > /dev/null 2>&1
 [[ $? == 2 ]] || fail "a missing solutions folder did not exit 2"
-echo "PASS: solution_overlap reports repeated answer runs and passes boilerplate"
+echo "PASS: solution_overlap reports repeated answer runs and given code written twice, and passes boilerplate"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The student edition (scripts/student_edition.sh): the copy holds no solutions
-# and no instructor files (by path and by content), repeats no six-line run of
+# and no instructor files (by path and by content), holds every given header
+# (labs/LAB/given/), repeats no six-line run of
 # answer code from solutions/ anywhere (SOLUTION_OVERLAP, built from
 # solution_overlap.cpp, whose header says what counts; compiled here if not
 # given); every header its kernel files include is in grader/include; and it
@@ -30,15 +31,24 @@ for kept in README.md setup.sh CMakeLists.txt labs/01-memory-roof/lab.yaml grade
             lessons hardware EDITION.md; do
   [[ -e $edition/$kept ]] || fail "the edition lacks $kept"
 done
-# A kernel file sees one grader folder, grader/include: every header it includes is there or beside it.
-includes=$(cd "$edition" && grep -rH '^#include "' labs/*/kernels)
+# A kernel file sees one grader folder, grader/include, and its lab's folder (the given code,
+# labs/LAB/given/*.cuh, which the skeleton and the solution share): every header it includes is
+# there or beside it.
+includes=$(cd "$edition" && grep -rH '^#include "' labs/*/kernels labs/*/given)
 [[ -n $includes ]] || fail "found no #include \"...\" in the edition's kernel files"
 while IFS= read -r line; do
   file=${line%%:*}
+  lab_folder=$(cut -d/ -f1-2 <<< "$file")
   header=$(sed -E 's/^#include "([^"]+)".*/\1/' <<< "${line#*:}")
-  [[ -e $edition/grader/include/$header || -e $(dirname "$edition/$file")/$header ]] \
-    || fail "$file includes \"$header\", which is neither in grader/include nor beside it"
+  [[ -e $edition/grader/include/$header || -e $(dirname "$edition/$file")/$header || -e $edition/$lab_folder/$header ]] \
+    || fail "$file includes \"$header\", which is neither in grader/include nor in $lab_folder nor beside it"
 done <<< "$includes"
+# The given code is the student's as much as the solution's: every given header is in the edition.
+given=$(cd "$course" && ls labs/*/given/* 2>/dev/null)
+[[ -n $given ]] || fail "found no given headers (labs/*/given/) in $course"
+for header in $given; do
+  [[ -e $edition/$header ]] || fail "the edition lacks the given header $header"
+done
 # No file of the edition may equal a solution or an instructor file, wherever it sits.
 secrets=$work/secrets.txt
 find "$course/solutions" "$course/instructor" -type f -exec sha256sum {} + 2>/dev/null | cut -d' ' -f1 | sort -u > "$secrets"

@@ -30,18 +30,9 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "given/row_sum_double_buffer.cuh"
+
 namespace {
-
-constexpr int kTileRows = 32;
-constexpr int kTileCols = 256;
-constexpr int kThreads = 256;
-constexpr int kRowsPerWarp = kTileRows / (kThreads / 32);
-constexpr std::uint32_t kTileBytes = kTileRows * kTileCols * sizeof(__nv_bfloat16);
-
-struct SharedStorage {
-    alignas(128) __nv_bfloat16 tiles[2][kTileRows][kTileCols];
-    std::uint64_t full[2];
-};
 
 __global__ void __launch_bounds__(kThreads) row_sum_double_buffer(const __grid_constant__ CUtensorMap x_map,
                                                                   float* sums, int rows, int cols) {
@@ -53,19 +44,9 @@ __global__ void __launch_bounds__(kThreads) row_sum_double_buffer(const __grid_c
     // TODO: steps 1-3 above.
 }
 
-void launch_row_sum_double_buffer(const __nv_bfloat16* x, float* sums, int rows, int cols, cudaStream_t stream) {
-    const CUtensorMap x_map = roofline::tma::make_2d_bf16(x, rows, cols, kTileRows, kTileCols);
-    static const bool configured = [] {
-        cudaFuncSetAttribute(row_sum_double_buffer, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             sizeof(SharedStorage));
-        return true;
-    }();
-    (void)configured;
-    const int groups = rows / kTileRows;
-    const int blocks = std::min(groups, roofline::tma::multiprocessor_count());
-    row_sum_double_buffer<<<blocks, kThreads, sizeof(SharedStorage), stream>>>(x_map, sums, rows, cols);
-}
-
 }  // namespace
+
+// The launch (given).
+#include "given/row_sum_double_buffer_launch.cuh"
 
 ROOFLINE_ROW_SUM_VARIANT(row_sum_double_buffer, launch_row_sum_double_buffer);

@@ -34,37 +34,9 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "given/wgmma_two_consumers.cuh"
+
 namespace {
-
-constexpr int kBlockM = 128, kBlockN = 256, kBlockK = 64;
-constexpr int kStages = 4;
-constexpr int kConsumers = 2;
-constexpr int kThreads = 128 * (kConsumers + 1);
-constexpr std::uint32_t kATileBytes = kBlockM * kBlockK * 2;
-constexpr std::uint32_t kBTileBytes = kBlockN * kBlockK * 2;
-
-struct SharedStorage {
-    alignas(1024) __nv_bfloat16 a[kStages][kBlockM * kBlockK];
-    alignas(1024) __nv_bfloat16 b[kStages][kBlockN * kBlockK];
-    std::uint64_t full[kStages];
-    std::uint64_t empty[kStages];
-};
-
-// Consumer `consumer`'s 64 x 256 part of tile (tile_m, tile_n), from the wgmma accumulator
-// fragment: rows row and row + 8, columns 8j + 2 (lane % 4) + {0, 1}.
-__device__ inline void store_tile(const float (&accumulator)[128], __nv_bfloat16* C, int N, int tile_m, int tile_n,
-                                  int consumer) {
-    const int warp_in_group = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
-    const int row = tile_m * kBlockM + consumer * 64 + warp_in_group * 16 + lane / 4;
-    const int col = tile_n * kBlockN + 2 * (lane % 4);
-    __nv_bfloat16* out = C + std::size_t(row) * N + col;
-#pragma unroll
-    for (int j = 0; j < kBlockN / 8; ++j) {
-        *reinterpret_cast<__nv_bfloat162*>(out + 8 * j) = __floats2bfloat162_rn(accumulator[4 * j], accumulator[4 * j + 1]);
-        *reinterpret_cast<__nv_bfloat162*>(out + 8 * std::size_t(N) + 8 * j) =
-            __floats2bfloat162_rn(accumulator[4 * j + 2], accumulator[4 * j + 3]);
-    }
-}
 
 __global__ void __launch_bounds__(kThreads, 1) gemm_two_consumers(const __grid_constant__ CUtensorMap a_map,
                                                                   const __grid_constant__ CUtensorMap b_map,
@@ -89,21 +61,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_two_consumers(const __grid_c
     // TODO: the producer warpgroup and the two consumer warpgroups (see the top of the file).
 }
 
-void launch_gemm_two_consumers(const __nv_bfloat16* A, const __nv_bfloat16* Bt, __nv_bfloat16* C, int M, int N,
-                               int K, cudaStream_t stream) {
-    const CUtensorMap a_map = roofline::tma::make_2d_bf16(A, M, K, kBlockM, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
-    const CUtensorMap b_map = roofline::tma::make_2d_bf16(Bt, N, K, kBlockN, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
-    constexpr int shared_bytes = sizeof(SharedStorage) + 1024;
-    static const bool configured = [] {
-        cudaFuncSetAttribute(gemm_two_consumers, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
-        return true;
-    }();
-    (void)configured;
-    const dim3 grid(N / kBlockN, M / kBlockM);  // x along N: neighbouring blocks share their A panel
-    gemm_two_consumers<<<grid, kThreads, shared_bytes, stream>>>(a_map, b_map, C, N, K);
-}
-
 }  // namespace
+
+// The launch (given).
+#include "given/wgmma_two_consumers_launch.cuh"
 
 ROOFLINE_GEMM_ABT_VARIANT(wgmma_two_consumers_4096, launch_gemm_two_consumers);
 ROOFLINE_GEMM_ABT_VARIANT(wgmma_two_consumers_8192, launch_gemm_two_consumers);

@@ -39,22 +39,9 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "given/row_sum_cluster_dsmem.cuh"
+
 namespace {
-
-constexpr int kClusterSize = 4;                  // blocks per cluster, splitting each row group's columns
-constexpr int kGroupRows = 8;                    // rows per group: one warp per row
-constexpr int kBoxCols = 256;                    // a TMA box is 8 x 256 (the box limit is 256 per dimension)
-constexpr int kBoxesPerChunk = 4;
-constexpr int kChunkCols = kBoxCols * kBoxesPerChunk;  // 1024 columns: a 16 KiB chunk per stage
-constexpr int kStages = 6;
-constexpr int kThreads = 32 * kGroupRows;        // warp w sums row w of the group
-constexpr std::uint32_t kChunkBytes = kGroupRows * kChunkCols * sizeof(__nv_bfloat16);
-
-struct SharedStorage {
-    alignas(128) __nv_bfloat16 chunks[kStages][kBoxesPerChunk][kGroupRows][kBoxCols];
-    std::uint64_t full[kStages];
-    float partials[2][kGroupRows];               // this block's part of each row, by group parity
-};
 
 __global__ void __launch_bounds__(kThreads) row_sum_cluster(const __grid_constant__ CUtensorMap x_map, float* sums,
                                                             int rows, int cols) {
@@ -73,45 +60,9 @@ __global__ void __launch_bounds__(kThreads) row_sum_cluster(const __grid_constan
     // TODO: steps 1-4 above.
 }
 
-// rows must be a multiple of 8 and cols of 1024 (lab.yaml: divisible_by).
-void launch_row_sum_cluster(const __nv_bfloat16* x, float* sums, int rows, int cols, cudaStream_t stream) {
-    const CUtensorMap x_map = roofline::tma::make_2d_bf16(x, rows, cols, kGroupRows, kBoxCols);
-    const int shared_bytes = sizeof(SharedStorage);
-
-    cudaLaunchConfig_t config{};
-    cudaLaunchAttribute attribute[1];
-    attribute[0].id = cudaLaunchAttributeClusterDimension;
-    attribute[0].val.clusterDim.x = kClusterSize;
-    attribute[0].val.clusterDim.y = 1;
-    attribute[0].val.clusterDim.z = 1;
-    config.blockDim = dim3(kThreads);
-    config.dynamicSmemBytes = shared_bytes;
-    config.stream = stream;
-    config.attrs = attribute;
-    config.numAttrs = 1;
-
-    // How many clusters of four fit at once (a cluster's blocks share one GPC); asked once.
-    static const int resident_clusters = [&] {
-        cudaFuncSetAttribute(row_sum_cluster, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
-        cudaLaunchConfig_t probe = config;
-        probe.gridDim = dim3(roofline::tma::multiprocessor_count() / kClusterSize * kClusterSize);
-        int count = 0;
-        const cudaError_t status = cudaOccupancyMaxActiveClusters(&count, row_sum_cluster, &probe);
-        if (std::getenv("ROOFLINE_LAB04_DIAG")) {  // what the launch was told
-            std::fprintf(stderr, "row_sum_cluster: cudaOccupancyMaxActiveClusters = %d (%s) for %d SMs\n", count,
-                         cudaGetErrorString(status), roofline::tma::multiprocessor_count());
-        }
-        if (status != cudaSuccess || count < 1) {
-            (void)cudaGetLastError();  // the query's error is not the launch's
-            count = roofline::tma::multiprocessor_count() / kClusterSize;
-        }
-        return count;
-    }();
-    const int groups = rows / kGroupRows;
-    config.gridDim = dim3(std::min(groups, resident_clusters) * kClusterSize);
-    cudaLaunchKernelEx(&config, row_sum_cluster, x_map, sums, rows, cols);
-}
-
 }  // namespace
+
+// The launch (given).
+#include "given/row_sum_cluster_dsmem_launch.cuh"
 
 ROOFLINE_ROW_SUM_VARIANT(row_sum_cluster_dsmem, launch_row_sum_cluster);

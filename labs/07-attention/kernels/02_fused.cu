@@ -60,71 +60,14 @@
 
 #include <cstdint>
 
+#include "given/fused_pieces.cuh"
+
 namespace {
 
 using namespace roofline::attention;
 using namespace roofline::gemm::mma;
 
-// The work of one block (kWarps warps of kRowTiles 16-row query tiles each, K and V in tiles
-// of kKeys keys), the lazy max, V's fragments by paired 32-bit loads (above) or by four
-// 16-bit loads, and the blocks an SM the registers are capped for.
-template <int kWarpsArg, int kRowTilesArg, int kKeysArg, bool kLazyMaxArg, bool kPairedVArg, int kBlocksPerSmArg>
-struct Tuning {
-    static constexpr int kWarps = kWarpsArg;
-    static constexpr int kRowTiles = kRowTilesArg;  // 16-row query tiles per warp
-    static constexpr int kKeys = kKeysArg;          // per K/V tile
-    static constexpr bool kLazyMax = kLazyMaxArg;
-    static constexpr bool kPairedV = kPairedVArg;
-    static constexpr int kBlocksPerSm = kBlocksPerSmArg;
-    static constexpr int kQueries = 16 * kRowTiles * kWarps;  // per block
-    static constexpr int kThreads = 32 * kWarps;
-    static constexpr bool kHoldQ = kRowTiles == 1;  // one row tile: Q's fragments fit in registers
-};
 using Chosen = Tuning<4, 2, 64, true, true, 2>;  // 128 queries a block, 32 a warp, 64 keys a tile
-
-constexpr int kPad = 8;  // bf16 elements (16 bytes) after each shared row
-constexpr float kLog2e = 1.4426950408889634f;
-constexpr float kLazyMaxSlack = 8.0f;  // log2 units: P stays <= 2^8 while the max is not raised
-
-// 2^x on the special-function unit, one instruction (exp2f adds a range fix-up around it);
-// ex2(-inf) = 0, which the masked scores rely on.
-__device__ inline float exp2_approx(float x) {
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-}
-
-// cp.async of 16 bytes to a shared address; zero-filled (nothing read) when !valid.
-__device__ inline void cp_async_16_to(std::uint32_t shared, const void* global, bool valid) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared), "l"(global), "r"(valid ? 16 : 0)
-                 : "memory");
-}
-__device__ inline void cp_async_16_to(std::uint32_t shared, const void* global) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared), "l"(global) : "memory");
-}
-
-// kRows x D bf16 from global (row-major) into shared rows of D + kPad elements at byte address
-// `shared`, rows past `valid` zero-filled. Thread i copies chunk i % (D / 8) of rows
-// i / (D / 8) + step * kRowStep: each step's two addresses are the first step's plus a constant.
-template <int kRows, int D, int kThreads>
-__device__ __forceinline__ void load_tile(std::uint32_t shared, const __nv_bfloat16* global, int valid) {
-    constexpr int kStride = D + kPad, kChunks = D / 8, kRowStep = kThreads / kChunks;
-    static_assert(kThreads % kChunks == 0 && kRows % kRowStep == 0, "tile copy layout");
-    const int row = threadIdx.x / kChunks, chunk = threadIdx.x % kChunks;
-    const std::uint32_t dst = shared + 2 * (row * kStride + chunk * 8);
-    const __nv_bfloat16* src = global + row * D + chunk * 8;
-    if (valid >= kRows) {
-#pragma unroll
-        for (int step = 0; step < kRows / kRowStep; ++step)
-            cp_async_16_to(dst + 2 * step * kRowStep * kStride, src + step * kRowStep * D);
-    } else {
-#pragma unroll
-        for (int step = 0; step < kRows / kRowStep; ++step) {
-            const bool inside = row + step * kRowStep < valid;
-            cp_async_16_to(dst + 2 * step * kRowStep * kStride, inside ? src + step * kRowStep * D : global, inside);
-        }
-    }
-}
 
 // The online softmax on one tile of raw scores x, row by row: row i of this thread is row tile
 // i / 2, half i % 2 (query first_row + 16 (i / 2) + 8 (i % 2)); its scores are x[i / 2][n][2 (i % 2)
@@ -155,10 +98,6 @@ __device__ __forceinline__ void online_softmax(float (&x)[kRowTiles][kKeys / 8][
     //     the FFMA gives NaN, not -inf. Subtract 0 for such a row instead: its scores are all
     //     -INFINITY, exp2 of them is 0, and l and the accumulators stay 0 (lesson 07, section 3).
 }
-
-// {lo halves of x, y} or {hi halves}: one PRMT.
-__device__ inline std::uint32_t low_halves(std::uint32_t x, std::uint32_t y) { return __byte_perm(x, y, 0x5410); }
-__device__ inline std::uint32_t high_halves(std::uint32_t x, std::uint32_t y) { return __byte_perm(x, y, 0x7632); }
 
 template <int D, class T>
 __global__ void __launch_bounds__(T::kThreads, T::kBlocksPerSm)
@@ -291,30 +230,10 @@ __global__ void __launch_bounds__(T::kThreads, T::kBlocksPerSm)
     }
 }
 
-template <int D, class T>
-void launch_for(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v, __nv_bfloat16* o, int batch,
-                int heads, int seq, bool causal, cudaStream_t stream) {
-    // 68 KiB at D = 128, over the 48 KiB a launch gets without asking: opt in.
-    constexpr int kSharedBytes = (T::kQueries + 2 * T::kKeys) * (D + kPad) * 2;
-    cudaFuncSetAttribute(fused_attention<D, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes);
-    const dim3 grid((seq + T::kQueries - 1) / T::kQueries, batch * heads);
-    fused_attention<D, T>
-        <<<grid, T::kThreads, kSharedBytes, stream>>>(q, k, v, o, seq, softmax_scale(D) * kLog2e, causal);
-}
-
-template <class T>
-void launch_tiled(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v, __nv_bfloat16* o,
-                  int batch, int heads, int seq, int head_dim, bool causal, cudaStream_t stream) {
-    if (head_dim == 64) launch_for<64, T>(q, k, v, o, batch, heads, seq, causal, stream);
-    else launch_for<128, T>(q, k, v, o, batch, heads, seq, causal, stream);
-}
-
-void fused_attention_launch(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v, __nv_bfloat16* o,
-                            int batch, int heads, int seq, int head_dim, bool causal, cudaStream_t stream) {
-    launch_tiled<Chosen>(q, k, v, o, batch, heads, seq, head_dim, causal, stream);
-}
-
 }  // namespace
+
+// The launch (given): fused_attention above, with `Chosen`.
+#include "given/fused_launch.cuh"
 
 ROOFLINE_ATTENTION_VARIANT(fused, fused_attention_launch);
 ROOFLINE_ATTENTION_CAUSAL_VARIANT(fused_causal, fused_attention_launch);

@@ -18,21 +18,9 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "given/row_sum_warp_specialized.cuh"
+
 namespace {
-
-constexpr int kTileRows = 32;
-constexpr int kTileCols = 256;
-constexpr int kStages = 6;
-constexpr int kConsumerWarps = 8;
-constexpr int kThreads = 32 * (kConsumerWarps + 1);
-constexpr int kRowsPerWarp = kTileRows / kConsumerWarps;
-constexpr std::uint32_t kTileBytes = kTileRows * kTileCols * sizeof(__nv_bfloat16);
-
-struct SharedStorage {
-    alignas(128) __nv_bfloat16 tiles[kStages][kTileRows][kTileCols];
-    std::uint64_t full[kStages];
-    std::uint64_t empty[kStages];
-};
 
 __global__ void __launch_bounds__(kThreads) row_sum_specialized(const __grid_constant__ CUtensorMap x_map,
                                                                 float* sums, int rows, int cols) {
@@ -92,18 +80,9 @@ __global__ void __launch_bounds__(kThreads) row_sum_specialized(const __grid_con
     }
 }
 
-void launch_row_sum_specialized(const __nv_bfloat16* x, float* sums, int rows, int cols, cudaStream_t stream) {
-    const CUtensorMap x_map = roofline::tma::make_2d_bf16(x, rows, cols, kTileRows, kTileCols);
-    static const bool configured = [] {
-        cudaFuncSetAttribute(row_sum_specialized, cudaFuncAttributeMaxDynamicSharedMemorySize, sizeof(SharedStorage));
-        return true;
-    }();
-    (void)configured;
-    const int groups = rows / kTileRows;
-    const int blocks = std::min(groups, roofline::tma::multiprocessor_count());
-    row_sum_specialized<<<blocks, kThreads, sizeof(SharedStorage), stream>>>(x_map, sums, rows, cols);
-}
-
 }  // namespace
+
+// The launch (given).
+#include "given/row_sum_warp_specialized_launch.cuh"
 
 ROOFLINE_ROW_SUM_VARIANT(row_sum_warp_specialized, launch_row_sum_specialized);

@@ -26,48 +26,9 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "given/wgmma_gemm.cuh"
+
 namespace {
-
-constexpr int kBlockM = 128, kBlockN = 256, kBlockK = 64;  // 64 bf16 = the 128-byte swizzle width
-constexpr int kStages = 4;
-constexpr int kConsumers = 2;                              // warpgroups, 64 rows of the tile each
-constexpr int kThreads = 128 * (kConsumers + 1);
-constexpr std::uint32_t kATileBytes = kBlockM * kBlockK * 2;
-constexpr std::uint32_t kBTileBytes = kBlockN * kBlockK * 2;
-constexpr int kGroupM = 8;  // tiles are handed out 8 rows of tiles at a time, for L2 reuse
-
-struct SharedStorage {
-    alignas(1024) __nv_bfloat16 a[kStages][kBlockM * kBlockK];  // swizzled tiles must start on 1024 bytes
-    alignas(1024) __nv_bfloat16 b[kStages][kBlockN * kBlockK];
-    std::uint64_t full[kStages];
-    std::uint64_t empty[kStages];
-};
-
-// Tile t -> (tile row, tile column), grouped: kGroupM tile rows are finished column by
-// column before the next group starts, so concurrent blocks share panels of A and B.
-__device__ inline void tile_position(int tile, int tiles_m, int tiles_n, int& tile_m, int& tile_n) {
-    const int tiles_per_group = kGroupM * tiles_n;
-    const int first_m = (tile / tiles_per_group) * kGroupM;
-    const int group_rows = min(tiles_m - first_m, kGroupM);
-    tile_m = first_m + (tile % tiles_per_group) % group_rows;
-    tile_n = (tile % tiles_per_group) / group_rows;
-}
-
-// Consumer `consumer`'s 64 x 256 part of tile (tile_m, tile_n), from the wgmma accumulator
-// fragment: rows row and row + 8, columns 8j + 2 (lane % 4) + {0, 1}.
-__device__ inline void store_tile(const float (&accumulator)[128], __nv_bfloat16* C, int N, int tile_m, int tile_n,
-                                  int consumer) {
-    const int warp_in_group = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
-    const int row = tile_m * kBlockM + consumer * 64 + warp_in_group * 16 + lane / 4;
-    const int col = tile_n * kBlockN + 2 * (lane % 4);
-    __nv_bfloat16* out = C + std::size_t(row) * N + col;
-#pragma unroll
-    for (int j = 0; j < kBlockN / 8; ++j) {
-        *reinterpret_cast<__nv_bfloat162*>(out + 8 * j) = __floats2bfloat162_rn(accumulator[4 * j], accumulator[4 * j + 1]);
-        *reinterpret_cast<__nv_bfloat162*>(out + 8 * std::size_t(N) + 8 * j) =
-            __floats2bfloat162_rn(accumulator[4 * j + 2], accumulator[4 * j + 3]);
-    }
-}
 
 __global__ void __launch_bounds__(kThreads, 1) gemm_wgmma(const __grid_constant__ CUtensorMap a_map,
                                                           const __grid_constant__ CUtensorMap b_map,
@@ -149,23 +110,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_wgmma(const __grid_constant_
     }
 }
 
-// M a multiple of 128, N of 256, K of 64 (lab.yaml: divisible_by).
-void launch_gemm_wgmma(const __nv_bfloat16* A, const __nv_bfloat16* Bt, __nv_bfloat16* C, int M, int N, int K,
-                       cudaStream_t stream) {
-    const CUtensorMap a_map = roofline::tma::make_2d_bf16(A, M, K, kBlockM, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
-    const CUtensorMap b_map = roofline::tma::make_2d_bf16(Bt, N, K, kBlockN, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
-    constexpr int shared_bytes = sizeof(SharedStorage) + 1024;
-    static const bool configured = [] {
-        cudaFuncSetAttribute(gemm_wgmma, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
-        return true;
-    }();
-    (void)configured;
-    const int tiles = (M / kBlockM) * (N / kBlockN);
-    const int blocks = std::min(tiles, roofline::tma::multiprocessor_count());
-    gemm_wgmma<<<blocks, kThreads, shared_bytes, stream>>>(a_map, b_map, C, M, N, K);
-}
-
 }  // namespace
+
+// The launch (given).
+#include "given/wgmma_gemm_launch.cuh"
 
 ROOFLINE_GEMM_ABT_VARIANT(wgmma_gemm_4096, launch_gemm_wgmma);
 ROOFLINE_GEMM_ABT_VARIANT(wgmma_gemm_8192, launch_gemm_wgmma);

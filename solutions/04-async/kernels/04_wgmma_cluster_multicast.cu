@@ -36,48 +36,9 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "given/wgmma_cluster_multicast.cuh"
+
 namespace {
-
-constexpr int kBlockM = 128, kBlockN = 256, kBlockK = 64;
-constexpr int kClusterSize = 2;                               // blocks per cluster, stacked along M
-constexpr int kStages = 4;
-constexpr int kConsumers = 2;
-constexpr int kThreads = 128 * (kConsumers + 1);
-constexpr std::uint32_t kATileBytes = kBlockM * kBlockK * 2;
-constexpr std::uint32_t kBTileBytes = kBlockN * kBlockK * 2;  // the whole slice, half from each block
-constexpr int kBRowsPerBlock = kBlockN / kClusterSize;        // the part of the Bt slice one block loads
-constexpr int kGroupPairs = 4;                                // 4 pairs = 8 tile rows, as in part 3
-
-struct SharedStorage {
-    alignas(1024) __nv_bfloat16 a[kStages][kBlockM * kBlockK];
-    alignas(1024) __nv_bfloat16 b[kStages][kBlockN * kBlockK];
-    std::uint64_t full[kStages];
-    std::uint64_t empty[kStages];
-};
-static_assert(sizeof(SharedStorage) + 1024 <= 227 * 1024, "an H200 block may have at most 227 KiB of shared memory");
-
-// Pair p -> (pair row, tile column), grouped as part 3 groups tiles.
-__device__ inline void pair_position(int pair, int pairs_m, int tiles_n, int& pair_m, int& tile_n) {
-    const int pairs_per_group = kGroupPairs * tiles_n;
-    const int first_m = (pair / pairs_per_group) * kGroupPairs;
-    const int group_rows = min(pairs_m - first_m, kGroupPairs);
-    pair_m = first_m + (pair % pairs_per_group) % group_rows;
-    tile_n = (pair % pairs_per_group) / group_rows;
-}
-
-__device__ inline void store_tile(const float (&accumulator)[128], __nv_bfloat16* C, int N, int tile_m, int tile_n,
-                                  int consumer) {
-    const int warp_in_group = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
-    const int row = tile_m * kBlockM + consumer * 64 + warp_in_group * 16 + lane / 4;
-    const int col = tile_n * kBlockN + 2 * (lane % 4);
-    __nv_bfloat16* out = C + std::size_t(row) * N + col;
-#pragma unroll
-    for (int j = 0; j < kBlockN / 8; ++j) {
-        *reinterpret_cast<__nv_bfloat162*>(out + 8 * j) = __floats2bfloat162_rn(accumulator[4 * j], accumulator[4 * j + 1]);
-        *reinterpret_cast<__nv_bfloat162*>(out + 8 * std::size_t(N) + 8 * j) =
-            __floats2bfloat162_rn(accumulator[4 * j + 2], accumulator[4 * j + 3]);
-    }
-}
 
 __global__ void __launch_bounds__(kThreads, 1) gemm_wgmma_cluster(const __grid_constant__ CUtensorMap a_map,
                                                                   const __grid_constant__ CUtensorMap b_map,
@@ -166,50 +127,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_wgmma_cluster(const __grid_c
     roofline::cluster::sync();  // the other block may still arrive on our empty barriers until here
 }
 
-// M a multiple of 256 (a pair of tiles), N of 256, K of 64 (lab.yaml: divisible_by).
-void launch_gemm_wgmma_cluster(const __nv_bfloat16* A, const __nv_bfloat16* Bt, __nv_bfloat16* C, int M, int N,
-                               int K, cudaStream_t stream) {
-    const CUtensorMap a_map = roofline::tma::make_2d_bf16(A, M, K, kBlockM, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
-    const CUtensorMap b_map =
-        roofline::tma::make_2d_bf16(Bt, N, K, kBRowsPerBlock, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
-    constexpr int shared_bytes = sizeof(SharedStorage) + 1024;
-
-    cudaLaunchConfig_t config{};
-    cudaLaunchAttribute attribute[1];
-    attribute[0].id = cudaLaunchAttributeClusterDimension;
-    attribute[0].val.clusterDim.x = kClusterSize;
-    attribute[0].val.clusterDim.y = 1;
-    attribute[0].val.clusterDim.z = 1;
-    config.attrs = attribute;
-    config.numAttrs = 1;
-    config.blockDim = dim3(kThreads);
-    config.dynamicSmemBytes = shared_bytes;
-    config.stream = stream;
-
-    // How many clusters of two fit at once: a cluster's blocks share one GPC, so this can be
-    // fewer than half the SM count. Asked once; the grid is that many clusters, or fewer.
-    static const int resident_clusters = [&] {
-        cudaFuncSetAttribute(gemm_wgmma_cluster, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
-        cudaLaunchConfig_t probe = config;
-        probe.gridDim = dim3(roofline::tma::multiprocessor_count() / kClusterSize * kClusterSize);
-        int count = 0;
-        const cudaError_t status = cudaOccupancyMaxActiveClusters(&count, gemm_wgmma_cluster, &probe);
-        if (std::getenv("ROOFLINE_LAB04_DIAG")) {  // for a profiling run: what the launch was told
-            cudaFuncAttributes attributes{};
-            cudaFuncGetAttributes(&attributes, gemm_wgmma_cluster);
-            std::fprintf(stderr, "wgmma_cluster: cudaOccupancyMaxActiveClusters = %d (%s) for %d SMs; %d registers, %d bytes "
-                         "of shared memory per block\n", count, cudaGetErrorString(status),
-                         roofline::tma::multiprocessor_count(), attributes.numRegs, shared_bytes);
-        }
-        if (status != cudaSuccess || count < 1) count = roofline::tma::multiprocessor_count() / kClusterSize;
-        return count;
-    }();
-    const int pairs = (M / (kBlockM * kClusterSize)) * (N / kBlockN);
-    config.gridDim = dim3(std::min(pairs, resident_clusters) * kClusterSize);
-    cudaLaunchKernelEx(&config, gemm_wgmma_cluster, a_map, b_map, C, M, N, K);
-}
-
 }  // namespace
+
+// The launch (given).
+#include "given/wgmma_cluster_multicast_launch.cuh"
 
 ROOFLINE_GEMM_ABT_VARIANT(wgmma_cluster_4096, launch_gemm_wgmma_cluster);
 ROOFLINE_GEMM_ABT_VARIANT(wgmma_cluster_8192, launch_gemm_wgmma_cluster);

@@ -33,34 +33,9 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "given/wgmma_one_warpgroup.cuh"
+
 namespace {
-
-constexpr int kBlockM = 64, kBlockN = 256, kBlockK = 64;  // 64 bf16 = the 128-byte swizzle width
-constexpr int kStages = 4;
-constexpr int kThreads = 128;  // one warpgroup
-constexpr std::uint32_t kATileBytes = kBlockM * kBlockK * 2;
-constexpr std::uint32_t kBTileBytes = kBlockN * kBlockK * 2;
-
-struct SharedStorage {
-    alignas(1024) __nv_bfloat16 a[kStages][kBlockM * kBlockK];  // swizzled tiles must start on 1024 bytes
-    alignas(1024) __nv_bfloat16 b[kStages][kBlockN * kBlockK];
-    std::uint64_t full[kStages];
-};
-
-// The warpgroup's 64 x 256 tile (tile_m, tile_n), from the wgmma accumulator fragment:
-// rows row and row + 8, columns 8j + 2 (lane % 4) + {0, 1}.
-__device__ inline void store_tile(const float (&accumulator)[128], __nv_bfloat16* C, int N, int tile_m, int tile_n) {
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int row = tile_m * kBlockM + warp * 16 + lane / 4;
-    const int col = tile_n * kBlockN + 2 * (lane % 4);
-    __nv_bfloat16* out = C + std::size_t(row) * N + col;
-#pragma unroll
-    for (int j = 0; j < kBlockN / 8; ++j) {
-        *reinterpret_cast<__nv_bfloat162*>(out + 8 * j) = __floats2bfloat162_rn(accumulator[4 * j], accumulator[4 * j + 1]);
-        *reinterpret_cast<__nv_bfloat162*>(out + 8 * std::size_t(N) + 8 * j) =
-            __floats2bfloat162_rn(accumulator[4 * j + 2], accumulator[4 * j + 3]);
-    }
-}
 
 __global__ void __launch_bounds__(kThreads, 1) gemm_one_warpgroup(const __grid_constant__ CUtensorMap a_map,
                                                                   const __grid_constant__ CUtensorMap b_map,
@@ -111,22 +86,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_one_warpgroup(const __grid_c
     store_tile(accumulator, C, N, tile_m, tile_n);
 }
 
-// M a multiple of 64, N of 256, K of 64 (lab.yaml: divisible_by).
-void launch_gemm_one_warpgroup(const __nv_bfloat16* A, const __nv_bfloat16* Bt, __nv_bfloat16* C, int M, int N,
-                               int K, cudaStream_t stream) {
-    const CUtensorMap a_map = roofline::tma::make_2d_bf16(A, M, K, kBlockM, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
-    const CUtensorMap b_map = roofline::tma::make_2d_bf16(Bt, N, K, kBlockN, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
-    constexpr int shared_bytes = sizeof(SharedStorage) + 1024;
-    static const bool configured = [] {
-        cudaFuncSetAttribute(gemm_one_warpgroup, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
-        return true;
-    }();
-    (void)configured;
-    const dim3 grid(N / kBlockN, M / kBlockM);  // x along N: neighbouring blocks share their A panel
-    gemm_one_warpgroup<<<grid, kThreads, shared_bytes, stream>>>(a_map, b_map, C, N, K);
-}
-
 }  // namespace
+
+// The launch (given).
+#include "given/wgmma_one_warpgroup_launch.cuh"
 
 ROOFLINE_GEMM_ABT_VARIANT(wgmma_one_warpgroup_4096, launch_gemm_one_warpgroup);
 ROOFLINE_GEMM_ABT_VARIANT(wgmma_one_warpgroup_8192, launch_gemm_one_warpgroup);
