@@ -32,6 +32,20 @@ void DeviceBytes::arm_guards(cudaStream_t stream) const {
     CUDA_CHECK(cudaMemsetAsync(base_ + kGuardBytes + bytes_, kGuardByte, kGuardBytes, stream));
 }
 
+void DeviceBytes::copy_guards(unsigned char* host, cudaStream_t stream) const {
+    if (!guarded_) return;
+    CUDA_CHECK(cudaMemcpyAsync(host, base_, kGuardBytes, cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaMemcpyAsync(host + kGuardBytes, base_ + kGuardBytes + bytes_, kGuardBytes, cudaMemcpyDeviceToHost,
+                               stream));
+}
+
+std::size_t DeviceBytes::guard_damage_in(const unsigned char* host) const {
+    if (!guarded_) return 0;
+    std::size_t damaged = 0;
+    for (std::size_t i = 0; i < 2 * kGuardBytes; ++i) damaged += host[i] != kGuardByte;
+    return damaged;
+}
+
 std::size_t DeviceBytes::count_guard_damage(cudaStream_t stream) const {
     if (!guarded_) return 0;
     std::vector<unsigned char> front(kGuardBytes), back(kGuardBytes);

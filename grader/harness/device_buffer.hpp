@@ -28,6 +28,11 @@ public:
     void arm_guards(cudaStream_t stream) const;
     // Bytes in the guards that no longer hold the sentinel.
     std::size_t count_guard_damage(cudaStream_t stream) const;
+    // The same in two steps, for a caller that waits once for several copies: both guards
+    // copied into `host` (2 * kGuardBytes, pinned for speed) on `stream`, then counted
+    // there once the stream is done.
+    void copy_guards(unsigned char* host, cudaStream_t stream) const;
+    std::size_t guard_damage_in(const unsigned char* host) const;
 
 private:
     unsigned char* base_ = nullptr;  // start of the front guard
