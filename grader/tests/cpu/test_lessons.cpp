@@ -1,6 +1,6 @@
 // The course's prose may point only at what exists: every relative Markdown link
-// (and its #anchor) in the lessons, the lab READMEs and debriefs, README.md and results/README.md,
-// and every repository path they name, in backticks or not (e.g.
+// (and its #anchor) in the lessons, the lab READMEs and debriefs, README.md, grader/README.md,
+// scripts/README.md and results/README.md, and every repository path they name, in backticks or not (e.g.
 // `labs/02-gemm/kernels/03_smem_tiled.cu`). The classifier bank is read too, since
 // students see its explanations through `roofline classify --check`. A lesson may
 // also not cite a Markdown file by bare name (`PLANNING.md`) that the repository
@@ -264,9 +264,10 @@ struct Checker {
 };
 
 // What students and instructors read: the lessons and the classifier bank, the lab
-// READMEs and their debriefs, the course README and the results index.
+// READMEs and their debriefs, the course README, the grader's, the scripts' and the results index.
 std::vector<fs::path> course_documents(const fs::path& root) {
-    std::vector<fs::path> documents = {root / "README.md", root / "results" / "README.md", root / "grader" / "README.md",
+    std::vector<fs::path> documents = {root / "README.md",          root / "results" / "README.md",
+                                       root / "grader" / "README.md", root / "scripts" / "README.md",
                                        root / "lessons" / "practice" / "bank.yaml"};
     for (const auto& entry : fs::directory_iterator(root / "lessons"))
         if (entry.path().extension() == ".md") documents.push_back(entry.path());
