@@ -230,8 +230,9 @@ struct Checker {
                 while (path.rfind("./", 0) == 0 || path.rfind("../", 0) == 0) path.erase(0, path.find('/') + 1);
                 if (is_template(path) || tails.count(path) || left_out_of_edition(path)) continue;
                 // "(x.cuh, removed since; at commit 2f832d4)": the rest of this line and the next may say where.
-                const std::string after = comment.substr(std::size_t(m->position(1))) + " " +
-                                          (i + 1 < comments.size() ? comments[i + 1] : "");
+                std::string next = i + 1 < comments.size() ? comments[i + 1] : "";
+                next.erase(0, next.find_first_not_of("/*# \t"));  // the comment's words, not its marker
+                const std::string after = comment.substr(std::size_t(m->position(1))) + " " + next;
                 if (std::regex_search(after, kCommitHash)) continue;
                 problems.push_back(at + "names " + path +
                                    ", which no file in the repository is; cite a header as its #include names it "
@@ -397,7 +398,7 @@ TEST_CASE("the document check names file:line for a broken link, anchor, path an
     CHECK(roofline_test::contains(problems[4], "lessons/a.md:7: names grader/problems/none.cu"));
 }
 
-TEST_CASE("no comment in the source tree cites a Markdown file the repository lacks", "[lessons]") {
+TEST_CASE("no comment in the source tree cites a Markdown or code file the repository lacks", "[lessons]") {
     const fs::path root = roofline_test::repo_root();
     Checker checker(root);
     auto files = source_files(root);
@@ -441,8 +442,8 @@ TEST_CASE("the source check names file:line for a code file a comment cites that
                "// sized by svg_text.hpp, as x.cuh says\n"                       // 3: two missing files
                "// problems/NAME/model.hpp, problems/fusion/*_problem.cu, <cuda_runtime.h>\n"  // 4: patterns
                "#include \"planted_missing.cuh\"  // code, not a comment\n"      // 5: not a comment
-               "// the old kernel (old_kernel.cuh, removed since; in the\n"      // 6: the next line says
-               "// history at commit 2f832d4)\n"
+               "// the old kernel (old_kernel.cuh, removed since; in the history at commit\n"  // 6: the next
+               "// 2f832d4)\n"                                                                 // line says where
                "// the dropped probe (dropped_probe.cuh)\n");                    // 8: no commit named
     write_file(root / "scripts" / "make.sh", "cat > x.cu <<'EOF'\n#include <dlfcn.h>\nEOF\n# runs gone.py\n");
     Checker checker(root);
