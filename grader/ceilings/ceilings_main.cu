@@ -6,6 +6,7 @@
 // runs it and saves the result as this GPU's measured profile. Writes JSON to
 // --result (or stdout).
 #include "cuda_check.hpp"
+#include "lab_job.hpp"
 #include "measure.cuh"
 #include "mma_sync_probe.cuh"
 #include "verify.cuh"
@@ -105,7 +106,8 @@ json stats_json(const SampleStats& s) {
 }
 
 MeasureResult time_one(const std::string& name, std::function<void(cudaStream_t)> launch, cudaStream_t stream) {
-    MeasureConfig config;
+    // The grader's sampling settings (a default job's), with a longer time cap.
+    MeasureConfig config = measure_config_of(roofline::protocol::Job{});
     config.time_cap_s = 5;
     return measure_interleaved({{name, std::move(launch)}}, config, stream);
 }

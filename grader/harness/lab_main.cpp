@@ -180,17 +180,6 @@ protocol::Check check_once(Problem& problem, InputGuard& guard, const Shape& sha
 
 Tolerance tolerance_of(const Job& job) { return {job.atol, job.rtol, job.max_rel_l2}; }
 
-MeasureConfig measure_config_of(const Job& job) {
-    MeasureConfig config;
-    config.min_samples = job.min_samples;
-    config.max_samples = job.max_samples;
-    config.target_rse = job.target_rse;
-    config.time_cap_s = job.time_cap_s;
-    config.flush_l2 = job.flush_l2;
-    config.launch_timeout_s = job.launch_timeout_s;
-    return config;
-}
-
 // A judged batch lasts at least this long, so that the clock's fixed costs and their jitter
 // (0.02-0.1 ms, and a per-batch jitter of 1-2% at 3 ms, on the H200) weigh little; at most this
 // many launches (and copies).
@@ -415,6 +404,154 @@ int time_remotely(const VariantEntry& entry, Problem& verified, InputGuard& veri
     return 0;
 }
 
+// What every mode's run of one variant shares: the job and its result, the variant's problem,
+// the guard over its inputs, the next check's seed, the process's stream.
+struct VariantRun {
+    const Job& job;
+    Result& result;
+    const VariantEntry& entry;
+    std::unique_ptr<Problem> problem;
+    InputGuard guard;
+    std::uint64_t seed;
+    cudaStream_t stream;
+    Tolerance tolerance;
+
+    // Sets up and checks each shape in turn, each check recorded; false at the first that fails.
+    bool verify(const std::vector<Shape>& shapes, const std::string& when, bool watch, bool profiled = false) {
+        for (const auto& shape : shapes) {
+            stage("setup " + shape_text(shape));
+            problem->setup(shape);
+            auto check = check_once(*problem, guard, shape, seed++, when, tolerance, job.launch_timeout_s, watch, stream,
+                                    profiled);
+            result.checks.push_back(check);
+            if (!check.report.passed) return false;
+        }
+        return true;
+    }
+
+    int incorrect() {
+        result.status = JobStatus::incorrect;
+        return 1;
+    }
+
+    int done() {
+        roofline::trace_stage("job done");
+        result.status = JobStatus::ok;
+        return 0;
+    }
+};
+
+// The verify shapes, then the timed shape when the job gives one: the last check sets up the
+// shape the later steps (timing, replay, timeline) use.
+std::vector<Shape> shapes_then_timed(const Job& job) {
+    std::vector<Shape> shapes = job.verify_shapes;
+    if (job.timed_shape) shapes.push_back(*job.timed_shape);
+    return shapes;
+}
+
+// verify: correctness only, every check watched.
+int run_verify(VariantRun& variant) {
+    if (!variant.verify(variant.job.verify_shapes, "before timing", /*watch=*/true)) return variant.incorrect();
+    return variant.done();
+}
+
+// once: one unwatched launch per shape between cudaProfilerStart and cudaProfilerStop (ncu and
+// compute-sanitizer need the profiling interface to themselves), each verified after it.
+int run_once(VariantRun& variant) {
+    if (!variant.verify(shapes_then_timed(variant.job), "one profiled launch", /*watch=*/false, /*profiled=*/true))
+        return variant.incorrect();
+    return variant.done();
+}
+
+// watch: the checks, watched; the timed launches replayed under the watch; the peer once.
+int run_watch(VariantRun& variant) {
+    const Job& job = variant.job;
+    Result& result = variant.result;
+    if (!variant.verify(shapes_then_timed(job), "before timing", /*watch=*/true)) return variant.incorrect();
+    result.replay = replay_watched(*variant.problem, job, variant.stream);
+    stage("the peer once, watched");
+    // The peer alone, watched once: its time must be the library's own work.
+    LaunchWatch::instance().start(variant.stream);
+    variant.problem->launch_peer(variant.stream);
+    wait_for_stream(variant.stream, job.launch_timeout_s);
+    result.peer_launched = launched_of(LaunchWatch::instance().stop());
+    result.watch_seconds = LaunchWatch::instance().seconds_spent();  // this process's total so far
+    return variant.done();
+}
+
+// A lab program run by hand times itself: its events, interleaved with the peer's, in-process.
+// Returns 0, or the job's exit code when the inputs changed or the clocks disagree.
+int time_in_process(VariantRun& variant) {
+    const Job& job = variant.job;
+    Result& result = variant.result;
+    Problem* problem = variant.problem.get();
+    cudaStream_t stream = variant.stream;
+    stage("timing " + shape_text(*job.timed_shape));
+    std::vector<TimedTarget> targets{{"variant", [&](cudaStream_t s) { problem->launch_variant(s); }},
+                                     {"peer", [&](cudaStream_t s) { problem->launch_peer(s); }}};
+    const std::string also_name = problem->also_measured_name();
+    if (!also_name.empty())
+        targets.push_back({"also measured", [&](cudaStream_t s) { problem->launch_also_measured(s); }});
+    auto measured = measure_interleaved(targets, measure_config_of(job), stream);
+    roofline::trace_stage(fmt::format("  timed: {} + {} samples", measured.stats[0].samples_s.size(), measured.stats[1].samples_s.size()));
+    // The inputs the timed launches read are still those of the last check.
+    auto timing_changes = variant.guard.changes(problem->inputs(), stream);
+    auto& timing = result.timing.emplace();
+    timing.variant = stats_of(measured.stats[0]);
+    timing.peer = stats_of(measured.stats[1]);
+    timing.cross_check = cross_checks_of(measured.cross_checks);
+    timing.peer_name = problem->peer_name();
+    timing.sm_clock_mhz = {measured.sm_clock_mhz_median, measured.sm_clock_mhz_min, measured.sm_clock_mhz_max};
+    timing.hit_time_cap = measured.hit_time_cap;
+    timing.l2_flush_bytes = static_cast<long long>(measured.l2_flush_bytes);
+    if (!also_name.empty())  // shown beside the peer, never scored (score.hpp)
+        timing.also_measured = protocol::AlsoMeasured{also_name, stats_of(measured.stats[2])};
+    if (!timing_changes.empty()) {
+        VerifyReport report;
+        report.verdict = describe_changes(timing_changes) + " (while it was timed)";
+        result.checks.push_back({*job.timed_shape, std::nullopt, "during timing", report_of(report),
+                                 changes_of(timing_changes), std::nullopt});
+        result.status = JobStatus::incorrect;
+        return 1;
+    }
+    if (auto disagreement = timing_disagreement(measured.cross_checks, {"variant", "peer", "also measured"})) {
+        result.status = JobStatus::timing_refused;
+        result.message = *disagreement;
+        return 1;
+    }
+    return 0;
+}
+
+// grade: the checks, unwatched; the variant timed against its peer (by the judge on its own
+// clock, or in-process when run by hand); one more check on new inputs.
+int run_grade(VariantRun& variant) {
+    const Job& job = variant.job;
+    if (!variant.verify(shapes_then_timed(job), "before timing", /*watch=*/false)) return variant.incorrect();
+    if (is_judge()) {
+        stage("timing " + shape_text(*job.timed_shape) + ", the runner's launches on the judge's clock");
+        if (int refused = time_remotely(variant.entry, *variant.problem, variant.guard, job, variant.tolerance,
+                                        variant.seed, variant.stream, variant.result))
+            return refused;
+    } else if (int refused = time_in_process(variant)) {
+        return refused;
+    }
+    // New inputs after timing: a kernel that replays a cached answer fails here.
+    auto check = check_once(*variant.problem, variant.guard, *job.timed_shape, variant.seed++, "after timing",
+                            variant.tolerance, job.launch_timeout_s, false, variant.stream);
+    variant.result.checks.push_back(check);
+    if (!check.report.passed) return variant.incorrect();
+    return variant.done();
+}
+
+// timeline: the checks, watched; then every kernel of one launch at the timed shape.
+int run_timeline(VariantRun& variant) {
+    if (!variant.verify(shapes_then_timed(variant.job), "before timing", /*watch=*/true)) return variant.incorrect();
+    variant.result.timeline = record_timeline(*variant.problem, variant.job, variant.stream);
+    return variant.done();
+}
+
+// One job for one variant, after device_info jobs have been answered (run_job): the checks the
+// process refuses, then the job's mode.
 int run(const Job& job, Result& result) {
     const VariantEntry* entry = is_judge() ? judge_entry(job.variant) : find_variant(job.variant);
     if (!entry) {
@@ -451,100 +588,16 @@ int run(const Job& job, Result& result) {
         return made;
     }();
     roofline::trace_stage("  device read, stream ready");
-    auto problem = entry->make();
-    InputGuard guard;
-    std::uint64_t seed = job.seed;
-    // once: unwatched (ncu and compute-sanitizer need the profiling interface to themselves).
-    const bool watch = job.mode != JobMode::grade && job.mode != JobMode::once;
-    const bool profiled = job.mode == JobMode::once;
-    const auto tolerance = tolerance_of(job);
-
-    auto verify_all = [&](const std::vector<Shape>& shapes, const std::string& when) {
-        for (const auto& shape : shapes) {
-            stage("setup " + shape_text(shape));
-            problem->setup(shape);
-            auto check = check_once(*problem, guard, shape, seed++, when, tolerance, job.launch_timeout_s, watch, stream,
-                                    profiled);
-            result.checks.push_back(check);
-            if (!check.report.passed) return false;
-        }
-        return true;
-    };
-
-    std::vector<Shape> shapes = job.verify_shapes;
-    if (roofline::protocol::needs_timed_shape(job.mode)) shapes.push_back(*job.timed_shape);  // the last check sets up the timed shape
-    if (profiled && job.timed_shape) shapes.push_back(*job.timed_shape);
-    if (!verify_all(shapes, profiled ? "one profiled launch" : "before timing")) {
-        result.status = JobStatus::incorrect;
-        return 1;
+    VariantRun variant{job, result, *entry, entry->make(), InputGuard{}, job.seed, stream, tolerance_of(job)};
+    switch (job.mode) {
+        case JobMode::verify: return run_verify(variant);
+        case JobMode::once: return run_once(variant);
+        case JobMode::watch: return run_watch(variant);
+        case JobMode::grade: return run_grade(variant);
+        case JobMode::timeline: return run_timeline(variant);
+        case JobMode::device_info: break;
     }
-    if (job.mode == JobMode::watch) {
-        result.replay = replay_watched(*problem, job, stream);
-        stage("the peer once, watched");
-        // The peer alone, watched once: its time must be the library's own work.
-        LaunchWatch::instance().start(stream);
-        problem->launch_peer(stream);
-        wait_for_stream(stream, job.launch_timeout_s);
-        result.peer_launched = launched_of(LaunchWatch::instance().stop());
-        result.watch_seconds = LaunchWatch::instance().seconds_spent();  // this process's total so far
-    }
-    // A lab program run by hand times itself: its events, interleaved with the peer's, in-process.
-    auto time_in_process = [&]() -> int {
-        stage("timing " + shape_text(*job.timed_shape));
-        std::vector<TimedTarget> targets{{"variant", [&](cudaStream_t s) { problem->launch_variant(s); }},
-                                         {"peer", [&](cudaStream_t s) { problem->launch_peer(s); }}};
-        const std::string also_name = problem->also_measured_name();
-        if (!also_name.empty())
-            targets.push_back({"also measured", [&](cudaStream_t s) { problem->launch_also_measured(s); }});
-        auto measured = measure_interleaved(targets, measure_config_of(job), stream);
-        roofline::trace_stage(fmt::format("  timed: {} + {} samples", measured.stats[0].samples_s.size(), measured.stats[1].samples_s.size()));
-        // The inputs the timed launches read are still those of the last check.
-        auto timing_changes = guard.changes(problem->inputs(), stream);
-        auto& timing = result.timing.emplace();
-        timing.variant = stats_of(measured.stats[0]);
-        timing.peer = stats_of(measured.stats[1]);
-        timing.cross_check = cross_checks_of(measured.cross_checks);
-        timing.peer_name = problem->peer_name();
-        timing.sm_clock_mhz = {measured.sm_clock_mhz_median, measured.sm_clock_mhz_min, measured.sm_clock_mhz_max};
-        timing.hit_time_cap = measured.hit_time_cap;
-        timing.l2_flush_bytes = static_cast<long long>(measured.l2_flush_bytes);
-        if (!also_name.empty())  // shown beside the peer, never scored (score.hpp)
-            timing.also_measured = protocol::AlsoMeasured{also_name, stats_of(measured.stats[2])};
-        if (!timing_changes.empty()) {
-            VerifyReport report;
-            report.verdict = describe_changes(timing_changes) + " (while it was timed)";
-            result.checks.push_back({*job.timed_shape, std::nullopt, "during timing", report_of(report),
-                                     changes_of(timing_changes), std::nullopt});
-            result.status = JobStatus::incorrect;
-            return 1;
-        }
-        if (auto disagreement = timing_disagreement(measured.cross_checks, {"variant", "peer", "also measured"})) {
-            result.status = JobStatus::timing_refused;
-            result.message = *disagreement;
-            return 1;
-        }
-        return 0;
-    };
-    if (job.mode == JobMode::grade) {
-        if (is_judge()) {
-            stage("timing " + shape_text(*job.timed_shape) + ", the runner's launches on the judge's clock");
-            if (int refused = time_remotely(*entry, *problem, guard, job, tolerance, seed, stream, result)) return refused;
-        } else if (int refused = time_in_process()) {
-            return refused;
-        }
-        // New inputs after timing: a kernel that replays a cached answer fails here.
-        auto check = check_once(*problem, guard, *job.timed_shape, seed++, "after timing", tolerance,
-                                job.launch_timeout_s, false, stream);
-        result.checks.push_back(check);
-        if (!check.report.passed) {
-            result.status = JobStatus::incorrect;
-            return 1;
-        }
-    }
-    if (job.mode == JobMode::timeline) result.timeline = record_timeline(*problem, job, stream);
-    roofline::trace_stage("job done");
-    result.status = JobStatus::ok;
-    return 0;
+    throw std::logic_error("a device_info job reached run(); run_job answers it");
 }
 
 // Written beside and renamed into place: the parent takes the file's existence as "done".

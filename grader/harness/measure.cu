@@ -1,5 +1,6 @@
 #include "measure.cuh"
 #include "hang_watch.hpp"
+#include "lab_job.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -8,6 +9,17 @@
 #include <numeric>
 
 namespace roofline::harness {
+
+MeasureConfig measure_config_of(const protocol::Job& job) {
+    MeasureConfig config;
+    config.min_samples = job.min_samples;
+    config.max_samples = job.max_samples;
+    config.target_rse = job.target_rse;
+    config.time_cap_s = job.time_cap_s;
+    config.flush_l2 = job.flush_l2;
+    config.launch_timeout_s = job.launch_timeout_s;
+    return config;
+}
 
 namespace {
 

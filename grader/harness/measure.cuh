@@ -11,17 +11,26 @@
 #include <string>
 #include <vector>
 
+namespace roofline::protocol {
+struct Job;
+}
+
 namespace roofline::harness {
 
+// How a measurement samples. All but the warm-up are a job's settings, made by
+// measure_config_of: their defaults are the Job's (protocol/lab_job.hpp), stated once.
 struct MeasureConfig {
     int warmup_launches = 2;
-    int min_samples = 10;
-    int max_samples = 1000;
-    double target_rse = 0.005;
-    double time_cap_s = 3.0;
-    bool flush_l2 = true;
+    int min_samples = 0;
+    int max_samples = 0;
+    double target_rse = 0;
+    double time_cap_s = 0;
+    bool flush_l2 = false;
     double launch_timeout_s = 0;  // > 0: a launch still running after this is a hang (hang_watch.hpp)
 };
+
+// The sampling settings a job carries (a default Job: the grader's defaults).
+MeasureConfig measure_config_of(const protocol::Job& job);
 
 struct SampleStats {
     int count = 0;

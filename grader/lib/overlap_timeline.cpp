@@ -56,10 +56,6 @@ const char* overlap_event_name(OverlapEvent event) {
     return "?";
 }
 
-bool overlap_event_waits(OverlapEvent event) {
-    return event == OverlapEvent::wait_empty || event == OverlapEvent::wait_full || event == OverlapEvent::mma_wait;
-}
-
 std::vector<OverlapInterval> OverlapTimeline::of(int block) const {
     std::vector<OverlapInterval> out;
     for (const auto& i : intervals)

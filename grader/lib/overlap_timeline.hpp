@@ -23,8 +23,6 @@ enum class OverlapEvent { wait_empty, issue, wait_full, mma_issue, mma_wait, epi
 
 const char* overlap_role_name(OverlapRole role);
 const char* overlap_event_name(OverlapEvent event);
-// True for the events that wait on someone else (a barrier, the tensor cores).
-bool overlap_event_waits(OverlapEvent event);
 
 struct OverlapInterval {
     int block = 0;

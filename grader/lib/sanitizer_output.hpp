@@ -10,7 +10,7 @@ namespace roofline {
 
 struct SanitizerFinding {
     std::string what;                     // "Invalid __global__ write of size 4 bytes"
-    std::vector<std::string> locations;   // "kernels/01_copy.cu:12", in the order the report gives them
+    std::vector<std::string> locations;   // "kernels/01_copy_naive.cu:12", in the order the report gives them
     std::string detail;                   // the thread and block, or the address, when the report gives them
 };
 

@@ -1,6 +1,6 @@
 // Two charts as standalone SVG files: a lab's roofline with its graded
 // variants as points, and the prediction log's predicted-against-measured
-// scatter. Each canvas is sized to the text it carries (svg_text.hpp), so no
+// scatter. Each canvas is sized to the text it carries (svg_canvas.hpp), so no
 // label runs off its edge.
 #pragma once
 #include "roof_placement.hpp"

@@ -3,7 +3,7 @@
 # time limit, each logged under OUT_DIR/STEP/, none stopping the next.
 #   bash scripts/device/lead_pass.sh BUILD_DIR OUT_DIR STEP[:SECONDS]...
 # Steps: build, gpu-tests, ceilings (the roofs later steps' grades divide by), trust (the hostile class through batch), lab00 (overhead rungs in
-# --all and alone), attention, decode, profile, lab04, lab04_repeats, layouts, families, teaching,
+# --all and alone), attention, decode, profile, lab04, lab04_repeats, layouts, teaching,
 # start-cost (scripts/probes/start_cost.sh).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)

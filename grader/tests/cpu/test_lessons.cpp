@@ -1,11 +1,13 @@
 // The course's prose may point only at what exists: every relative Markdown link
-// (and its #anchor) in the lessons, the lab READMEs and debriefs, README.md and results/README.md,
-// and every repository path they name, in backticks or not (e.g.
+// (and its #anchor) in the lessons, the lab READMEs and debriefs, README.md, grader/README.md,
+// scripts/README.md and results/README.md, and every repository path they name, in backticks or not (e.g.
 // `labs/02-gemm/kernels/03_smem_tiled.cu`). The classifier bank is read too, since
 // students see its explanations through `roofline classify --check`. A lesson may
 // also not cite a Markdown file by bare name (`PLANNING.md`) that the repository
 // lacks, and neither may a comment in the source tree (grader/, labs/, solutions/,
-// scripts/, cmake/). Each failure names file:line, the missing target and what to do.
+// scripts/, cmake/); a comment there may not name a code file (`roofline/mma_sync.cuh`,
+// `svg_canvas.hpp`) that no file in the tree ends with, unless it says which commit holds
+// it. Each failure names file:line, the missing target and what to do.
 #include "test_support.hpp"
 
 #include <fmt/format.h>
@@ -30,6 +32,13 @@ const std::regex kRepoPath(
     R"((?:^|[^A-Za-z0-9_./-])((?:cmake|grader|hardware|instructor|labs|lessons|results|scripts|solutions)/[A-Za-z0-9_./*?{}<>-]*))");
 const std::regex kLink(R"(!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\))");
 const std::regex kBareMarkdown(R"((?:^|[^A-Za-z0-9_./-])([A-Za-z0-9_-]+\.md)\b)");
+// A code file named in a comment, bare (`svg_canvas.hpp`) or with folders (`roofline/tma.cuh`).
+// Pattern characters are kept in the token so that is_template() sees them: `problems/NAME/*_problem.cu`
+// is a pattern, and `<cuda_runtime.h>` a system header, not a file of this repository.
+const std::regex kCodePath(
+    R"((?:^|[^A-Za-z0-9_./*?{}<>-])([A-Za-z0-9_./*?{}<>-]+\.(?:hpp|cuh|cu|cpp|h|py|sh|cmake))\b)");
+// "at commit 4382e25": a comment may name a file removed since if it says where the history holds it.
+const std::regex kCommitHash(R"(\bcommit [0-9a-f]{7,40}\b)");
 
 // Words that stand for a name the reader fills in (labs/NN-name/, instructor/hidden/LAB.yaml).
 const std::set<std::string> kPlaceholders = {"NN", "LAB", "NAME", "VARIANT", "FAMILY"};
@@ -62,13 +71,17 @@ std::string heading_slug(const std::string& heading) {
 }
 
 // The comment on a line of code: after `//`, or a line inside a block comment (` * ...`);
-// with `hash_comments` (CMake, shell, Python), after a `#` that starts a word.
+// with `hash_comments` (CMake, shell, Python), after a `#` that starts a word. A line of C
+// written by a script (`#include <dlfcn.h>` in a here-document) is code, not a comment.
 std::string comment_of(const std::string& line, bool hash_comments) {
     auto first = line.find_first_not_of(" \t");
     if (first == std::string::npos) return "";
     if (hash_comments) {
+        static const std::regex preprocessor(R"(#\s*(include|define|pragma|if|ifdef|ifndef|else|endif)\b.*)");
         for (std::size_t i = first; i < line.size(); ++i) {
-            if (line[i] == '#' && (i == first || line[i - 1] == ' ' || line[i - 1] == '\t')) return line.substr(i);
+            if (line[i] != '#' || (i != first && line[i - 1] != ' ' && line[i - 1] != '\t')) continue;
+            if (std::regex_match(line.begin() + std::ptrdiff_t(i), line.end(), preprocessor)) return "";
+            return line.substr(i);
         }
         return "";
     }
@@ -104,27 +117,52 @@ std::set<std::string> anchors_of(const fs::path& markdown) {
     return anchors;
 }
 
-// The names of every Markdown file in the repository, build folders and dot folders left out.
-std::set<std::string> markdown_names(const fs::path& root) {
-    std::set<std::string> names;
+// Every file in the repository, as its path from the root, build folders and dot folders left out.
+std::vector<std::string> repository_files(const fs::path& root) {
+    std::vector<std::string> files;
     for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
         std::string name = it->path().filename().string();
         if (it->is_directory() && (name.rfind("build", 0) == 0 || name[0] == '.')) {
             it.disable_recursion_pending();
             continue;
         }
-        if (it->is_regular_file() && it->path().extension() == ".md") names.insert(name);
+        if (it->is_regular_file()) files.push_back(fs::relative(it->path(), root).generic_string());
     }
+    return files;
+}
+
+// The names of every Markdown file in the repository.
+std::set<std::string> markdown_names(const std::vector<std::string>& files) {
+    std::set<std::string> names;
+    for (const auto& file : files)
+        if (fs::path(file).extension() == ".md") names.insert(fs::path(file).filename().string());
     return names;
+}
+
+// Every tail of every file's path (`a/b/c.cu`, `b/c.cu`, `c.cu`): what a comment may cite a file by.
+std::set<std::string> path_tails(const std::vector<std::string>& files) {
+    std::set<std::string> tails;
+    for (const auto& file : files) {
+        for (std::size_t from = 0; from != std::string::npos;) {
+            tails.insert(file.substr(from));
+            auto slash = file.find('/', from);
+            from = slash == std::string::npos ? slash : slash + 1;
+        }
+    }
+    return tails;
 }
 
 struct Checker {
     fs::path root;
     std::set<std::string> markdown;  // file names, for bare citations
+    std::set<std::string> tails;     // every tail of every file's path, for code files cited in comments
     bool student_edition;            // scripts/student_edition.sh leaves out solutions/, instructor/, some scripts/
 
-    explicit Checker(fs::path repo)
-        : root(std::move(repo)), markdown(markdown_names(root)), student_edition(fs::exists(root / "EDITION.md")) {}
+    explicit Checker(fs::path repo) : root(std::move(repo)), student_edition(fs::exists(root / "EDITION.md")) {
+        auto files = repository_files(root);
+        markdown = markdown_names(files);
+        tails = path_tails(files);
+    }
 
     bool left_out_of_edition(const std::string& path) const {
         if (!student_edition) return false;
@@ -168,22 +206,38 @@ struct Checker {
     }
 
     // A comment in a source file (code, CMake, a script) that cites a Markdown file the
-    // repository lacks. Code may name Markdown files it writes (summary.md): only comments count.
+    // repository lacks, or names a code file no file in the repository ends with. Code may
+    // name files it writes (summary.md, kernel.cu): only comments count.
     std::vector<std::string> check_source(const fs::path& file) const {
         std::vector<std::string> problems;
         const std::string shown = fs::relative(file, root).generic_string();
         const auto ext = file.extension().string();
         const bool hash_comments = ext == ".cmake" || ext == ".sh" || ext == ".py" || ext == ".txt";
-        int number = 0;
-        for (const auto& line : lines_of(file)) {
-            ++number;
-            const std::string comment = comment_of(line, hash_comments);
+        std::vector<std::string> comments;
+        for (const auto& line : lines_of(file)) comments.push_back(comment_of(line, hash_comments));
+        for (std::size_t i = 0; i < comments.size(); ++i) {
+            const std::string& comment = comments[i];
+            const std::string at = shown + ":" + std::to_string(i + 1) + ": ";
             for (std::sregex_iterator m(comment.begin(), comment.end(), kBareMarkdown), end; m != end; ++m) {
                 std::string name = (*m)[1].str();
                 if (markdown.count(name)) continue;
-                problems.push_back(shown + ":" + std::to_string(number) + ": cites " + name +
+                problems.push_back(at + "cites " + name +
                                    ", which is not in the repository; point to a README that is (grader/README.md "
                                    "explains the grader's design) or state the fact in the comment");
+            }
+            for (std::sregex_iterator m(comment.begin(), comment.end(), kCodePath), end; m != end; ++m) {
+                std::string path = (*m)[1].str();
+                while (path.rfind("./", 0) == 0 || path.rfind("../", 0) == 0) path.erase(0, path.find('/') + 1);
+                if (is_template(path) || tails.count(path) || left_out_of_edition(path)) continue;
+                // "(x.cuh, removed since; at commit 2f832d4)": the rest of this line and the next may say where.
+                std::string next = i + 1 < comments.size() ? comments[i + 1] : "";
+                next.erase(0, next.find_first_not_of("/*# \t"));  // the comment's words, not its marker
+                const std::string after = comment.substr(std::size_t(m->position(1))) + " " + next;
+                if (std::regex_search(after, kCommitHash)) continue;
+                problems.push_back(at + "names " + path +
+                                   ", which no file in the repository is; cite a header as its #include names it "
+                                   "(roofline/mma_sync.cuh) or by a file name that exists, or for a file removed "
+                                   "since say which commit holds it (\"at commit 4382e25\")");
             }
         }
         return problems;
@@ -211,9 +265,10 @@ struct Checker {
 };
 
 // What students and instructors read: the lessons and the classifier bank, the lab
-// READMEs and their debriefs, the course README and the results index.
+// READMEs and their debriefs, the course README, the grader's, the scripts' and the results index.
 std::vector<fs::path> course_documents(const fs::path& root) {
-    std::vector<fs::path> documents = {root / "README.md", root / "results" / "README.md", root / "grader" / "README.md",
+    std::vector<fs::path> documents = {root / "README.md",          root / "results" / "README.md",
+                                       root / "grader" / "README.md", root / "scripts" / "README.md",
                                        root / "lessons" / "practice" / "bank.yaml"};
     for (const auto& entry : fs::directory_iterator(root / "lessons"))
         if (entry.path().extension() == ".md") documents.push_back(entry.path());
@@ -343,7 +398,7 @@ TEST_CASE("the document check names file:line for a broken link, anchor, path an
     CHECK(roofline_test::contains(problems[4], "lessons/a.md:7: names grader/problems/none.cu"));
 }
 
-TEST_CASE("no comment in the source tree cites a Markdown file the repository lacks", "[lessons]") {
+TEST_CASE("no comment in the source tree cites a Markdown or code file the repository lacks", "[lessons]") {
     const fs::path root = roofline_test::repo_root();
     Checker checker(root);
     auto files = source_files(root);
@@ -373,6 +428,37 @@ TEST_CASE("the source check names file:line for a citation of a missing Markdown
     auto in_cmake = checker.check_source(root / "cmake" / "x.cmake");
     REQUIRE(in_cmake.size() == 1);
     CHECK(roofline_test::contains(in_cmake[0], "cmake/x.cmake:1: cites PLANNING.md"));
+}
+
+TEST_CASE("the source check names file:line for a code file a comment cites that the repository lacks",
+          "[lessons]") {
+    TempDir dir;
+    const fs::path root = dir.path();
+    write_file(root / "grader" / "include" / "roofline" / "mma_sync.cuh", "#pragma once\n");
+    write_file(root / "grader" / "lib" / "svg_canvas.hpp", "#pragma once\n");
+    write_file(root / "labs" / "02-gemm" / "kernels" / "08_tensor_core.cu",
+               "// the layout in roofline/mma_sync.cuh and svg_canvas.hpp\n"      // 1: both exist
+               "// the layout in gemm/mma_sync.cuh\n"                             // 2: no such folder
+               "// sized by svg_text.hpp, as x.cuh says\n"                       // 3: two missing files
+               "// problems/NAME/model.hpp, problems/fusion/*_problem.cu, <cuda_runtime.h>\n"  // 4: patterns
+               "#include \"planted_missing.cuh\"  // code, not a comment\n"      // 5: not a comment
+               "// the old kernel (old_kernel.cuh, removed since; in the history at commit\n"  // 6: the next
+               "// 2f832d4)\n"                                                                 // line says where
+               "// the dropped probe (dropped_probe.cuh)\n");                    // 8: no commit named
+    write_file(root / "scripts" / "make.sh", "cat > x.cu <<'EOF'\n#include <dlfcn.h>\nEOF\n# runs gone.py\n");
+    Checker checker(root);
+    auto problems = checker.check_source(root / "labs" / "02-gemm" / "kernels" / "08_tensor_core.cu");
+    INFO(joined(problems));
+    REQUIRE(problems.size() == 4);
+    CHECK(roofline_test::contains(problems[0], "labs/02-gemm/kernels/08_tensor_core.cu:2: names gemm/mma_sync.cuh,"));
+    CHECK(roofline_test::contains(problems[0], "roofline/mma_sync.cuh"));  // what to do
+    CHECK(roofline_test::contains(problems[1], "08_tensor_core.cu:3: names svg_text.hpp,"));
+    CHECK(roofline_test::contains(problems[2], "08_tensor_core.cu:3: names x.cuh,"));
+    CHECK(roofline_test::contains(problems[3], "08_tensor_core.cu:8: names dropped_probe.cuh,"));
+    auto in_script = checker.check_source(root / "scripts" / "make.sh");
+    INFO(joined(in_script));
+    REQUIRE(in_script.size() == 1);
+    CHECK(roofline_test::contains(in_script[0], "scripts/make.sh:4: names gone.py,"));
 }
 
 TEST_CASE("the document check lets a student edition name the solutions it leaves out", "[lessons]") {

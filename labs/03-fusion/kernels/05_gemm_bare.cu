@@ -1,5 +1,5 @@
 // Rung 5 (given): the GEMM alone, Y = A B, bf16 in and out, fp32 accumulation.
-// This is the given main loop (fusion/gemm_with_epilogue.cuh: WMMA, a 4-slot
+// This is the given main loop (roofline/gemm_with_epilogue.cuh: WMMA, a 4-slot
 // cp.async ring of 32-deep K tiles, 128 x 256 block tiles one per SM when
 // K > 1024, 128 x 128 two per SM when K <= 1024) with the plain epilogue: round each pair of results to
 // bf16 and store it. Nothing to fuse here; it is the yardstick for rungs 6 and

@@ -1,7 +1,7 @@
 // Rung 7: bias and GELU in the GEMM's epilogue.   (your file: edit the TODOs)
 // Rung 6 has the GEMM write Y, then a bias kernel and a GELU kernel each read
 // Y and write it back: four extra passes over the 32 MiB output. Here the same
-// main loop (given: fusion/gemm_with_epilogue.cuh, a WMMA GEMM) hands each
+// main loop (given: roofline/gemm_with_epilogue.cuh, a WMMA GEMM) hands each
 // pair of fp32 accumulators to your epilogue before anything is stored. Add the
 // bias, apply the GELU, round once, store once: the output reaches memory once,
 // as in rung 5.

@@ -1,6 +1,6 @@
 // Rung 7: bias and GELU in the GEMM's epilogue.
 // What changes against rung 6: no bias kernel and no GELU kernel. The given
-// main loop (fusion/gemm_with_epilogue.cuh, a WMMA GEMM) hands each pair
+// main loop (roofline/gemm_with_epilogue.cuh, a WMMA GEMM) hands each pair
 // of fp32 accumulators to this epilogue, which adds the bias, applies the GELU
 // and rounds once before the one store the GEMM makes anyway. Y reaches memory
 // once; rung 6's four extra passes over it (8mn bytes) are gone.
