@@ -158,7 +158,7 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
         request.watch_session = &session;
         if (!verify_only) request.timed_runs = &timed_runs;
         auto outcome = grade_variant(ws, request);
-        // A CPU-graded variant (lab 09) builds its own program, not the lab program.
+        // A CPU-graded variant (lab 05) builds its own program, not the lab program.
         bool on_cpu = outcome.json.is_object() && outcome.json.value("graded_on", "") == "cpu";
         if (!on_cpu) built = built || lab_program_built(outcome.exit_code);
         if (!f.json) fmt::print("{}", outcome.text);

@@ -36,7 +36,7 @@ DebriefGate open_debrief(const Workspace& ws, const PredictionLog& log, const st
     }
     gate.measurement = log.latest_graded(lab, variant);
     if (!gate.measurement && !solutions && graded_correct_on_cpu(ws, lab, variant)) {
-        gate.text = read_file_text(file);  // a CPU-graded part (lab 09): no prediction, opened by a correct grade
+        gate.text = read_file_text(file);  // a CPU-graded part (lab 05): no prediction, opened by a correct grade
         return gate;
     }
     if (!gate.measurement && !solutions) {

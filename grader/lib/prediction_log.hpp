@@ -59,7 +59,7 @@ struct ProfileEntry {
     std::map<std::string, double> figures;   // each cause's counter figure (cause_figures)
 };
 
-// A grading's result. A CPU-graded part (lab 09's layout library: `graded_on: cpu`) has
+// A grading's result. A CPU-graded part (lab 05's layout library: `graded_on: cpu`) has
 // no time, regime, clock or GPU, and no prediction unless the lab asks for one; its
 // correctness and points are recorded like any other grade, so that `explain`,
 // `debrief` and `log` work for it.

@@ -29,7 +29,7 @@ struct Workspace {
     std::filesystem::path lab_executable(const std::string& lab, bool solutions) const {
         return build_dir / "labs" / lab_target(lab, solutions);
     }
-    // A lab's CPU-graded part (lab 09's layout library): its own host program (cpu_grade.hpp).
+    // A lab's CPU-graded part (lab 05's layout library): its own host program (cpu_grade.hpp).
     std::string cpu_target(const std::string& lab, bool solutions) const { return lab_target(lab, solutions) + "-cpu"; }
     std::filesystem::path cpu_executable(const std::string& lab, bool solutions) const {
         return build_dir / "labs" / cpu_target(lab, solutions);

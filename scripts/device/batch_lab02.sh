@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lab 06 through `roofline batch` on a GPU, in the sandbox: a class of two (the given kernels
+# Lab 02 through `roofline batch` on a GPU, in the sandbox: a class of two (the given kernels
 # as handed out, and the reference fixes), so that the batch profiles the course's kernels
 # once and each submission before grading, with ncu inside bubblewrap. Each submission carries a
 # predictions.yaml (a diagnosis of the tail kernel and a time-and-bytes prediction), since the
@@ -14,23 +14,23 @@ cd "$(dirname "$0")/../.."
 export PATH=/usr/local/cuda/bin:$PATH
 class=$(mktemp -d)
 mkdir -p "$class/given/kernels" "$class/fixed/kernels"
-cp labs/06-profile/kernels/*.cu "$class/given/kernels/"
-cp solutions/06-profile/kernels/*.cu "$class/fixed/kernels/"
+cp labs/02-profile/kernels/*.cu "$class/given/kernels/"
+cp solutions/02-profile/kernels/*.cu "$class/fixed/kernels/"
 roofline=("$BUILD/roofline" --root "$(pwd)" --build-dir "$BUILD")
 for s in given fixed; do
   flag=(); [[ $s == fixed ]] && flag=(--solutions)
-  "${roofline[@]}" diagnose 06-profile/fma_tail_fp32 --log "$class/$s/predictions.yaml" --cause tail_effect \
+  "${roofline[@]}" diagnose 02-profile/fma_tail_fp32 --log "$class/$s/predictions.yaml" --cause tail_effect \
     --why "133 tiles, one block per SM: most SMs idle half the time" > "$OUT/log-$s.txt" 2>&1
   time_us=480; [[ $s == fixed ]] && time_us=235
-  "${roofline[@]}" predict 06-profile/fma_tail_fp32 "${flag[@]}" --log "$class/$s/predictions.yaml" --time-us $time_us \
+  "${roofline[@]}" predict 02-profile/fma_tail_fp32 "${flag[@]}" --log "$class/$s/predictions.yaml" --time-us $time_us \
     --regime compute --bytes 8.6e7 --why "x read once, y written once less the ~20 MB the L2 still holds at the end" >> "$OUT/log-$s.txt" 2>&1
 done
 began=$(date +%s)
-"$BUILD/roofline" --root "$(pwd)" --build-dir "$BUILD" batch 06-profile --submissions "$class" \
+"$BUILD/roofline" --root "$(pwd)" --build-dir "$BUILD" batch 02-profile --submissions "$class" \
   --out "$class/out" > "$OUT/batch.txt" 2>&1
 rc=$?
 {
-  echo "batch 06-profile (given, fixed): rc=$rc in $(( $(date +%s) - began )) s"
+  echo "batch 02-profile (given, fixed): rc=$rc in $(( $(date +%s) - began )) s"
   grep -E "^sandbox|^profiles|ncu|profil" "$OUT/batch.txt" | head -8
   for s in given fixed; do echo "log $s: $(grep -c 'variant:' "$class/$s/predictions.yaml" 2>/dev/null) entries"; done
   cut -d, -f1-9 "$class/out/gradebook.csv"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Lab 04 on the GPU machine, for the lead's batched run:
-#   bash scripts/device/lab04.sh BUILD_DIR OUT_DIR
-# BUILD_DIR must hold a configured build (roofline, both lab 04 programs and the two
+# Lab 06 on the GPU machine, for the lead's batched run:
+#   bash scripts/device/lab06.sh BUILD_DIR OUT_DIR
+# BUILD_DIR must hold a configured build (roofline, both lab 06 programs and the two
 # experiment programs are built here if missing). Steps, each logged under OUT_DIR, none
 # stopping the others; OUT_DIR/summary.txt holds one line per step and the tables:
 #   1. `roofline run` (verify only) of every skeleton: expected INCORRECT (outputs never written);
@@ -9,17 +9,17 @@
 #      (cudaMemcpy for the row sums, cuBLAS for the GEMMs) in the same run;
 #   3. the latency probe: L2 and DRAM latency, idle and under a streaming load;
 #   4. the overlap experiment, with Little's law from step 3's latency under load;
-#   5. diagnostics of the cluster rungs (LAB04_DIAG=0 skips it; ~30 s): the SASS of each
+#   5. diagnostics of the cluster rungs (LAB06_DIAG=0 skips it; ~30 s): the SASS of each
 #      GEMM kernel counted (no MEMBAR.ALL.GPU may sit in a main loop), the resident-cluster
 #      count the launch was given (ROOFLINE_LAB04_DIAG), and, where ncu exists, one profiled
 #      launch of part 4 and of part 3 at 4096^3 (speed of light, launch, occupancy, stalls);
 #   6. repeated gradings of the four cluster rungs, for the spread;
 #   7. the stage sweep (scripts/device/teaching.sh), if at least 30 s of the budget are left.
-# Budget: 150 s once built (steps 6 and 7 shrink to fit; LAB04_BUDGET_S changes it). A quick
-# run: LAB04_BUDGET_S=60 keeps steps 1-5 and a few repeats, and skips the sweep.
+# Budget: 150 s once built (steps 6 and 7 shrink to fit; LAB06_BUDGET_S changes it). A quick
+# run: LAB06_BUDGET_S=60 keeps steps 1-5 and a few repeats, and skips the sweep.
 set -u
-BUILD=${1:?usage: lab04.sh BUILD_DIR OUT_DIR}
-OUT=${2:?usage: lab04.sh BUILD_DIR OUT_DIR}
+BUILD=${1:?usage: lab06.sh BUILD_DIR OUT_DIR}
+OUT=${2:?usage: lab06.sh BUILD_DIR OUT_DIR}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 cd "$(dirname "$0")/../.."
@@ -27,14 +27,14 @@ ROOT=$(pwd)
 BUILD=$(cd "$BUILD" && pwd)
 R="$BUILD/roofline"
 FLAGS="--root $ROOT --build-dir $BUILD"
-BUDGET=${LAB04_BUDGET_S:-150}
+BUDGET=${LAB06_BUDGET_S:-150}
 summary="$OUT/summary.txt"
 : > "$summary"
 log() { echo "$@" | tee -a "$summary"; }
 export PATH=/usr/local/cuda/bin:$PATH
 
-log "== lab 04 (async) $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
-cmake --build "$BUILD" --target roofline lab-04-async solution-04-async lab04-latency-probe lab04-overlap \
+log "== lab 06 (async) $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
+cmake --build "$BUILD" --target roofline lab-06-async solution-06-async lab04-latency-probe lab04-overlap \
   > "$OUT/build.txt" 2>&1
 log "build: rc=$? (not counted in the budget)"
 start=$(date +%s)
@@ -42,18 +42,18 @@ elapsed() { echo $(( $(date +%s) - start )); }
 
 variants=$(python3 -c "
 import re
-for line in open('labs/04-async/lab.yaml'):
+for line in open('labs/06-async/lab.yaml'):
     m = re.match(r'\s*- \{name: (\w+)', line)
     if m: print(m.group(1))")
 
 log "== 1. verify every skeleton (roofline run; expected INCORRECT)"
 for v in $variants; do
-  timeout 60 $R $FLAGS run "04-async/$v" --no-build > "$OUT/verify-labs-$v.txt" 2>&1
+  timeout 60 $R $FLAGS run "06-async/$v" --no-build > "$OUT/verify-labs-$v.txt" 2>&1
   log "  labs $v: rc=$? $(grep -m1 -oE "(INCORRECT|CORRECT)[^.]*" "$OUT/verify-labs-$v.txt")"
 done
 
 log "== 2. grade --all --solutions (verify, then each beside its peer in the same run) [$(elapsed) s]"
-timeout 240 $R $FLAGS grade 04-async --all --solutions --no-build --json > "$OUT/grade-solutions.json" \
+timeout 240 $R $FLAGS grade 06-async --all --solutions --no-build --json > "$OUT/grade-solutions.json" \
   2> "$OUT/grade-solutions.err"
 log "  rc=$?"
 python3 - "$OUT/grade-solutions.json" <<'PY' 2>&1 | tee -a "$summary"
@@ -97,8 +97,8 @@ log "  rc=$?"
 sed 's/^/  /' "$OUT/overlap.txt" | tee -a "$summary" > /dev/null
 
 log "== 5. diagnostics of the cluster rungs [$(elapsed) s]"
-if [[ "${LAB04_DIAG:-1}" != 0 ]]; then
-  program="$BUILD/labs/solution-04-async"
+if [[ "${LAB06_DIAG:-1}" != 0 ]]; then
+  program="$BUILD/labs/solution-06-async"
   tol="--atol 1e-2 --rtol 8e-3 --max-rel-l2 4e-3"
   # SASS: per kernel, the fences and the async instructions. A MEMBAR.ALL.GPU per arrival
   # in the main loop is what held the first cluster solutions at ~60% of part 3.
@@ -130,7 +130,7 @@ PY
       --result "$OUT/diag-$v.json" > "$OUT/diag-$v.txt" 2>&1
     log "  $v launch: rc=$? $(grep -m1 "cudaOccupancyMaxActiveClusters" "$OUT/diag-$v.txt")"
   done
-  if command -v ncu > /dev/null && [[ "${LAB04_NCU:-1}" != 0 ]]; then
+  if command -v ncu > /dev/null && [[ "${LAB06_NCU:-1}" != 0 ]]; then
     for v in wgmma_cluster_4096 wgmma_gemm_4096; do
       timeout 40 ncu --profile-from-start off --clock-control none --kernel-name regex:gemm_wgmma --launch-count 1 \
         --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats \
@@ -143,10 +143,10 @@ PY
       (( $(elapsed) > BUDGET )) && break
     done
   else
-    log "  ncu not found (or LAB04_NCU=0): no profile"
+    log "  ncu not found (or LAB06_NCU=0): no profile"
   fi
 else
-  log "  skipped (LAB04_DIAG=0)"
+  log "  skipped (LAB06_DIAG=0)"
 fi
 
 # Keep 30 s for the sweep only when the budget has room for it (a quick run skips it).
@@ -155,7 +155,7 @@ log "== 6. repeated gradings of the cluster rungs (same-run ratio to cuBLAS) [$(
 for i in 1 2 3; do
   for v in wgmma_cluster_4096 wgmma_cluster_8192 wgmma_tma_store_4096 wgmma_tma_store_8192; do
     if (( $(elapsed) > BUDGET - sweep_reserve - 5 )); then log "  stopped before repeat $i of $v (budget)"; break 2; fi
-    timeout 60 $R $FLAGS grade "04-async/$v" --solutions --no-build --json > "$OUT/repeat-$v-$i.json" 2>> "$OUT/repeat.err"
+    timeout 60 $R $FLAGS grade "06-async/$v" --solutions --no-build --json > "$OUT/repeat-$v-$i.json" 2>> "$OUT/repeat.err"
     rc=$?
     log "  $v #$i: rc=$rc $(python3 -c "import json;d=json.load(open('$OUT/repeat-$v-$i.json'));print(f\"{100*d['fraction_of_peer']:.1f}% of cuBLAS, {d['time_s']['median']*1e6:.1f} us\")" 2>/dev/null)"
   done
@@ -171,4 +171,4 @@ if (( left > 30 )); then
 else
   log "  skipped: $left s left of $BUDGET"
 fi
-log "== lab 04 done in $(elapsed) s (budget $BUDGET s)"
+log "== lab 06 done in $(elapsed) s (budget $BUDGET s)"

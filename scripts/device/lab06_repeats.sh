@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Lab 04's GEMM rungs graded again and again, for the spread of the same-run ratio to cuBLAS
+# Lab 06's GEMM rungs graded again and again, for the spread of the same-run ratio to cuBLAS
 # (the power cap moves both sides, so the ratio is what counts):
-#   bash scripts/device/lab04_repeats.sh BUILD_DIR OUT_DIR [REPEATS]     (default 5)
+#   bash scripts/device/lab06_repeats.sh BUILD_DIR OUT_DIR [REPEATS]     (default 5)
 set -u
-BUILD=${1:?usage: lab04_repeats.sh BUILD_DIR OUT_DIR [REPEATS]}
-OUT=${2:?usage: lab04_repeats.sh BUILD_DIR OUT_DIR [REPEATS]}
+BUILD=${1:?usage: lab06_repeats.sh BUILD_DIR OUT_DIR [REPEATS]}
+OUT=${2:?usage: lab06_repeats.sh BUILD_DIR OUT_DIR [REPEATS]}
 REPEATS=${3:-5}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -16,7 +16,7 @@ summary=$OUT/summary.txt
 variants="wgmma_cluster_4096 wgmma_cluster_8192 wgmma_tma_store_4096 wgmma_tma_store_8192"
 for i in $(seq 1 "$REPEATS"); do
   for v in $variants; do
-    timeout 60 "$R" $FLAGS grade "04-async/$v" --solutions --no-build --json > "$OUT/$v-$i.json" 2>> "$OUT/errors.txt"
+    timeout 60 "$R" $FLAGS grade "06-async/$v" --solutions --no-build --json > "$OUT/$v-$i.json" 2>> "$OUT/errors.txt"
     echo "$v $i rc=$?" >> "$OUT/rc.txt"
   done
 done

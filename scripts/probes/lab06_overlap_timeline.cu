@@ -1,8 +1,8 @@
-// What lab 04's persistent wgmma GEMM (solutions/04-async/kernels/03_wgmma_gemm.cu) does
+// What lab 06's persistent wgmma GEMM (solutions/06-async/kernels/03_wgmma_gemm.cu) does
 // over time, seen from inside two of its blocks: the producer thread and each consumer
 // warpgroup's first thread read the SM's cycle counter around every wait and every piece
 // of work, write the intervals to a buffer, and the host prints them as CSV for lesson
-// 04's overlap timeline (grader/lib/overlap_timeline.hpp reads it, svg_lesson_figures.cpp
+// 06's overlap timeline (grader/lib/overlap_timeline.hpp reads it, svg_lesson_figures.cpp
 // draws it). Instructor-side: the kernel is a copy of the reference answer, so the
 // student edition leaves this file out.
 //
@@ -27,7 +27,7 @@
 //
 // From the course root, on an sm_90 GPU (about 5 s):
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Igrader/include \
-//       -o /tmp/overlap_timeline scripts/probes/lab04_overlap_timeline.cu grader/harness/tma.cu \
+//       -o /tmp/overlap_timeline scripts/probes/lab06_overlap_timeline.cu grader/harness/tma.cu \
 //       && /tmp/overlap_timeline 4096 > overlap-timeline.csv
 // The CSV goes to stdout, the check and the overhead to stderr; exit 0 only if the checks pass.
 #include "probe_check.cuh"
@@ -398,7 +398,7 @@ int main(int argc, char** argv) {
     char date[32];
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-    std::printf("# source: measured on %s (%d SMs), %s, by scripts/probes/lab04_overlap_timeline.cu: lab 04 part 3's "
+    std::printf("# source: measured on %s (%d SMs), %s, by scripts/probes/lab06_overlap_timeline.cu: lab 06 part 3's "
                 "kernel at M = N = K = %d, blocks 0 and %d of %d\n",
                 properties.name, properties.multiProcessorCount, date, size, grid / 2, grid);
     std::printf("block,role,event,tile,k_slice,stage,begin_ns,end_ns\n");

@@ -1,7 +1,7 @@
-// Lab 04 as a ladder: lab.yaml lists the rungs in the order a student climbs them (the
+// Lab 06 as a ladder: lab.yaml lists the rungs in the order a student climbs them (the
 // file numbers keep the order the files were written in, since a prediction is bound to
 // its file), every rung's kernel file exists as a skeleton and as a solution, lesson
-// 04's table of the six mechanisms names every rung, and lesson 04 gives each mechanism a
+// 06's table of the six mechanisms names every rung, and lesson 06 gives each mechanism a
 // section of its own (the stall it removes, the rung file, how to predict the step) that
 // points to the debrief holding the measured step, which the lesson itself leaves out.
 #include "test_support.hpp"
@@ -33,7 +33,7 @@ std::string rung_of(const std::string& variant) {
 }
 
 // Runs of spaces and line breaks as one space, so that a phrase wrapped in the Markdown
-// (`roofline debrief\n04-async/...`) is found whole.
+// (`roofline debrief\n06-async/...`) is found whole.
 std::string one_line(const std::string& text) {
     return std::regex_replace(text, std::regex(R"(\s+)"), " ");
 }
@@ -63,13 +63,13 @@ Section section_of(const std::string& markdown, const std::string& heading, int 
     return found;
 }
 
-// One mechanism of lab 04 and the rungs that build it, as lesson 04's section 10 walks them.
+// One mechanism of lab 06 and the rungs that build it, as lesson 06's section 10 walks them.
 struct Mechanism {
     std::string heading;                // the start of its "### " heading in the lesson
     std::vector<std::string> variants;  // the graded variants whose file and debrief it names
 };
 
-const std::vector<Mechanism>& lab04_mechanisms() {
+const std::vector<Mechanism>& lab06_mechanisms() {
     static const std::vector<Mechanism> mechanisms = {
         {"### 10.1 Double buffering", {"row_sum_double_buffer"}},
         {"### 10.2 The TMA and mbarrier ring", {"row_sum_tma_ring"}},
@@ -82,18 +82,18 @@ const std::vector<Mechanism>& lab04_mechanisms() {
     return mechanisms;
 }
 
-// What is wrong with lesson 04's per-mechanism sections, each as "file:line: what; the fix".
+// What is wrong with lesson 06's per-mechanism sections, each as "file:line: what; the fix".
 // `file_of` gives a variant's kernel file name, `debrief_of` its debrief's text ("" if none).
 // A section says what the mechanism removes, which file builds it, how to predict its step,
-// and where the measured step is (`roofline debrief 04-async/VARIANT`); that debrief has a
+// and where the measured step is (`roofline debrief 06-async/VARIANT`); that debrief has a
 // "## What ... bought" section with the step in points of its peer, and the lesson repeats
 // none of that section's measured percentages (the answer stays behind the student's grade).
 std::vector<std::string> mechanism_section_problems(
     const std::string& lesson, const std::function<std::string(const std::string&)>& file_of,
     const std::function<std::string(const std::string&)>& debrief_of) {
-    const std::string shown = "lessons/04-async.md";
+    const std::string shown = "lessons/06-async.md";
     std::vector<std::string> problems;
-    for (const auto& mechanism : lab04_mechanisms()) {
+    for (const auto& mechanism : lab06_mechanisms()) {
         const auto section = section_of(lesson, mechanism.heading, 3);
         if (section.line == 0) {
             problems.push_back(shown + ": no section '" + mechanism.heading +
@@ -109,14 +109,14 @@ std::vector<std::string> mechanism_section_problems(
         for (const auto& variant : mechanism.variants) {
             const auto file = file_of(variant);
             if (!roofline_test::contains(text, "`" + file + "`") &&
-                !roofline_test::contains(text, "`labs/04-async/kernels/" + file + "`"))
+                !roofline_test::contains(text, "`labs/06-async/kernels/" + file + "`"))
                 problems.push_back(at + "does not name " + file + ", the file that builds " + variant + "; name it");
-            if (!roofline_test::contains(text, "roofline debrief 04-async/" + variant))
-                problems.push_back(at + "does not point to `roofline debrief 04-async/" + variant +
+            if (!roofline_test::contains(text, "roofline debrief 06-async/" + variant))
+                problems.push_back(at + "does not point to `roofline debrief 06-async/" + variant +
                                    "`, where the measured step is; add the command");
             const auto debrief = debrief_of(variant);
             const auto bought = section_of(debrief, "## What", 2, "bought");
-            const std::string in_debrief = "labs/04-async/debrief/" + variant + ".md";
+            const std::string in_debrief = "labs/06-async/debrief/" + variant + ".md";
             if (bought.line == 0) {
                 problems.push_back(in_debrief + ": no '## What ... bought' section; add the measured step from the rung "
                                    "before, with its peer and the results/ file it comes from");
@@ -148,13 +148,13 @@ std::string joined(const std::vector<std::string>& lines) {
 
 }  // namespace
 
-TEST_CASE("lab 04 lists its ladder in rung order", "[lab][ladder]") {
-    auto lab = load_lab(repo_root() / "labs" / "04-async" / "lab.yaml");
+TEST_CASE("lab 06 lists its ladder in rung order", "[lab][ladder]") {
+    auto lab = load_lab(repo_root() / "labs" / "06-async" / "lab.yaml");
     std::vector<std::string> names;
     for (const auto& v : lab.variants) names.push_back(v.name);
     auto position = [&](const std::string& name) {
         auto it = std::find(names.begin(), names.end(), name);
-        INFO(name << " is not in labs/04-async/lab.yaml");
+        INFO(name << " is not in labs/06-async/lab.yaml");
         REQUIRE(it != names.end());
         return it - names.begin();
     };
@@ -173,36 +173,36 @@ TEST_CASE("lab 04 lists its ladder in rung order", "[lab][ladder]") {
     }
 }
 
-TEST_CASE("every lab 04 rung has a skeleton and a solution, and lesson 04 maps it to its mechanisms",
+TEST_CASE("every lab 06 rung has a skeleton and a solution, and lesson 06 maps it to its mechanisms",
           "[lab][ladder][lessons]") {
-    auto lab = load_lab(repo_root() / "labs" / "04-async" / "lab.yaml");
-    const auto lesson = read_file(repo_root() / "lessons" / "04-async.md");
+    auto lab = load_lab(repo_root() / "labs" / "06-async" / "lab.yaml");
+    const auto lesson = read_file(repo_root() / "lessons" / "06-async.md");
     const auto table_start = lesson.find("| # | mechanism |");
     REQUIRE(table_start != std::string::npos);
     const auto table = lesson.substr(table_start, lesson.find("\n\n", table_start) - table_start);
     for (const auto& v : lab.variants) {
         INFO(v.name << " (" << v.file.string() << ")");
-        CHECK(std::filesystem::is_regular_file(repo_root() / "labs" / "04-async" / v.file));
-        CHECK(std::filesystem::is_regular_file(repo_root() / "solutions" / "04-async" / v.file));
+        CHECK(std::filesystem::is_regular_file(repo_root() / "labs" / "06-async" / v.file));
+        CHECK(std::filesystem::is_regular_file(repo_root() / "solutions" / "06-async" / v.file));
         // The table names a sized rung as `name_*` (both sizes) and a row sum by its name.
         const auto rung = rung_of(v.name);
         CHECK((contains(table, "`" + rung + "`") || contains(table, "`" + rung + "_*`")));
     }
 }
 
-TEST_CASE("lesson 04 gives each mechanism a section, and each rung's debrief the measured step",
+TEST_CASE("lesson 06 gives each mechanism a section, and each rung's debrief the measured step",
           "[lab][ladder][lessons][debrief]") {
-    auto lab = load_lab(repo_root() / "labs" / "04-async" / "lab.yaml");
+    auto lab = load_lab(repo_root() / "labs" / "06-async" / "lab.yaml");
     std::map<std::string, std::string> files;
     for (const auto& v : lab.variants) files[v.name] = v.file.filename().string();
-    const auto lesson = read_file(repo_root() / "lessons" / "04-async.md");
+    const auto lesson = read_file(repo_root() / "lessons" / "06-async.md");
     auto file_of = [&](const std::string& variant) {
-        INFO(variant << " is not in labs/04-async/lab.yaml");
+        INFO(variant << " is not in labs/06-async/lab.yaml");
         REQUIRE(files.count(variant));
         return files.at(variant);
     };
     auto debrief_of = [](const std::string& variant) {
-        return read_file(repo_root() / "labs" / "04-async" / "debrief" / (variant + ".md"));
+        return read_file(repo_root() / "labs" / "06-async" / "debrief" / (variant + ".md"));
     };
     auto problems = mechanism_section_problems(lesson, file_of, debrief_of);
     INFO(joined(problems));
@@ -227,16 +227,16 @@ TEST_CASE("the mechanism-section check names what a section or a debrief lacks",
         std::string text = heading + " (rung)\n\n**Removes.** a stall.\n\n**Built in** ";
         for (const auto& v : variants) text += "`" + v + ".cu` ";
         text += "\n\n**Predict the step.** the roofline.\n\n**Measured:**";
-        for (const auto& v : variants) text += " `roofline debrief\n04-async/" + v + "`";
+        for (const auto& v : variants) text += " `roofline debrief\n06-async/" + v + "`";
         return text + "\n\n";
     };
     std::string lesson = "# 04\n\n## 10. Steps\n\n";
-    for (const auto& m : lab04_mechanisms()) lesson += section(m.heading, m.variants);
+    for (const auto& m : lab06_mechanisms()) lesson += section(m.heading, m.variants);
     lesson += "## Checkpoint questions\n";
     auto problems = mechanism_section_problems(lesson, file_of, debrief_of);
     INFO(joined(problems));
     REQUIRE(problems.size() == 1);  // the ring's debrief has no bought section; the rest is whole
-    CHECK(contains(problems[0], "labs/04-async/debrief/row_sum_tma_ring.md: no '## What ... bought'"));
+    CHECK(contains(problems[0], "labs/06-async/debrief/row_sum_tma_ring.md: no '## What ... bought'"));
 
     // A section without its prediction, one that repeats a measured fraction, one missing.
     auto broken = lesson;
@@ -246,7 +246,7 @@ TEST_CASE("the mechanism-section check names what a section or a debrief lacks",
     problems = mechanism_section_problems(broken, file_of, debrief_of);
     INFO(joined(problems));
     REQUIRE(problems.size() == 4);
-    CHECK(contains(problems[0], "lessons/04-async.md:5: '### 10.1 Double buffering' has no **Predict the step.**"));
+    CHECK(contains(problems[0], "lessons/06-async.md:5: '### 10.1 Double buffering' has no **Predict the step.**"));
     CHECK(contains(problems[1], "states 83.9%, row_sum_double_buffer's measured fraction"));
     CHECK(contains(problems[2], "row_sum_tma_ring.md: no '## What ... bought'"));
     CHECK(contains(problems[3], "no section '### 10.7 The TMA store epilogue ...'"));

@@ -1,4 +1,4 @@
-// Defect 1 of lab 06: a copy that walks each 4 KiB tile down its columns.   (your file: profile, then fix)
+// Defect 1 of lab 02: a copy that walks each 4 KiB tile down its columns.   (your file: profile, then fix)
 // The array is cut into tiles of 32 rows x 32 floats (one row = 128 bytes). Lane r of a
 // warp takes row r, so one warp instruction touches 32 different rows: 32 sectors of
 // 32 bytes for 128 useful bytes. Every float is still read once and written once, and

@@ -1,4 +1,4 @@
-// Defect 2 of lab 06: a copy whose traversal order comes back to each sector too late.   (your file)
+// Defect 2 of lab 02: a copy whose traversal order comes back to each sector too late.   (your file)
 // Thread t copies element (t % S) * 8 + t / S, where S = n / 8 is the number of 32-byte
 // sectors: the first pass over the array takes the first float of every sector, the
 // second pass the second float, and so on, eight passes in all. Each pass sweeps 1 GiB,

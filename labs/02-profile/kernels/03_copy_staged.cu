@@ -1,4 +1,4 @@
-// Defect 3 of lab 06: a copy staged through far more shared memory than it needs.   (your file)
+// Defect 3 of lab 02: a copy staged through far more shared memory than it needs.   (your file)
 // Each block asks for 160 KiB of dynamic shared memory and stages its 16-byte vectors
 // through it. An H200 SM has 228 KiB of shared memory, so only one such block fits per
 // SM: 256 threads, 8 warps, each with one 16-byte load in flight. Little's law says how

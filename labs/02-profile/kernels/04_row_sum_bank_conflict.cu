@@ -1,4 +1,4 @@
-// Defect 4 of lab 06: row sums through a shared-memory tile that is read down its columns.   (your file)
+// Defect 4 of lab 02: row sums through a shared-memory tile that is read down its columns.   (your file)
 // A block of 8 warps sums 32 rows, 256 bf16 columns (a 512-byte slice of each row) at a
 // time. Loading is done well: each thread loads 16 bytes (8 bf16) of 4 rows, and the
 // next slice's loads are issued before the current slice is added up: 16 KiB per block,

@@ -1,10 +1,10 @@
-// Defect 5 of lab 06: the FMA chain of lab 01 run by one warp per SM.   (your file)
+// Defect 5 of lab 02: the FMA chain of lab 01 run by one warp per SM.   (your file)
 // Each element needs 512 FMAs, each one waiting for the one before (y = fma(y, a, b)).
 // This launch gives each SM a single 32-thread block that loops over the array, so each
 // SM's four schedulers have one warp between them, and that warp waits out the FMA
 // latency after every instruction.
 // Before you profile: what fraction of the FMA roof can one warp per SM reach (the FMA
-// latency and the number of FMA units per SM are in lesson 06)? Then `roofline profile`
+// latency and the number of FMA units per SM are in lesson 02)? Then `roofline profile`
 // and read occupancy and the binding sentence. Fix: give the SMs enough independent
 // chains: many more warps, or several elements per thread interleaved.
 #include "roofline/elementwise.cuh"

@@ -1,4 +1,4 @@
-// Defect 6 of lab 06: the FMA chain in heavy tiles, one tile more than the GPU holds at once.   (your file)
+// Defect 6 of lab 02: the FMA chain in heavy tiles, one tile more than the GPU holds at once.   (your file)
 // Each block of 1024 threads takes a tile of 4 x 24 x 1024 elements: each thread runs 24
 // chains at once (24 independent FMAs per step, plenty to hide the FMA latency), four times
 // over. Those 24 values take ~56 registers a thread, so one block fills an SM's register

@@ -7,8 +7,8 @@
 // nothing.
 //
 // At 4096^3: 137 GFLOP. Our prediction for this loop after its retiling is in
-// labs/03-fusion/README.md; what it measured on the H200 is in
-// labs/03-fusion/debrief/gemm_bare.md, for after your own grading. The output it writes, 32 MiB, would take ~8 us at the copy roof on its own: the GEMM is compute-bound by a wide
+// labs/04-fusion/README.md; what it measured on the H200 is in
+// labs/04-fusion/debrief/gemm_bare.md, for after your own grading. The output it writes, 32 MiB, would take ~8 us at the copy roof on its own: the GEMM is compute-bound by a wide
 // margin (~1365 FLOP/byte against a ridge of ~190).
 #include "roofline/fusion.cuh"
 #include "roofline/gemm_with_epilogue.cuh"

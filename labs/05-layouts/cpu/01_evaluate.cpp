@@ -1,8 +1,8 @@
-// Lab 09, part 1: a layout evaluated at an index (lessons/09-layouts.md, "A layout is a function").
+// Lab 05, part 1: a layout evaluated at an index (lessons/05-layouts.md, "A layout is a function").
 //
 // The index names a coordinate, mode 0 fastest; the offset is that coordinate's dot
 // product with the strides. evaluate({{4, 2}, {2, 1}}, 5) is the coordinate (1, 1): 3.
-// Grade it with: roofline grade 09-layouts/evaluate (no GPU, no prediction needed).
+// Grade it with: roofline grade 05-layouts/evaluate (no GPU, no prediction needed).
 #include "roofline/layout.hpp"
 
 #include <stdexcept>

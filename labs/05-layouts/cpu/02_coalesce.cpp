@@ -1,7 +1,7 @@
-// Lab 09, part 2: the fewest modes for the same function (lesson: "Coalescing").
+// Lab 05, part 2: the fewest modes for the same function (lesson: "Coalescing").
 //
 // Drop modes of shape 1; merge neighbours (s0):(d0), (s1):(d1) when d1 == s0 * d0.
-// A layout of size 1 coalesces to {{1, 0}}. Grade it: roofline grade 09-layouts/coalesce.
+// A layout of size 1 coalesces to {{1, 0}}. Grade it: roofline grade 05-layouts/coalesce.
 #include "roofline/layout.hpp"
 
 #include <stdexcept>

@@ -1,9 +1,9 @@
-// Lab 09, part 3: composition a ∘ b (lesson: "Composition").
+// Lab 05, part 3: composition a ∘ b (lesson: "Composition").
 //
 // size(result) == size(b) and result(i) == a(b(i)). One mode (s):(d) of b at a time:
 // divide d out of a's (coalesced) shape, then keep s elements; the results of b's modes,
 // one after the other, are the answer. The last mode of a is taken as long as needed.
-// Uses your coalesce (part 2). Grade it: roofline grade 09-layouts/compose.
+// Uses your coalesce (part 2). Grade it: roofline grade 05-layouts/compose.
 #include "roofline/layout.hpp"
 
 #include <stdexcept>

@@ -1,8 +1,8 @@
-// Lab 09, part 4: the complement of a layout in [0, cotarget) (lesson: "Complement").
+// Lab 05, part 4: the complement of a layout in [0, cotarget) (lesson: "Complement").
 //
 // The increasing layout r such that (layout, r) maps [0, cotarget) one to one onto itself.
 // Sort the modes by stride; each gap below a stride, and the repeats up to the cotarget,
-// is a mode of r. Grade it: roofline grade 09-layouts/complement.
+// is a mode of r. Grade it: roofline grade 05-layouts/complement.
 #include "roofline/layout.hpp"
 
 #include <stdexcept>

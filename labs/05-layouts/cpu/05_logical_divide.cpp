@@ -1,8 +1,8 @@
-// Lab 09, part 5: a layout divided into tiles (lesson: "Dividing and tiling").
+// Lab 05, part 5: a layout divided into tiles (lesson: "Dividing and tiling").
 //
 // compose(layout, (tile, complement(tile, size(layout)))): the first size(tile) indices
 // are the first tile, the next ones the next tile. Uses parts 3 and 4.
-// Grade it: roofline grade 09-layouts/logical_divide.
+// Grade it: roofline grade 05-layouts/logical_divide.
 #include "roofline/layout.hpp"
 
 #include <stdexcept>

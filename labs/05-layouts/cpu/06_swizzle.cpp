@@ -1,7 +1,7 @@
-// Lab 09, part 6: an XOR swizzle (lesson: "Swizzles").
+// Lab 05, part 6: an XOR swizzle (lesson: "Swizzles").
 //
 // The `bits` bits from bit base + shift are XORed into the `bits` bits from bit base.
-// On bytes, {3, 4, 3} is the TMA's 128-byte swizzle. Grade it: roofline grade 09-layouts/swizzle.
+// On bytes, {3, 4, 3} is the TMA's 128-byte swizzle. Grade it: roofline grade 05-layouts/swizzle.
 #include "roofline/layout.hpp"
 
 #include <stdexcept>

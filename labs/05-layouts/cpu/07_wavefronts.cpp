@@ -1,8 +1,8 @@
-// Lab 09, part 7: shared-memory wavefronts of one warp-wide access (lesson: "Banks").
+// Lab 05, part 7: shared-memory wavefronts of one warp-wide access (lesson: "Banks").
 //
 // 32 banks of 4 bytes; each thread touches access_bytes / 4 words from its address;
 // threads on the same word share it. The answer: the most distinct words in one bank.
-// Grade it: roofline grade 09-layouts/wavefronts.
+// Grade it: roofline grade 05-layouts/wavefronts.
 #include "roofline/layout.hpp"
 
 #include <stdexcept>

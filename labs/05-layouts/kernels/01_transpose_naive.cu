@@ -1,4 +1,4 @@
-// Lab 09, rung 1: a transpose through shared memory (lessons/09-layouts.md, "Banks").
+// Lab 05, rung 1: a transpose through shared memory (lessons/05-layouts.md, "Banks").
 //
 // y[c][r] = x[r][c]. A block of 32 x 8 threads moves one 32 x 32 tile: it reads the
 // tile's rows from x into shared memory (a warp reads 32 neighbours: coalesced), then

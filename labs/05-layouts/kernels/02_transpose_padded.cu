@@ -1,4 +1,4 @@
-// Lab 09, rung 2: the same transpose, each tile row padded (lesson: "Padding").
+// Lab 05, rung 2: the same transpose, each tile row padded (lesson: "Padding").
 //
 // Copy your rung 1, then give each row of the tile one extra 4-byte word (one fp32, two
 // bf16). The tile's layout becomes (32,32):(33,1) in words for fp32. Work out, before

@@ -1,4 +1,4 @@
-// Lab 09, rung 3: 16-byte accesses and the 128-byte XOR swizzle, by hand (lesson: "Swizzles").
+// Lab 05, rung 3: 16-byte accesses and the 128-byte XOR swizzle, by hand (lesson: "Swizzles").
 //
 // A block of 256 threads moves a tile of 64 rows x 128 bytes (32 fp32 or 64 bf16 columns).
 // Every shared-memory access is one 16-byte chunk (a uint4): 4 fp32 or 8 bf16 of one row.

@@ -1,10 +1,10 @@
-// Lab 09, rung 4: the TMA fills the tile, already swizzled (lesson: "What the TMA writes").
+// Lab 05, rung 4: the TMA fills the tile, already swizzled (lesson: "What the TMA writes").
 //
 // Rung 3's tile and drain, but one thread asks the TMA unit for the 64 x 128-byte box,
 // encoded with CU_TENSOR_MAP_SWIZZLE_128B (given below): it lands with chunk q of row i
 // at chunk q ^ (i % 8), rung 3's layout. The pattern follows the shared-memory address
 // bits, so the tile must start on a 1024-byte boundary (the alignas below).
-// Lab 04's rung 1 shows the mbarrier steps: init, fence_init, arrive_expect_tx with the
+// Lab 06's rung 1 shows the mbarrier steps: init, fence_init, arrive_expect_tx with the
 // box's bytes, load_2d; then every thread waits for phase 0.
 #include "roofline/mbarrier.cuh"
 #include "roofline/tma.cuh"

@@ -1,4 +1,4 @@
-// Lab 04, rung 0: how long one load waits for memory. A single thread follows a chain of
+// Lab 06, rung 0: how long one load waits for memory. A single thread follows a chain of
 // pointers laid out in a random cycle, so that each load's address comes from the load
 // before it and nothing overlaps: the time per step is the latency of one access.
 //

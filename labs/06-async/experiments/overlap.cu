@@ -1,4 +1,4 @@
-// Lab 04's overlap experiment: what keeps a memory-bound kernel at the copy rate is the
+// Lab 06's overlap experiment: what keeps a memory-bound kernel at the copy rate is the
 // number of bytes in flight, not the number of warps; and a kernel that waits for its data
 // before computing pays for both, while one that asks for the next data first pays for the
 // slower of the two.

@@ -1,4 +1,4 @@
-// Lab 04, part 1: row sums fed by TMA through a ring of shared-memory stages.
+// Lab 06, part 1: row sums fed by TMA through a ring of shared-memory stages.
 // sums[r] = sum over c of x[r][c]; x is [rows][cols] bf16, the sums fp32.
 //
 // The launch below is written for you: a persistent grid (one block per SM), a tensor

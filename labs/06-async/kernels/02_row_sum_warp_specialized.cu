@@ -1,4 +1,4 @@
-// Lab 04, part 2: the row sums of part 1 with warp specialization.
+// Lab 06, part 2: the row sums of part 1 with warp specialization.
 //
 // Nine warps: warps 0-7 consume (4 rows of each tile each, as in part 1), warp 8
 // produces. Each stage now has two barriers: "full" (1 arrival + the tile's bytes) and

@@ -1,4 +1,4 @@
-// Lab 04, part 3: a Hopper GEMM. C[M,N] = A[M,K] Bt[N,K]^T, bf16 in, fp32 accumulate,
+// Lab 06, part 3: a Hopper GEMM. C[M,N] = A[M,K] Bt[N,K]^T, bf16 in, fp32 accumulate,
 // bf16 out (op gemm_abt: both operands K-major, the layout wgmma reads directly).
 //
 // Given: the launch (a persistent grid of one 384-thread block per SM), the tensor maps

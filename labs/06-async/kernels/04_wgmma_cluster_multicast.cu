@@ -1,4 +1,4 @@
-// Lab 04, part 4: part 3's persistent wgmma GEMM in clusters of two blocks that share the
+// Lab 06, part 4: part 3's persistent wgmma GEMM in clusters of two blocks that share the
 // Bt slice through TMA multicast. C[M,N] = A[M,K] Bt[N,K]^T, bf16 in, fp32 accumulate.
 //
 // The two blocks of a cluster (ranks 0 and 1) compute vertically adjacent 128 x 256 tiles:

@@ -1,4 +1,4 @@
-// Lab 04, part 5: part 4's cluster GEMM with a TMA store epilogue. C[M,N] = A[M,K] Bt[N,K]^T.
+// Lab 06, part 5: part 4's cluster GEMM with a TMA store epilogue. C[M,N] = A[M,K] Bt[N,K]^T.
 //
 // Parts 3 and 4 store C from the accumulator registers, and a consumer warpgroup starts its
 // next tile only after its last store instruction has gone out. Here each consumer writes

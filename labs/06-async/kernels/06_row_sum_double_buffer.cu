@@ -1,4 +1,4 @@
-// Lab 04, rung 1: row sums fed by TMA into two shared-memory buffers, one mbarrier each.
+// Lab 06, rung 1: row sums fed by TMA into two shared-memory buffers, one mbarrier each.
 // sums[r] = sum over c of x[r][c]; x is [rows][cols] bf16, the sums fp32.
 // The first rung of the ladder; part 1's ring generalises it from two buffers to kStages.
 //

@@ -1,4 +1,4 @@
-// Lab 04, rung 4: wgmma on one warpgroup. C[M,N] = A[M,K] Bt[N,K]^T, bf16 in, fp32
+// Lab 06, rung 4: wgmma on one warpgroup. C[M,N] = A[M,K] Bt[N,K]^T, bf16 in, fp32
 // accumulate, bf16 out (op gemm_abt: both operands K-major, the layout wgmma reads directly).
 // What is new against the row sums: the tensor cores, fed from shared memory by wgmma.
 // Still no producer warp: the same warpgroup loads and multiplies.

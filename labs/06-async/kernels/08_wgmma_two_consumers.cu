@@ -1,4 +1,4 @@
-// Lab 04, rung 5: a producer and two consumer warpgroups on one 128 x 256 tile per block.
+// Lab 06, rung 5: a producer and two consumer warpgroups on one 128 x 256 tile per block.
 // C[M,N] = A[M,K] Bt[N,K]^T, bf16 in, fp32 accumulate, bf16 out (op gemm_abt).
 // What is new against rung 4: the tile doubles to 128 rows for two consumer warpgroups
 // (64 rows each, the same Bt slice), the loads move to a producer warpgroup, stages are

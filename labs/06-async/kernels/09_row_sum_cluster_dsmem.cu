@@ -1,4 +1,4 @@
-// Lab 04, part 9: row sums of FEW LONG rows, each row group split across a cluster of four
+// Lab 06, part 9: row sums of FEW LONG rows, each row group split across a cluster of four
 // blocks whose partial sums meet in distributed shared memory.
 // sums[r] = sum over c of x[r][c]; x is [rows][cols] bf16, the sums fp32.
 //

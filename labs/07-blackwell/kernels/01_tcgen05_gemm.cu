@@ -1,8 +1,8 @@
-// Lab 05, variant tcgen05_gemm: a GEMM on Blackwell's fifth-generation tensor cores (sm_100a).
+// Lab 07, variant tcgen05_gemm: a GEMM on Blackwell's fifth-generation tensor cores (sm_100a).
 // C[M,N] = A[M,K] * Bt[N,K]^T (op gemm_abt: both operands K-major), bf16 in, fp32
-// accumulation, bf16 out. Read lessons/05-tensor-cores.md first.
+// accumulation, bf16 out. Read lessons/07-tensor-cores.md first.
 //
-// What changes against a Hopper wgmma kernel (lab 04): ONE thread issues the MMA
+// What changes against a Hopper wgmma kernel (lab 06): ONE thread issues the MMA
 // (tcgen05.mma); the accumulator lives in tensor memory (TMEM), not in registers; and
 // tcgen05.commit reports completion on an mbarrier, the same kind of barrier the TMA copies
 // complete on.

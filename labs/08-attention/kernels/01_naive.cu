@@ -9,7 +9,7 @@
 // bytes for Q, K, V and O. At seq 4096 and head_dim 128 that is 64x more traffic than the
 // operation needs, and the intensity falls from seq/2 to about head_dim/4 FLOP/byte, under
 // the H200's ridge (`roofline calc --attention 4,16,4096,128`). The matmuls here are plain
-// shared-memory tiles on the CUDA cores (lab 02, rung 3), not the tensor cores: this rung is
+// shared-memory tiles on the CUDA cores (lab 03, rung 3), not the tensor cores: this rung is
 // the baseline the report's byte count is about, not a fast kernel.
 //
 // Not yours to edit: the lab's rungs 2 and 3 replace it.

@@ -153,7 +153,7 @@ __device__ __forceinline__ void online_softmax(float (&x)[kRowTiles][kKeys / 8][
     //     Careful here too: while m is still -INFINITY (every key the row has seen, this tile's
     //     included, was masked), -m * scale is +inf and a masked score's x * scale is -inf, so
     //     the FFMA gives NaN, not -inf. Subtract 0 for such a row instead: its scores are all
-    //     -INFINITY, exp2 of them is 0, and l and the accumulators stay 0 (lesson 07, section 3).
+    //     -INFINITY, exp2 of them is 0, and l and the accumulators stay 0 (lesson 08, section 3).
 }
 
 // {lo halves of x, y} or {hi halves}: one PRMT.

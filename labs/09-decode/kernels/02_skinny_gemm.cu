@@ -8,7 +8,7 @@
 // the roofline does not ask: at M = 16, how long do the FMAs take on the CUDA
 // cores alone (2 M N K FLOPs at 67 TFLOP/s fp32, the datasheet peak), next to
 // reading W? That is why this rung uses the tensor cores (mma.sync m16n8k16;
-// gemm/mma_sync.cuh, lab 02).
+// gemm/mma_sync.cuh, lab 03).
 //
 // The layout trick: in one 16x8x16 mma, lane (g, q) = (lane / 4, lane % 4) holds
 // A[g][2q, 2q+1], A[g+8][2q, 2q+1], A[g][2q+8, 2q+9], A[g+8][2q+8, 2q+9] and

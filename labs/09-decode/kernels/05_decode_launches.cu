@@ -9,7 +9,7 @@
 //                          step, ~112 us of bytes; the same 13 launches.
 //
 // Predict both times before you grade them: which regime is each size in? Then look at the
-// gaps: `roofline timeline 08-decode/decode_launches_h512`. Rung 6 removes the launches' cost
+// gaps: `roofline timeline 09-decode/decode_launches_h512`. Rung 6 removes the launches' cost
 // with a CUDA graph, rung 7 removes launches themselves by fusing steps.
 #include "roofline/decode_layer_steps.cuh"
 

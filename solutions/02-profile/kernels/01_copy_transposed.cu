@@ -1,4 +1,4 @@
-// Defect 1 of lab 06, fixed: consecutive lanes take consecutive 16-byte vectors.
+// Defect 1 of lab 02, fixed: consecutive lanes take consecutive 16-byte vectors.
 // A warp's load now covers 512 contiguous bytes: 16 sectors, every byte used, where the
 // transposed walk touched 32 sectors for 128 useful bytes. DRAM bytes do not change
 // (the tile stayed in cache before too); the L2 traffic falls to the model's, and the

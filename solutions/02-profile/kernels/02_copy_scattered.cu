@@ -1,4 +1,4 @@
-// Defect 2 of lab 06, fixed: the array visited in address order.
+// Defect 2 of lab 02, fixed: the array visited in address order.
 // Each sector is fetched once and used whole, so DRAM moves the model's bytes where the
 // eight-pass order fetched each sector up to eight times (once per pass, after the L2
 // had evicted it). The kernel is lab 01's vectorized copy, and runs at the copy roof.

@@ -1,4 +1,4 @@
-// Defect 3 of lab 06, fixed: no shared memory, so four 512-thread blocks fit per SM.
+// Defect 3 of lab 02, fixed: no shared memory, so four 512-thread blocks fit per SM.
 // A copy needs no staging: each thread loads a 16-byte vector and stores it. With no
 // shared memory asked for, the SM holds 2048 threads (64 warps) instead of 256, eight
 // times the bytes in flight, enough to cover HBM latency (lesson 01, Little's law).

@@ -1,4 +1,4 @@
-// Defect 4 of lab 06, fixed: one word of padding per tile row.
+// Defect 4 of lab 02, fixed: one word of padding per tile row.
 // The kernel is the given one but for kStride: 257 words from one tile row to the next
 // instead of 256. tile[r][i] now sits at word r * 257 + i, in bank (r + i) % 32, so at each
 // step of the lanes' walk (lane r reading tile[r][w + 8k]) the 32 lanes read 32

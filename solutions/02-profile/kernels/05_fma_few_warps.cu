@@ -1,4 +1,4 @@
-// Defect 5 of lab 06, fixed: one thread per element, so every SM holds 64 warps.
+// Defect 5 of lab 02, fixed: one thread per element, so every SM holds 64 warps.
 // Each element's 512 FMAs still depend on one another, but now each scheduler has many
 // warps to issue from while one waits out the FMA latency, and the FMA units stay busy:
 // the kernel reaches the FMA roof (lab 01's fma_compute rung).

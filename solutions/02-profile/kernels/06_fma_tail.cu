@@ -1,4 +1,4 @@
-// Defect 6 of lab 06, fixed: the same chains in light tiles, so the last wave is a sliver.
+// Defect 6 of lab 02, fixed: the same chains in light tiles, so the last wave is a sliver.
 // A block is now 256 threads with 4 chains each (a tile of 1024 elements): ~16 registers a
 // thread, eight blocks per SM, 1056 blocks per wave on the H200. The timed size makes
 // 12768 tiles, 12.09 waves, and the blocks of the last part-wave start as soon as earlier

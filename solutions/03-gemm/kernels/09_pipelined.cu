@@ -98,7 +98,7 @@
 //     issued by thread 0 (scripts/probes/rung9_tma.cuh at commit 4382e25): -10%, warp 0 carries
 //     the issue on top of its mma and the other warps wait for it at the barrier. A producer
 //     warpgroup of its own doing that, the mma warps on mbarriers instead of the block barrier
-//     (scripts/probes/rung9_ws.cuh, lab 04's design): +6.5-6.8%, 82.5% of the mma.sync roof
+//     (scripts/probes/rung9_ws.cuh, lab 06's design): +6.5-6.8%, 82.5% of the mma.sync roof
 //     (run 82), tensor pipe 83.8%. So 80% of the roof is reachable under mma.sync, but not with
 //     cp.async: this rung's copies cost what they cost because each is a warp instruction.
 //

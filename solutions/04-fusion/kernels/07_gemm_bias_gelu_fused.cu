@@ -18,7 +18,7 @@
 // At this size fusion can save at most the ~32 us of extra passes, ~10% of the
 // GEMM: the GEMM is compute-bound and fusion removes no FLOPs.
 // At 8192 x 8192 x 512 (gemm_bias_gelu_fused_k512; predicted before its first run,
-// labs/03-fusion/README.md): the GEMM is 68.7 GFLOP and the passes move 537 MB,
+// labs/04-fusion/README.md): the GEMM is 68.7 GFLOP and the passes move 537 MB,
 // ~131 us beside a bare GEMM of ~240 us with the given WMMA loop; this epilogue
 // costs 67.1 M x 2 SFU ops, ~33 us. Fused ~280 us against ~375 us: ~1.34x.
 // Measured on the H200 (2026-12-01, results/2026-12-01-h200-runs51-54.md and

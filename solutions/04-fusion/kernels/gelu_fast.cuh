@@ -1,4 +1,4 @@
-// The fast GELU of lab 03's solutions (rung 2, the fused chain, derives it; rung 7,
+// The fast GELU of lab 04's solutions (rung 2, the fused chain, derives it; rung 7,
 // the GEMM epilogue, reuses it): 0.5 v (1 + tanh(u)) = v - v / (1 + e), with
 // e = exp(2u) = 2^(v (K1 + K2 v^2)): two SFU ops (ex2, rcp). e = inf (v large)
 // gives v, e = 0 (v very negative) gives exactly 0, as the reference's tanhf does.

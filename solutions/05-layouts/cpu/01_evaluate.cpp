@@ -1,4 +1,4 @@
-// Lab 09, part 1 (solution): a layout evaluated at an index.
+// Lab 05, part 1 (solution): a layout evaluated at an index.
 //
 // The index names a coordinate, mode 0 fastest: the coordinate of mode k is
 // (index / (shape_0 ... shape_{k-1})) % shape_k. The offset is the coordinate's dot

@@ -1,4 +1,4 @@
-// Lab 09, part 2 (solution): the fewest modes for the same function.
+// Lab 05, part 2 (solution): the fewest modes for the same function.
 //
 // A mode of shape 1 adds nothing (its coordinate is always 0). Two neighbouring modes
 // (s0):(d0) and (s1):(d1) with d1 == s0 * d0 walk on where the first stopped: together

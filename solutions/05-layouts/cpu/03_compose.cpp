@@ -1,4 +1,4 @@
-// Lab 09, part 3 (solution): composition, a ∘ b.
+// Lab 05, part 3 (solution): composition, a ∘ b.
 //
 // One mode of b at a time, (s):(d): its indices j = 0 .. s-1 ask a for the elements
 // 0, d, 2d, ... So first skip d elements of a at a time ("divide d out of a's shape":

@@ -1,4 +1,4 @@
-// Lab 09, part 4 (solution): the complement of a layout in [0, cotarget).
+// Lab 05, part 4 (solution): the complement of a layout in [0, cotarget).
 //
 // Sort the modes by stride. The first mode (s0):(d0) leaves the gap 0 .. d0-1 below its
 // stride: that is a mode (d0):(1) of the complement. After it, the span covered so far is

@@ -1,4 +1,4 @@
-// Lab 09, part 5 (solution): a layout divided into tiles.
+// Lab 05, part 5 (solution): a layout divided into tiles.
 //
 // The tile says which of the layout's indices form the first tile; its complement in
 // [0, size(layout)) says where the other tiles start. Composing the layout with the two

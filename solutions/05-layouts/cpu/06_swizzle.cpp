@@ -1,4 +1,4 @@
-// Lab 09, part 6 (solution): an XOR swizzle of an offset.
+// Lab 05, part 6 (solution): an XOR swizzle of an offset.
 //
 // The `bits` bits starting at base + shift (for the 128-byte swizzle on bytes: bits 7-9,
 // the row within a group of 8 rows of 128 bytes) are XORed into the `bits` bits starting

@@ -1,4 +1,4 @@
-// Lab 09, part 7 (solution): shared-memory wavefronts of one warp-wide access.
+// Lab 05, part 7 (solution): shared-memory wavefronts of one warp-wide access.
 //
 // Every 4-byte word the warp touches lands in bank word % 32. Threads on the same word
 // share it; different words in the same bank need a wavefront each. The access takes as

@@ -1,4 +1,4 @@
-// Lab 09, rung 1 (solution): a transpose through shared memory, with bank conflicts.
+// Lab 05, rung 1 (solution): a transpose through shared memory, with bank conflicts.
 //
 // A block moves one 32 x 32 tile. It reads the tile's rows from x (a warp reads 32
 // neighbours: coalesced), keeps it in shared memory, and writes the tile's columns as

@@ -1,4 +1,4 @@
-// Lab 09, rung 2 (solution): the same transpose, the tile's rows padded by one word.
+// Lab 05, rung 2 (solution): the same transpose, the tile's rows padded by one word.
 //
 // With one extra 4-byte word per row (one fp32, two bf16), element (i, j) of the tile sits
 // at word 33 i + j (fp32) or 17 i + j / 2 (bf16): down a column the word steps by 33 or

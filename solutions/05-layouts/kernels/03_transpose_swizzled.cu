@@ -1,4 +1,4 @@
-// Lab 09, rung 3 (solution): 16-byte accesses and the 128-byte XOR swizzle, by hand.
+// Lab 05, rung 3 (solution): 16-byte accesses and the 128-byte XOR swizzle, by hand.
 //
 // A block moves a tile of 64 rows x 128 bytes (32 fp32 or 64 bf16 columns), 8 KiB. Every
 // shared-memory access is a 16-byte chunk (uint4): 4 fp32 or 8 bf16 of one row. Chunk q

@@ -1,4 +1,4 @@
-// Lab 09, rung 4 (solution): the TMA fills the tile, already swizzled.
+// Lab 05, rung 4 (solution): the TMA fills the tile, already swizzled.
 //
 // The same tile and the same draining as rung 3, but one thread asks the TMA unit for
 // the 64 x 128-byte box with CU_TENSOR_MAP_SWIZZLE_128B, and the box lands in shared

@@ -1,4 +1,4 @@
-// Lab 04, part 1 (solution): row sums fed by TMA through a ring of shared-memory stages.
+// Lab 06, part 1 (solution): row sums fed by TMA through a ring of shared-memory stages.
 //
 // The grid is persistent (one block per SM) and walks a sequence of 32 x 256 tiles:
 // all column tiles of one group of 32 rows, then the next group the block owns. Thread 0

@@ -1,4 +1,4 @@
-// Lab 04, part 2 (solution): the same row sums with warp specialization.
+// Lab 06, part 2 (solution): the same row sums with warp specialization.
 //
 // Warp 8 is the producer: one of its lanes walks the block's tile sequence, waits until
 // a stage is empty, arms its "full" barrier and asks the TMA unit for the tile. Warps

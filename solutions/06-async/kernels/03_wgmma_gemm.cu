@@ -1,4 +1,4 @@
-// Lab 04, part 3 (solution): a Hopper GEMM. C[M,N] = A[M,K] Bt[N,K]^T, bf16 in, fp32
+// Lab 06, part 3 (solution): a Hopper GEMM. C[M,N] = A[M,K] Bt[N,K]^T, bf16 in, fp32
 // accumulate, bf16 out (op gemm_abt: both operands K-major).
 //
 // One block per SM (a persistent grid) walks 128 x 256 tiles of C. Three warpgroups:

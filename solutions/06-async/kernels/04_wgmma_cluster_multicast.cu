@@ -1,4 +1,4 @@
-// Lab 04, part 4 (solution): part 3's persistent wgmma GEMM, launched in clusters of two
+// Lab 06, part 4 (solution): part 3's persistent wgmma GEMM, launched in clusters of two
 // blocks that share the Bt slice through TMA multicast. C[M,N] = A[M,K] Bt[N,K]^T, bf16
 // in, fp32 accumulate, bf16 out.
 //

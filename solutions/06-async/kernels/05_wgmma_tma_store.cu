@@ -1,4 +1,4 @@
-// Lab 04, part 5 (solution): part 4's cluster GEMM (two blocks, Bt multicast) with a TMA
+// Lab 06, part 5 (solution): part 4's cluster GEMM (two blocks, Bt multicast) with a TMA
 // store epilogue. C[M,N] = A[M,K] Bt[N,K]^T, bf16 in, fp32 accumulate, bf16 out.
 //
 // Parts 3 and 4 store C straight from the accumulator registers: each consumer thread

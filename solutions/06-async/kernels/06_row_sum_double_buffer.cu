@@ -1,4 +1,4 @@
-// Lab 04, rung 1 (solution): row sums fed by TMA into two shared-memory buffers, one
+// Lab 06, rung 1 (solution): row sums fed by TMA into two shared-memory buffers, one
 // mbarrier each. The first rung of the lab's ladder: the ring (part 1) generalises it
 // from two stages to kStages.
 //

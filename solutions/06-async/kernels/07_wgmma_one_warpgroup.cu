@@ -1,4 +1,4 @@
-// Lab 04, rung 4 (solution): wgmma on one warpgroup. C[M,N] = A[M,K] Bt[N,K]^T, bf16 in,
+// Lab 06, rung 4 (solution): wgmma on one warpgroup. C[M,N] = A[M,K] Bt[N,K]^T, bf16 in,
 // fp32 accumulate, bf16 out (op gemm_abt: both operands K-major).
 //
 // One block of one warpgroup (128 threads) per 64 x 256 tile of C; the grid covers C

@@ -1,4 +1,4 @@
-// Lab 04, rung 5 (solution): a producer and two consumer warpgroups on one 128 x 256 tile
+// Lab 06, rung 5 (solution): a producer and two consumer warpgroups on one 128 x 256 tile
 // per block. C[M,N] = A[M,K] Bt[N,K]^T, bf16 in, fp32 accumulate, bf16 out (gemm_abt).
 //
 // Against rung 4: the tile doubles to 128 rows, shared by two consumer warpgroups (64

@@ -1,4 +1,4 @@
-// Lab 04, part 9 (solution): row sums of FEW LONG rows, each row group split across a
+// Lab 06, part 9 (solution): row sums of FEW LONG rows, each row group split across a
 // cluster of four blocks whose partial sums meet in distributed shared memory.
 //
 // Part 1 gives a block whole groups of 32 rows. At this part's shape (192 rows of 2M

@@ -1,6 +1,6 @@
-// Lab 05, variant tcgen05_gemm: a GEMM on Blackwell's fifth-generation tensor cores (sm_100a).
+// Lab 07, variant tcgen05_gemm: a GEMM on Blackwell's fifth-generation tensor cores (sm_100a).
 // C[M,N] = A[M,K] * Bt[N,K]^T (op gemm_abt: both operands K-major), bf16 in, fp32
-// accumulation, bf16 out. What changes against a Hopper wgmma kernel (lab 04):
+// accumulation, bf16 out. What changes against a Hopper wgmma kernel (lab 06):
 //
 //   - ONE thread issues the MMA (tcgen05.mma), not a warpgroup of 128; the other threads
 //     are free for other roles while it runs.
@@ -25,7 +25,7 @@
 // Descriptors (PTX ISA, tcgen05 "Instruction descriptor" and "Shared memory descriptor"):
 //   see make_instr_desc() and make_smem_desc() below, bit by bit.
 //
-// Prediction, 8192^3 on a B200 (NOT MEASURED: we have no Blackwell GPU; lessons/05-tensor-cores.md
+// Prediction, 8192^3 on a B200 (NOT MEASURED: we have no Blackwell GPU; lessons/07-tensor-cores.md
 // works it through). Datasheet floor: 2.2 TFLOP / 2250 TFLOP/s = 489 us. Per SM, one
 // 128x256x16 MMA is 1.05 MFLOP; at 2250 / 148 = 15.2 TFLOP/s per SM that is ~69 ns, so a
 // tile's 512 MMAs take ~35 us, plus ~2-3 us of epilogue and start-up that nothing overlaps
@@ -60,7 +60,7 @@ constexpr int kTileBBytes = BN * BK * 2;    // 32 KiB
 constexpr int kStageBytes = kTileABytes + kTileBBytes;
 constexpr int kSmemBytes = kStages * kStageBytes + 1024;  // + slack to align the tiles to 1024
 constexpr std::uint32_t kTmemColumns = BN;  // fp32 accumulator: one 32-bit column per column of C
-constexpr int kGroupM = 16;                 // block rows per rasterization group (as in lab 02 rung 9)
+constexpr int kGroupM = 16;                 // block rows per rasterization group (as in lab 03 rung 9)
 static_assert(BK * 2 == 128, "one K step is exactly one 128-byte swizzle row");
 static_assert(BM == 128 && BN % 16 == 0 && BN <= 256, "tcgen05.mma cta_group::1 kind::f16: M = 128 needs N % 16 == 0, N <= 256");
 static_assert(kTileABytes % 1024 == 0 && kStageBytes % 1024 == 0, "every tile starts on a 1024-byte swizzle atom");
