@@ -38,8 +38,8 @@ void run_diagnose(Context& context, const DiagnoseFlags& f) {
     d.written_at = utc_now_iso8601();
     auto log = f.log.empty() ? ws.default_log() : std::filesystem::path(f.log);
     append_diagnosis(log, d);
-    fmt::print("recorded in {}: {} is slow because of {} ({})\nnow: roofline profile {}{}\n", log.string(), f.target,
-               d.cause, find_cause(d.cause)->meaning, f.target, f.log.empty() ? "" : " --log " + f.log);
+    fmt::print("recorded in {}: {} is slow because of {} ({})\nnow: roofline profile {}{}\n", log.string(),
+               target.name(), d.cause, find_cause(d.cause)->meaning, target.name(), f.log.empty() ? "" : " --log " + f.log);
 }
 
 }  // namespace

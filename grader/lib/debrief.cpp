@@ -18,7 +18,7 @@ namespace {
 
 // A CPU-graded variant (cpu_grade.hpp) has no measurement in the log; its saved grade says.
 bool graded_correct_on_cpu(const Workspace& ws, const std::string& lab, const std::string& variant) {
-    std::ifstream in(ws.results_dir(lab, false) / (variant + ".json"));
+    std::ifstream in(ws.saved_grade(lab, false, variant));
     if (!in) return false;
     auto grade = nlohmann::json::parse(in, nullptr, false);
     return grade.is_object() && grade.value("graded_on", "") == "cpu" && grade.value("correct", false);

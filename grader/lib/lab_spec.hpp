@@ -116,7 +116,8 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml);
 bool given_kernel_passes(const LabSpec& lab, const VariantSpec& v, const std::filesystem::path& solutions_lab_dir);
 // All labs under root/labs, sorted by id.
 std::vector<LabSpec> load_labs(const std::filesystem::path& labs_dir);
-// "01-memory-roof/copy_naive_fp32" -> (lab, variant); the error shows the expected form.
+// "01-memory-roof/copy_naive_fp32" -> (lab, variant); the error shows the expected form. An old
+// lab name (lab_aliases.hpp: "04-async/...") gives the new one, with a note on stderr.
 std::pair<std::string, std::string> split_target(const std::string& target);
 
 }  // namespace roofline

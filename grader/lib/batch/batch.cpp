@@ -12,6 +12,7 @@
 #include "batch/profiling.hpp"
 #include "batch/summary.hpp"
 #include "input_error.hpp"
+#include "lab_aliases.hpp"
 #include "batch/out_lock.hpp"
 #include "output_file.hpp"
 #include "report.hpp"
@@ -515,7 +516,8 @@ int merge_batch(const fs::path& out) {
     }
     auto batch = nlohmann::json::parse(read_file_text(batch_file), nullptr, false);
     if (!batch.is_object() || !batch.contains("submissions")) throw InputError(batch_file, 0, "unreadable; run the batch again");
-    BatchFacts facts{batch["lab"].get<std::string>(), batch["seed"].get<std::uint64_t>(), batch["hidden"].get<std::string>(), {}};
+    // A class folder written before the renumbering names the lab by its old name (lab_aliases.hpp).
+    BatchFacts facts{resolve_lab_name(batch["lab"].get<std::string>()), batch["seed"].get<std::uint64_t>(), batch["hidden"].get<std::string>(), {}};
     std::vector<SubmissionResult> results;
     for (const auto& name_json : batch["submissions"]) {
         auto name = name_json.get<std::string>();
