@@ -1,6 +1,6 @@
 # roofline_add_cpu_part(NN-name RUNNER object-library CHECKER program-target)
 #
-# The CPU-graded part of a lab (lab 09's layout library): host C++ files under
+# The CPU-graded part of a lab (lab 05's layout library): host C++ files under
 # labs/NN-name/cpu/ (the student's) and solutions/NN-name/cpu/ (filled in), each set
 # linked with the family's runner main (an OBJECT library: a query server that only
 # answers) into lab-NN-name-cpu and solution-NN-name-cpu in <build>/labs/. The verdict is

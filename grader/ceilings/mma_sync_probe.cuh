@@ -1,6 +1,6 @@
 // The mma.sync ceiling: bf16 m16n8k16 tensor-core MMAs (fp32 accumulate) issued by warps
 // from registers alone, with nothing loaded from memory. It is the roof of every kernel
-// built on the warp-level instruction (lab 02's rungs 8 and 9, lab 07's FlashAttention-2
+// built on the warp-level instruction (lab 03's rungs 8 and 9, lab 08's FlashAttention-2
 // rungs), which on Hopper sits well below the roof of wgmma, the warpgroup instruction that
 // reads its operands from shared memory (cuBLAS's bf16 GEMM).
 //

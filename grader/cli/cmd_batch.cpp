@@ -6,6 +6,7 @@
 #include "batch/slurm.hpp"
 #include "command.hpp"
 #include "input_error.hpp"
+#include "lab_aliases.hpp"
 #include "number_flags.hpp"
 #include "number_text.hpp"
 
@@ -59,7 +60,9 @@ std::vector<std::string> slurm_task_command(const Context& context, const BatchF
     return argv;
 }
 
-void run_batch_command(Context& context, const BatchFlags& f) {
+void run_batch_command(Context& context, const BatchFlags& typed) {
+    BatchFlags f = typed;
+    if (!f.lab.empty()) f.lab = resolve_lab_name(f.lab);  // an old name (lab_aliases.hpp): its alias, with a note
     if (!f.merge.empty()) {
         context.exit_code = batch::merge_batch(f.merge);
         return;

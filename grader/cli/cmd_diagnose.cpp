@@ -24,7 +24,7 @@ void run_diagnose(Context& context, const DiagnoseFlags& f) {
     if (!find_cause(f.cause)) {
         std::vector<std::string> ids;
         for (const auto& c : diagnosis_causes()) ids.push_back(c.id);
-        throw InputError(fmt::format("--cause: '{}' is not one of lesson 06's causes: {}", f.cause, fmt::join(ids, ", ")));
+        throw InputError(fmt::format("--cause: '{}' is not one of lesson 02's causes: {}", f.cause, fmt::join(ids, ", ")));
     }
     if (f.why.find_first_of("\r\n") != std::string::npos || f.why.find_first_not_of(" \t") == std::string::npos) {
         throw InputError("--why: one sentence on one line: what in the counters (or the code) points at the cause");
@@ -38,8 +38,8 @@ void run_diagnose(Context& context, const DiagnoseFlags& f) {
     d.written_at = utc_now_iso8601();
     auto log = f.log.empty() ? ws.default_log() : std::filesystem::path(f.log);
     append_diagnosis(log, d);
-    fmt::print("recorded in {}: {} is slow because of {} ({})\nnow: roofline profile {}{}\n", log.string(), f.target,
-               d.cause, find_cause(d.cause)->meaning, f.target, f.log.empty() ? "" : " --log " + f.log);
+    fmt::print("recorded in {}: {} is slow because of {} ({})\nnow: roofline profile {}{}\n", log.string(),
+               target.name(), d.cause, find_cause(d.cause)->meaning, target.name(), f.log.empty() ? "" : " --log " + f.log);
 }
 
 }  // namespace
@@ -54,7 +54,7 @@ void add_diagnose_command(CLI::App& app, Context& context) {
     cmd->add_option("--why", f.why, "one sentence: what points at it")->required();
     cmd->add_option("--log", f.log, "the prediction log (default: predictions.yaml at the course root)")->check(file_path());
     cmd->add_flag("--solutions", f.solutions, "for the reference solution's source");
-    cmd->footer("Causes (lesson 06):" + ids);
+    cmd->footer("Causes (lesson 02):" + ids);
     cmd->callback([&context] { run_diagnose(context, f); });
 }
 

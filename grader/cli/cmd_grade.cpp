@@ -4,6 +4,7 @@
 #include "grade.hpp"
 #include "hardware.hpp"
 #include "input_error.hpp"
+#include "lab_aliases.hpp"
 #include "number_flags.hpp"
 #include "lab_session.hpp"
 #include "output_file.hpp"
@@ -79,13 +80,13 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
     std::vector<std::pair<std::string, std::string>> targets;
     std::string lab_name, variant_name;
     if (f.all) {
-        if (f.target.find('/') != std::string::npos) throw InputError("--all takes a lab (e.g. 02-gemm), not LAB/VARIANT");
-        lab_name = f.target;
+        if (f.target.find('/') != std::string::npos) throw InputError("--all takes a lab (e.g. 03-gemm), not LAB/VARIANT");
+        lab_name = resolve_lab_name(f.target);  // an old name (lab_aliases.hpp): its alias, with a note
     } else {
         std::tie(lab_name, variant_name) = split_target(f.target);
-        if (!std::filesystem::exists(ws.lab_yaml(lab_name))) {
-            throw InputError(fmt::format("no lab '{}' under {}; see `roofline list`", lab_name, ws.labs_dir().string()));
-        }
+    }
+    if (!std::filesystem::exists(ws.lab_yaml(lab_name))) {
+        throw InputError(fmt::format("no lab '{}' under {}; see `roofline list`", lab_name, ws.labs_dir().string()));
     }
     // Where --gradescope writes, checked before the build and the grading (with --all, one
     // VARIANT-NAME file per variant beside it).
@@ -101,7 +102,7 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
     nlohmann::json all_json = nlohmann::json::array();
     int exit_code = 0;
     bool built = false;
-    if (targets.empty()) throw InputError(f.target + " has no variants to grade");
+    if (targets.empty()) throw InputError(lab_name + " has no variants to grade");
     const auto& lab_id = targets.front().first;
     // The prediction log, read before the lab program starts: nothing its code writes later counts.
     std::optional<PredictionLog> log_read;
@@ -158,7 +159,7 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
         request.watch_session = &session;
         if (!verify_only) request.timed_runs = &timed_runs;
         auto outcome = grade_variant(ws, request);
-        // A CPU-graded variant (lab 09) builds its own program, not the lab program.
+        // A CPU-graded variant (lab 05) builds its own program, not the lab program.
         bool on_cpu = outcome.json.is_object() && outcome.json.value("graded_on", "") == "cpu";
         if (!on_cpu) built = built || lab_program_built(outcome.exit_code);
         if (!f.json) fmt::print("{}", outcome.text);

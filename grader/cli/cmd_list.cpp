@@ -16,7 +16,7 @@ namespace roofline::cli {
 namespace {
 
 std::string last_result(const Workspace& ws, const LabSpec& lab, const VariantSpec& v) {
-    auto file = ws.results_dir(lab.id, false) / (v.name + ".json");
+    auto file = ws.saved_grade(lab.id, false, v.name);
     if (!std::filesystem::exists(file)) return "not graded";
     std::ifstream in(file);
     auto j = nlohmann::json::parse(in, nullptr, false);

@@ -41,7 +41,7 @@ void run_log(Context& context, const LogFlags& f) {
                    path.string());
     }
     nlohmann::json rows = nlohmann::json::array();
-    // CPU-graded parts (lab 09): correctness and points, no time to calibrate against.
+    // CPU-graded parts (lab 05): correctness and points, no time to calibrate against.
     nlohmann::json cpu_rows = nlohmann::json::array();
     for (const auto& m : log.measurements) {
         if (!m.graded_on_cpu) continue;

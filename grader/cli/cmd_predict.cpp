@@ -104,15 +104,15 @@ void run_predict(Context& context, const PredictFlags& f) {
     p.made_at = utc_now_iso8601();
     auto log_path = f.log.empty() ? ws.default_log() : std::filesystem::path(f.log);
     auto written = append_prediction(log_path, p);
-    fmt::print("recorded {} in {}: {} at {}: {} ({:.4g} TB/s{}), {}-bound\n", written.id, log_path.string(), f.target,
-               p.shape, seconds(p.predicted_time_s), work.bytes / p.predicted_time_s / 1e12,
+    fmt::print("recorded {} in {}: {} at {}: {} ({:.4g} TB/s{}), {}-bound\n", written.id, log_path.string(),
+               target.name(), p.shape, seconds(p.predicted_time_s), work.bytes / p.predicted_time_s / 1e12,
                work.flops > 0 ? fmt::format(", {:.4g} TFLOP/s", work.flops / p.predicted_time_s / 1e12) : "",
                regime_name(p.regime));
     if (f.bytes) {
         fmt::print("  and {} of DRAM traffic ({:.3f}x the {} the model counts); `roofline profile {}` checks it\n",
-                   si(*f.bytes, "B"), *f.bytes / work.bytes, si(work.bytes, "B"), f.target);
+                   si(*f.bytes, "B"), *f.bytes / work.bytes, si(work.bytes, "B"), target.name());
     }
-    fmt::print("now: roofline grade {}{}\n", f.target, f.log.empty() ? "" : " --log " + f.log);
+    fmt::print("now: roofline grade {}{}\n", target.name(), f.log.empty() ? "" : " --log " + f.log);
 }
 
 }  // namespace

@@ -18,6 +18,8 @@ struct LabTarget {
     LabSpec lab;
     std::string variant_name;
     const VariantSpec& variant() const { return lab.variant(variant_name); }
+    // LAB/VARIANT with the lab's name now: an old name typed (lab_aliases.hpp) is not echoed back.
+    std::string name() const { return lab.id + "/" + variant_name; }
 };
 LabTarget load_target(const Workspace& ws, const std::string& target);  // lab_target.cpp
 

@@ -71,7 +71,7 @@ public:
     virtual std::string peer_name() const = 0;
     virtual void launch_peer(cudaStream_t stream) = 0;
 
-    // A second library run shown beside the peer, never scored (lab 08: cuBLAS's GEMV beside
+    // A second library run shown beside the peer, never scored (lab 09: cuBLAS's GEMV beside
     // cudaMemcpy, the memory roof that is scored). Timed in the same interleaved run as the
     // variant and the peer. An empty name: none.
     virtual std::string also_measured_name() const { return {}; }

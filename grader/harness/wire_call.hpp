@@ -9,7 +9,7 @@
 //   a float or double       ["f", value]
 //   a bool                  ["b", value]
 //   the stream              nothing: the runner launches on its own stream
-// A struct of such fields (lab 08's DecodeLayer) specializes ArgCodec with its fields in order.
+// A struct of such fields (lab 09's DecodeLayer) specializes ArgCodec with its fields in order.
 //
 // The judge's side is `trampoline<Args...>`, a function with the launch signature that records
 // its arguments as a call (so a Problem calls it exactly as it would call the student's launch

@@ -12,7 +12,7 @@
 
 namespace roofline {
 
-// build_target() with those lines; `runs_on_gpu`: the program needs a GPU to run (not lab 09's CPU part).
+// build_target() with those lines; `runs_on_gpu`: the program needs a GPU to run (not lab 05's CPU part).
 BuildResult build_with_progress(const std::filesystem::path& build_dir, const std::string& target, bool runs_on_gpu);
 
 struct PendingBuild {

@@ -81,8 +81,8 @@ Workload workload_of(const Operation& op) {
         case OpKind::elementwise: return elementwise::work_of(op.count, op.reads, op.writes, op.flops_per_element, size);
         case OpKind::raw: return {op.flops, op.bytes};
         case OpKind::attention:
-            // One model with `roofline calc --attention` and lesson 07 (attention/model.hpp): unfused,
-            // the fp32 scores go through memory four times, as in lab 07's given kernels.
+            // One model with `roofline calc --attention` and lesson 08 (attention/model.hpp): unfused,
+            // the fp32 scores go through memory four times, as in lab 08's given kernels.
             return op.materialized ? attention::unfused_work_of(op.batch, op.heads, op.seq, op.head_dim, false, size)
                                    : attention::work_of(op.batch, op.heads, op.seq, op.head_dim, false, size);
     }
@@ -275,7 +275,7 @@ std::string operation_text(const Operation& op) {
             return fmt::format(
                 "Attention softmax(Q K^T) V: batch {}, {} heads, seq {}, head_dim {}, {}; {}.",
                 count_text(op.batch), count_text(op.heads), count_text(op.seq), count_text(op.head_dim), dt,
-                op.materialized ? "unfused, as lab 07's given kernels: the seq x seq scores go through memory in "
+                op.materialized ? "unfused, as lab 08's given kernels: the seq x seq scores go through memory in "
                                   "fp32, written by Q K^T, read and written back by the softmax, read by P V"
                                 : "fused: the scores stay on chip (FlashAttention-style)");
     }
@@ -290,7 +290,7 @@ std::string counting_rules() {
            "  elementwise  n * FLOP-per-element; bytes n * (reads + writes) elements\n"
            "  attention    4*batch*heads*seq^2*head_dim FLOP (softmax not counted); bytes Q, K, V, O:\n"
            "               4*batch*heads*seq*head_dim elements, plus 16*batch*heads*seq^2 bytes when the\n"
-           "               scores are materialized (fp32, four passes: written, read, written, read; lesson 07,\n"
+           "               scores are materialized (fp32, four passes: written, read, written, read; lesson 08,\n"
            "               `roofline calc --attention`)\n"
            "  time floor   max(FLOP / peak, bytes / bandwidth, launches x launch overhead)\n"
            "  regime       overhead if the roofline floor max(FLOP/peak, bytes/bandwidth) is below\n"
@@ -622,8 +622,8 @@ std::vector<Question> load_bank(const std::filesystem::path& file) {
         auto lesson = item.at("lesson");
         auto lesson_text = lesson.as_string();
         if (lesson_text.size() > 2 || lesson_text.find_first_not_of("0123456789") != std::string::npos ||
-            std::stoi(lesson_text) > 5) {
-            lesson.fail(fmt::format("must be the number of the lesson it drills, 0 to 5 (got '{}')", lesson_text));
+            std::stoi(lesson_text) > 9) {
+            lesson.fail(fmt::format("must be the number of the lesson it drills, 0 to 9 (got '{}')", lesson_text));
         }
         q.lesson = std::stoi(lesson_text);
         if (!out.empty() && q.difficulty < out.back().difficulty) {
@@ -753,7 +753,7 @@ std::vector<Question> generate_questions(int count, std::uint64_t seed, const st
             }
             case 4:
                 q.type = QuestionType::littles_law;
-                q.lesson = 4;
+                q.lesson = 6;
                 q.latency_ns = pick(rng, std::array<double, 4>{400, 600, 800, 1000});
                 q.stage_kib = pick(rng, std::array<double, 5>{4, 8, 16, 32, 48});
                 if (uniform_below(rng, 2) == 1) {  // a measured rate, about 85-90% of the datasheet's
@@ -762,7 +762,7 @@ std::vector<Question> generate_questions(int count, std::uint64_t seed, const st
                 break;
             case 5:
                 q.type = QuestionType::tile_intensity;
-                q.lesson = 2;
+                q.lesson = 3;
                 q.dtype = pick_dtype(rng, profile, {Dtype::fp32, Dtype::bf16, Dtype::fp16, Dtype::fp8});
                 q.tile_m = pick(rng, std::array<double, 5>{16, 32, 64, 128, 256});
                 q.tile_n = pick(rng, std::array<double, 5>{16, 32, 64, 128, 256});

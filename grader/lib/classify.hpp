@@ -43,10 +43,10 @@ struct Operation {
 enum class QuestionType {
     regime,          // regime + time_us: the class and floor from the datasheet roofline (lessons 00, 01)
     predict,         // time_us: the time at the rates a measurement gave (measured_tbs, measured_tflops)
-    lever,           // helps: which of the offered changes lower the time per unit of work (lessons 00, 03)
+    lever,           // helps: which of the offered changes lower the time per unit of work (lessons 00, 04)
     read_roofline,   // regime (memory or compute) + fraction: the roof above a plotted point, and how close
     littles_law,     // kib_per_sm + stages: bytes in flight per SM for a bandwidth, and ring stages of a size
-    tile_intensity,  // flop_per_byte + regime: a block tile's FLOP per byte loaded (lesson 02)
+    tile_intensity,  // flop_per_byte + regime: a block tile's FLOP per byte loaded (lesson 03)
 };
 std::string_view question_type_name(QuestionType type);
 
@@ -65,7 +65,7 @@ struct Question {
     std::string id;
     QuestionType type = QuestionType::regime;
     int difficulty = 1;  // 1 one step, 2 two or three steps, 3 a judgement over several; the bank is in this order
-    int lesson = 1;      // the lesson it drills (0-5)
+    int lesson = 1;      // the lesson it drills (0-9)
     Operation op;        // regime, predict and lever questions
     std::string gpu;          // a hardware profile id
     int launches = 1;         // separate kernel launches the operation takes

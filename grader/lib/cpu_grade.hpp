@@ -1,4 +1,4 @@
-// Grading a CPU-graded variant (lab 09's layout library, lab.yaml `problem: layout`).
+// Grading a CPU-graded variant (lab 05's layout library, lab.yaml `problem: layout`).
 // Two programs, so that the verdict comes from a process the student's code never runs in:
 //
 //   the checker   roofline-PROBLEM-check (roofline-layout-check), the grader's own program,

@@ -18,7 +18,7 @@ namespace {
 
 // A CPU-graded variant (cpu_grade.hpp) has no measurement in the log; its saved grade says.
 bool graded_correct_on_cpu(const Workspace& ws, const std::string& lab, const std::string& variant) {
-    std::ifstream in(ws.results_dir(lab, false) / (variant + ".json"));
+    std::ifstream in(ws.saved_grade(lab, false, variant));
     if (!in) return false;
     auto grade = nlohmann::json::parse(in, nullptr, false);
     return grade.is_object() && grade.value("graded_on", "") == "cpu" && grade.value("correct", false);
@@ -36,7 +36,7 @@ DebriefGate open_debrief(const Workspace& ws, const PredictionLog& log, const st
     }
     gate.measurement = log.latest_graded(lab, variant);
     if (!gate.measurement && !solutions && graded_correct_on_cpu(ws, lab, variant)) {
-        gate.text = read_file_text(file);  // a CPU-graded part (lab 09): no prediction, opened by a correct grade
+        gate.text = read_file_text(file);  // a CPU-graded part (lab 05): no prediction, opened by a correct grade
         return gate;
     }
     if (!gate.measurement && !solutions) {

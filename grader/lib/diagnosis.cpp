@@ -5,7 +5,7 @@
 namespace roofline {
 
 const std::vector<DiagnosisCause>& diagnosis_causes() {
-    // The factors sit inside what lab 06's given kernels and fixes measured on the H200
+    // The factors sit inside what lab 02's given kernels and fixes measured on the H200
     // (2026-11-30): 260 M bank conflicts against 231 k, L2 bytes at 6.6x DRAM's against 1.56x,
     // DRAM at 11.8x the model's against 0.99x, 12% and 1.6% achieved occupancy against 96% and
     // 92%. Sectors per request tell neither copy from the other: both given copies read 32.
@@ -44,7 +44,7 @@ std::vector<std::string> causes_shown(const ProfileReport& r) {
     std::vector<std::string> shown;
     bool roof_binds = r.binding.find(" binds:") != std::string::npos;
     double dram = r.dram_bytes();
-    // The two copies of lab 06 both read 32 sectors per request; what tells them apart is where
+    // The two copies of lab 02 both read 32 sectors per request; what tells them apart is where
     // the waste landed. An uncoalesced walk whose sectors the L2 keeps until every lane has used
     // them moves the model's DRAM bytes and many times that through the L2 (transposed: 1.02x the
     // model, L2 6.6x DRAM). A traversal that comes back after the L2 lost the sector moves DRAM

@@ -1,5 +1,5 @@
 // The causes a student may name for a slow kernel (`roofline diagnose LAB/VARIANT
-// --cause ID --why "..."`, the list of lesson 06), which of them a profile's counters
+// --cause ID --why "..."`, the list of lesson 02), which of them a profile's counters
 // show (`roofline profile` compares the two), and what a fix must do to the counter that
 // showed each (`roofline grade` scores it, diagnosis_score.hpp).
 #pragma once

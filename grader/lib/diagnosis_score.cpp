@@ -56,7 +56,7 @@ DiagnosisScore score_diagnosis(const PredictionLog& log, const std::string& lab,
     s.cause = diagnosis->cause;
     const auto* cause = find_cause(diagnosis->cause);
     if (!cause) {
-        s.verdict = fmt::format("'{}' (log line {}) is not one of lesson 06's causes (roofline diagnose --help)",
+        s.verdict = fmt::format("'{}' (log line {}) is not one of lesson 02's causes (roofline diagnose --help)",
                                 diagnosis->cause, diagnosis->line);
         return s;
     }

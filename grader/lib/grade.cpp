@@ -227,7 +227,7 @@ GradeOutcome ended(const std::string& target, Outcome outcome, const std::string
     return out;
 }
 
-// 1a. Machine code for one architecture only (lab 05: sm_100a) runs nowhere else. Refused
+// 1a. Machine code for one architecture only (lab 07: sm_100a) runs nowhere else. Refused
 // before the gate and the build: no prediction or build helps on this GPU. Where there is
 // no GPU at all, grading goes on to the usual no-device answer after the build.
 std::optional<GradeOutcome> refuse_other_hardware(const VariantGrading& g) {
@@ -489,7 +489,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     const auto& lab = shared.lab;
     const auto& variant = lab.variant(request.variant);
     auto kernel_file = existing_kernel_file(ws, lab, variant, request.solutions);
-    // A CPU-graded variant (lab 09's layout library): its own program, no GPU, no prediction.
+    // A CPU-graded variant (lab 05's layout library): its own program, no GPU, no prediction.
     if (variant.cpu_graded) return grade_cpu_variant(ws, request, lab, variant);
     const VariantGrading g{ws, request, lab, variant, target};
     if (auto refused = refuse_other_hardware(g)) return *refused;
@@ -499,7 +499,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     std::optional<PredictionLog> own_log;
     GatePassed gate;
     const ProfileEntry* profiled = nullptr;  // the prediction's first profile, for its byte points
-    std::optional<DiagnosisScore> diagnosis;  // lab 06: the diagnosis checked against the profiles' counters
+    std::optional<DiagnosisScore> diagnosis;  // lab 02: the diagnosis checked against the profiles' counters
     if (!request.verify_only) {
         const auto& log = request.log_read ? *request.log_read : own_log.emplace(load_log(request.log));
         if (auto refused = prediction_gate(g, log, kernel_file, gate)) return *refused;

@@ -1,5 +1,5 @@
 // What GPU a lab variant's machine code can run on. A variant compiled for one
-// architecture only (lab 05: sm_100a, tcgen05) declares it in lab.yaml,
+// architecture only (lab 07: sm_100a, tcgen05) declares it in lab.yaml,
 //     requires: {compute_capability: "10.0"}
 // at lab or variant level, and `roofline grade` / `run` refuse it on any other GPU
 // before building or running anything: no score, no log entry, exit 7.

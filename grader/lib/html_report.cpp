@@ -27,7 +27,7 @@ struct LabState {
 
 // A saved grade, or a discarded value where there is none or it does not parse.
 nlohmann::json saved_grade(const Workspace& ws, const LabSpec& lab, const VariantSpec& v) {
-    auto file = ws.results_dir(lab.id, false) / (v.name + ".json");
+    auto file = ws.saved_grade(lab.id, false, v.name);
     if (!std::filesystem::exists(file)) return nlohmann::json(nlohmann::json::value_t::discarded);
     return nlohmann::json::parse(read_file_text(file), nullptr, false);
 }

@@ -1,5 +1,5 @@
 // A second compute roof for kernels built on a slower tensor-core instruction than the one
-// the scoring ceiling assumes. Lab 02's rungs 8 and 9 use mma.sync (warp-level, operands in
+// the scoring ceiling assumes. Lab 03's rungs 8 and 9 use mma.sync (warp-level, operands in
 // registers); cuBLAS and the measured bf16 ceiling use wgmma on Hopper (warpgroup-level,
 // operands from shared memory), which mma.sync cannot reach however well it is fed. So a
 // variant that names `instruction_roof: mma_sync` in lab.yaml also gets its fraction of the

@@ -2,6 +2,7 @@
 #include "instruction_roof.hpp"
 
 #include "input_error.hpp"
+#include "lab_aliases.hpp"
 #include "yaml_fields.hpp"
 
 #include <fmt/format.h>
@@ -333,7 +334,7 @@ std::pair<std::string, std::string> split_target(const std::string& target) {
         throw InputError(fmt::format("'{}' must be LAB/VARIANT, e.g. 01-memory-roof/copy_naive_fp32 (see `roofline list`)",
                                      target));
     }
-    return {target.substr(0, slash), target.substr(slash + 1)};
+    return {resolve_lab_name(target.substr(0, slash)), target.substr(slash + 1)};  // an old name: its alias
 }
 
 }  // namespace roofline

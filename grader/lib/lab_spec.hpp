@@ -42,7 +42,7 @@ struct Scoring {
 
 struct VariantSpec {
     std::string name;
-    std::string problem;  // the lab's unless the variant names another (lab 04 mixes row sums and a GEMM)
+    std::string problem;  // the lab's unless the variant names another (lab 06 mixes row sums and a GEMM)
     std::string op;       // one of its family's ops (problems/NAME/family.cpp): copy, gemm_abt, row_sum, ...
     Dtype dtype = Dtype::fp32;
     std::filesystem::path file;  // relative to the lab folder: kernels/01_copy_naive.cu
@@ -59,7 +59,7 @@ struct VariantSpec {
     // `instruction_roof: mma_sync`: the report also shows the variant's fraction of that
     // measured instruction ceiling (instruction_roof.hpp). Empty: none.
     std::string instruction_roof;
-    // Graded on the CPU (a family such as lab 09's layout library): its CPU program checks
+    // Graded on the CPU (a family such as lab 05's layout library): its CPU program checks
     // it, with no GPU, no timing and no prediction; `dtype`, shapes and tolerances do not apply.
     bool cpu_graded = false;
     int line = 0;  // in lab.yaml, for error messages
@@ -85,7 +85,7 @@ struct LabSpec {
     std::map<Dtype, Tolerance> tolerance;
     Scoring scoring;
     // `given_kernels: correct`: the kernel files handed out pass every check as they are and
-    // are slow by design (lab 06: the student profiles and fixes them). The default,
+    // are slow by design (lab 02: the student profiles and fixes them). The default,
     // `skeletons`: they hold TODOs and fail until written.
     bool given_kernels_correct = false;
     std::vector<VariantSpec> variants;
@@ -112,11 +112,12 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml);
 // Whether `v`'s kernel file under labs/ passes every check as handed out: the lab says its
 // kernels are correct (`given_kernels: correct`), or the file has no counterpart under
 // `solutions_lab_dir` (solutions/LAB), so it is given code the student does not write
-// (lab 03's unfused baselines).
+// (lab 04's unfused baselines).
 bool given_kernel_passes(const LabSpec& lab, const VariantSpec& v, const std::filesystem::path& solutions_lab_dir);
 // All labs under root/labs, sorted by id.
 std::vector<LabSpec> load_labs(const std::filesystem::path& labs_dir);
-// "01-memory-roof/copy_naive_fp32" -> (lab, variant); the error shows the expected form.
+// "01-memory-roof/copy_naive_fp32" -> (lab, variant); the error shows the expected form. An old
+// lab name (lab_aliases.hpp: "04-async/...") gives the new one, with a note on stderr.
 std::pair<std::string, std::string> split_target(const std::string& target);
 
 }  // namespace roofline

@@ -23,13 +23,13 @@ inline const std::string kL1PeakPerCycle = "l1tex__t_bytes.sum.peak_sustained";
 inline const std::string kL1CyclesPerSecond = "l1tex__cycles_elapsed.avg.per_second";
 inline const std::string kSmCyclesPerSecond = "sm__cycles_elapsed.avg.per_second";
 // Arithmetic, per pipe: thread-level FP32 instructions (an FFMA is two FLOPs) and
-// warp-level tensor instructions by kind (their FLOPs depend on the shape; see lesson 06).
+// warp-level tensor instructions by kind (their FLOPs depend on the shape; see lesson 02).
 inline const std::string kFfma = "sm__sass_thread_inst_executed_op_ffma_pred_on.sum";
 inline const std::string kFadd = "sm__sass_thread_inst_executed_op_fadd_pred_on.sum";
 inline const std::string kFmul = "sm__sass_thread_inst_executed_op_fmul_pred_on.sum";
 inline const std::string kFfmaPeakPerCycle = "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained";
 // Per kind, not the pipe's total: sm__inst_executed_pipe_tensor.sum is not an MMA count. The
-// H200 recorded 8,388,608 of it on lab 06's scattered copy and 306,432 on the FMA-tail fix,
+// H200 recorded 8,388,608 of it on lab 02's scattered copy and 306,432 on the FMA-tail fix,
 // kernels without one MMA (data/ncu/h200-2026-11-30, h200-2026-12-01). HMMA is mma.sync and
 // wmma; GMMA is wgmma, which only sm_90 has. Both are asked for where the GPU knows them
 // (architecture_specific()).

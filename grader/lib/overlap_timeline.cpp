@@ -95,7 +95,7 @@ OverlapTimeline read_overlap_timeline(const std::string& text, const std::filesy
             if (line != kHeader)
                 throw InputError(file, line_number,
                                  fmt::format("expected the header \"{}\", found \"{}\"; write "
-                                             "scripts/probes/lab04_overlap_timeline.cu's output unchanged",
+                                             "scripts/probes/lab06_overlap_timeline.cu's output unchanged",
                                              kHeader, line));
             header_seen = true;
             continue;

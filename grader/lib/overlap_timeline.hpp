@@ -1,6 +1,6 @@
-// Lesson 04's overlap timeline: what the producer thread and the two consumer
-// warpgroups of lab 04's persistent wgmma GEMM did, interval by interval, inside
-// one block. scripts/probes/lab04_overlap_timeline.cu measures it on a Hopper GPU
+// Lesson 06's overlap timeline: what the producer thread and the two consumer
+// warpgroups of lab 06's persistent wgmma GEMM did, interval by interval, inside
+// one block. scripts/probes/lab06_overlap_timeline.cu measures it on a Hopper GPU
 // and prints it as CSV; this reads that CSV (or a synthetic one of the same form)
 // for the figure that svg_lesson_figures.cpp draws.
 //

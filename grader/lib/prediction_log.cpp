@@ -1,6 +1,7 @@
 #include "prediction_log.hpp"
 
 #include "input_error.hpp"
+#include "lab_aliases.hpp"
 #include "source_hash.hpp"
 #include "yaml_fields.hpp"
 
@@ -30,13 +31,18 @@ constexpr const char* kHeader =
 
 std::string number(double value) { return fmt::format("{:.6g}", value); }
 
+// An entry's lab as the course names it now: a log written before the renumbering names the
+// old folder (lab_aliases.hpp), read as the new one with a note; the file is left as it is.
+std::string read_lab(const YamlView& e) { return resolve_lab_name(e.string("lab")); }
+
 Prediction read_prediction(const YamlView& e) {
     e.only_keys({"kind", "id", "lab", "variant", "shape", "predicted_time_us", "given_as", "regime", "why",
                  "source_hash", "made_at", "predicted_dram_bytes"});
     Prediction p;
     p.line = e.line();
     p.id = e.string("id");
-    p.lab = e.string("lab");
+    p.lab_as_written = e.string("lab");
+    p.lab = read_lab(e);
     p.variant = e.string("variant");
     p.shape = e.string("shape");
     p.predicted_time_s = e.positive("predicted_time_us") * 1e-6;
@@ -57,7 +63,7 @@ ProfileEntry read_profile(const YamlView& e) {
     ProfileEntry p;
     p.line = e.line();
     if (e.has("prediction")) p.prediction_id = e.string("prediction");
-    p.lab = e.string("lab");
+    p.lab = read_lab(e);
     p.variant = e.string("variant");
     p.shape = e.string("shape");
     p.dram_bytes = e.at("dram_bytes").as_nonnegative_double();
@@ -78,7 +84,7 @@ Measurement read_cpu_grade(const YamlView& e, Measurement m) {
         m.prediction_id = e.string("prediction");
         m.prediction_digest = e.string("prediction_digest");
     }
-    m.lab = e.string("lab");
+    m.lab = read_lab(e);
     m.variant = e.string("variant");
     auto correct = e.string("correct");
     if (correct != "true" && correct != "false") e.at("correct").fail("must be true or false");
@@ -110,7 +116,7 @@ Measurement read_measurement(const YamlView& e, std::size_t number) {
     if (m.graded_on_cpu) return read_cpu_grade(e, std::move(m));
     m.prediction_id = e.string("prediction");
     m.prediction_digest = e.string("prediction_digest");
-    m.lab = e.string("lab");
+    m.lab = read_lab(e);
     m.variant = e.string("variant");
     m.shape = e.string("shape");
     m.measured_time_s = e.at("measured_time_us").as_nonnegative_double() * 1e-6;
@@ -133,7 +139,7 @@ Diagnosis read_diagnosis(const YamlView& e) {
     e.only_keys({"kind", "lab", "variant", "cause", "why", "source_hash", "written_at"});
     Diagnosis d;
     d.line = e.line();
-    d.lab = e.string("lab");
+    d.lab = read_lab(e);
     d.variant = e.string("variant");
     d.cause = e.string("cause");
     d.why = e.string("why");
@@ -147,7 +153,7 @@ GapNote read_gap_note(const YamlView& e, const std::vector<Measurement>& earlier
     GapNote n;
     n.line = e.line();
     n.measurement_id = e.string("measurement");
-    n.lab = e.string("lab");
+    n.lab = read_lab(e);
     n.variant = e.string("variant");
     n.why = e.string("why");
     n.written_at = e.string("written_at");
@@ -429,7 +435,8 @@ std::string next_prediction_id(const PredictionLog& log) {
 
 std::string Prediction::digest() const {
     // The byte prediction joins the fingerprint only when there is one: older entries keep theirs.
-    return fnv1a64_hex(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}{}", id, lab, variant, shape, number(predicted_time_s * 1e6),
+    // The lab as the entry was written: an old name (lab_aliases.hpp) keeps the digest it was measured with.
+    return fnv1a64_hex(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}{}", id, lab_as_written.empty() ? lab : lab_as_written, variant, shape, number(predicted_time_s * 1e6),
                                    given_as, regime_name(regime), why, source_hash, made_at,
                                    predicted_dram_bytes ? "|" + number(*predicted_dram_bytes) : ""));
 }
@@ -475,6 +482,7 @@ std::vector<const GapNote*> PredictionLog::notes_for(const std::string& measurem
 PredictionLog load_log(const std::filesystem::path& file) { return parse_log(file); }
 
 Prediction append_prediction(const std::filesystem::path& file, Prediction p) {
+    p.lab_as_written.clear();  // written under p.lab, whatever the entry it was copied from said
     append_entry(file, [&](YAML::Emitter& out, const PredictionLog& log) {
         p.id = next_prediction_id(log);
         out << YAML::Key << "kind" << YAML::Value << "prediction";

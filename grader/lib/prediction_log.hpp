@@ -30,7 +30,8 @@ namespace roofline {
 
 struct Prediction {
     std::string id;  // p1, p2, ... assigned on append
-    std::string lab, variant, shape;
+    std::string lab, variant, shape;  // lab: as the course names it now (lab_aliases.hpp)
+    std::string lab_as_written;       // the lab as the log's entry names it (empty before it is written)
     double predicted_time_s = 0;
     std::string given_as;  // what the student typed: "time_us 900", "tflops 600", "gbps 3600"
     Regime regime = Regime::memory;
@@ -39,7 +40,7 @@ struct Prediction {
     std::string made_at;  // UTC, ISO 8601
     std::optional<double> predicted_dram_bytes;  // `predict --bytes`: DRAM bytes read + written
     int line = 0;
-    std::string digest() const;  // fingerprint of every field above but line
+    std::string digest() const;  // fingerprint of every field above but line (lab: as written)
 };
 
 // DRAM bytes counted by ncu for one run of a variant (`roofline profile`), bound to the
@@ -59,7 +60,7 @@ struct ProfileEntry {
     std::map<std::string, double> figures;   // each cause's counter figure (cause_figures)
 };
 
-// A grading's result. A CPU-graded part (lab 09's layout library: `graded_on: cpu`) has
+// A grading's result. A CPU-graded part (lab 05's layout library: `graded_on: cpu`) has
 // no time, regime, clock or GPU, and no prediction unless the lab asks for one; its
 // correctness and points are recorded like any other grade, so that `explain`,
 // `debrief` and `log` work for it.

@@ -31,7 +31,7 @@ struct ProblemOp {
     WorkModel peer_work;                  // the same for the peer (cudaMemcpy of one array, cuBLAS, ...)
     WorkModel unfused_work;               // the unfused chain the op replaces; empty: none to show
     // A second library run the lab program times beside the peer and the report shows,
-    // never scored (lab 08: cuBLAS's bf16 GEMV of the same shape); empty: none.
+    // never scored (lab 09: cuBLAS's bf16 GEMV of the same shape); empty: none.
     WorkModel also_work;
     bool takes(Dtype dtype) const;
 };
@@ -39,7 +39,7 @@ struct ProblemOp {
 struct ProblemFamily {
     std::string name;  // as lab.yaml's `problem`: gemm
     std::vector<ProblemOp> ops;
-    bool graded_on_cpu = false;  // checked by a CPU program (lib/cpu_grade.hpp), never timed: lab 09's layouts
+    bool graded_on_cpu = false;  // checked by a CPU program (lib/cpu_grade.hpp), never timed: lab 05's layouts
     const ProblemOp* op(std::string_view name) const;  // nullptr: not one of its ops
     std::vector<std::string> op_names() const;
 };

@@ -50,7 +50,7 @@ struct OccupancyLimit {
 inline constexpr double kTailBalance = 0.8;
 
 // Above this L2-over-DRAM byte ratio the L2 served the same sectors again and again: 2.5,
-// between a coalesced copy's 1.56 and the column walk's 6.6 on the H200 (lab 06, 2026-11-30).
+// between a coalesced copy's 1.56 and the column walk's 6.6 on the H200 (lab 02, 2026-11-30).
 inline constexpr double kL2OverDramUncoalesced = 2.5;
 
 struct ProfileReport {
@@ -78,7 +78,7 @@ struct ProfileReport {
     std::optional<double> sm_busy_balance;
     std::optional<double> sectors_per_request, bank_conflicts;
     std::optional<double> l2_hit_rate_pct;  // lts__t_sector_hit_rate, where the table has it
-    // L2 bytes over DRAM bytes: 1.56 for a coalesced copy on the H200 (each fixed copy of lab 06,
+    // L2 bytes over DRAM bytes: 1.56 for a coalesced copy on the H200 (each fixed copy of lab 02,
     // data/ncu/h200-2026-11-30), 6.6 for the column walk. Nothing when DRAM moved nothing.
     std::optional<double> l2_over_dram() const {
         if (levels.size() < 2 || dram_bytes() <= 0 || levels[1].bytes <= 0) return std::nullopt;

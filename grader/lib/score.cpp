@@ -29,7 +29,7 @@ std::string also_measured_line(const AlsoMeasured& a, const std::string& unit) {
     if (a.same_work())
         return fmt::format("  also      {}: {:.4g} {}; yours is {:.1f}% of it (not scored)\n", a.name, a.achieved, unit,
                            100 * a.speedup);
-    // Compute-bound (lab 03's GEMM against the given three kernels): the time does not follow the
+    // Compute-bound (lab 04's GEMM against the given three kernels): the time does not follow the
     // bytes, so their ratio predicts nothing; the extra bytes are shown as they are.
     if (unit == "TFLOP/s") {
         const double variant_bytes = a.work.bytes / a.bytes_speedup;

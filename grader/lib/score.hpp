@@ -32,9 +32,9 @@ PredictionScore score_prediction(const Prediction& prediction, double measured_s
                                  double max_points);
 
 // A second run timed in the same run as the variant and its peer, shown beside
-// them and never scored (lab 08: cuBLAS's GEMV beside cudaMemcpy; for the int8 and fp8
+// them and never scored (lab 09: cuBLAS's GEMV beside cudaMemcpy; for the int8 and fp8
 // GEMVs, cuBLAS's bf16 GEMV of the same shape, whose bytes say what quantizing buys;
-// lab 03: the given three kernels beside a GEMM + bias + GELU, the fused/unfused ratio).
+// lab 04: the given three kernels beside a GEMM + bias + GELU, the fused/unfused ratio).
 struct AlsoMeasured {
     std::string name;
     TimingSummary timing;

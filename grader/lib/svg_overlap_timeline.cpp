@@ -122,7 +122,7 @@ std::string overlap_timeline_svg(const OverlapTimeline& timeline, int block) {
     }
 
     SvgCanvas c;
-    c.text(12, 24, "Inside one block of lab 04's part 3 GEMM: who waits, who works", kTitleFont, "start",
+    c.text(12, 24, "Inside one block of lab 06's part 3 GEMM: who waits, who works", kTitleFont, "start",
            "font-weight='bold'");
     double y = 44;
     for (const auto& line : wrap(fmt::format("Block {}. Data: {}", block, timeline.source), 130)) {

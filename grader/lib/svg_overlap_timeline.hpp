@@ -1,4 +1,4 @@
-// Lesson 04, section 7's figure: one block of lab 04's persistent wgmma GEMM over
+// Lesson 06, section 7's figure: one block of lab 06's persistent wgmma GEMM over
 // time, drawn from the intervals in an overlap timeline (overlap_timeline.hpp).
 // One of the lessons' diagrams (svg_lesson_figures.hpp), in a file of its own
 // because it draws data rather than a schematic.

@@ -1,5 +1,7 @@
 // Where things live in a course checkout, so every command agrees.
 #pragma once
+#include "lab_aliases.hpp"
+
 #include <filesystem>
 #include <string>
 
@@ -29,7 +31,7 @@ struct Workspace {
     std::filesystem::path lab_executable(const std::string& lab, bool solutions) const {
         return build_dir / "labs" / lab_target(lab, solutions);
     }
-    // A lab's CPU-graded part (lab 09's layout library): its own host program (cpu_grade.hpp).
+    // A lab's CPU-graded part (lab 05's layout library): its own host program (cpu_grade.hpp).
     std::string cpu_target(const std::string& lab, bool solutions) const { return lab_target(lab, solutions) + "-cpu"; }
     std::filesystem::path cpu_executable(const std::string& lab, bool solutions) const {
         return build_dir / "labs" / cpu_target(lab, solutions);
@@ -41,6 +43,16 @@ struct Workspace {
     }
     std::filesystem::path results_dir(const std::string& lab, bool solutions) const {
         return state_dir() / "results" / lab / (solutions ? "solutions" : "labs");
+    }
+    // A variant's saved grade: under results_dir, else where a checkout graded before the
+    // renumbering saved it, under the lab's old name (lab_aliases.hpp).
+    std::filesystem::path saved_grade(const std::string& lab, bool solutions, const std::string& variant) const {
+        auto file = results_dir(lab, solutions) / (variant + ".json");
+        if (auto old = former_lab_name(lab); old && !std::filesystem::exists(file)) {
+            auto before = results_dir(*old, solutions) / (variant + ".json");
+            if (std::filesystem::exists(before)) return before;
+        }
+        return file;
     }
 };
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Lab 07 (attention) on the GPU machine, in one pass of about two minutes on an H200:
+# Lab 08 (attention) on the GPU machine, in one pass of about two minutes on an H200:
 #   0. the peer alone (attention_peer_probe --forms, with cuDNN's error log on): for each
 #      shape and mask, every form of the cuDNN graph (sdpa_forms.hpp), which finalized, on
 #      which engine, and its answer against fp64; the lines say what cuDNN accepts;
-#   1. build what it needs (roofline, both lab 07 programs, the peer probe);
+#   1. build what it needs (roofline, both lab 08 programs, the peer probe);
 #   2. the skeletons: given code (naive) CORRECT, the rest INCORRECT;
 #   3. every reference solution, plain and causal, verified on the lab's shapes
 #      (seq 1, 17, 64, 1000, 2113; head_dim 64 and 128), which also checks cuDNN once;
@@ -28,7 +28,7 @@ OUT=$(cd "$OUT" && pwd)
 cd "$(dirname "$0")/../.."
 export PATH=/usr/local/cuda/bin:$PATH
 R="$BUILD/roofline"
-LAB=07-attention
+LAB=08-attention
 summary="$OUT/summary.txt"
 log() { echo "$@" | tee -a "$summary"; }
 step_start=$(date +%s)
@@ -61,7 +61,7 @@ done
 
 variants=$(python3 - <<'PY'
 import re
-text = open("labs/07-attention/lab.yaml").read()
+text = open("labs/08-attention/lab.yaml").read()
 print(" ".join(re.findall(r"\{name: (\w+)", text)))
 PY
 )

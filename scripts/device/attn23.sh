@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lab 07's mma.sync rungs (2: fused, 3: pipelined) on a GPU, for the lead's batched run:
+# Lab 08's mma.sync rungs (2: fused, 3: pipelined) on a GPU, for the lead's batched run:
 #   bash scripts/device/attn23.sh BUILD_DIR OUT_DIR        (rung 3)
 #   RUNG=2 bash scripts/device/attn23.sh BUILD_DIR OUT_DIR (rung 2; scripts/device/attn2.sh)
 # Steps, each logged under OUT_DIR, none stopping the others; OUT_DIR/summary.txt gets one
@@ -12,7 +12,7 @@
 #   2. the candidates probe (scripts/probes/attn2_variants.cu or attn23_variants.cu, compiled
 #      here with nvcc against cuDNN, -Xptxas -v for spills): each tuning of the rung, checked on odd shapes and against cuDNN, then
 #      timed interleaved with cuDNN at 4k and 16k, plain and causal; its compact table;
-#   3. `roofline grade 07-attention/VARIANT --solutions` for the rung's variants in lab.yaml,
+#   3. `roofline grade 08-attention/VARIANT --solutions` for the rung's variants in lab.yaml,
 #      each beside cuDNN in the same run, while the time budget lasts.
 # Meant to take under 90 s (rung 2) or 150 s (rung 3) on an H200 once BUILD_DIR is built.
 set -u
@@ -24,7 +24,7 @@ cd "$(dirname "$0")/../.."
 BUILD=$(cd "$BUILD" && pwd)
 export PATH=/usr/local/cuda/bin:$PATH
 R="$BUILD/roofline"
-LAB=07-attention
+LAB=08-attention
 RUNG=${RUNG:-3}
 case $RUNG in
   2) V=fused; PROBE=attn2_variants; GRADED="fused fused_causal"; BUDGET_S=70; PROBE_S=60
@@ -47,7 +47,7 @@ step() {  # step NAME COMMAND...: runs it with its output in OUT/NAME.log, logs 
   return 0
 }
 
-log "== lab 07 rung $RUNG $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)"
+log "== lab 08 rung $RUNG $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)"
 step build cmake --build "$BUILD" --target roofline lab-$LAB solution-$LAB
 
 # 1. Correctness on the lab's verify shapes, the skeleton, then the sanitizers on small shapes.
@@ -70,7 +70,7 @@ done
 # 2. The candidates: correctness first, then the table (TFLOP/s, % of cuDNN), registers and spills.
 CUDNN_INC=$(sed -n 's/^ROOFLINE_CUDNN_INCLUDE_DIR:PATH=//p' "$BUILD/CMakeCache.txt")
 CUDNN_LIB=$(sed -n 's/^ROOFLINE_CUDNN_LIBRARY:FILEPATH=//p' "$BUILD/CMakeCache.txt")
-step probe-compile nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -Igrader/include \
+step probe-compile nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -Igrader/include -Ilabs/08-attention \
   -Igrader/problems/attention ${CUDNN_INC:+-I"$CUDNN_INC"} -o "$OUT/$PROBE" scripts/probes/$PROBE.cu \
   grader/problems/attention/cudnn_sdpa.cpp ${CUDNN_LIB:-"-lcudnn"} ${CUDNN_LIB:+-Xlinker -rpath=$(dirname "$CUDNN_LIB")}
 grep -cE "[1-9][0-9]* bytes spill" "$OUT/probe-compile.log" | sed 's/^/  kernels with spills: /' >> "$summary"

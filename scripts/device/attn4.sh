@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Lab 07 rung 4 (the FlashAttention-3 style kernel) on an H100/H200, for the lead's batched run:
+# Lab 08 rung 4 (the FlashAttention-3 style kernel) on an H100/H200, for the lead's batched run:
 #   bash scripts/device/attn4.sh BUILD_DIR OUT_DIR
 # Steps, each logged under OUT_DIR, none stopping the others; OUT_DIR/summary.txt gets one
 # line per step and the probe's table (at most 40 lines):
-#   1. build roofline and both lab 07 programs;
+#   1. build roofline and both lab 08 programs;
 #   2. correctness: `roofline run --solutions` of the four rung-4 variants on the lab's
 #      verify shapes (seq 1, 17, 64, 1000, 2113; head_dim 64 and 128; causal masked), the
 #      skeleton still INCORRECT, compute-sanitizer memcheck at odd lengths (plain, causal);
@@ -13,7 +13,7 @@
 #      and causal, and 1k (16 x 16 heads x 1024); its table. One process for all: a schedule
 #      that hangs (the probe stops with rc 4 and names it) is dropped and the rest run again,
 #      at most twice;
-#   4. `roofline grade 07-attention/warp_specialized* --solutions`: the schedule the solution
+#   4. `roofline grade 08-attention/warp_specialized* --solutions`: the schedule the solution
 #      file launches (`Chosen`), graded beside cuDNN in the same run.
 # Under 150 s on an H200 once built (the probe's compile runs beside step 2).
 # SKIP_PROBE=1 leaves out step 3 (to grade the file's schedule again after a switch).
@@ -26,7 +26,7 @@ cd "$(dirname "$0")/../.."
 BUILD=$(cd "$BUILD" && pwd)
 export PATH=/usr/local/cuda/bin:$PATH
 R="$BUILD/roofline"
-LAB=07-attention
+LAB=08-attention
 summary="$OUT/summary.txt"
 : > "$summary"
 log() { echo "$@" | tee -a "$summary"; }
@@ -39,7 +39,7 @@ step() {  # step NAME COMMAND...: runs it with its output in OUT/NAME.log, logs 
   return 0
 }
 
-log "== attn4 (lab 07 rung 4) $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>&1)"
+log "== attn4 (lab 08 rung 4) $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>&1)"
 step build cmake --build "$BUILD" --target roofline "lab-$LAB" "solution-$LAB"
 
 # The probe's compile (CPU only) runs while steps 2 use the GPU.
@@ -47,7 +47,7 @@ cudnn_include=$(sed -n 's/^ROOFLINE_CUDNN_INCLUDE_DIR:PATH=//p' "$BUILD/CMakeCac
 cudnn_library=$(sed -n 's/^ROOFLINE_CUDNN_LIBRARY:FILEPATH=//p' "$BUILD/CMakeCache.txt")
 compile_started=$(date +%s)
 if [[ ${SKIP_PROBE:-0} != 1 ]]; then
-  nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -Igrader/include -Igrader/problems \
+  nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -Igrader/include -Ilabs/08-attention -Igrader/problems \
     ${cudnn_include:+-I"$cudnn_include"} -o "$OUT/attn4_variants" scripts/probes/attn4_variants.cu \
     grader/problems/attention/cudnn_sdpa.cpp grader/harness/tma.cu ${cudnn_library:-"-lcudnn"} \
     ${cudnn_library:+-Xlinker -rpath -Xlinker "$(dirname "$cudnn_library")"} > "$OUT/probe-compile.log" 2>&1 &

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lab 04's DSMEM row-sum rung and the mma.sync roof, on the GPU machine, for the lead's run:
+# Lab 06's DSMEM row-sum rung and the mma.sync roof, on the GPU machine, for the lead's run:
 #   bash scripts/device/cluster.sh BUILD_DIR OUT_DIR
 # BUILD_DIR must hold a configured build; the targets below are built if missing (not
 # counted). Steps, each logged under OUT_DIR, none stopping the others; OUT_DIR/summary.txt
@@ -11,7 +11,7 @@
 #   3. `roofline ceilings`: the measured ceilings, the new bf16 mma.sync row among them;
 #   4. `roofline grade --solutions` of the rung beside its peer (cudaMemcpy, same run), and
 #      of part 1 for the same-run comparison;
-#   5. `roofline grade --solutions` of lab 02 rung 9: its report shows its fraction of cuBLAS
+#   5. `roofline grade --solutions` of lab 03 rung 9: its report shows its fraction of cuBLAS
 #      and of the mma.sync roof measured in step 3.
 # Expected run time on an H200 once built: ~45-60 s, most of it step 3.
 set -u
@@ -31,17 +31,17 @@ say() { echo "$@" | tee -a "$summary"; }
 verdict() { grep -m1 -oE "(INCORRECT|CORRECT|FAILED|REFUSED)[^.]*" "$1" | cut -c1-110; }
 export PATH=/usr/local/cuda/bin:$PATH
 
-say "== cluster (lab 04 part 9, mma.sync roof) $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
-cmake --build "$BUILD" --target roofline roofline-ceilings lab-04-async solution-04-async lab-02-gemm solution-02-gemm \
+say "== cluster (lab 06 part 9, mma.sync roof) $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
+cmake --build "$BUILD" --target roofline roofline-ceilings lab-06-async solution-06-async lab-03-gemm solution-03-gemm \
   > "$OUT/build.txt" 2>&1
 say "build: rc=$? (not counted)"
 start=$(date +%s)
 elapsed() { echo $(( $(date +%s) - start )); }
 
-timeout 60 $R $FLAGS run 04-async/row_sum_cluster_dsmem --no-build > "$OUT/1-skeleton.txt" 2>&1
+timeout 60 $R $FLAGS run 06-async/row_sum_cluster_dsmem --no-build > "$OUT/1-skeleton.txt" 2>&1
 say "1. skeleton run: rc=$? (expected 1) $(verdict "$OUT/1-skeleton.txt")"
 
-ROOFLINE_LAB04_DIAG=1 timeout 60 $R $FLAGS run 04-async/row_sum_cluster_dsmem --solutions --no-build \
+ROOFLINE_LAB04_DIAG=1 timeout 60 $R $FLAGS run 06-async/row_sum_cluster_dsmem --solutions --no-build \
   > "$OUT/2-solution.txt" 2>&1
 say "2. solution run: rc=$? (expected 0) $(verdict "$OUT/2-solution.txt")"
 say "   $(grep -m1 -oE 'cudaOccupancyMaxActiveClusters = [0-9]+[^;]*' "$OUT/2-solution.txt")"
@@ -52,7 +52,7 @@ say "3. ceilings: rc=$? [$(elapsed) s]"
 grep -E "mma.sync|cuBLAS bf16|cudaMemcpy" "$OUT/3-ceilings.txt" | sed 's/^/   /' | tee -a "$summary"
 
 for v in row_sum_cluster_dsmem row_sum_tma_ring; do
-  timeout 120 $R $FLAGS grade "04-async/$v" --solutions --no-build --log "$LOG" --json > "$OUT/4-grade-$v.json" \
+  timeout 120 $R $FLAGS grade "06-async/$v" --solutions --no-build --log "$LOG" --json > "$OUT/4-grade-$v.json" \
     2> "$OUT/4-grade-$v.err"
   rc=$?
   say "4. grade $v: rc=$rc $(python3 - "$OUT/4-grade-$v.json" <<'PY' 2>/dev/null
@@ -68,7 +68,7 @@ PY
 done
 say "   [$(elapsed) s]"
 
-timeout 120 $R $FLAGS grade 02-gemm/r9_pipelined --solutions --no-build --log "$LOG" > "$OUT/5-grade-r9.txt" 2>&1
-say "5. grade 02-gemm/r9_pipelined: rc=$? $(verdict "$OUT/5-grade-r9.txt")"
+timeout 120 $R $FLAGS grade 03-gemm/r9_pipelined --solutions --no-build --log "$LOG" > "$OUT/5-grade-r9.txt" 2>&1
+say "5. grade 03-gemm/r9_pipelined: rc=$? $(verdict "$OUT/5-grade-r9.txt")"
 grep -E "^  rate|mma.sync roof|of the roofline" "$OUT/5-grade-r9.txt" | sed 's/^/   /' | cut -c1-150 | tee -a "$summary"
 say "done [$(elapsed) s]"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lab 08 (decode) and `roofline timeline` on a GPU: the skeletons must be
+# Lab 09 (decode) and `roofline timeline` on a GPU: the skeletons must be
 # incorrect, the given layer (rung 5) and the solutions correct (odd shapes
 # included), then every solution graded beside its peer measured in the same run
 # (cudaMemcpy on W's bytes, with cuBLAS's bf16 GEMV as the `also` line; cuBLAS for
@@ -29,7 +29,7 @@ step() {  # step NAME COMMAND...: runs it with its output in OUT/NAME.log, logs 
   log "$name: rc=$rc in $(( $(date +%s) - s )) s"
   return 0
 }
-LAB=08-decode
+LAB=09-decode
 VARIANTS=$(sed -n 's/^  - {name: \([a-z0-9_x]*\),.*/\1/p' labs/$LAB/lab.yaml)
 
 log "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>&1)"
@@ -56,7 +56,7 @@ done
 # Graded beside the peers, one lab program for all (the ladder is at the end of the log).
 step grade-solutions "$R" --build-dir "$BUILD" grade "$LAB" --all --solutions --no-build
 tail -26 "$OUT/grade-solutions.log" >> "$summary"
-grep -E "^08-decode/|  also  " "$OUT/grade-solutions.log" | grep -B1 "  also  " >> "$summary"
+grep -E "^09-decode/|  also  " "$OUT/grade-solutions.log" | grep -B1 "  also  " >> "$summary"
 mkdir -p "$OUT/results" && cp .roofline/results/$LAB/solutions/*.json "$OUT/results/" 2>/dev/null
 
 # Out-of-bounds reads and writes on the odd shapes, one job per op.

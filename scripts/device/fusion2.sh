@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# Lab 03's second GEMM shape (M = N = 8192, K = 512) on the GPU machine, about 40 s on an H200
+# Lab 04's second GEMM shape (M = N = 8192, K = 512) on the GPU machine, about 40 s on an H200
 # once built:
 #   1. the skeletons (labs/) of the six GEMM variants: the given bare GEMM and three kernels
 #      CORRECT, the fused epilogue INCORRECT (its TODO stores A B without bias or GELU);
 #   2. the reference solutions of the same six verified on the lab's GEMM shapes (also checks
 #      cuBLASLt and the grader's copy of the given three kernels against the reference once),
 #      and the fused solution at two odd shapes (a K tail, a short last block column);
-#   3. grade 03-fusion --all --solutions: every variant against its peer in the same run; each
+#   3. grade 04-fusion --all --solutions: every variant against its peer in the same run; each
 #      gemm_bias_gelu report times the given three kernels beside it (the "also" line);
 #   4. per shape: fused against three kernels, both from the "also" line (interleaved, same run)
 #      and from the two variants' own times in step 3, against the goals (4096^3: >= 1.05x;
-#      8192 x 8192 x 512: >= 1.4x), beside the prediction in labs/03-fusion/README.md.
+#      8192 x 8192 x 512: >= 1.4x), beside the prediction in labs/04-fusion/README.md.
 # RUN_SANITIZER=1 adds compute-sanitizer memcheck on the fused solution and the grader's copy
 # at a small shape (~20 s more).
 # Usage: bash scripts/device/fusion2.sh BUILD_DIR OUT_DIR
@@ -25,7 +25,7 @@ OUT=$(cd "$OUT" && pwd)
 cd "$(dirname "$0")/../.."
 export PATH=/usr/local/cuda/bin:$PATH
 R="$BUILD/roofline"
-LAB=03-fusion
+LAB=04-fusion
 summary="$OUT/summary.txt"
 : > "$summary"
 log() { echo "$@" | tee -a "$summary"; }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Lab 03's given WMMA GEMM (grader/include/roofline/gemm_with_epilogue.cuh) after its retiling,
+# Lab 04's given WMMA GEMM (grader/include/roofline/gemm_with_epilogue.cuh) after its retiling,
 # on the GPU machine, for the lead's batched run:
 #   bash scripts/device/gemm03.sh BUILD_DIR OUT_DIR
-# BUILD_DIR must hold a configured build with roofline, lab-03-fusion and solution-03-fusion
+# BUILD_DIR must hold a configured build with roofline, lab-04-fusion and solution-04-fusion
 # built (the build step below only checks that they are up to date). Steps, each logged under
 # OUT_DIR, none stopping the others; OUT_DIR/summary.txt gets a few lines per step (<= 40 lines):
 #   1. the header's shipped tilings through its launcher (scripts/probes/given_gemm_check.cu):
@@ -30,7 +30,7 @@ BUILD=$(cd "$BUILD" && pwd)
 export PATH=/usr/local/cuda/bin:$PATH
 R="$BUILD/roofline"
 FLAGS="--root $ROOT --build-dir $BUILD"
-LAB=03-fusion
+LAB=04-fusion
 LOG="$OUT/predictions.yaml"  # the grading's log: never the course's
 summary="$OUT/summary.txt"
 : > "$summary"

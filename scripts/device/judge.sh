@@ -3,7 +3,7 @@
 # compare with the last recorded fractions (results/2026-12-01-h200-runs47-50.md for labs 00-01).
 #   bash scripts/device/judge.sh BUILD_DIR OUT_DIR [quick|full]
 # quick: lab 01's programs only, lab 01 graded, the fixtures; full: everything built, the GPU
-# tests, labs 00-01 graded; labs (after full, SKIP_BUILD=1): labs 02-08 graded (solutions).
+# tests, labs 00-01 graded; labs (after full, SKIP_BUILD=1): labs 02-04 and 06-09 graded (solutions).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:?usage: judge.sh BUILD_DIR OUT_DIR [quick|full]}
@@ -63,7 +63,7 @@ if [[ $what == full ]]; then
   for lab in ${MORE_LABS:-}; do grade $lab; done
 fi
 if [[ $what == labs ]]; then
-  for lab in 02-gemm 03-fusion 04-async 06-profile 07-attention 08-decode; do grade $lab; done
+  for lab in 03-gemm 04-fusion 06-async 02-profile 08-attention 09-decode; do grade $lab; done
 fi
 log "== $(date -u +%FT%TZ) done"
 tar czf "$out/logs.tgz" -C "$out" --exclude logs.tgz . 2>/dev/null

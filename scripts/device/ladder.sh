@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Lab 04's ladder rungs 1, 4 and 5 on the GPU machine, for the lead's batched run:
+# Lab 06's ladder rungs 1, 4 and 5 on the GPU machine, for the lead's batched run:
 #   bash scripts/device/ladder.sh BUILD_DIR OUT_DIR
-# BUILD_DIR must hold a configured build; roofline and both lab 04 programs are built here
+# BUILD_DIR must hold a configured build; roofline and both lab 06 programs are built here
 # if missing (not counted in the budget). Steps, each logged under OUT_DIR, none stopping
 # the others; OUT_DIR/summary.txt (at most 40 lines) holds one line per check:
 #   1. `roofline run` of each new skeleton: expected INCORRECT (outputs never written);
@@ -32,11 +32,11 @@ export PATH=/usr/local/cuda/bin:$PATH
 NEW="row_sum_double_buffer wgmma_one_warpgroup_4096 wgmma_one_warpgroup_8192 wgmma_two_consumers_4096 wgmma_two_consumers_8192"
 verdict() { grep -m1 -oE "\b(INCORRECT|CORRECT)\b" "$1" || echo "no verdict"; }
 
-log "== lab 04 ladder $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
-cmake --build "$BUILD" --target roofline lab-04-async solution-04-async > "$OUT/build.txt" 2>&1
+log "== lab 06 ladder $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
+cmake --build "$BUILD" --target roofline lab-06-async solution-06-async > "$OUT/build.txt" 2>&1
 log "build: rc=$? (not counted)"
 # ptxas's C7515 (shown with -v) means it serialized a kernel's wgmmas; no GEMM rung may have it.
-for f in solutions/04-async/kernels/0[378]_*.cu; do
+for f in solutions/06-async/kernels/0[378]_*.cu; do
   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -Igrader/include -Xptxas -v -c "$f" -o /dev/null \
     > "$OUT/ptxas-$(basename "$f" .cu).txt" 2>&1 &
 done
@@ -49,7 +49,7 @@ elapsed() { echo $(( $(date +%s) - start )); }
 log "== 1. skeletons (expected INCORRECT)"
 line=""
 for v in $NEW; do
-  timeout 60 $R $FLAGS run "04-async/$v" --no-build > "$OUT/skeleton-$v.txt" 2>&1
+  timeout 60 $R $FLAGS run "06-async/$v" --no-build > "$OUT/skeleton-$v.txt" 2>&1
   rc=$?
   line+=" $v=$(verdict "$OUT/skeleton-$v.txt")(rc=$rc)"
 done
@@ -58,14 +58,14 @@ log " $line"
 log "== 2. solutions on the lab's verify shapes (expected CORRECT) [$(elapsed) s]"
 line=""
 for v in $NEW; do
-  timeout 60 $R $FLAGS run "04-async/$v" --solutions --no-build > "$OUT/solution-$v.txt" 2>&1
+  timeout 60 $R $FLAGS run "06-async/$v" --solutions --no-build > "$OUT/solution-$v.txt" 2>&1
   rc=$?
   line+=" $v=$(verdict "$OUT/solution-$v.txt")(rc=$rc)"
 done
 log " $line"
 
 log "== 3. odd shapes through the solution program (expected passed) [$(elapsed) s]"
-program="$BUILD/labs/solution-04-async"
+program="$BUILD/labs/solution-06-async"
 odd() {  # variant shape tolerances...
   local v=$1 shape=$2; shift 2
   timeout 60 "$program" --variant "$v" --mode verify --verify-shape "$shape" "$@" --result "$OUT/odd-$v-$shape.json" \
@@ -98,7 +98,7 @@ log "  variant                    outcome   time_us    % of peer  predicted (REA
 grade() {  # variant predicted-range
   local v=$1 predicted=$2
   if (( $(elapsed) > BUDGET )); then log "  $v: skipped (past the ${BUDGET} s budget)"; return; fi
-  timeout 90 $R $FLAGS grade "04-async/$v" --solutions --no-build --json > "$OUT/grade-$v.json" 2> "$OUT/grade-$v.err"
+  timeout 90 $R $FLAGS grade "06-async/$v" --solutions --no-build --json > "$OUT/grade-$v.json" 2> "$OUT/grade-$v.err"
   local rc=$?
   python3 - "$OUT/grade-$v.json" "$v" "$predicted" "$rc" <<'PY' 2>/dev/null | tee -a "$summary" || log "  $v: no JSON (rc=$rc, grade-$v.err)"
 import json, sys

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Lab 09 on the GPU machine, for the lead's batched run:
+# Lab 05 on the GPU machine, for the lead's batched run:
 #   bash scripts/device/layouts.sh BUILD_DIR OUT_DIR
-# BUILD_DIR must hold a configured build (roofline and the lab 09 programs are built here
+# BUILD_DIR must hold a configured build (roofline and the lab 05 programs are built here
 # if missing). Steps, each logged to OUT_DIR/<step>.txt, none stopping the others:
 #   1. the CPU parts of the solution and the skeleton (expected: 7 correct; 7 "threw");
 #   2. `roofline run` (verify only) of every transpose rung, solutions and skeletons
@@ -27,8 +27,8 @@ log() { echo "$@" | tee -a "$summary"; }
 export PATH=/usr/local/cuda/bin:$PATH
 start=$(date +%s)
 
-log "== lab 09 (layouts) $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
-cmake --build "$BUILD" --target roofline lab-09-layouts solution-09-layouts lab-09-layouts-cpu solution-09-layouts-cpu \
+log "== lab 05 (layouts) $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
+cmake --build "$BUILD" --target roofline lab-05-layouts solution-05-layouts lab-05-layouts-cpu solution-05-layouts-cpu \
   > "$OUT/build.txt" 2>&1
 log "build: rc=$?"
 
@@ -38,7 +38,7 @@ rungs="naive padded swizzled tma"
 log "== 1. CPU parts"
 for which in --solutions ""; do
   for p in $parts; do
-    $R $FLAGS grade "09-layouts/$p" $which --no-build >> "$OUT/cpu-parts.txt" 2>&1
+    $R $FLAGS grade "05-layouts/$p" $which --no-build >> "$OUT/cpu-parts.txt" 2>&1
     log "  ${which:-labs} $p: rc=$?"
   done
 done
@@ -48,14 +48,14 @@ for which in --solutions ""; do
   for r in $rungs; do
     for dt in fp32 bf16; do
       v="transpose_${r}_${dt}"
-      timeout 120 $R $FLAGS run "09-layouts/$v" $which --no-build >> "$OUT/verify.txt" 2>&1
+      timeout 120 $R $FLAGS run "05-layouts/$v" $which --no-build >> "$OUT/verify.txt" 2>&1
       log "  ${which:-labs} $v: rc=$? $(grep -m1 -o "$v  [A-Z]*" "$OUT/verify.txt" | tail -1)"
     done
   done
 done
 
 log "== 3. grade --all --solutions (each rung beside cudaMemcpy, same run)"
-timeout 300 $R $FLAGS grade 09-layouts --all --solutions --no-build > "$OUT/grade.txt" 2>&1
+timeout 300 $R $FLAGS grade 05-layouts --all --solutions --no-build > "$OUT/grade.txt" 2>&1
 log "  rc=$?"
 grep -A20 "^variant " "$OUT/grade.txt" | tee -a "$summary"
 
@@ -65,7 +65,7 @@ if command -v ncu > /dev/null; then
     v="transpose_${r}_fp32"
     timeout 120 ncu --kernel-name "regex:transpose_" --launch-count 1 \
       --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__inst_executed_op_shared_ld.sum \
-      "$BUILD/labs/solution-09-layouts" --variant "$v" --mode verify --verify-shape rows=4096,cols=4096 \
+      "$BUILD/labs/solution-05-layouts" --variant "$v" --mode verify --verify-shape rows=4096,cols=4096 \
       --atol 0 --rtol 0 --max-rel-l2 1e-12 --result "$OUT/ncu-$v.json" > "$OUT/ncu-$v.txt" 2>&1
     log "  $v: rc=$? $(grep -E "bank_conflicts|wavefronts|inst_executed" "$OUT/ncu-$v.txt" | awk '{print $1 "=" $NF}' | tr '\n' ' ')"
   done

@@ -3,7 +3,7 @@
 # time limit, each logged under OUT_DIR/STEP/, none stopping the next.
 #   bash scripts/device/lead_pass.sh BUILD_DIR OUT_DIR STEP[:SECONDS]...
 # Steps: build, gpu-tests, ceilings (the roofs later steps' grades divide by), trust (the hostile class through batch), lab00 (overhead rungs in
-# --all and alone), attention, decode, profile, lab04, lab04_repeats, layouts, teaching,
+# --all and alone), attention, decode, profile, lab06, lab06_repeats, layouts, teaching,
 # start-cost (scripts/probes/start_cost.sh).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -32,7 +32,7 @@ for request in "$@"; do
       grep -E "mma.sync|cuBLAS bf16|cudaMemcpy" "$dir/log.txt" | head -4 > "$dir/summary.txt"
       (exit $ceilings_rc) ;;  # the step's rc is roofline's, not the summary's
     start-cost) timeout "$limit" bash scripts/probes/start_cost.sh "$build" > "$dir/summary.txt" 2>&1 ;;
-    lab04) LAB04_BUDGET_S=$(( limit - 30 )) timeout "$limit" bash scripts/device/lab04.sh "$build" "$dir" > "$dir/log.txt" 2>&1 ;;
+    lab06) LAB06_BUDGET_S=$(( limit - 30 )) timeout "$limit" bash scripts/device/lab06.sh "$build" "$dir" > "$dir/log.txt" 2>&1 ;;
     *) timeout "$limit" bash "scripts/device/$step.sh" "$build" "$dir" > "$dir/log.txt" 2>&1 ;;
   esac
   rc=$?

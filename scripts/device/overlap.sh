@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Lesson 04's overlap timeline, measured, for the lead's batched run:
+# Lesson 06's overlap timeline, measured, for the lead's batched run:
 #   bash scripts/device/overlap.sh BUILD_DIR OUT_DIR
 # Steps, each logged under OUT_DIR, none stopping the others; OUT_DIR/summary.txt at the end:
-#   1. compile scripts/probes/lab04_overlap_timeline.cu (not counted in the budget);
+#   1. compile scripts/probes/lab06_overlap_timeline.cu (not counted in the budget);
 #   2. run it at 4096^3: OUT_DIR/overlap-timeline.csv (the stamps of blocks 0 and grid/2), and in
 #      probe.log its checks (instrumented output equals the plain one; 256 elements against fp32)
 #      and the stamps' cost (plain against instrumented, interleaved, medians of 25);
@@ -24,8 +24,8 @@ summary="$OUT/summary.txt"
 log() { echo "$@" | tee -a "$summary"; }
 log "== overlap timeline $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
 
-probe="$BUILD/lab04_overlap_timeline"
-source_file=scripts/probes/lab04_overlap_timeline.cu
+probe="$BUILD/lab06_overlap_timeline"
+source_file=scripts/probes/lab06_overlap_timeline.cu
 if [[ ! -x $probe || $source_file -nt $probe ]]; then
   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Igrader/include -o "$probe" \
     "$source_file" grader/harness/tma.cu > "$OUT/compile.log" 2>&1

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lab 06 and `roofline profile` / `run --sanitize` on a GPU, for the batched device run.
+# Lab 02 and `roofline profile` / `run --sanitize` on a GPU, for the batched device run.
 #
 #   scripts/device/profile.sh BUILD_DIR OUT_DIR
 #
@@ -28,7 +28,7 @@ mkdir -p "$out/ncu/csv"
 out=$(cd "$out" && pwd)
 roofline=("$build/roofline" --root "$root" --build-dir "$build")
 log="$out/predictions.yaml"
-lab=06-profile
+lab=02-profile
 variants=(copy_transposed_fp32 copy_scattered_fp32 copy_staged_fp32 row_sum_bank_conflict_bf16 fma_few_warps_fp32)
 budget=${PROFILE_BUDGET_S:-145}  # seconds; the variable is for trying the script out
 reserve=8  # for the checks and the summary at the end

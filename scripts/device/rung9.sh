@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lab 02 rung 9 (mma.sync + cp.async pipelined bf16 GEMM) on a GPU, for the lead's batched run:
+# Lab 03 rung 9 (mma.sync + cp.async pipelined bf16 GEMM) on a GPU, for the lead's batched run:
 #   bash scripts/device/rung9.sh BUILD_DIR OUT_DIR
 # BUILD_DIR must hold a configured build; the targets below are built if missing (not counted).
 # Steps, each logged under OUT_DIR, none stopping the others; OUT_DIR/summary.txt gets one line
@@ -13,7 +13,7 @@
 #      SMs), then all timed beside cuBLAS and the mma.sync roof (at 8, 16 and 32 warps an SM),
 #      interleaved, L2 flushed, medians; its table; the probe's SASS (cuobjdump) in
 #      OUT/rung9.sass.gz;
-#   4. `roofline grade 02-gemm/r9_pipelined --solutions`: its fraction of cuBLAS (scored) and of
+#   4. `roofline grade 03-gemm/r9_pipelined --solutions`: its fraction of cuBLAS (scored) and of
 #      the mma.sync roof (the goal: >= 80%; the roof from the `roofline ceilings` the lead runs
 #      in the same device call, or the last saved one);
 #   5. compute-sanitizer over the solution on small odd shapes (N and M % 256 == 128, K % 64 ==
@@ -33,7 +33,7 @@ BUILD=$(cd "$BUILD" && pwd)
 export PATH=/usr/local/cuda/bin:$PATH
 R="$BUILD/roofline"
 FLAGS="--root $ROOT --build-dir $BUILD"
-LAB=02-gemm
+LAB=03-gemm
 V=r9_pipelined
 LOG="$OUT/predictions.yaml"   # the grading's log: never the course's
 summary="$OUT/summary.txt"
@@ -49,7 +49,7 @@ step() {  # step NAME COMMAND...: runs it with its output in OUT/NAME.log, logs 
   return 0
 }
 
-log "== rung9 (lab 02 rung 9) $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)"
+log "== rung9 (lab 03 rung 9) $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)"
 step build cmake --build "$BUILD" --target roofline lab-$LAB solution-$LAB
 
 # 1-2. Skeleton INCORRECT (exit 1); solution CORRECT on the lab's verify shapes.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lab 04 part 5 (the TMA-store wgmma GEMM): its schedule and its pipeline, for the lead's batched run:
+# Lab 06 part 5 (the TMA-store wgmma GEMM): its schedule and its pipeline, for the lead's batched run:
 #   bash scripts/device/sched.sh BUILD_DIR OUT_DIR
 # Goal: >= 100% of cuBLAS at 4096^3 and 8192^3 in every one of five gradings (run 60, with the
 # schedule of 2026-12-01: 4096^3 102.0-102.8%, 8192^3 99.6-101.9%, one under 100). Steps, each
@@ -12,7 +12,7 @@
 #   2. the pipelines probe (scripts/probes/sched_variants.cu, compiled here): the schedule walked
 #      on the host, every pipeline checked against cuBLAS (odd, edge and timed shapes), then
 #      timed in turns with cuBLAS at 4096^3 and 8192^3, L2 flushed, medians; its table;
-#   3. `roofline grade 04-async/wgmma_tma_store_{4096,8192} --solutions`, five times each:
+#   3. `roofline grade 06-async/wgmma_tma_store_{4096,8192} --solutions`, five times each:
 #      verified, then timed beside cuBLAS in the same run; the same-run fraction of each.
 # ~80-110 s on an H200 once built (ten gradings ~50 s; the probe compiles during step 1).
 set -u
@@ -27,19 +27,19 @@ export PATH=/usr/local/cuda/bin:$PATH
 R="$BUILD/roofline"
 FLAGS="--root $ROOT --build-dir $BUILD"
 LOG="$OUT/predictions.yaml"   # the gradings' log: never the course's
-LAB=04-async
+LAB=06-async
 summary="$OUT/summary.txt"
 : > "$summary"
 log() { echo "$@" | tee -a "$summary"; }
 start=$(date +%s)
 elapsed() { echo "$(( $(date +%s) - start )) s"; }
 
-log "== lab 04 part 5 pipelines $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)"
+log "== lab 06 part 5 pipelines $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)"
 cmake --build "$BUILD" --target roofline lab-$LAB solution-$LAB > "$OUT/build.log" 2>&1
 log "build: rc=$?"
 
 # The probe compiles (~30 s of CPU) while step 1 checks correctness (nothing timed there).
-nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -Igrader/include -o "$OUT/sched_variants" \
+nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -Igrader/include -Ilabs/06-async -o "$OUT/sched_variants" \
   scripts/probes/sched_variants.cu grader/harness/tma.cu -lcublas > "$OUT/probe-compile.log" 2>&1 &
 compile_pid=$!
 

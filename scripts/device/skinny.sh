@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lab 08 rung 2 (the skinny GEMM, M = 1..16) on a GPU, for the lead's batched run:
+# Lab 09 rung 2 (the skinny GEMM, M = 1..16) on a GPU, for the lead's batched run:
 #   bash scripts/device/skinny.sh BUILD_DIR OUT_DIR
 # Steps, each logged under OUT_DIR, none stopping the others; OUT_DIR/summary.txt gets one
 # line per step and the tables (at most 40 lines):
@@ -9,7 +9,7 @@
 #   2. the skeleton of rung 2: `roofline run` must say INCORRECT (exit 1) at M = 1 and 16;
 #   3. compute-sanitizer over the solution on the odd shapes (K = 4099 and 520, N = 1, 17, 33,
 #      M = 3, 9, 20);
-#   4. `roofline grade 08-decode/skinny_mM --solutions` for M = 1, 2, 4, 8, 16: verified on the
+#   4. `roofline grade 09-decode/skinny_mM --solutions` for M = 1, 2, 4, 8, 16: verified on the
 #      lab's verify shapes, then timed beside cuBLAS in the same run.
 # ~40 s on an H200 once built (the probe's nvcc compile ~15 s of it).
 set -u
@@ -21,7 +21,7 @@ cd "$(dirname "$0")/../.."
 BUILD=$(cd "$BUILD" && pwd)
 export PATH=/usr/local/cuda/bin:$PATH
 R="$BUILD/roofline"
-LAB=08-decode
+LAB=09-decode
 summary="$OUT/summary.txt"
 : > "$summary"
 log() { echo "$@" | tee -a "$summary"; }

@@ -21,7 +21,7 @@ summary="$OUT/summary.txt"
 : > "$summary"
 log() { echo "$@" | tee -a "$summary"; }
 log "== stalls $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1); $(ncu --version | tail -1)"
-cmake --build "$BUILD" --target solution-02-gemm solution-03-fusion solution-04-async solution-07-attention \
+cmake --build "$BUILD" --target solution-03-gemm solution-04-fusion solution-06-async solution-08-attention \
   > "$OUT/build.log" 2>&1 || log "build: failed (see build.log)"
 
 profile() {  # profile NAME LAB VARIANT SHAPE
@@ -40,12 +40,12 @@ profile() {  # profile NAME LAB VARIANT SHAPE
     "$OUT/$name.details.txt" | tr -s ' ' | head -6 | sed 's/^/   /' | tee -a "$summary"
 }
 
-profile r9 02-gemm r9_pipelined m=4096,n=4096,k=4096
-profile given_bare_k512 03-fusion gemm_bare_k512 m=8192,n=8192,k=512
-profile given_fused_k512 03-fusion gemm_bias_gelu_fused_k512 m=8192,n=8192,k=512
-profile given_bare_4096 03-fusion gemm_bare m=4096,n=4096,k=4096
-profile attn_pipelined 07-attention pipelined batch=4,heads=16,seq=4096,head_dim=128
-profile attn_ws 07-attention warp_specialized batch=4,heads=16,seq=4096,head_dim=128
-profile tma_store_8192 04-async wgmma_tma_store_8192 m=8192,n=8192,k=8192
+profile r9 03-gemm r9_pipelined m=4096,n=4096,k=4096
+profile given_bare_k512 04-fusion gemm_bare_k512 m=8192,n=8192,k=512
+profile given_fused_k512 04-fusion gemm_bias_gelu_fused_k512 m=8192,n=8192,k=512
+profile given_bare_4096 04-fusion gemm_bare m=4096,n=4096,k=4096
+profile attn_pipelined 08-attention pipelined batch=4,heads=16,seq=4096,head_dim=128
+profile attn_ws 08-attention warp_specialized batch=4,heads=16,seq=4096,head_dim=128
+profile tma_store_8192 06-async wgmma_tma_store_8192 m=8192,n=8192,k=8192
 tar -C "$OUT" -czf "$OUT/stalls.tgz" --exclude=stalls.tgz --exclude='*.ncu-rep' .
 log "== done $(date -u +%FT%TZ)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lab 06's sixth defect (a tail: 133 heavy tiles on 132 SMs) and the diagnosis scored against
+# Lab 02's sixth defect (a tail: 133 heavy tiles on 132 SMs) and the diagnosis scored against
 # the counters, on a GPU, for the batched device run.
 #
 #   scripts/device/tail.sh BUILD_DIR OUT_DIR
@@ -13,7 +13,7 @@
 #      the grade must give the diagnosis its 10 points and the bytes their 5;
 #   4. the given kernel graded too (no prediction needed), beside the fix's grade: both as a
 #      fraction of the FMA roof; then the given kernel profiled with ncu inside bwrap, as
-#      `roofline batch` profiles lab 06 submissions;
+#      `roofline batch` profiles lab 02 submissions;
 #   5. checks on the JSON: the given kernel shows tail_effect (SMs busy under 80% of the busiest,
 #      about 1.01 waves), the fix only at_roof; the floor and target in lab.yaml against what ran.
 # ncu's tables land in OUT_DIR/ncu/csv/ (given-fma_tail_fp32.ncu.csv, solutions-...) beside
@@ -27,7 +27,7 @@ mkdir -p "$out/ncu/csv"
 out=$(cd "$out" && pwd)
 roofline=("$build/roofline" --root "$root" --build-dir "$build")
 log="$out/predictions.yaml"
-target=06-profile/fma_tail_fp32
+target=02-profile/fma_tail_fp32
 budget=${TAIL_BUDGET_S:-60}
 reserve=3
 start=$SECONDS
@@ -78,7 +78,7 @@ profile() {
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv
 } > "$out/ncu/csv/versions.txt" 2>&1
 
-run build 60 5 cmake --build "$build" --target roofline lab-06-profile solution-06-profile
+run build 60 5 cmake --build "$build" --target roofline lab-02-profile solution-02-profile
 
 # 2. Correct everywhere, given and fixed (the verify shapes include partial tiles).
 run verify-given 20 3 "${roofline[@]}" run $target --no-build --seed 16
@@ -97,7 +97,7 @@ run grade-fix 30 8 "${roofline[@]}" grade $target --solutions --no-build --log "
 run grade-given 30 8 "${roofline[@]}" grade $target --no-build --score-without-prediction --log "$out/given-log.yaml" \
   --seed 16 --json
 
-# 4b. ncu inside the sandbox, as `roofline batch` runs it for lab 06 (bwrap from PATH, ROOFLINE_BWRAP
+# 4b. ncu inside the sandbox, as `roofline batch` runs it for lab 02 (bwrap from PATH, ROOFLINE_BWRAP
 #     or build/bwrap as scripts/fetch_bwrap.sh leaves it); nothing hidden: this checks that ncu
 #     and the lab program it starts work in bwrap, not what they can see.
 bwrap=${ROOFLINE_BWRAP:-$(command -v bwrap || true)}

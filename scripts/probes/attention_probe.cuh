@@ -1,4 +1,4 @@
-// The part every lab 07 candidates probe shares (scripts/probes/attn2_variants.cu,
+// The part every lab 08 candidates probe shares (scripts/probes/attn2_variants.cu,
 // attn23_variants.cu): the shapes, the inputs, the fp32 reference and cuDNN checks, the
 // interleaved timing with the L2 evicted before each launch, the table, and main().
 // The including file defines, in namespace probe, before including this:

@@ -1,4 +1,4 @@
-// Lab 07 rung 3 (fused attention on mma.sync, bf16, head_dim 128): which tuning of rung 3
+// Lab 08 rung 3 (fused attention on mma.sync, bf16, head_dim 128): which tuning of rung 3
 // runs fastest, and where it stands against cuDNN and against rung 3 as run 57 measured it.
 // Every candidate is first checked against a plain fp32 reference kernel on odd shapes (seq 1,
 // 17, 64, 1000, 2113; head_dim 64 and 128; plain and causal) and against cuDNN's output on the
@@ -9,7 +9,7 @@
 // reads solutions/, so the student edition leaves it out.
 //
 // The candidates (rung 3's kernel is one template over Tuning<warps, row tiles, keys, lazy max,
-// prefetch>, solutions/07-attention/kernels/03_pipelined.cu):
+// prefetch>, solutions/08-attention/kernels/03_pipelined.cu):
 //   run57          rung 3 as run 57 measured it (attn3_run57_kernel.cuh, frozen; removed after
 //                  its runs, in the history at commit 2f832d4): 298-302
 //                  TFLOP/s. ncu (2026-12-01, 4k): ~1480 instructions a warp a tile for 256
@@ -37,7 +37,7 @@
 // lean_prefetch within +-3% of lean (spills would make it worse: see -Xptxas -v); lean_k32,
 // lean_k32_pf and lean_8x2 under lean, as in run 57. If
 // another lean row wins by more than ~3%, switch `using Chosen = Tuning<...>` in
-// solutions/07-attention/kernels/03_pipelined.cu to its arguments (kCandidates below).
+// solutions/08-attention/kernels/03_pipelined.cu to its arguments (kCandidates below).
 // Measured 2026-12-01 (results/2026-12-01-h200-runs62-65.md; 4k / 4k causal / 16k / 16k
 // causal, TFLOP/s): run57 289.3 / 264.1 / 296.9 / 279.4; lean 382.2 / 346.5 / 396.3 / 374.2
 // (58-60% of cuDNN); lean_eager 4-5% under lean; lean_prefetch level with it; lean_k32 and
@@ -74,7 +74,7 @@
 #define ROOFLINE_ATTENTION_VARIANT(name, launch) static_assert(true, "")
 #define ROOFLINE_ATTENTION_CAUSAL_VARIANT(name, launch) static_assert(true, "")
 namespace rung3 {
-#include "../../solutions/07-attention/kernels/03_pipelined.cu"
+#include "../../solutions/08-attention/kernels/03_pipelined.cu"
 }
 
 namespace probe {
@@ -97,7 +97,7 @@ const Candidate kCandidates[] = {
 };
 
 constexpr const char* kProbeName = "attn23_variants";
-constexpr const char* kProbeSubject = "lab 07 rung 3";
+constexpr const char* kProbeSubject = "lab 08 rung 3";
 
 }  // namespace probe
 

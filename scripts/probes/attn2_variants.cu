@@ -1,4 +1,4 @@
-// Lab 07 rung 2 (fused attention on mma.sync, bf16, head_dim 128): which tuning of rung 2
+// Lab 08 rung 2 (fused attention on mma.sync, bf16, head_dim 128): which tuning of rung 2
 // runs fastest, and where it stands against cuDNN and against rung 2 as run 62 measured it.
 // Every candidate is first checked against a plain fp32 reference kernel on odd shapes (seq 1,
 // 17, 64, 1000, 2113; head_dim 64 and 128; plain and causal) and against cuDNN's output on the
@@ -11,7 +11,7 @@
 // Rung 2 keeps its teaching shape in every candidate: padded shared rows (no swizzle),
 // fragments by plain 32-bit shared loads (no ldmatrix), copy then compute (no double buffer).
 // The candidates (one template over Tuning<warps, row tiles, keys, lazy max, paired V, blocks
-// an SM>, solutions/07-attention/kernels/02_fused.cu). Counts are a warp's, per 64-key tile at
+// an SM>, solutions/08-attention/kernels/02_fused.cu). Counts are a warp's, per 64-key tile at
 // head_dim 128, from the source (not yet profiled); "wavefronts" are 128-byte shared-memory
 // accesses, one a clock an SM; the mma.sync roof (645 TFLOP/s) is ~0.6 mma a clock an SM:
 //   run62         rung 2 as run 62 measured it (attn2_run62_kernel.cuh, frozen; removed after
@@ -39,7 +39,7 @@
 // under lean32; lean32_u16 8-10% under; lean32_k32 ~10% under; run62 ~187. Neither reaches 350:
 // by this count rung 2's design (no double buffer, a load instruction a fragment register)
 // caps it near 300-320, where rung 3 measured 382-396. If lean16 wins by more than ~3%,
-// switch `using Chosen = Tuning<...>` in solutions/07-attention/kernels/02_fused.cu to its
+// switch `using Chosen = Tuning<...>` in solutions/08-attention/kernels/02_fused.cu to its
 // arguments (kCandidates below).
 // Measured (run 68, results/2026-12-01-h200-runs66-69.md, section "Run 68"; TFLOP/s, same
 // call): lean32 302.6 at 4k, 268.8 causal, 309.2 at 16k, 290.8 causal at 16k, 1-4% under the
@@ -79,7 +79,7 @@
 #define ROOFLINE_ATTENTION_VARIANT(name, launch) static_assert(true, "")
 #define ROOFLINE_ATTENTION_CAUSAL_VARIANT(name, launch) static_assert(true, "")
 namespace rung2 {
-#include "../../solutions/07-attention/kernels/02_fused.cu"
+#include "../../solutions/08-attention/kernels/02_fused.cu"
 }
 
 namespace probe {
@@ -101,7 +101,7 @@ const Candidate kCandidates[] = {
 };
 
 constexpr const char* kProbeName = "attn2_variants";
-constexpr const char* kProbeSubject = "lab 07 rung 2";
+constexpr const char* kProbeSubject = "lab 08 rung 2";
 
 }  // namespace probe
 

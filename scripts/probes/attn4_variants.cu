@@ -1,6 +1,6 @@
-// Lab 07 rung 4 (the FlashAttention-3 style kernel, bf16, head_dim 128): which schedule of
+// Lab 08 rung 4 (the FlashAttention-3 style kernel, bf16, head_dim 128): which schedule of
 // the consumer warpgroups comes closest to cuDNN. The candidates are instantiations of the
-// solution's own kernel (solutions/07-attention/kernels/04_warp_specialized.cu, included
+// solution's own kernel (solutions/08-attention/kernels/04_warp_specialized.cu, included
 // below), one per row, each a `Schedule<stages, overlap, ping-pong, persistent, head-major,
 // poly-exp quarters, TMA store>`; all persistent (run 58 put every non-persistent row 2-6%
 // lower):
@@ -108,7 +108,7 @@
 #undef ROOFLINE_ATTENTION_CAUSAL_VARIANT
 #define ROOFLINE_ATTENTION_VARIANT(name, launch) static_assert(true, "")
 #define ROOFLINE_ATTENTION_CAUSAL_VARIANT(name, launch) static_assert(true, "")
-#include "../../solutions/07-attention/kernels/04_warp_specialized.cu"
+#include "../../solutions/08-attention/kernels/04_warp_specialized.cu"
 
 #include "attention/cudnn_sdpa.hpp"
 

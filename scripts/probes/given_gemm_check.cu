@@ -1,6 +1,6 @@
-// Checks lab 03's given GEMM (grader/include/roofline/gemm_with_epilogue.cuh)
+// Checks lab 04's given GEMM (grader/include/roofline/gemm_with_epilogue.cuh)
 // against a plain fp32 reference and times it beside the main loop it replaced
-// (lab 02's rung 9, taken from solutions/) and cuBLAS, at three shapes. One
+// (lab 03's rung 9, taken from solutions/) and cuBLAS, at three shapes. One
 // line per shape; exit 0 only if every check passed. Instructor-side: it reads
 // solutions/, so the student edition leaves it out.
 //
@@ -34,7 +34,7 @@
 // Rung 9 registers itself with the grader's harness; here it is only called.
 #undef ROOFLINE_GEMM_VARIANT
 #define ROOFLINE_GEMM_VARIANT(name, launch) static_assert(true, "")
-#include "../../solutions/02-gemm/kernels/09_pipelined.cu"
+#include "../../solutions/03-gemm/kernels/09_pipelined.cu"
 
 namespace probe {
 

@@ -1,4 +1,4 @@
-// Lab 03's given WMMA main loop (grader/include/roofline/gemm_with_epilogue.cuh): which tiling
+// Lab 04's given WMMA main loop (grader/include/roofline/gemm_with_epilogue.cuh): which tiling
 // gives GEMM + bias + GELU fused the largest lead over the given three kernels, at the lab's two
 // timed shapes, 4096^3 and M = N = 8192, K = 512 (goals: >= 1.05x and >= 1.4x). Every candidate
 // is the header's own kernel template (`wmma_gemm::Tiling<...>`), so a winner ships by changing
@@ -7,7 +7,7 @@
 // Per candidate, per shape, three jobs, each the way the lab times it:
 //   bare    Y = A B with the plain epilogue (StoreBf16): gemm_bare;
 //   fused   Y = gelu(A B + bias) with the reference solution's epilogue functor
-//           (solutions/03-fusion/kernels/07_gemm_bias_gelu_fused.cu): gemm_bias_gelu_fused;
+//           (solutions/04-fusion/kernels/07_gemm_bias_gelu_fused.cu): gemm_bias_gelu_fused;
 //   plain   fused with the reference functor as it was before its bias load went through __ldg
 //           (a plain load, which the compiler keeps after the previous pair's store to Y);
 //   three   the candidate's GEMM, then the given bias and GELU kernels
@@ -27,7 +27,7 @@
 //              retiling, bare 263 us at K = 512 and 434 us at 4096^3 in run 63; dropped.)
 //   B long     128x256 k32 r4, interleaved (shipped for K > 1024): the next k16 step's fragments
 //              load while this one multiplies, the next tile's copies start between mma, one
-//              barrier per tile before its last step (lab 02 rung 9's schedule, with WMMA).
+//              barrier per tile before its last step (lab 03 rung 9's schedule, with WMMA).
 //   D short    128x128 k32 r4, 4 warps of 64x64, 2/SM, interleaved (shipped for K <= 1024): one
 //              block's ring fill and epilogue run under the other block's mma.
 //   H, I       D with 5 and 6 slots (2 x 93 and 2 x 111 KiB): more K tiles in flight per block.
@@ -99,7 +99,7 @@
 // The reference epilogue registers itself with the grader's harness; here it is only used.
 #undef ROOFLINE_GEMM_BIAS_GELU_VARIANT
 #define ROOFLINE_GEMM_BIAS_GELU_VARIANT(name, launch) static_assert(true, "")
-#include "../../solutions/03-fusion/kernels/07_gemm_bias_gelu_fused.cu"
+#include "../../solutions/04-fusion/kernels/07_gemm_bias_gelu_fused.cu"
 
 namespace probe {
 
@@ -288,7 +288,7 @@ int main(int argc, char** argv) {
     cudaDeviceProp prop{};
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
     const int sms = prop.multiProcessorCount;
-    std::printf("lab 03 given-GEMM candidates on %s (%d SMs); bf16 in and out, fp32 accumulate\n", prop.name, sms);
+    std::printf("lab 04 given-GEMM candidates on %s (%d SMs); bf16 in and out, fp32 accumulate\n", prop.name, sms);
     const int n_cand = int(std::size(kCandidates));
     for (const auto& c : kCandidates) {
         cudaFuncAttributes attr{};

@@ -1,6 +1,6 @@
-// Lab 02 rung 9 (the mma.sync + cp.async pipelined bf16 GEMM): which form of the kernel comes closest
+// Lab 03 rung 9 (the mma.sync + cp.async pipelined bf16 GEMM): which form of the kernel comes closest
 // to the mma.sync roof at the lab's timed shape, 4096^3. Every candidate is the solution's own
-// kernel template (solutions/02-gemm/kernels/09_pipelined.cu, `Tiles<...>`), so a winner is
+// kernel template (solutions/03-gemm/kernels/09_pipelined.cu, `Tiles<...>`), so a winner is
 // shipped by changing the solution's one `using Shipped = Tiles<...>;` line to its row.
 //
 // Each candidate is first checked against cuBLAS with an fp32 output (the grader's reference)
@@ -40,7 +40,7 @@
 //   [no copies, no barrier] also without the wait and the barrier: ldmatrix and mma alone.
 //   producer + TMA      the same mma.sync loop, its copies done by the TMA unit for a producer
 //                       warpgroup, mbarriers instead of the block barrier (rung9_ws.cuh; not a rung:
-//                       lab 04's design), 3 or 4 stages.
+//                       lab 06's design), 3 or 4 stages.
 // The two bracketed rows split the complete kernel's time: what the copies cost, what the barrier
 // costs, and what is left (the 3.88 waves, each block's pipeline fill and epilogue).
 //
@@ -80,7 +80,7 @@
 #include "roofline/gemm.cuh"
 #undef ROOFLINE_GEMM_VARIANT
 #define ROOFLINE_GEMM_VARIANT(name, launch) static_assert(true, "")
-#include "../../solutions/02-gemm/kernels/09_pipelined.cu"
+#include "../../solutions/03-gemm/kernels/09_pipelined.cu"
 #include "rung9_ws.cuh"
 #include "../../grader/ceilings/mma_sync_probe.cuh"
 
@@ -142,7 +142,7 @@ void cublas_gemm(cublasHandle_t h, const bf16* A, const bf16* B, void* C, cudaDa
     }
 }
 
-// The lab's bf16 tolerance (labs/02-gemm/lab.yaml): |c - ref| <= 1e-2 + 8e-3 |ref| per element,
+// The lab's bf16 tolerance (labs/03-gemm/lab.yaml): |c - ref| <= 1e-2 + 8e-3 |ref| per element,
 // ||c - ref|| / ||ref|| <= 4e-3; NaN (an element never written: C is poisoned) never passes.
 // Returns the number of bad elements (the norm failing counts as one); prints the first.
 long long check(const char* name, Launch launch, const Shape& s, const bf16* A, const bf16* B, bf16* C,

@@ -1,12 +1,12 @@
-// Lab 02 rung 9's loop with a producer warp: the same block tile, warp tiles, swizzle, ldmatrix and
-// mma.sync as the solution (solutions/02-gemm/kernels/09_pipelined.cu, whose `Tiles` gives the
+// Lab 03 rung 9's loop with a producer warp: the same block tile, warp tiles, swizzle, ldmatrix and
+// mma.sync as the solution (solutions/03-gemm/kernels/09_pipelined.cu, whose `Tiles` gives the
 // shapes), but the eight mma warps copy nothing. A ninth warp has the TMA unit fill each stage
 // (A as one [128][64] box, B as four [64][64] boxes, all with the 128-byte swizzle, which is the
 // solution's A layout and, per 64-column box, its B layout), and mbarriers replace the block
 // barrier: full[s] completes when stage s's 48 KiB have landed, empty[s] when all eight mma warps
 // have done their last ldmatrix of it. Probe-only (scripts/probes/rung9_variants.cu): is 80% of
 // the mma.sync roof reachable once the copies leave the mma warps? Not a rung: rung 9
-// teaches cp.async, and this is lab 04's design.
+// teaches cp.async, and this is lab 06's design.
 //
 // Registers: setmaxnreg acts per warpgroup, so the producer is a whole warpgroup (warps 0-3, one
 // thread of which issues) that gives its registers back (40 a thread), and the two mma

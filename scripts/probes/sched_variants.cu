@@ -1,4 +1,4 @@
-// Lab 04 part 5 (the TMA-store wgmma GEMM, C = A Bt^T, bf16 in, fp32 accumulate, bf16 out):
+// Lab 06 part 5 (the TMA-store wgmma GEMM, C = A Bt^T, bf16 in, fp32 accumulate, bf16 out):
 // which cut of shared memory between the ring and the epilogue beats cuBLAS by a margin at
 // 4096^3 and 8192^3. Every row is the solution file's kernel under its shape rule (groups of 8
 // pair rows; the stream-K tail at 8 rounds of pairs or more: 8192^3 yes, 4096^3 no), with
@@ -65,7 +65,7 @@
 #include "roofline/gemm.cuh"
 #undef ROOFLINE_GEMM_ABT_VARIANT
 #define ROOFLINE_GEMM_ABT_VARIANT(name, launch) static_assert(true, "")
-#include "../../solutions/04-async/kernels/05_wgmma_tma_store.cu"
+#include "../../solutions/06-async/kernels/05_wgmma_tma_store.cu"
 
 namespace probe {
 
@@ -231,7 +231,7 @@ int main(int argc, char** argv) {
 
     cudaDeviceProp prop{};
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-    std::printf("lab 04 part 5 pipelines on %s (%d SMs); ScheduleInUse = Schedule<%d, %s>; PipelineInUse = "
+    std::printf("lab 06 part 5 pipelines on %s (%d SMs); ScheduleInUse = Schedule<%d, %s>; PipelineInUse = "
                 "Pipeline<%d, %d, %d, %s>\n", prop.name, prop.multiProcessorCount, ScheduleInUse::kGroupPairs,
                 ScheduleInUse::kStreamKTail ? "true" : "false", PipelineInUse::kBlockK, PipelineInUse::kStages,
                 PipelineInUse::kEpilogueBoxes, PipelineInUse::kStoreMatrix ? "true" : "false");

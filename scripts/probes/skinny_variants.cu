@@ -1,4 +1,4 @@
-// Lab 08 rung 2 (the skinny GEMM Y[M,N] = X[M,K] W[N,K]^T, bf16, fp32 accumulate): which
+// Lab 09 rung 2 (the skinny GEMM Y[M,N] = X[M,K] W[N,K]^T, bf16, fp32 accumulate): which
 // access pattern reads W fastest at M = 1..16. Every candidate is first checked against a
 // plain fp64 reference on the timed shapes and on odd ones; then, per M, all candidates,
 // the solution file as it stands, cuBLAS (the grader's peer: the same cublasGemmEx call) and
@@ -47,7 +47,7 @@
 #include "roofline/gemv.cuh"
 #undef ROOFLINE_GEMV_BATCHED_VARIANT
 #define ROOFLINE_GEMV_BATCHED_VARIANT(name, launch) static_assert(true, "")
-#include "../../solutions/08-decode/kernels/02_skinny_gemm.cu"
+#include "../../solutions/09-decode/kernels/02_skinny_gemm.cu"
 
 namespace probe {
 
@@ -396,7 +396,7 @@ void fma_rows(const bf16* W, const bf16* X, bf16* Y, int M, int N, int K, cudaSt
 }
 
 void solution(const bf16* W, const bf16* X, bf16* Y, int M, int N, int K, cudaStream_t stream) {
-    skinny(W, X, Y, M, N, K, stream);  // solutions/08-decode/kernels/02_skinny_gemm.cu
+    skinny(W, X, Y, M, N, K, stream);  // solutions/09-decode/kernels/02_skinny_gemm.cu
 }
 
 struct Candidate {
@@ -436,7 +436,7 @@ struct Shape {
     int M, N, K;
 };
 
-// The lab's tolerance (labs/08-decode/lab.yaml): |y - ref| <= atol + rtol |ref|, NaN never passes.
+// The lab's tolerance (labs/09-decode/lab.yaml): |y - ref| <= atol + rtol |ref|, NaN never passes.
 // Returns the number of bad elements; prints the first.
 long long check(const char* name, Launch launch, const Shape& s, const bf16* W, const bf16* X, bf16* Y,
                 const double* R) {

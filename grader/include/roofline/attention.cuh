@@ -1,4 +1,4 @@
-// The attention problem of lab 07: for each batch b and head h,
+// The attention problem of lab 08: for each batch b and head h,
 //
 //     O[b,h] = softmax(Q[b,h] K[b,h]^T * scale) V[b,h],   scale = 1 / sqrt(head_dim),
 //
@@ -18,7 +18,7 @@
 //     ROOFLINE_ATTENTION_CAUSAL_VARIANT(fused_causal, launch_fused);
 //
 // The second signature adds `float* scores`, batch * heads * seq * seq floats of scratch
-// the grader allocates (lab 07's given naive kernels keep the score matrix there).
+// the grader allocates (lab 08's given naive kernels keep the score matrix there).
 //
 // Pointers come from cudaMalloc (256-byte aligned). Launch on `stream`; do not
 // synchronize, allocate or copy to the host.

@@ -1,5 +1,5 @@
 // Thread-block clusters (sm_90): the blocks of a cluster run at the same time on SMs of
-// one GPC and can reach each other's shared memory (distributed shared memory). Lab 04
+// one GPC and can reach each other's shared memory (distributed shared memory). Lab 06
 // uses them to add partial row sums across blocks (load_remote) and for TMA multicast: one global read of a tile lands in the shared memory of
 // every block named in a mask, and each copy's bytes are counted on the mbarrier at the
 // same offset in each of those blocks.

@@ -1,4 +1,4 @@
-// Helpers for lab 07's fused rungs, given (lab 02 had you write them): cp.async copies
+// Helpers for lab 08's fused rungs, given (lab 03 had you write them): cp.async copies
 // global -> shared without a register stop, 16 bytes a thread, with zero fill for the rows
 // past the end of the sequence, and the two bf16 packings the fragments need.
 #pragma once

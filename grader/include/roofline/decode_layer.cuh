@@ -1,4 +1,4 @@
-// The decode_layer op of the gemv family (lab 08, rung 5): one decoder layer of a
+// The decode_layer op of the gemv family (lab 09, rung 5): one decoder layer of a
 // Llama-style transformer at batch 1, for one new token at position P = cache (the
 // number of positions already in the KV cache). With H = hidden, F = ffn and heads of
 // kHeadDim = 128 (H = heads * 128):

@@ -1,4 +1,4 @@
-// Given code for lab 08's decoder-layer step (decode_layer.cuh has the arithmetic): the layer
+// Given code for lab 09's decoder-layer step (decode_layer.cuh has the arithmetic): the layer
 // as a serving stack without fusion runs it, one small kernel per step, 13 launches:
 //
 //    1 rmsnorm            x -> a                       one block

@@ -1,4 +1,4 @@
-// The fusion problems of lab 03. A lab file defines a launch function with one
+// The fusion problems of lab 04. A lab file defines a launch function with one
 // of the signatures below and registers it:
 //
 //     void fused(const __nv_bfloat16* x, __nv_bfloat16* y, float a, float b, float c, std::size_t n,

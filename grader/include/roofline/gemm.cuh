@@ -1,5 +1,5 @@
-// The GEMM problem of labs 02-05: C[M,N] = A[M,K] * B[K,N], all row-major
-// (labs 04-05 take B transposed: op gemm_abt below).
+// The GEMM problem of labs 03, 04, 06 and 07: C[M,N] = A[M,K] * B[K,N], all row-major
+// (labs 06-07 take B transposed: op gemm_abt below).
 // A lab file defines a launch function with one of the signatures below and
 // registers it:
 //
@@ -24,7 +24,7 @@ using LaunchFp32 = void (*)(const float* A, const float* B, float* C, int M, int
 using LaunchBf16 = void (*)(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N, int K,
                             cudaStream_t stream);
 
-// Op `gemm_abt` (labs 04-05, tensor-core GEMMs fed by TMA): C = A Bt^T, with B given
+// Op `gemm_abt` (labs 06-07, tensor-core GEMMs fed by TMA): C = A Bt^T, with B given
 // transposed as Bt[N,K] row-major, the layout of a linear layer's weight. Both operands
 // are then K-major (K contiguous), the layout wgmma and tcgen05 read from shared memory
 // without a transpose. Same types as LaunchBf16; register with ROOFLINE_GEMM_ABT_VARIANT.

@@ -1,4 +1,4 @@
-// Given code for lab 03's GEMM + bias + GELU: a bf16 GEMM main loop that hands
+// Given code for lab 04's GEMM + bias + GELU: a bf16 GEMM main loop that hands
 // its fp32 results to an epilogue functor. A lab file chooses only what happens
 // to each pair of results on its way out:
 //
@@ -14,7 +14,7 @@
 // once, by one thread, after the main loop. StoreBf16 below is the plain
 // epilogue (round, store).
 //
-// This is deliberately not lab 02's answer. Rungs 8 and 9 drive the tensor
+// This is deliberately not lab 03's answer. Rungs 8 and 9 drive the tensor
 // cores by hand (ldmatrix lane addresses, mma.sync fragment layouts, XOR
 // swizzles); this kernel uses the portable WMMA API (nvcuda::wmma, CUDA
 // Programming Guide, "Warp Matrix Functions"), which hides all of that behind

@@ -1,4 +1,4 @@
-// The gemv family of lab 08: one step of decoding, a weight matrix times one
+// The gemv family of lab 09: one step of decoding, a weight matrix times one
 // (or a few) activation rows. W is [N, K] row-major (the layout of a linear
 // layer's weight: row n holds output channel n), x and y are bf16.
 //

@@ -1,8 +1,8 @@
-// Lab 09's layout library: what the student writes (labs/09-layouts/cpu/*.cpp) and
+// Lab 05's layout library: what the student writes (labs/05-layouts/cpu/*.cpp) and
 // what the grader's checker calls. A layout is a function from an index (or the
 // coordinate it names) to an offset, given as shape:stride modes.
 //
-// The conventions, as lessons/09-layouts.md builds them:
+// The conventions, as lessons/05-layouts.md builds them:
 //   - A Layout is flat: a list of modes (shape_i, stride_i), mode 0 varying fastest
 //     (colexicographic order, the convention of CUTLASS's CuTe). (4,2):(2,1) is
 //     {{4, 2}, {2, 1}}: index 5 is the coordinate (1, 1), offset 1*2 + 1*1 = 3.
@@ -10,7 +10,7 @@
 //   - The empty layout {} has size 1 and maps 0 to 0, like {{1, 0}}.
 //
 // Every function below is checked exhaustively on many layouts by `roofline grade
-// 09-layouts/VARIANT`, and the first index that goes wrong is shown. No GPU needed.
+// 05-layouts/VARIANT`, and the first index that goes wrong is shown. No GPU needed.
 #pragma once
 #include <string>
 #include <vector>
@@ -51,7 +51,7 @@ inline std::string to_string(const Layout& layout) {
     return "(" + shapes + "):(" + strides + ")";
 }
 
-// ---- What the student writes, one file each under labs/09-layouts/cpu/ ----
+// ---- What the student writes, one file each under labs/05-layouts/cpu/ ----
 
 // 01_evaluate.cpp: the offset of `index` (0 <= index < size(layout)): split the index
 // into the coordinate it names (mode 0 fastest), then the dot product with the strides.

@@ -1,4 +1,4 @@
-// PTX wrappers for the tensor-core rungs of lab 02 (8 and 9): given, not part
+// PTX wrappers for the tensor-core rungs of lab 03 (8 and 9): given, not part
 // of the exercise. What the rungs teach is where each lane's addresses and
 // fragments come from; these are the three instructions they feed.
 #pragma once

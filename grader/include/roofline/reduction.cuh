@@ -1,4 +1,4 @@
-// The row-reduction problem of lab 04: sums[r] = sum over c of x[r][c], x a row-major
+// The row-reduction problem of lab 06: sums[r] = sum over c of x[r][c], x a row-major
 // [rows][cols] bf16 array, each sum accumulated and returned in fp32. A lab file
 // defines a launch function with the signature below and registers it:
 //

@@ -1,4 +1,4 @@
-// PTX wrappers for Blackwell's fifth-generation tensor cores (tcgen05, sm_100a), as lab 05
+// PTX wrappers for Blackwell's fifth-generation tensor cores (tcgen05, sm_100a), as lab 07
 // uses them: given, not part of the exercise. What the lab teaches is what goes INTO these
 // instructions (the instruction descriptor, the shared-memory matrix descriptors, the
 // tensor-memory addresses) and the order they must come in; these are the instructions.

@@ -1,4 +1,4 @@
-// Hopper's tensor memory accelerator (TMA), as labs 04 and 05 use it: a tensor map
+// Hopper's tensor memory accelerator (TMA), as labs 06 and 07 use it: a tensor map
 // describes a 2-D row-major array in global memory and the box (tile) one copy moves;
 // one thread then asks for a box by its coordinates and the SM's TMA unit writes it into
 // shared memory, counting the bytes on an mbarrier (mbarrier.cuh) as they land.

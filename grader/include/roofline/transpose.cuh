@@ -1,4 +1,4 @@
-// The transpose problem of lab 09: y[c][r] = x[r][c] for x a row-major [rows][cols]
+// The transpose problem of lab 05: y[c][r] = x[r][c] for x a row-major [rows][cols]
 // array and y a row-major [cols][rows] one, fp32 or bf16, bit for bit. A lab file
 // defines a launch function with the signature below and registers it:
 //

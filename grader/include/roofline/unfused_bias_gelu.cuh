@@ -1,4 +1,4 @@
-// Given code for lab 03's rung 6: Y = gelu(A B + bias) as three kernels, the
+// Given code for lab 04's rung 6: Y = gelu(A B + bias) as three kernels, the
 // way it runs when each step is its own library call:
 //     1. the given GEMM (gemm_with_epilogue.cuh), writing Y = A B in bf16;
 //     2. add_bias_kernel: Y[r][c] += bias[c], reading Y and writing it back;

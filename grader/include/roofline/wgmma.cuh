@@ -1,4 +1,4 @@
-// Hopper's asynchronous warpgroup MMA (wgmma, sm_90a), as lab 04 uses it: four
+// Hopper's asynchronous warpgroup MMA (wgmma, sm_90a), as lab 06 uses it: four
 // consecutive warps (a warpgroup, starting at a warp index divisible by 4) multiply a
 // 64 x N tile of A by an N x 16 tile of B, both read from shared memory through
 // 64-bit matrix descriptors, into fp32 accumulators spread over the warpgroup's

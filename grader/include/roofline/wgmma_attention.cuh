@@ -1,4 +1,4 @@
-// The wgmma shapes lab 07's Hopper rung uses (sm_90a), beside wgmma.cuh's m64n256k16:
+// The wgmma shapes lab 08's Hopper rung uses (sm_90a), beside wgmma.cuh's m64n256k16:
 //   S = Q K^T:  m64n128k16, A (Q) and B (K) both K-major in shared memory;
 //   O += P V:   m64n128k16 / m64n64k16 with A (P) in registers, straight from the scores'
 //               accumulators, and B (V) N-major: V's rows are keys (the K index of this
@@ -105,7 +105,7 @@ namespace roofline::wgmma {
 
 // Named barriers between warpgroups (PTX "bar.sync" / "bar.arrive"; id 1..15, 0 is
 // __syncthreads'). `threads` counts every thread that takes part: with two warpgroups
-// taking turns, 256 (the 128 that wait and the 128 that only arrive). Lab 07's rung 4
+// taking turns, 256 (the 128 that wait and the 128 that only arrive). Lab 08's rung 4
 // uses a pair of them to make its two consumer warpgroups issue their matmuls in turn.
 __device__ inline void named_barrier_sync(int id, int threads) {
     asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");

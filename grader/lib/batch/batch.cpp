@@ -12,6 +12,7 @@
 #include "batch/profiling.hpp"
 #include "batch/summary.hpp"
 #include "input_error.hpp"
+#include "lab_aliases.hpp"
 #include "batch/out_lock.hpp"
 #include "output_file.hpp"
 #include "report.hpp"
@@ -87,7 +88,7 @@ LabSpec prepare_lab_yaml(const Workspace& course, const LabSpec& public_lab, con
     auto kernels = out_yaml.parent_path() / "kernels";
     std::error_code exists;  // the Slurm array's tasks all get here: the first one makes it
     fs::create_directory_symlink(fs::absolute(course.kernels_root(public_lab.id, false) / "kernels"), kernels, exists);
-    auto cpu = course.kernels_root(public_lab.id, false) / "cpu";  // a CPU part's files (lab 09), likewise
+    auto cpu = course.kernels_root(public_lab.id, false) / "cpu";  // a CPU part's files (lab 05), likewise
     if (fs::is_directory(cpu)) fs::create_directory_symlink(fs::absolute(cpu), out_yaml.parent_path() / "cpu", exists);
     // Written beside and renamed into place, so a parallel slice never reads half a file.
     auto temporary = out_yaml;
@@ -215,7 +216,7 @@ public:
     // Submissions that hold the same files as others (identical_submissions), named in their results.
     void name_identical(std::map<std::string, std::vector<std::string>> identical) { identical_ = std::move(identical); }
 
-    // Lab 06: profile every submission before grading it, beside the given kernels' profiles
+    // Lab 02: profile every submission before grading it, beside the given kernels' profiles
     // in `given_profiles` (batch/profiling.hpp).
     void profile_with(fs::path given_profiles) { given_profiles_ = std::move(given_profiles); }
 
@@ -406,7 +407,7 @@ int run_batch(const Workspace& course, const BatchOptions& o) {
     auto public_lab = load_lab(course.lab_yaml(o.lab));
     auto all = find_submissions(o.submissions);
     auto kit = load_build_kit(course.build_dir, o.lab);
-    // A CPU part (lab 09's layout library): its own kit, its program built per submission
+    // A CPU part (lab 05's layout library): its own kit, its program built per submission
     // beside the lab program and run by `roofline grade` in the same sandbox.
     std::optional<BuildKit> cpu_kit;
     if (std::any_of(public_lab.variants.begin(), public_lab.variants.end(), [](const VariantSpec& v) { return v.cpu_graded; }))
@@ -515,7 +516,8 @@ int merge_batch(const fs::path& out) {
     }
     auto batch = nlohmann::json::parse(read_file_text(batch_file), nullptr, false);
     if (!batch.is_object() || !batch.contains("submissions")) throw InputError(batch_file, 0, "unreadable; run the batch again");
-    BatchFacts facts{batch["lab"].get<std::string>(), batch["seed"].get<std::uint64_t>(), batch["hidden"].get<std::string>(), {}};
+    // A class folder written before the renumbering names the lab by its old name (lab_aliases.hpp).
+    BatchFacts facts{resolve_lab_name(batch["lab"].get<std::string>()), batch["seed"].get<std::uint64_t>(), batch["hidden"].get<std::string>(), {}};
     std::vector<SubmissionResult> results;
     for (const auto& name_json : batch["submissions"]) {
         auto name = name_json.get<std::string>();

@@ -2,6 +2,7 @@
 #include "output_file.hpp"
 
 #include "input_error.hpp"
+#include "lab_aliases.hpp"
 #include "yaml_fields.hpp"
 
 #include <fmt/format.h>
@@ -54,7 +55,7 @@ HiddenSpec load_hidden(const std::filesystem::path& file, const LabSpec& lab) {
     root.only_keys({"lab", "seed", "timeout_s", "launch_timeout_s", "shapes", "variants"});
     HiddenSpec hidden;
     hidden.file = file;
-    auto lab_id = root.string("lab");
+    auto lab_id = resolve_lab_name(root.string("lab"));  // an old name (lab_aliases.hpp): its alias, with a note
     if (lab_id != lab.id) {
         root.at("lab").fail(fmt::format("names lab '{}' but the batch grades '{}'; use the hidden file of {}", lab_id,
                                         lab.id, lab.id));

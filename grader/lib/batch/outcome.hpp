@@ -15,7 +15,7 @@ namespace roofline::batch {
 
 // In order of seriousness, least first: a submission's word is the worst of its variants'.
 // no_gpu ranks below every failure a variant can have on its own, so that on a machine with no
-// GPU the failures of the parts graded on the CPU (lab 09) stay in the outcome column.
+// GPU the failures of the parts graded on the CPU (lab 05) stay in the outcome column.
 enum class SubmissionOutcome {
     graded,                 // every variant verified, timed and scored
     no_predictions,         // graded, but predictions.yaml is missing: no prediction points

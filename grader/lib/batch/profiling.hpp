@@ -1,4 +1,4 @@
-// Profiles under `roofline batch`, for a lab whose points depend on them (lab 06: the byte
+// Profiles under `roofline batch`, for a lab whose points depend on them (lab 02: the byte
 // prediction and the diagnosis are scored against `roofline profile`'s counters). A
 // submission's own profile entries are never trusted: its log is staged without them (only
 // its predictions and diagnoses come along, staging.cpp), and the batch profiles instead:

@@ -158,7 +158,7 @@ void rebase_predictions(const PredictionLog& log, const LabSpec& public_lab, con
         double before = work_measure(public_lab, public_v, public_v.timed, p->regime);
         double after = work_measure(staged_lab, v, v.timed, p->regime);
         if (before > 0 && after > 0) staged.predicted_time_s = p->predicted_time_s * after / before;
-        // DRAM bytes follow the model's bytes (lab 06 scores them against the batch's own profile).
+        // DRAM bytes follow the model's bytes (lab 02 scores them against the batch's own profile).
         double bytes_before = public_lab.work(public_v, public_v.timed).bytes;
         double bytes_after = staged_lab.work(v, v.timed).bytes;
         if (p->predicted_dram_bytes && bytes_before > 0 && bytes_after > 0)
@@ -260,7 +260,7 @@ StagedSubmission stage_submission(const Workspace& course, const LabSpec& public
         fs::copy_file(course.kernels_root(public_lab.id, false) / "kernels" / name, kernels / name);
         staged.sources.push_back(kernels / name);
     }
-    // The CPU part's files (lab 09's layout library: cpu/*.cpp), from the submission's cpu/
+    // The CPU part's files (lab 05's layout library: cpu/*.cpp), from the submission's cpu/
     // folder or its top level, else the course's skeleton.
     auto cpu_skeletons = course.kernels_root(public_lab.id, false) / "cpu";
     if (std::any_of(public_lab.variants.begin(), public_lab.variants.end(), [](const VariantSpec& v) { return v.cpu_graded; })) {

@@ -78,7 +78,7 @@ inline constexpr std::uintmax_t kMaxPredictionLogBytes = 10'000'000;
 struct StagedSubmission {
     Workspace workspace;  // root: the staging tree; build_dir: STAGE/build
     std::vector<std::filesystem::path> sources;  // the kernel files to compile
-    std::vector<std::filesystem::path> cpu_sources;  // the CPU part's files (lab 09's cpu/*.cpp), if the lab has one
+    std::vector<std::filesystem::path> cpu_sources;  // the CPU part's files (lab 05's cpu/*.cpp), if the lab has one
     LogState log = LogState::missing;
     std::string log_message;  // why malformed (file:line and the parser's words)
     std::vector<std::string> notes;  // missing files, predictions not matching the source

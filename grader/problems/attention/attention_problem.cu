@@ -1,4 +1,4 @@
-// Inputs, trusted reference and peer for lab 07's attention (attention.cuh).
+// Inputs, trusted reference and peer for lab 08's attention (attention.cuh).
 //
 // Inputs: Q and K uniform in [-3, 3), V uniform in [-1, 1). A score q.k / sqrt(d) is then a
 //   sum of d products of variance (3^2/3)^2 = 9, scaled by 1/sqrt(d): a standard deviation of

@@ -1,4 +1,4 @@
-// Lab 07's peer: cuDNN's fused attention (the "flash" SDPA forward engines), reached
+// Lab 08's peer: cuDNN's fused attention (the "flash" SDPA forward engines), reached
 // through cuDNN's backend graph API, with no cudnn-frontend in between. The graph is the
 // one cuDNN's engines recognize as scaled dot-product attention (sdpa_forms.hpp says
 // which tensor types and forms, and why):
@@ -6,7 +6,7 @@
 //   S = Q K^T (fp32) -> S * scale -> [causal: row >= column ? S : lowest] -> softmax
 //     (max, subtract, exp, sum, log-sum-exp, divide) -> P (bf16) -> O = P V (bf16)
 //
-// cuDNN fuses it into one kernel; the scores never reach memory. Only the lab 07 program
+// cuDNN fuses it into one kernel; the scores never reach memory. Only the lab 08 program
 // links cuDNN (grader/CMakeLists.txt), so the other labs do not need it.
 #pragma once
 #include <cuda_bf16.h>

@@ -1,4 +1,4 @@
-// The attention family (lab 07): O = softmax(Q K^T / sqrt(d)) V, forward, bf16,
+// The attention family (lab 08): O = softmax(Q K^T / sqrt(d)) V, forward, bf16,
 // plain and causal. The peer, cuDNN's fused attention, does the same work; the
 // unfused line is the same attention with its seq x seq scores through memory.
 // Launch signatures: grader/include/roofline/attention.cuh.

@@ -5,7 +5,7 @@
 //          (the diagonal's n d extra terms are ignored, as the FlashAttention papers do).
 //          The softmax's exponentials and sums are O(n^2), not counted: a factor d fewer.
 //   bytes (fused, the fewest): Q, K, V read once and O written once, 4 n d values.
-//   bytes (scores materialized, lab 07's given three kernels): also the n x n fp32
+//   bytes (scores materialized, lab 08's given three kernels): also the n x n fp32
 //          scores written by Q K^T, read and written back by the softmax, read by P V:
 //          four passes of 4 n^2 bytes. The given kernels touch the whole matrix, masked
 //          or not, so causal attention moves the same score bytes.

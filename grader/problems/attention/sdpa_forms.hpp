@@ -1,4 +1,4 @@
-// The forms of cuDNN's fused-attention graph that lab 07's peer tries, in order, until one
+// The forms of cuDNN's fused-attention graph that lab 08's peer tries, in order, until one
 // gets an engine (cudnn_sdpa.cpp). Host logic only, so that the CPU tests can check the
 // order without cuDNN.
 //

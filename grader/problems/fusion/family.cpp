@@ -1,4 +1,4 @@
-// The fusion family (lab 03): an elementwise chain, RMSNorm and a GEMM with a
+// The fusion family (lab 04): an elementwise chain, RMSNorm and a GEMM with a
 // bias + GELU epilogue (and the bare GEMM it is compared with), each with the
 // work of the unfused version it replaces, so that the report can show the
 // bytes fusion saved. Peers: cudaMemcpy of x for chain and rmsnorm, cuBLASLt

@@ -1,4 +1,4 @@
-// Inputs, trusted references and peer for lab 03's fusion problems.
+// Inputs, trusted references and peer for lab 04's fusion problems.
 // References compute in fp32 (fp64 for the row sums) and round once, into fp32
 // buffers; outputs are compared in bf16 against them. Peer: cudaMemcpy device
 // to device of x, compared in bytes per second.

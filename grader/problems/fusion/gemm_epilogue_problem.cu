@@ -1,4 +1,4 @@
-// Inputs, trusted reference and peer for lab 03's GEMM operations:
+// Inputs, trusted reference and peer for lab 04's GEMM operations:
 //   gemm_bias_gelu: Y = gelu(A B + bias)      gemm_bare: Y = A B
 // all row-major, bf16 in and out, fp32 accumulation.
 //

@@ -1,4 +1,4 @@
-// FLOP and byte model of lab 03's fusion problems, fused and unfused (every
+// FLOP and byte model of lab 04's fusion problems, fused and unfused (every
 // array `element_bytes` wide: bf16 in the lab).
 //   chain:   y = gelu(x * a + b) * c elementwise. Fused: x read once, y written
 //            once. Unfused (three kernels): each kernel reads and writes the

@@ -1,4 +1,4 @@
-// The gemm family (labs 02, 04, 05): C = A B, and C = A Bt^T with B given
+// The gemm family (labs 03, 06, 07): C = A B, and C = A Bt^T with B given
 // transposed (gemm_abt, for the TMA-fed tensor-core labs). The peer, cuBLAS,
 // does the same work. Launch signatures: grader/include/roofline/gemm.cuh.
 #include "model.hpp"

@@ -1,4 +1,4 @@
-// Inputs, trusted reference and peer for the GEMM problem of labs 02-05.
+// Inputs, trusted reference and peer for the GEMM problem of labs 03, 04, 06 and 07.
 // C[M,N] = A[M,K] * B[K,N], all row-major, A and B uniform in [-1, 1).
 // Reference: cuBLAS. fp32 variants: cublasSgemm in the default math mode (no TF32).
 //   bf16 variants: cublasGemmEx with bf16 inputs, fp32 compute and an fp32 output, so the

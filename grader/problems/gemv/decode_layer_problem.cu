@@ -1,4 +1,4 @@
-// Inputs, trusted reference and peer for the gemv family's decode_layer op (lab 08, rung 5):
+// Inputs, trusted reference and peer for the gemv family's decode_layer op (lab 09, rung 5):
 // one decoder layer at batch 1 (the arithmetic: grader/include/roofline/decode_layer.cuh).
 // Inputs: x and the KV cache uniform in [-1, 1); the norms' weights in [0.5, 1.5); every weight
 //   matrix uniform in [-a, a) with a = sqrt(3 / K) (K its row length), so each GEMV's outputs

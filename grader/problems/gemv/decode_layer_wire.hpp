@@ -1,4 +1,4 @@
-// Lab 08's decoder layer takes its arrays as one struct (decode_layer.cuh); on the wire
+// Lab 09's decoder layer takes its arrays as one struct (decode_layer.cuh); on the wire
 // between the judge and the runner (harness/wire_call.hpp) it is its fields, in order.
 #pragma once
 #include "../../harness/wire_call.hpp"

@@ -1,4 +1,4 @@
-// The gemv family (lab 08): y = W x with W [N,K] row-major in bf16, int8 or fp8 (the op
+// The gemv family (lab 09): y = W x with W [N,K] row-major in bf16, int8 or fp8 (the op
 // names the weights' format; x and y are bf16, the variant's dtype), and Y = X W^T for
 // M rows of x; and decode_layer, one decoder layer at batch 1 built from them. Peers:
 // cudaMemcpy of W's bytes for the single-row ops (with cuBLAS's GEMV shown beside it), cuBLAS

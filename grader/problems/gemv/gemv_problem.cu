@@ -1,4 +1,4 @@
-// Inputs, trusted reference and peers for the gemv family (lab 08).
+// Inputs, trusted reference and peers for the gemv family (lab 09).
 // Inputs: W, x uniform in [-1, 1) (bf16); int8 weights uniform integers in [-127, 127]; e4m3
 //   weights uniform in [-4, 4) rounded to e4m3; scales uniform in [0.5, 2) / 127 (int8) or
 //   [0.5, 2) (e4m3), so every op's y is of the same size (tens).

@@ -1,4 +1,4 @@
-// FLOP and byte model of the gemv family (lab 08): y = W x with W [N,K] row-major.
+// FLOP and byte model of the gemv family (lab 09): y = W x with W [N,K] row-major.
 // Every op reads W once, x once and writes y once; 2 FLOPs per weight and row of x.
 // W dominates: at N = K = 8192 it is 128 MiB of bf16 against 16 KiB of x, so the
 // intensity is ~1 FLOP/byte for bf16 weights and ~2 for one-byte weights.

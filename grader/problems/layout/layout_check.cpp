@@ -1,4 +1,4 @@
-// The checker of lab 09's layout library (layout_check.hpp). Expected values come from
+// The checker of lab 05's layout library (layout_check.hpp). Expected values come from
 // the definitions (a composition is a(b(i)); a complement is the increasing layout that
 // fills in the gaps; ...), computed index by index; the cases asked are those the
 // lesson's divisibility conditions allow. It runs in the checker program, which holds
@@ -264,7 +264,7 @@ struct Checker {
     }
     std::string fmt_threw(const std::string& what) const {
         return report.part + " threw on " + current + ": " + what +
-               (what.rfind("TODO", 0) == 0 ? " (the skeleton: write it in labs/09-layouts/cpu/)" : "");
+               (what.rfind("TODO", 0) == 0 ? " (the skeleton: write it in labs/05-layouts/cpu/)" : "");
     }
 };
 

@@ -1,4 +1,4 @@
-// The checker behind lab 09's CPU-graded variants: each part of the student's layout
+// The checker behind lab 05's CPU-graded variants: each part of the student's layout
 // library (layout.hpp) is run on many layouts and compared, index by index, with what
 // the definitions say; the first index that goes wrong is reported with its case, its
 // coordinate, the expected and the returned value. No GPU is involved.

@@ -1,5 +1,5 @@
-// Lab 09's checker program (roofline-layout-check): the grader's, with none of the
-// student's code linked in. It starts the student's runner (lab-09-layouts-cpu --serve,
+// Lab 05's checker program (roofline-layout-check): the grader's, with none of the
+// student's code linked in. It starts the student's runner (lab-05-layouts-cpu --serve,
 // layout_runner_main.cpp) as its child, asks it for the student's answers case by case
 // (remote_library.hpp), compares them with the definitions (layout_check.cpp) and writes
 // the verdict itself. The runner only answers; nothing it says or does can write the
@@ -8,7 +8,7 @@
 //   roofline-layout-check --part PART --result FILE [--timeout S] [--sandboxed] -- RUNNER ARGS...
 //   roofline-layout-check --list          (the parts, as a JSON array)
 //
-// RUNNER ARGS: how to start the runner (under batch, bwrap ... -- lab-09-layouts-cpu --serve;
+// RUNNER ARGS: how to start the runner (under batch, bwrap ... -- lab-05-layouts-cpu --serve;
 // --sandboxed says so: bwrap hands a signal back as exit 128 + N). --timeout: the whole
 // conversation (lab.yaml timeout_s). The runner's stderr goes to FILE.stderr, its stdout
 // nowhere.

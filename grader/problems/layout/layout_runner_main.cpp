@@ -1,9 +1,9 @@
-// Lab 09's runner (lab-09-layouts-cpu, solution-09-layouts-cpu): the layout library of
+// Lab 05's runner (lab-05-layouts-cpu, solution-05-layouts-cpu): the layout library of
 // the files it is linked with, behind a query server. It decides nothing and writes no
 // verdict: the checker (roofline-layout-check, layout_check_main.cpp), a program of the
 // grader's that holds none of the student's code, starts it, asks, and compares.
 //
-//   lab-09-layouts-cpu --serve    requests on stdin, replies on file descriptor 3, one
+//   lab-05-layouts-cpu --serve    requests on stdin, replies on file descriptor 3, one
 //                                 JSON object a line each (remote_library.hpp)
 //
 // Whatever the student's code prints goes to stdout or stderr, never to the replies.
@@ -84,7 +84,7 @@ json answer(const json& request) {
 int main(int argc, char** argv) {
     if (argc != 2 || std::strcmp(argv[1], "--serve") != 0) {
         std::cerr << "usage: " << argv[0] << " --serve\n"
-                  << "Lab 09's runner: `roofline grade 09-layouts/PART` starts it through the checker\n"
+                  << "Lab 05's runner: `roofline grade 05-layouts/PART` starts it through the checker\n"
                   << "(roofline-layout-check), which asks it on stdin; it replies on file descriptor 3.\n";
         return 2;
     }

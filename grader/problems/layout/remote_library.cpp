@@ -153,7 +153,7 @@ json request_of(const Call& call) {
 
 LayoutLibrary remote_library(QueryChild& runner) {
     auto talk = std::make_shared<Conversation>(Conversation{runner});
-    const char* hello_form = "{\"id\": 0, \"runner\": \"layout\"}: is this lab 09's runner, lab-09-layouts-cpu --serve?";
+    const char* hello_form = "{\"id\": 0, \"runner\": \"layout\"}: is this lab 05's runner, lab-05-layouts-cpu --serve?";
     auto hello = ask(*talk, {{"ask", "hello"}}, hello_form);
     if (hello.value("runner", json()) != "layout") bad(hello.dump(), fmt::format("expected {}", hello_form));
     LayoutLibrary lib;

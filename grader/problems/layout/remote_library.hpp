@@ -1,4 +1,4 @@
-// Lab 09's layout library as the student's runner answers it, from another process: each
+// Lab 05's layout library as the student's runner answers it, from another process: each
 // call of the LayoutLibrary is one request to the runner (layout_runner_main.cpp) and its
 // reply, checked for form before the checker compares it. The protocol, one JSON object
 // a line each way; every request carries an "id" (0, 1, 2, ...) and its reply the same:
@@ -22,7 +22,7 @@
 
 namespace layouts {
 
-// Asks the runner's hello first: throws RunnerFailure unless it answers as lab 09's
+// Asks the runner's hello first: throws RunnerFailure unless it answers as lab 05's
 // runner. The library (and copies of it) asks `runner`, which must outlive it.
 LayoutLibrary remote_library(cpu_part::QueryChild& runner);
 

@@ -1,4 +1,4 @@
-// The reduction family (lab 04): row sums of a bf16 [rows][cols] array, in fp32.
+// The reduction family (lab 06): row sums of a bf16 [rows][cols] array, in fp32.
 // The peer, cudaMemcpy, moves as many bytes as the sums read. Launch signature:
 // grader/include/roofline/reduction.cuh.
 #include "model.hpp"

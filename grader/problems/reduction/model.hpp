@@ -1,4 +1,4 @@
-// FLOP and byte model of lab 04's row sums: x [rows][cols] read once, one fp32
+// FLOP and byte model of lab 06's row sums: x [rows][cols] read once, one fp32
 // sum written per row; one addition per element. The peer, cudaMemcpy, copies
 // half of x, so that it moves (reads plus writes) as many bytes as the sums read.
 #pragma once

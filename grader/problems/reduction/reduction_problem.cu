@@ -1,4 +1,4 @@
-// Inputs, trusted reference and peer for lab 04's row sums.
+// Inputs, trusted reference and peer for lab 06's row sums.
 // Reference: one block per row, fp64 accumulation, rounded once to fp32.
 // Peer: cudaMemcpy device to device of the first half of x into its second half's
 //   worth of scratch: the same bytes moved as the sums read (model.hpp).

@@ -1,4 +1,4 @@
-// The transpose family (lab 09): y [cols][rows] = x [rows][cols]^T, no arithmetic.
+// The transpose family (lab 05): y [cols][rows] = x [rows][cols]^T, no arithmetic.
 // The peer, cudaMemcpy of x, moves the same bytes. Launch signature:
 // grader/include/roofline/transpose.cuh.
 #include "model.hpp"

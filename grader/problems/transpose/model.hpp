@@ -1,4 +1,4 @@
-// FLOP and byte model of lab 09's transpose: x [rows][cols] read once, y [cols][rows]
+// FLOP and byte model of lab 05's transpose: x [rows][cols] read once, y [cols][rows]
 // written once, no arithmetic. The peer, cudaMemcpy of x into a buffer of the same size,
 // moves the same bytes, so the fraction of the peer is the fraction of the copy rate.
 #pragma once

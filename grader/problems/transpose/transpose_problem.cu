@@ -1,4 +1,4 @@
-// Inputs, trusted reference and peer for lab 09's transpose (model.hpp has the work).
+// Inputs, trusted reference and peer for lab 05's transpose (model.hpp has the work).
 // Reference: one thread per element, y[c][r] = x[r][c], read straight from global memory.
 // Peer: cudaMemcpy device to device of x into a buffer of its size: the same bytes moved.
 #include "roofline/transpose.cuh"

@@ -32,8 +32,8 @@ file(WRITE "${WORK_DIR}/variant_disagrees.yaml"
 file(WRITE "${WORK_DIR}/variant_only.yaml" "variants:\n  - {name: a, requires: {compute_capability: \"10.0\"}}\n")
 file(WRITE "${WORK_DIR}/not_a_cc.yaml" "title: t\nrequires: {compute_capability: sm_90a}\n")
 
-expect("${SOURCE_DIR}/labs/04-async/lab.yaml" "gencode=\\[arch=compute_90a,code=sm_90a\\]")
-expect("${SOURCE_DIR}/labs/05-blackwell/lab.yaml" "gencode=\\[arch=compute_100a,code=sm_100a\\]")
+expect("${SOURCE_DIR}/labs/06-async/lab.yaml" "gencode=\\[arch=compute_90a,code=sm_90a\\]")
+expect("${SOURCE_DIR}/labs/07-blackwell/lab.yaml" "gencode=\\[arch=compute_100a,code=sm_100a\\]")
 expect("${SOURCE_DIR}/labs/01-memory-roof/lab.yaml" "gencode=\\[\\]")
 expect("${WORK_DIR}/block.yaml" "gencode=\\[arch=compute_90a,code=sm_90a\\]")
 expect("${WORK_DIR}/variant_disagrees.yaml" "variant_disagrees.yaml:4: a variant requires compute capability 10.0, but the lab's requires \\(line 1\\) says 9.0")

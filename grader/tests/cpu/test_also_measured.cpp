@@ -1,4 +1,4 @@
-// A second library run beside the peer, never scored (score.hpp's AlsoMeasured): lab 08's
+// A second library run beside the peer, never scored (score.hpp's AlsoMeasured): lab 09's
 // GEMVs time cuBLAS's bf16 GEMV in the same run as the variant and cudaMemcpy. Read from the
 // lab program's JSON, shown as a fraction of its rate when it does the same work (the bf16
 // GEMV) and as a measured speedup beside the bytes' prediction when it does not (int8, fp8
@@ -14,7 +14,7 @@ using namespace roofline_test;
 
 namespace {
 
-LabSpec decode_lab() { return load_lab(repo_root() / "labs" / "08-decode" / "lab.yaml"); }
+LabSpec decode_lab() { return load_lab(repo_root() / "labs" / "09-decode" / "lab.yaml"); }
 
 // `variant` of `lab` scored from `result` on the test GPU's datasheet ceiling, with no prediction.
 Score scored(const LabSpec& lab, const std::string& variant, const protocol::Result& result) {
@@ -49,7 +49,7 @@ TEST_CASE("also measured, the same work: the variant's rate as a fraction of the
     CHECK(contains(line, "cuBLAS GEMV: 3.196 TB/s; yours is 105.0% of it (not scored)"));
 
     GradeContext context;
-    context.target = "08-decode/gemv_bf16_8192";
+    context.target = "09-decode/gemv_bf16_8192";
     auto report = terminal_report(context, s, lab_result("ok", 40e-6, 41e-6));
     CHECK(contains(report, "  also      cuBLAS GEMV"));
     auto json = score_json(context, s, lab_result("ok", 40e-6, 41e-6));
@@ -89,7 +89,7 @@ TEST_CASE("also measured: nothing shown without the timing, or for an op that ha
 }
 
 TEST_CASE("also measured, compute-bound: the fused GEMM epilogue against the given three kernels", "[score][fusion]") {
-    auto lab = load_lab(repo_root() / "labs" / "03-fusion" / "lab.yaml");
+    auto lab = load_lab(repo_root() / "labs" / "04-fusion" / "lab.yaml");
     // The variant 275 us, cuBLASLt 130 us, the given three kernels 374 us: 1.36x.
     auto s = scored(lab, "gemm_bias_gelu_fused_k512",
                     with_also(lab_result("ok", 275e-6, 130e-6, "cuBLASLt"), "the given three kernels", 374e-6));
@@ -104,6 +104,6 @@ TEST_CASE("also measured, compute-bound: the fused GEMM epilogue against the giv
     // Bytes do not set a compute-bound time: no speedup is read off their ratio (3.56x here).
     CHECK_FALSE(contains(line, "predict"));
     GradeContext context;
-    context.target = "03-fusion/gemm_bias_gelu_fused_k512";
+    context.target = "04-fusion/gemm_bias_gelu_fused_k512";
     CHECK(contains(terminal_report(context, s, lab_result("ok", 275e-6, 130e-6)), "  also      the given three kernels"));
 }

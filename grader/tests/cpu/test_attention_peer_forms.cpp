@@ -1,4 +1,4 @@
-// Lab 07's peer: the order in which it offers cuDNN the forms of the fused-attention graph
+// Lab 08's peer: the order in which it offers cuDNN the forms of the fused-attention graph
 // (grader/problems/attention/sdpa_forms.hpp). The first form is the one cuDNN's own frontend
 // builds for inference; P is in bf16 in every form the peer times; the unified operation
 // appears only where the installed cuDNN has it and never for causal attention (its mask

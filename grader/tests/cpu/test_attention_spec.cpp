@@ -1,4 +1,4 @@
-// Lab 07's attention family: the FLOP and byte model worked by hand, lab.yaml's rules for
+// Lab 08's attention family: the FLOP and byte model worked by hand, lab.yaml's rules for
 // attention shapes and ops, the score-matrix bytes the report shows, and
 // `roofline calc --attention` against the same hand-computed case.
 #include "test_support.hpp"
@@ -18,18 +18,18 @@ using namespace roofline_test;
 
 namespace {
 
-std::filesystem::path attention_lab_yaml() { return repo_root() / "labs" / "07-attention" / "lab.yaml"; }
+std::filesystem::path attention_lab_yaml() { return repo_root() / "labs" / "08-attention" / "lab.yaml"; }
 
-// A copy of lab 07 in `dir` with `from` replaced by `to` in its lab.yaml.
+// A copy of lab 08 in `dir` with `from` replaced by `to` in its lab.yaml.
 std::filesystem::path edited_lab(const std::filesystem::path& dir, const std::string& from, const std::string& to) {
-    std::filesystem::copy(attention_lab_yaml().parent_path(), dir / "07-attention",
+    std::filesystem::copy(attention_lab_yaml().parent_path(), dir / "08-attention",
                           std::filesystem::copy_options::recursive);
-    auto lab_yaml = dir / "07-attention" / "lab.yaml";
+    auto lab_yaml = dir / "08-attention" / "lab.yaml";
     write_file(lab_yaml, replaced(read_file(lab_yaml), from, to));
     return lab_yaml;
 }
 
-// Lab 07 with `from` edited to `to` does not load: the error names a line of lab.yaml and `mention`.
+// Lab 08 with `from` edited to `to` does not load: the error names a line of lab.yaml and `mention`.
 void check_edit_refused(const std::string& from, const std::string& to, const std::string& mention) {
     TempDir dir;
     auto lab_yaml = edited_lab(dir.path(), from, to);
@@ -62,7 +62,7 @@ TEST_CASE("attention model: FLOPs, fewest bytes and score-matrix bytes by hand",
     CHECK(big_unfused.flops / big_unfused.bytes < 32);
 }
 
-TEST_CASE("lab 07 loads: attention shapes for every variant, work from the model", "[attention][lab]") {
+TEST_CASE("lab 08 loads: attention shapes for every variant, work from the model", "[attention][lab]") {
     auto lab = load_lab(attention_lab_yaml());
     CHECK(lab.problem == "attention");
     REQUIRE(lab.variants.size() >= 6);
@@ -88,9 +88,9 @@ TEST_CASE("lab 07 loads: attention shapes for every variant, work from the model
     CHECK(lab.work(lab.variant("fused"), lab.timed).bytes == 4.0 * 64 * 4096 * 128 * 2);
 }
 
-TEST_CASE("lab 07's hidden shapes load against its lab.yaml: odd lengths, the 16k variants their own", "[attention][batch]") {
+TEST_CASE("lab 08's hidden shapes load against its lab.yaml: odd lengths, the 16k variants their own", "[attention][batch]") {
     auto lab = load_lab(attention_lab_yaml());
-    auto hidden = batch::load_hidden(repo_root() / "instructor" / "hidden" / "07-attention.yaml", lab);
+    auto hidden = batch::load_hidden(repo_root() / "instructor" / "hidden" / "08-attention.yaml", lab);
     REQUIRE(hidden.timed.has_value());
     CHECK(hidden.timed->at("seq") % 64 != 0);  // not a tile multiple: the padding mask is exercised
     CHECK(hidden.verify.size() >= 3);
@@ -99,12 +99,12 @@ TEST_CASE("lab 07's hidden shapes load against its lab.yaml: odd lengths, the 16
     CHECK(hidden.variant_timed.count("pipelined_causal_16k") == 1);
 }
 
-TEST_CASE("lab 07's lab.yaml: an attention shape without head_dim is refused at its line", "[attention][lab]") {
+TEST_CASE("lab 08's lab.yaml: an attention shape without head_dim is refused at its line", "[attention][lab]") {
     check_edit_refused("{batch: 1, heads: 1, seq: 1, head_dim: 64}", "{batch: 1, heads: 1, seq: 1}",
                        "{batch, head_dim, heads, seq}");
 }
 
-TEST_CASE("lab 07's lab.yaml: an unknown attention op names the two there are", "[attention][lab]") {
+TEST_CASE("lab 08's lab.yaml: an unknown attention op names the two there are", "[attention][lab]") {
     check_edit_refused("{name: fused_causal,     op: attention_causal,", "{name: fused_causal,     op: attention_masked,",
                        "attention, attention_causal");
 }
@@ -140,7 +140,7 @@ TEST_CASE("cli calc --attention: text names the score-matrix bytes; bad input is
     }
 }
 
-TEST_CASE("lab 07 is built for sm_90a: every variant requires 9.0, rung 4 refused on a B200", "[attention][lab][requires]") {
+TEST_CASE("lab 08 is built for sm_90a: every variant requires 9.0, rung 4 refused on a B200", "[attention][lab][requires]") {
     // Rung 4's wgmma exists on sm_90a only, and one lab program holds one architecture's code.
     auto lab = load_lab(attention_lab_yaml());
     for (const auto& v : lab.variants) {
@@ -159,6 +159,6 @@ TEST_CASE("lab 07 is built for sm_90a: every variant requires 9.0, rung 4 refuse
     CHECK(rung4 == std::set<std::pair<std::string, long long>>{
                        {"attention", 4096}, {"attention", 16384}, {"attention_causal", 4096}, {"attention_causal", 16384}});
     const auto& ws = lab.variant("warp_specialized");
-    CHECK(hardware_refusal("07-attention/warp_specialized", *ws.requires_cc, "NVIDIA B200", {10, 0}).has_value());
-    CHECK_FALSE(hardware_refusal("07-attention/warp_specialized", *ws.requires_cc, "NVIDIA H200", {9, 0}).has_value());
+    CHECK(hardware_refusal("08-attention/warp_specialized", *ws.requires_cc, "NVIDIA B200", {10, 0}).has_value());
+    CHECK_FALSE(hardware_refusal("08-attention/warp_specialized", *ws.requires_cc, "NVIDIA H200", {9, 0}).has_value());
 }

@@ -71,7 +71,7 @@ TEST_CASE("batch outcomes have stable names and an order of seriousness", "[batc
     CHECK(worse(SubmissionOutcome::hang, SubmissionOutcome::crash) == SubmissionOutcome::hang);
     CHECK(worse(SubmissionOutcome::graded, SubmissionOutcome::no_predictions) == SubmissionOutcome::no_predictions);
     CHECK(worse(SubmissionOutcome::compile_error, SubmissionOutcome::hang) == SubmissionOutcome::compile_error);
-    // A missing GPU hides no failure of a variant's own (lab 09's CPU parts, graded without one).
+    // A missing GPU hides no failure of a variant's own (lab 05's CPU parts, graded without one).
     CHECK(worse(SubmissionOutcome::no_gpu, SubmissionOutcome::wrong_answer) == SubmissionOutcome::wrong_answer);
     CHECK(worse(SubmissionOutcome::no_gpu, SubmissionOutcome::crash) == SubmissionOutcome::crash);
     CHECK(worse(SubmissionOutcome::graded, SubmissionOutcome::no_gpu) == SubmissionOutcome::no_gpu);
@@ -163,7 +163,7 @@ TEST_CASE("classifying a grading run: the worst variant names the submission", "
 }
 
 TEST_CASE("no GPU: the CPU parts' own failures stay in the outcome column", "[batch][layouts]") {
-    auto lab = load_lab(repo_root() / "labs" / "09-layouts" / "lab.yaml");
+    auto lab = load_lab(repo_root() / "labs" / "05-layouts" / "lab.yaml");
     const VariantSpec* cpu_part = nullptr;
     for (const auto& v : lab.variants) {
         if (v.cpu_graded && !cpu_part) cpu_part = &v;
@@ -172,13 +172,13 @@ TEST_CASE("no GPU: the CPU parts' own failures stay in the outcome column", "[ba
     json all = json::array();
     for (const auto& v : lab.variants) {
         if (&v == cpu_part) {
-            all.push_back({{"target", "09-layouts/" + v.name}, {"outcome", "incorrect"}, {"graded_on", "cpu"},
+            all.push_back({{"target", "05-layouts/" + v.name}, {"outcome", "incorrect"}, {"graded_on", "cpu"},
                            {"message", "index 3 wrong"}, {"points", {{"total", 0}, {"max", 20}}}});
         } else if (v.cpu_graded) {
-            all.push_back({{"target", "09-layouts/" + v.name}, {"outcome", "correct"}, {"graded_on", "cpu"},
+            all.push_back({{"target", "05-layouts/" + v.name}, {"outcome", "correct"}, {"graded_on", "cpu"},
                            {"points", {{"total", 20}, {"max", 20}}}});
         } else {
-            all.push_back({{"target", "09-layouts/" + v.name}, {"outcome", "no_device"}, {"message", "no CUDA device"}});
+            all.push_back({{"target", "05-layouts/" + v.name}, {"outcome", "no_device"}, {"message", "no CUDA device"}});
         }
     }
     GradingRun run;
@@ -296,7 +296,7 @@ TEST_CASE("a bad hidden file names the file, the line and the fix", "[batch]") {
     check_mentions(e, {"hidden.yaml:3", "{n}"});
     e = error_for("lab: 01-memory-roof\nsede: 3\n");
     check_mentions(e, {"hidden.yaml:2", "sede"});
-    e = error_for("lab: 02-gemm\n");
+    e = error_for("lab: 03-gemm\n");
     check_mentions(e, {"hidden.yaml:1", "01-memory-roof"});
     e = error_for("lab: 01-memory-roof\nvariants:\n  copy_fast: {timed: {n: 5}}\n");
     CHECK(contains(e, "hidden.yaml:3"));

@@ -1,4 +1,4 @@
-// Lab 06 under `roofline batch`: the points only a profile earns (byte prediction, diagnosis)
+// Lab 02 under `roofline batch`: the points only a profile earns (byte prediction, diagnosis)
 // come from profiles the batch makes itself. Here, without a GPU: the staged log keeps the
 // student's predictions (byte figures scaled to the graded shape) and diagnoses but drops
 // the profile entries the student wrote; the batch says once when ncu is missing; under the
@@ -25,7 +25,7 @@ using namespace roofline_test;
 
 namespace {
 
-const std::string kLab = "06-profile";
+const std::string kLab = "02-profile";
 
 std::size_t occurrences(const std::string& text, const std::string& what) {
     std::size_t n = 0;
@@ -37,20 +37,20 @@ std::size_t occurrences(const std::string& text, const std::string& what) {
 
 TEST_CASE("batch profiles only where lab.yaml scores them, and says once what a missing ncu costs",
           "[batch][profile]") {
-    auto lab06 = load_lab(repo_root() / "labs" / kLab / "lab.yaml");
+    auto lab02 = load_lab(repo_root() / "labs" / kLab / "lab.yaml");
     auto lab01 = load_lab(repo_root() / "labs" / "01-memory-roof" / "lab.yaml");
-    CHECK(scores_profiles(lab06));
+    CHECK(scores_profiles(lab02));
     CHECK_FALSE(scores_profiles(lab01));
-    auto note = profiler_missing_note(lab06, false);
+    auto note = profiler_missing_note(lab02, false);
     check_mentions(note, {"ncu (Nsight Compute) was not found", "15 points per variant",
                           "byte prediction 5, diagnosis 10", "Profiles under batch"});
-    CHECK(profiler_missing_note(lab06, true).empty());
+    CHECK(profiler_missing_note(lab02, true).empty());
     CHECK(profiler_missing_note(lab01, false).empty());
     // The README section the note points at exists.
-    CHECK(contains(read_file(repo_root() / "README.md"), "### Profiles under batch (lab 06)"));
+    CHECK(contains(read_file(repo_root() / "README.md"), "### Profiles under batch (lab 02)"));
 }
 
-TEST_CASE("a staged lab 06 log: predictions rebased, bytes too; diagnoses kept; the student's profiles dropped",
+TEST_CASE("a staged lab 02 log: predictions rebased, bytes too; diagnoses kept; the student's profiles dropped",
           "[batch][profile][diagnose]") {
     TempDir dir;
     Workspace course{repo_root(), ROOFLINE_BINARY_DIR};
@@ -152,7 +152,7 @@ TEST_CASE("the sandbox shows ncu the Nsight Compute folder its launcher script s
     CHECK(contains(fmt::format("{}", fmt::join(argv, " ")), canonical(dir / "vendor").string()));
 }
 
-TEST_CASE("batch of lab 06 without ncu: one clear note, and the rest graded as usual", "[batch][profile][cli]") {
+TEST_CASE("batch of lab 02 without ncu: one clear note, and the rest graded as usual", "[batch][profile][cli]") {
     TempDir dir;
     auto subs = dir / "subs";
     auto out = dir / "out";

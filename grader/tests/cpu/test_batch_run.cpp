@@ -110,17 +110,17 @@ TEST_CASE("batch: the GPU holder ends when its stdin closes, and holds only wher
     }
 }
 
-// Lab 09's CPU part (the layout library) under batch, with no GPU: each submission's
+// Lab 05's CPU part (the layout library) under batch, with no GPU: each submission's
 // cpu/*.cpp are staged, compiled with the CPU part's build kit and checked by
 // `roofline grade` like its GPU variants (which stop at the device check here).
-TEST_CASE("batch: lab 09's CPU part is compiled and graded per submission; a broken one is a compile_error",
+TEST_CASE("batch: lab 05's CPU part is compiled and graded per submission; a broken one is a compile_error",
           "[batch][layout]") {
     TempDir dir;
     auto subs = dir / "subs";
     auto out = dir / "out";
     // "solved": the reference's layout library; "skeleton": no cpu/ files (graded as the
     // unedited skeletons, noted); "broken": one file that does not compile.
-    for (const auto& entry : std::filesystem::directory_iterator(repo_root() / "solutions" / "09-layouts" / "cpu")) {
+    for (const auto& entry : std::filesystem::directory_iterator(repo_root() / "solutions" / "05-layouts" / "cpu")) {
         write_file(subs / "solved" / "cpu" / entry.path().filename(), read_file(entry.path()));
     }
     std::filesystem::create_directories(subs / "skeleton" / "kernels");
@@ -166,9 +166,9 @@ long long evaluate(const Layout&, long long) { throw std::logic_error("TODO"); }
 }  // namespace layouts
 )SOURCE");
     auto solution = [](const std::string& name) {
-        return read_file(repo_root() / "solutions" / "09-layouts" / "cpu" / name);
+        return read_file(repo_root() / "solutions" / "05-layouts" / "cpu" / name);
     };
-    for (const auto& entry : std::filesystem::directory_iterator(repo_root() / "solutions" / "09-layouts" / "cpu")) {
+    for (const auto& entry : std::filesystem::directory_iterator(repo_root() / "solutions" / "05-layouts" / "cpu")) {
         auto name = entry.path().filename().string();
         write_file(subs / "garbler" / "cpu" / name, solution(name));
         write_file(subs / "chatty" / "cpu" / name, solution(name));
@@ -182,7 +182,7 @@ long long evaluate(const Layout&, long long) { throw std::logic_error("TODO"); }
                "\"{\\\"status\\\": \\\"correct\\\"}\\n\"; (void)::write(3, line, sizeof line - 1); } } garbler; }\n" +
                    solution("01_evaluate.cpp"));
 
-    auto r = run_cli(course_flags() + " batch 09-layouts --gpus none --jobs 2 --submissions " + shell_quote(subs.string()) +
+    auto r = run_cli(course_flags() + " batch 05-layouts --gpus none --jobs 2 --submissions " + shell_quote(subs.string()) +
                      " --out " + shell_quote(out.string()));
     INFO(r.all());
     CHECK(r.exit_code == 0);

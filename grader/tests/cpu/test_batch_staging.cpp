@@ -131,19 +131,19 @@ TEST_CASE("staging: a device file is refused", "[batch][staging]") {
 
 TEST_CASE("staging: a CPU part's file that is a link is refused too", "[batch][staging][layouts]") {
     Workspace course{repo_root(), ROOFLINE_BINARY_DIR};
-    auto lab = load_lab(course.lab_yaml("09-layouts"));
+    auto lab = load_lab(course.lab_yaml("05-layouts"));
     TempDir dir;
     auto sub = dir / "subs" / "mallory";
     fs::create_directories(sub / "cpu");
     std::string name;
-    for (const auto& entry : fs::directory_iterator(repo_root() / "labs" / "09-layouts" / "cpu")) {
+    for (const auto& entry : fs::directory_iterator(repo_root() / "labs" / "05-layouts" / "cpu")) {
         if (entry.path().extension() == ".cpp") name = entry.path().filename().string();
     }
     REQUIRE(!name.empty());
-    fs::create_symlink(repo_root() / "solutions" / "09-layouts" / "cpu" / name, sub / "cpu" / name);
+    fs::create_symlink(repo_root() / "solutions" / "05-layouts" / "cpu" / name, sub / "cpu" / name);
     std::string said;
     try {
-        stage_submission(course, lab, course.lab_yaml("09-layouts"), {"mallory", sub}, dir / "stage");
+        stage_submission(course, lab, course.lab_yaml("05-layouts"), {"mallory", sub}, dir / "stage");
     } catch (const UnsafeEntry& e) {
         said = e.what();
     }

@@ -378,7 +378,7 @@ TEST_CASE("cli list: labs, variants and prediction state", "[cli]") {
     auto before = run_cli(repo_flag() + " list" + log_flag);
     INFO(before.all());
     REQUIRE(before.exit_code == 0);
-    for (const char* text : {"01-memory-roof", "The memory roof", "copy_naive_fp32", "add_bf16", "02-gemm",
+    for (const char* text : {"01-memory-roof", "The memory roof", "copy_naive_fp32", "add_bf16", "03-gemm",
                              "r1_naive", "r9_pipelined"}) {
         CHECK(contains(before.out, text));
     }

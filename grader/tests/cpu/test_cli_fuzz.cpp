@@ -65,7 +65,7 @@ TEST_CASE("cli fuzz: every numeric option refuses bad numbers with one line and 
         // predict: positive, finite, and not faster than every GPU's datasheet floor
         {predict_copy, "--time-us", "600", {"4096.5"}},
         {predict_copy, "--gbps", "3000", {"0.5", "4096.5"}},
-        {root + " predict 02-gemm/r1_naive --regime compute --why w" + log_flag, "--tflops", "20", {"0.5"}},
+        {root + " predict 03-gemm/r1_naive --regime compute --why w" + log_flag, "--tflops", "20", {"0.5"}},
         // seeds: whole numbers from 0 (never -1 read as 2^64 - 1)
         {root + " grade 01-memory-roof/copy_naive_fp32 --no-build" + log_flag, "--seed", "42", {"0"}},
         {root + " run 01-memory-roof/copy_naive_fp32 --no-build", "--seed", "42", {"0"}},

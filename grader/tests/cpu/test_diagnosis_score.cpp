@@ -1,4 +1,4 @@
-// The sixth defect of lab 06 (a tail) read off its counters, and `grade`'s check of a
+// The sixth defect of lab 02 (a tail) read off its counters, and `grade`'s check of a
 // diagnosis against the counters: the profile of the source diagnosed shows the cause
 // named, the profile of the graded source (the fix) shows it gone, its figure moved by the
 // cause's factor. The tail's tables are synthetic (data/ncu/synthetic-fma_tail_*.csv say
@@ -19,11 +19,11 @@ using namespace roofline_test;
 
 namespace {
 
-const std::string kLab = "06-profile";
+const std::string kLab = "02-profile";
 
-// A table of data/ncu/ as the report for `variant` of lab 06 at its timed shape, with the
+// A table of data/ncu/ as the report for `variant` of lab 02 at its timed shape, with the
 // H200's datasheet roofs (the recordings' machine had no measured ones).
-ProfileReport lab06_report(const std::string& table, const std::string& variant_name) {
+ProfileReport lab02_report(const std::string& table, const std::string& variant_name) {
     auto lab = load_lab(repo_root() / "labs" / kLab / "lab.yaml");
     const auto& variant = lab.variant(variant_name);
     auto file = test_data() / "ncu" / table;
@@ -64,7 +64,7 @@ bool has(const std::vector<std::string>& v, const std::string& x) { return std::
 
 TEST_CASE("a tail: the average SM busy half as long as the busiest names tail_effect; the fix is at its roof (synthetic)",
           "[profile][diagnose][tail]") {
-    auto given = lab06_report("synthetic-fma_tail_given_raw.csv", "fma_tail_fp32");
+    auto given = lab02_report("synthetic-fma_tail_given_raw.csv", "fma_tail_fp32");
     REQUIRE(given.sm_busy_balance.has_value());
     CHECK(*given.sm_busy_balance == Approx(449600.0 / 893900));
     CHECK(given.tail_effect());
@@ -81,22 +81,22 @@ TEST_CASE("a tail: the average SM busy half as long as the busiest names tail_ef
     CHECK(contains(text, "1.01 waves; SMs busy 50% of the busiest one's cycles"));
     CHECK(profile_json(given)["occupancy"]["sm_busy_balance"].get<double>() == Approx(0.503).margin(0.001));
 
-    auto fixed = lab06_report("synthetic-fma_tail_fixed_raw.csv", "fma_tail_fp32");
+    auto fixed = lab02_report("synthetic-fma_tail_fixed_raw.csv", "fma_tail_fp32");
     CHECK_FALSE(fixed.tail_effect());
     CHECK(causes_shown(fixed) == std::vector<std::string>{"at_roof"});
 
     // Without the two sm__cycles_active metrics (tables recorded before they were asked for)
     // there is no tail to name, and the report says what is missing.
-    auto old = lab06_report("h200-2026-11-30/given-fma_few_warps_fp32.ncu.csv", "fma_few_warps_fp32");
+    auto old = lab02_report("h200-2026-11-30/given-fma_few_warps_fp32.ncu.csv", "fma_few_warps_fp32");
     CHECK_FALSE(old.sm_busy_balance.has_value());
     CHECK(has(old.missing_metrics, "sm__cycles_active.avg"));
 }
 
-TEST_CASE("the tail's cause is in lesson 06's list and in the lesson", "[diagnose][tail][lessons]") {
+TEST_CASE("the tail's cause is in lesson 02's list and in the lesson", "[diagnose][tail][lessons]") {
     const auto* cause = find_cause("tail_effect");
     REQUIRE(cause != nullptr);
     CHECK(cause->figure == "sm_busy_balance");
-    auto lesson = read_file(repo_root() / "lessons" / "06-profile.md");
+    auto lesson = read_file(repo_root() / "lessons" / "02-profile.md");
     for (const auto& c : diagnosis_causes()) {
         INFO(c.id);
         CHECK(contains(lesson, "| `" + c.id + "` |"));
@@ -105,8 +105,8 @@ TEST_CASE("the tail's cause is in lesson 06's list and in the lesson", "[diagnos
 }
 
 TEST_CASE("a diagnosis borne out by the counters earns its points: shown before, gone after", "[diagnose][grade]") {
-    auto given = lab06_report("synthetic-fma_tail_given_raw.csv", "fma_tail_fp32");
-    auto fixed = lab06_report("synthetic-fma_tail_fixed_raw.csv", "fma_tail_fp32");
+    auto given = lab02_report("synthetic-fma_tail_given_raw.csv", "fma_tail_fp32");
+    auto fixed = lab02_report("synthetic-fma_tail_fixed_raw.csv", "fma_tail_fp32");
     PredictionLog log;
     log.diagnoses.push_back(diagnosis_of("fma_tail_fp32", "tail_effect", "given-hash"));
     log.profiles.push_back(entry_of(given, "fma_tail_fp32", "given-hash"));
@@ -134,7 +134,7 @@ TEST_CASE("a diagnosis borne out by the counters earns its points: shown before,
         log.profiles.pop_back();
         auto half = score_diagnosis(log, kLab, "fma_tail_fp32", "fixed-hash", 10);
         CHECK(half.points == 5);
-        CHECK(contains(half.verdict, "roofline profile 06-profile/fma_tail_fp32, then grade again"));
+        CHECK(contains(half.verdict, "roofline profile 02-profile/fma_tail_fp32, then grade again"));
     }
     SECTION("a fix whose counters still show the cause earns the first half only") {
         log.profiles.push_back(entry_of(given, "fma_tail_fp32", "fixed-hash"));  // newest profile of the fix
@@ -155,7 +155,7 @@ TEST_CASE("a diagnosis borne out by the counters earns its points: shown before,
         auto none = score_diagnosis(log, kLab, "fma_tail_fp32", "fixed-hash", 10);
         CHECK(none.cause.empty());
         CHECK(none.points == 0);
-        CHECK(contains(none.verdict, "roofline diagnose 06-profile/fma_tail_fp32 --cause"));
+        CHECK(contains(none.verdict, "roofline diagnose 02-profile/fma_tail_fp32 --cause"));
     }
     SECTION("another variant's diagnosis and profiles do not count") {
         for (auto& d : log.diagnoses) d.variant = "fma_few_warps_fp32";
@@ -163,10 +163,10 @@ TEST_CASE("a diagnosis borne out by the counters earns its points: shown before,
     }
 }
 
-// The factors are set against what the H200 measured: every real given/fix pair of lab 06
+// The factors are set against what the H200 measured: every real given/fix pair of lab 02
 // passes with the cause the kernel was built with, and the bank-conflict pair with the
 // course's own example, a cut of 10x or more.
-TEST_CASE("lab 06's real pairs: each fix moves its cause's counter by the cause's factor", "[diagnose][grade]") {
+TEST_CASE("lab 02's real pairs: each fix moves its cause's counter by the cause's factor", "[diagnose][grade]") {
     struct Recorded {
         std::string cause, folder;
     };
@@ -179,8 +179,8 @@ TEST_CASE("lab 06's real pairs: each fix moves its cause's counter by the cause'
     for (const auto& [variant, recorded] : defect) {
         INFO(variant);
         const auto& cause = recorded.cause;
-        auto given = lab06_report(recorded.folder + "/given-" + variant + ".ncu.csv", variant);
-        auto fixed = lab06_report(recorded.folder + "/solutions-" + variant + ".ncu.csv", variant);
+        auto given = lab02_report(recorded.folder + "/given-" + variant + ".ncu.csv", variant);
+        auto fixed = lab02_report(recorded.folder + "/solutions-" + variant + ".ncu.csv", variant);
         PredictionLog log;
         log.diagnoses.push_back(diagnosis_of(variant, cause, "given"));
         log.profiles.push_back(entry_of(given, variant, "given"));
@@ -191,9 +191,9 @@ TEST_CASE("lab 06's real pairs: each fix moves its cause's counter by the cause'
         // The figure the given kernel showed the cause by is there on both sides.
         CHECK(log.profiles[0].figures.count(find_cause(cause)->figure) == 1);
     }
-    auto conflicted = cause_figures(lab06_report("h200-2026-11-30/given-row_sum_bank_conflict_bf16.ncu.csv",
+    auto conflicted = cause_figures(lab02_report("h200-2026-11-30/given-row_sum_bank_conflict_bf16.ncu.csv",
                                                  "row_sum_bank_conflict_bf16"));
-    auto padded = cause_figures(lab06_report("h200-2026-11-30/solutions-row_sum_bank_conflict_bf16.ncu.csv",
+    auto padded = cause_figures(lab02_report("h200-2026-11-30/solutions-row_sum_bank_conflict_bf16.ncu.csv",
                                              "row_sum_bank_conflict_bf16"));
     CHECK(conflicted.at("bank_conflicts") >= 10 * padded.at("bank_conflicts"));
     CHECK(find_cause("bank_conflicts")->factor == 10);
@@ -202,7 +202,7 @@ TEST_CASE("lab 06's real pairs: each fix moves its cause's counter by the cause'
 TEST_CASE("a profile entry keeps its source, causes and figures through the log", "[diagnose][log]") {
     TempDir dir;
     auto file = dir / "log.yaml";
-    auto given = lab06_report("synthetic-fma_tail_given_raw.csv", "fma_tail_fp32");
+    auto given = lab02_report("synthetic-fma_tail_given_raw.csv", "fma_tail_fp32");
     append_profile(file, entry_of(given, "fma_tail_fp32", "abc123"));
     ProfileEntry bare;  // as entries were written before: no source, causes or figures
     bare.lab = kLab;
@@ -225,7 +225,7 @@ TEST_CASE("a profile entry keeps its source, causes and figures through the log"
     CHECK(contains(message, "figures.bank_conflicts"));
 }
 
-TEST_CASE("lab 06 scores the diagnosis: 10 of its 100 points", "[diagnose][lab_spec]") {
+TEST_CASE("lab 02 scores the diagnosis: 10 of its 100 points", "[diagnose][lab_spec]") {
     auto lab = load_lab(repo_root() / "labs" / kLab / "lab.yaml");
     CHECK(lab.scoring.diagnosis == 10);
     CHECK(lab.scoring.total() == 100);

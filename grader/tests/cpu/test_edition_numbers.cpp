@@ -177,7 +177,7 @@ std::vector<std::string> lines_of(const fs::path& file) {
     return lines;
 }
 
-// "07" for labs/07-attention/... and lessons/07-attention.md; "" for files of no lab.
+// "08" for labs/08-attention/... and lessons/08-attention.md; "" for files of no lab.
 std::string lab_of(const std::string& relative) {
     static const std::regex kLab(R"(^(?:labs|lessons)/(\d\d)-)");
     std::smatch m;
@@ -185,7 +185,7 @@ std::string lab_of(const std::string& relative) {
 }
 
 struct Source {
-    std::string where;  // labs/07-attention/debrief/fused.md:61
+    std::string where;  // labs/08-attention/debrief/fused.md:61
     std::string lab;
 };
 
@@ -240,18 +240,18 @@ const std::vector<Allowed> kAllowed = {
      "the machine's roof (`roofline ceilings`), which a student measures before any grade; the debrief's % column divides by it"},
     {"labs/00-three-regimes/README.md", "63.58 TFLOP/s", "fp32 FMA 63.58 TFLOP/s", "the same: the FMA roof of `roofline ceilings`"},
     {"labs/01-memory-roof/README.md", "4.197 TB/s", "cudaMemcpy D2D **4.197 TB/s**", "the same memory roof"},
-    {"labs/03-fusion/README.md", "185 us", "~185 us (170-210)",
+    {"labs/04-fusion/README.md", "185 us", "~185 us (170-210)",
      "our prediction for gemm_bare at K = 512; the debrief's 185 us is cuBLASLt's time, a coincidence"},
-    {"labs/06-profile/README.md", "90 %", "| ~90% |", "our prediction for the fixes; the debrief's 90% is ncu's DRAM busy, a coincidence"},
-    {"labs/06-profile/README.md", "95 %", "88-95% of the FMA roof",
+    {"labs/02-profile/README.md", "90 %", "| ~90% |", "our prediction for the fixes; the debrief's 90% is ncu's DRAM busy, a coincidence"},
+    {"labs/02-profile/README.md", "95 %", "88-95% of the FMA roof",
      "the top of our predicted range for fma_tail's fix; the debrief's 95% is ncu's L1 busy, a coincidence"},
-    {"labs/07-attention/README.md", "0.95 ms", "| ~1.65 ms, ~0.95 ms |",
+    {"labs/08-attention/README.md", "0.95 ms", "| ~1.65 ms, ~0.95 ms |",
      "our prediction for pipelined_causal's first version; 0.95 ms in a debrief is another kernel's time"},
-    {"labs/07-attention/README.md", "0.50 ms", "causal ~0.50 ms at 4k",
+    {"labs/08-attention/README.md", "0.50 ms", "causal ~0.50 ms at 4k",
      "our prediction for rung 4's schedule, kept as written before its run; the debrief has it beside the measurement"},
-    {"lessons/01-roofline.md", "425.9 us", "l4 ", "`roofline calc`'s compute floor on an L4, a coincidence with a lab 03 time"},
-    {"lessons/02-gemm.md", "12.5 %", "12.5% occupancy", "rung 9's theoretical occupancy (8 warps of 64), not a time"},
-    {"lessons/06-profile.md", "95 %", "at 95% of the DRAM roof", "a checkpoint question's made-up kernel"},
+    {"lessons/01-roofline.md", "425.9 us", "l4 ", "`roofline calc`'s compute floor on an L4, a coincidence with a lab 04 time"},
+    {"lessons/03-gemm.md", "12.5 %", "12.5% occupancy", "rung 9's theoretical occupancy (8 warps of 64), not a time"},
+    {"lessons/02-profile.md", "95 %", "at 95% of the DRAM roof", "a checkpoint question's made-up kernel"},
 };
 
 // "file:line: figure, measured in debrief:line" for every figure of a before-grade file that a
@@ -342,16 +342,16 @@ TEST_CASE("no figure a debrief measured is readable in the student edition befor
     CHECK(problems.empty());
 
     // and the check can fail: a lab.yaml comment that quotes a debrief's measured rate
-    const fs::path yaml = edition / "labs" / "07-attention" / "lab.yaml";
+    const fs::path yaml = edition / "labs" / "08-attention" / "lab.yaml";
     std::string planted_figure;
     for (const auto& [key, sources] : measured)
-        if (sources.front().lab == "07" && contains(key, "TFLOP/s")) planted_figure = key;
+        if (sources.front().lab == "08" && contains(key, "TFLOP/s")) planted_figure = key;
     REQUIRE_FALSE(planted_figure.empty());
     roofline_test::write_file(yaml, roofline_test::read_file(yaml) + "# the reference ran " +
                                         std::string(planted_figure) + "\n");
     auto planted = leaks_by_file(edition);
-    REQUIRE(planted.count("labs/07-attention/lab.yaml"));
-    CHECK(contains(planted["labs/07-attention/lab.yaml"].back(),
-                   fmt::format("labs/07-attention/lab.yaml:{}: ", lines_of(yaml).size())));
-    CHECK(contains(planted["labs/07-attention/lab.yaml"].back(), "is what labs/07-attention/debrief/"));
+    REQUIRE(planted.count("labs/08-attention/lab.yaml"));
+    CHECK(contains(planted["labs/08-attention/lab.yaml"].back(),
+                   fmt::format("labs/08-attention/lab.yaml:{}: ", lines_of(yaml).size())));
+    CHECK(contains(planted["labs/08-attention/lab.yaml"].back(), "is what labs/08-attention/debrief/"));
 }

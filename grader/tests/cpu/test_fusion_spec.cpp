@@ -1,4 +1,4 @@
-// Lab 03 mixes two operations with different shapes: each variant must get the
+// Lab 04 mixes two operations with different shapes: each variant must get the
 // shapes of its own operation, and the report's "bytes saved" comes from the
 // unfused model.
 #include "catch.hpp"
@@ -13,7 +13,7 @@ using roofline::load_lab;
 
 namespace {
 roofline::LabSpec fusion_lab() {
-    return load_lab(std::filesystem::path(ROOFLINE_SOURCE_DIR) / "labs" / "03-fusion" / "lab.yaml");
+    return load_lab(std::filesystem::path(ROOFLINE_SOURCE_DIR) / "labs" / "04-fusion" / "lab.yaml");
 }
 }  // namespace
 
@@ -154,7 +154,7 @@ TEST_CASE("beside a GEMM + bias + GELU the given three kernels are timed: their 
 }
 
 TEST_CASE("GEMM ops take exactly m, n and k", "[fusion]") {
-    auto dir = std::filesystem::temp_directory_path() / "roofline-fusion-gemm-keys" / "03-fusion";
+    auto dir = std::filesystem::temp_directory_path() / "roofline-fusion-gemm-keys" / "04-fusion";
     std::filesystem::create_directories(dir / "kernels");
     std::ofstream(dir / "kernels" / "x.cu") << "";
     auto write_lab = [&](const std::string& timed) {

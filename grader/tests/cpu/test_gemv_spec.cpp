@@ -1,4 +1,4 @@
-// Lab 08 and the gemv family: the byte and FLOP model of each op (weights in
+// Lab 09 and the gemv family: the byte and FLOP model of each op (weights in
 // their own format), the peers' work, the intensity climbing with M, each variant
 // verified on the shapes of its own op (odd ones among them), and a gemv op given
 // the wrong shape keys reported with file:line.
@@ -13,7 +13,7 @@ using namespace roofline;
 using namespace roofline_test;
 
 namespace {
-LabSpec decode_lab() { return load_lab(repo_root() / "labs" / "08-decode" / "lab.yaml"); }
+LabSpec decode_lab() { return load_lab(repo_root() / "labs" / "09-decode" / "lab.yaml"); }
 }  // namespace
 
 TEST_CASE("gemv moves W once in its own format, plus x and y", "[gemv]") {
@@ -83,7 +83,7 @@ TEST_CASE("a gemv variant with a batched shape is refused with file:line", "[gem
     TempDir dir;
     write_file(dir / "08-x/kernels/a.cu", "");
     write_file(dir / "08-x/lab.yaml", R"(title: t
-lesson: lessons/08-decode.md
+lesson: lessons/09-decode.md
 problem: gemv
 timeout_s: 10
 shapes:

@@ -1,7 +1,7 @@
 // lab.yaml `requires` (lib/hardware_requirement.cpp, lib/lab_spec.cpp): compute
 // capabilities parse or are refused with file:line; a variant built for one GPU is
-// refused on any other, with a message that says what to do instead; lab 04 asks
-// for compute capability 9.0 and lab 05 for 10.0.
+// refused on any other, with a message that says what to do instead; lab 06 asks
+// for compute capability 9.0 and lab 07 for 10.0.
 #include "test_support.hpp"
 
 #include "hardware_requirement.hpp"
@@ -43,19 +43,19 @@ TEST_CASE("compute capabilities are MAJOR.MINOR", "[requires]") {
 
 TEST_CASE("a Blackwell-only variant is refused on an H200 and graded on a B200", "[requires]") {
     const ComputeCapability blackwell{10, 0};
-    auto on_h200 = hardware_refusal("05-blackwell/tcgen05_gemm", blackwell, "NVIDIA H200", {9, 0});
+    auto on_h200 = hardware_refusal("07-blackwell/tcgen05_gemm", blackwell, "NVIDIA H200", {9, 0});
     REQUIRE(on_h200.has_value());
     INFO(*on_h200);
-    CHECK(contains(*on_h200, "05-blackwell/tcgen05_gemm needs a Blackwell GPU of compute capability 10.0"));
+    CHECK(contains(*on_h200, "07-blackwell/tcgen05_gemm needs a Blackwell GPU of compute capability 10.0"));
     CHECK(contains(*on_h200, "this GPU is NVIDIA H200 (9.0)"));
     CHECK(contains(*on_h200, "Nothing was built, run or scored"));
     CHECK(contains(*on_h200, "roofline calc --hardware b200"));
 
-    CHECK_FALSE(hardware_refusal("05-blackwell/tcgen05_gemm", blackwell, "NVIDIA B200", {10, 0}).has_value());
+    CHECK_FALSE(hardware_refusal("07-blackwell/tcgen05_gemm", blackwell, "NVIDIA B200", {10, 0}).has_value());
     // sm_100a code runs on 10.0 only: a 10.3 Blackwell (B300) is refused too.
-    CHECK(hardware_refusal("05-blackwell/tcgen05_gemm", blackwell, "NVIDIA B300", {10, 3}).has_value());
+    CHECK(hardware_refusal("07-blackwell/tcgen05_gemm", blackwell, "NVIDIA B300", {10, 3}).has_value());
     // And a Hopper-only variant on a B200.
-    auto on_b200 = hardware_refusal("04-async/x", {9, 0}, "NVIDIA B200", {10, 0});
+    auto on_b200 = hardware_refusal("06-async/x", {9, 0}, "NVIDIA B200", {10, 0});
     REQUIRE(on_b200.has_value());
     CHECK(contains(*on_b200, "needs a Hopper GPU of compute capability 9.0"));
 }
@@ -71,18 +71,18 @@ TEST_CASE("requires: the lab's applies to every variant unless one sets its own"
     for (const auto& v : plain.variants) CHECK_FALSE(v.requires_cc.has_value());
 }
 
-TEST_CASE("lab 05 runs on compute capability 10.0 only", "[requires][lab]") {
-    auto lab = lab_requiring("05-blackwell", {10, 0});
+TEST_CASE("lab 07 runs on compute capability 10.0 only", "[requires][lab]") {
+    auto lab = lab_requiring("07-blackwell", {10, 0});
     for (const auto& v : lab.variants) CHECK(v.op == "gemm_abt");
 }
 
-TEST_CASE("lab 04 runs on compute capability 9.0 only", "[requires][lab]") {
+TEST_CASE("lab 06 runs on compute capability 9.0 only", "[requires][lab]") {
     // Its programs hold sm_90a code alone (CMake reads this `requires` to choose the -gencode).
-    auto lab = lab_requiring("04-async", {9, 0});
-    auto on_b200 = hardware_refusal("04-async/wgmma_gemm_4096", *lab.variants.front().requires_cc, "NVIDIA B200",
+    auto lab = lab_requiring("06-async", {9, 0});
+    auto on_b200 = hardware_refusal("06-async/wgmma_gemm_4096", *lab.variants.front().requires_cc, "NVIDIA B200",
                                     {10, 0});
     CHECK(on_b200.has_value());
-    CHECK_FALSE(hardware_refusal("04-async/wgmma_gemm_4096", *lab.variants.front().requires_cc, "NVIDIA H200",
+    CHECK_FALSE(hardware_refusal("06-async/wgmma_gemm_4096", *lab.variants.front().requires_cc, "NVIDIA H200",
                                  {9, 0}).has_value());
 }
 

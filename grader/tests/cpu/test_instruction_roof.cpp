@@ -18,7 +18,7 @@ namespace {
 LabSpec gemm_lab(TempDir& dir, const std::string& roof) {
     write_file(dir / "lab" / "kernels" / "k.cu", "// empty\n");
     write_file(dir / "lab" / "lab.yaml",
-               "title: t\nlesson: lessons/02-gemm.md\nproblem: gemm\ntimeout_s: 10\n"
+               "title: t\nlesson: lessons/03-gemm.md\nproblem: gemm\ntimeout_s: 10\n"
                "shapes:\n  timed: {m: 4096, n: 4096, k: 4096}\n  verify:\n    - {m: 128, n: 128, k: 32}\n"
                "tolerance:\n  bf16: {atol: 1.0e-2, rtol: 8.0e-3, max_rel_l2: 4.0e-3}\n"
                "scoring: {correctness: 40, performance: 50, prediction: 10, against: peer, floor_fraction: 0.0, "
@@ -87,7 +87,7 @@ TEST_CASE("score: a rung on mma.sync shows its fraction of the mma.sync roof bes
     // 2 * 4096^3 = 137.44 GFLOP in 0.3 ms = 458.1 TFLOP/s; cuBLAS in 0.18 ms = 763.6 TFLOP/s.
     auto result = lab_result("ok", 0.3e-3, 0.18e-3, "cuBLAS bf16");
     const double achieved = 2.0 * 4096.0 * 4096.0 * 4096.0 / 0.3e-3 / 1e12;
-    GradeContext context{"02-gemm/r9", "NVIDIA H200", "labs", false};
+    GradeContext context{"03-gemm/r9", "NVIDIA H200", "labs", false};
 
     SECTION("measured on this GPU: the fraction of it") {
         auto m = measured_h200(645);
@@ -126,14 +126,14 @@ TEST_CASE("score: a rung on mma.sync shows its fraction of the mma.sync roof bes
     }
 }
 
-TEST_CASE("the shipped labs: lab 02's mma.sync rungs name the roof; lab 04's DSMEM rung needs clusters",
+TEST_CASE("the shipped labs: lab 03's mma.sync rungs name the roof; lab 06's DSMEM rung needs clusters",
           "[instruction_roof][labs]") {
-    auto gemm = load_lab(repo_root() / "labs" / "02-gemm" / "lab.yaml");
+    auto gemm = load_lab(repo_root() / "labs" / "03-gemm" / "lab.yaml");
     CHECK(gemm.variant("r8_tensor_core").instruction_roof == "mma_sync");
     CHECK(gemm.variant("r9_pipelined").instruction_roof == "mma_sync");
     CHECK(gemm.variant("r7_warptiled").instruction_roof.empty());  // fp32 FMAs: the FMA roof is the roofline's
 
-    auto async = load_lab(repo_root() / "labs" / "04-async" / "lab.yaml");
+    auto async = load_lab(repo_root() / "labs" / "06-async" / "lab.yaml");
     const auto& dsmem = async.variant("row_sum_cluster_dsmem");
     REQUIRE(dsmem.requires_cc);
     CHECK(*dsmem.requires_cc == (ComputeCapability{9, 0}));

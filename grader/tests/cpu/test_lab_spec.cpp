@@ -253,7 +253,7 @@ TEST_CASE("divisible_by with a key that is no size of the problem is refused", "
     check_mentions(message, {"divisible_by_unknown_key/lab.yaml:28:", "mm"});
 }
 
-TEST_CASE("a variant may name its own problem and tolerance (lab 04 mixes row sums and a GEMM)", "[lab]") {
+TEST_CASE("a variant may name its own problem and tolerance (lab 06 mixes row sums and a GEMM)", "[lab]") {
     auto lab = load_lab(fixture_lab("mixed_problems"));
     const auto& sums = lab.variant("sums");
     const auto& matmul = lab.variant("matmul");
@@ -305,8 +305,8 @@ TEST_CASE("given_kernels: which kernel files pass as handed out (the GPU test's 
         WARN("the student edition has no solutions/: only the lab.yaml part is checked");
     }
 
-    SECTION("lab 06 says its kernels are correct and slow by design: every variant passes as given") {
-        auto lab = lab_of("06-profile");
+    SECTION("lab 02 says its kernels are correct and slow by design: every variant passes as given") {
+        auto lab = lab_of("02-profile");
         CHECK(lab.given_kernels_correct);
         check_every_variant(lab, true);
     }
@@ -315,8 +315,8 @@ TEST_CASE("given_kernels: which kernel files pass as handed out (the GPU test's 
         CHECK_FALSE(lab.given_kernels_correct);
         if (std::filesystem::is_directory(solutions(lab))) check_every_variant(lab, false);
     }
-    SECTION("in a skeleton lab, a file with no solution is given code: lab 03's unfused chain passes, its fix not") {
-        auto lab = lab_of("03-fusion");
+    SECTION("in a skeleton lab, a file with no solution is given code: lab 04's unfused chain passes, its fix not") {
+        auto lab = lab_of("04-fusion");
         CHECK_FALSE(lab.given_kernels_correct);
         if (std::filesystem::is_directory(solutions(lab))) {
             int given = 0, skeletons = 0;
@@ -369,7 +369,7 @@ TEST_CASE("scoring.byte_prediction: points in the grader's total, 0 when absent"
     auto lab = load_lab(lab_yaml);
     CHECK(lab.scoring.byte_prediction == 5);
     CHECK(lab.scoring.total() == 105);
-    CHECK(load_lab(repo_root() / "labs" / "06-profile" / "lab.yaml").scoring.total() == 100);
+    CHECK(load_lab(repo_root() / "labs" / "02-profile" / "lab.yaml").scoring.total() == 100);
 
     write_file(lab_yaml, copy.with("  byte_prediction: -5\n", "  against:"));
     auto message = input_error_of([&] { load_lab(lab_yaml); });

@@ -1,4 +1,4 @@
-// Lab 09's CPU-graded layout library: the reference solution against hand-worked layouts
+// Lab 05's CPU-graded layout library: the reference solution against hand-worked layouts
 // (independent of the checker), the checker against the solution and against planted
 // wrong answers (each must fail, naming the first wrong index), the checker program
 // (roofline-layout-check) against runners that misbehave (a forged verdict, garbage on
@@ -28,11 +28,11 @@ namespace {
 
 fs::path layout_checker() { return fs::path(ROOFLINE_BUILD_DIR) / "roofline-layout-check"; }
 fs::path layout_runner(bool solution) {
-    return fs::path(ROOFLINE_BUILD_DIR) / "labs" / (solution ? "solution-09-layouts-cpu" : "lab-09-layouts-cpu");
+    return fs::path(ROOFLINE_BUILD_DIR) / "labs" / (solution ? "solution-05-layouts-cpu" : "lab-05-layouts-cpu");
 }
 
 // A runner that is a shell script: `body` runs with the requests on stdin and the replies
-// on file descriptor 3, like lab-09-layouts-cpu --serve.
+// on file descriptor 3, like lab-05-layouts-cpu --serve.
 fs::path script_runner(const fs::path& dir, const std::string& name, const std::string& body) {
     auto file = dir / name;
     write_file(file, "#!/bin/sh\n" + body + "\n");
@@ -40,7 +40,7 @@ fs::path script_runner(const fs::path& dir, const std::string& name, const std::
     return file;
 }
 
-// `reply TEXT`: replies {"id": ID, TEXT} to the request just read, as lab 09's runner does;
+// `reply TEXT`: replies {"id": ID, TEXT} to the request just read, as lab 05's runner does;
 // then the hello, answered.
 const std::string kHello =
     "reply() { printf '{\"id\": %s, %s}\\n' \"$(printf '%s' \"$request\" | sed 's/.*\"id\":\\([0-9]*\\).*/\\1/')\" \"$1\" >&3; }\n"
@@ -367,7 +367,7 @@ TEST_CASE("layout checker program: the runner only answers; what it does wrong i
         auto runner = script_runner(dir.path(), "replier", "while read request; do echo '{\"status\": \"correct\"}' >&3; done");
         auto run = run_checker("evaluate", {runner.string()});
         CHECK(run.result["status"] == "bad_reply");
-        CHECK(contains(run.result.value("message", ""), "is this lab 09's runner"));
+        CHECK(contains(run.result.value("message", ""), "is this lab 05's runner"));
     }
     SECTION("the wrong number of values is a bad reply") {
         auto runner = script_runner(dir.path(), "counter", kHello + "while read request; do reply '\"values\": [0, 0]'; done");
@@ -494,8 +494,8 @@ TEST_CASE("layout checker: the remote library agrees with the solution in proces
     runner.finish();
 }
 #endif
-TEST_CASE("lab 09: CPU-graded variants in lab.yaml", "[layouts]") {
-    auto lab = roofline::load_lab(repo_root() / "labs/09-layouts/lab.yaml");
+TEST_CASE("lab 05: CPU-graded variants in lab.yaml", "[layouts]") {
+    auto lab = roofline::load_lab(repo_root() / "labs/05-layouts/lab.yaml");
     const auto& compose = lab.variant("compose");
     CHECK(compose.cpu_graded);
     CHECK(compose.problem == "layout");
@@ -504,15 +504,15 @@ TEST_CASE("lab 09: CPU-graded variants in lab.yaml", "[layouts]") {
     CHECK(lab.work(lab.variant("transpose_naive_bf16"), {{"rows", 1024}, {"cols", 512}}).bytes == 2.0 * 1024 * 512 * 2);
 
     TempDir dir;
-    auto yaml = read_file(repo_root() / "labs/09-layouts/lab.yaml");
+    auto yaml = read_file(repo_root() / "labs/05-layouts/lab.yaml");
     auto at = yaml.find("{name: compose, problem: layout,");
     REQUIRE(at != std::string::npos);
     yaml.insert(at + std::string("{name: compose, problem: layout,").size(), " dtype: fp32,");
-    fs::create_directories(dir / "09-layouts");
-    fs::copy(repo_root() / "labs/09-layouts/cpu", dir / "09-layouts/cpu");
-    fs::copy(repo_root() / "labs/09-layouts/kernels", dir / "09-layouts/kernels");
-    write_file(dir / "09-layouts/lab.yaml", yaml);
-    auto message = input_error_of([&] { roofline::load_lab(dir / "09-layouts/lab.yaml"); });
+    fs::create_directories(dir / "05-layouts");
+    fs::copy(repo_root() / "labs/05-layouts/cpu", dir / "05-layouts/cpu");
+    fs::copy(repo_root() / "labs/05-layouts/kernels", dir / "05-layouts/kernels");
+    write_file(dir / "05-layouts/lab.yaml", yaml);
+    auto message = input_error_of([&] { roofline::load_lab(dir / "05-layouts/lab.yaml"); });
     check_mentions(message, {"lab.yaml:", "dtype"});
 }
 
@@ -520,18 +520,18 @@ TEST_CASE("roofline grade of a CPU-graded variant: no GPU, no prediction", "[lay
     TempDir dir;
     auto log = " --log " + shell_quote((dir / "predictions.yaml").string());
 
-    auto skeleton = run_cli(course_flags() + " grade 09-layouts/compose --no-build" + log);
+    auto skeleton = run_cli(course_flags() + " grade 05-layouts/compose --no-build" + log);
     INFO(skeleton.all());
     CHECK(skeleton.exit_code == roofline::kGradedIncorrect);
-    check_mentions(skeleton.out, {"09-layouts/compose  INCORRECT (threw)", "not written yet",
+    check_mentions(skeleton.out, {"05-layouts/compose  INCORRECT (threw)", "not written yet",
                                   "case      a = (6,2):(8,2), b = (4,3):(3,1)", "points    0 / 40"});
 
-    auto predict = run_cli(course_flags() + " predict 09-layouts/compose --time-us 5 --regime memory --why x" + log);
+    auto predict = run_cli(course_flags() + " predict 05-layouts/compose --time-us 5 --regime memory --why x" + log);
     CHECK(predict.exit_code == roofline::kBadInput);
     CHECK(contains(predict.err, "graded on the CPU"));
 
-    if (fs::exists(repo_root() / "solutions/09-layouts/cpu")) {
-        auto solved = run_cli(course_flags() + " grade 09-layouts/swizzle --solutions --no-build --json" + log);
+    if (fs::exists(repo_root() / "solutions/05-layouts/cpu")) {
+        auto solved = run_cli(course_flags() + " grade 05-layouts/swizzle --solutions --no-build --json" + log);
         INFO(solved.all());
         CHECK(solved.exit_code == roofline::kGradedCorrect);
         auto json = nlohmann::json::parse(solved.out);
@@ -541,12 +541,12 @@ TEST_CASE("roofline grade of a CPU-graded variant: no GPU, no prediction", "[lay
     }
 }
 
-// A build folder whose lab-09-layouts-cpu is `runner_script` (a shell script), for
+// A build folder whose lab-05-layouts-cpu is `runner_script` (a shell script), for
 // `roofline grade --build-dir`; the checker is the one beside roofline, never this folder's.
 static fs::path build_with_runner(const TempDir& dir, const std::string& runner_script) {
     auto build = dir / "build";
     fs::create_directories(build / "labs");
-    script_runner(build / "labs", "lab-09-layouts-cpu", runner_script);
+    script_runner(build / "labs", "lab-05-layouts-cpu", runner_script);
     return build;
 }
 
@@ -565,15 +565,15 @@ TEST_CASE("roofline grade: a runner that forges the verdict is graded a crash, i
     auto build = build_with_runner(dir, kForger);
     auto flags = "--root " + shell_quote(repo_root().string()) + " --build-dir " + shell_quote(build.string());
     auto log = " --log " + shell_quote((dir / "predictions.yaml").string());
-    auto plain = run_cli(flags + " grade 09-layouts/evaluate --no-build" + log);
+    auto plain = run_cli(flags + " grade 05-layouts/evaluate --no-build" + log);
     INFO(plain.all());
     CHECK(plain.exit_code == roofline::kCrashedOrTimedOut);
-    check_mentions(plain.out, {"09-layouts/evaluate  FAILED (crashed)", "before its first answer", "points    0 / 40"});
+    check_mentions(plain.out, {"05-layouts/evaluate  FAILED (crashed)", "before its first answer", "points    0 / 40"});
     CHECK_FALSE(contains(plain.out, "CORRECT"));
 
     auto sandbox = working_sandbox();
     ScopedEnv handed(roofline::kSandboxVariable, roofline::sandbox_to_environment(sandbox));
-    auto boxed = run_cli(flags + " grade 09-layouts/evaluate --no-build --json" + log);
+    auto boxed = run_cli(flags + " grade 05-layouts/evaluate --no-build --json" + log);
     INFO(boxed.all());
     CHECK(boxed.exit_code == roofline::kCrashedOrTimedOut);
     auto json = nlohmann::json::parse(boxed.out, nullptr, false);
@@ -581,44 +581,44 @@ TEST_CASE("roofline grade: a runner that forges the verdict is graded a crash, i
     CHECK(json.value("correct", true) == false);
 
     if (fs::exists(layout_runner(true))) {  // and an honest runner in the sandbox answers through it
-        auto solved = run_cli(course_flags() + " grade 09-layouts/compose --solutions --no-build --json" + log);
+        auto solved = run_cli(course_flags() + " grade 05-layouts/compose --solutions --no-build --json" + log);
         INFO(solved.all());
         CHECK(solved.exit_code == roofline::kGradedCorrect);
     }
 }
 
 // A CPU grade is a measurement in the log (graded_on: cpu), so the student loop works for
-// lab 09's parts: the grade is recorded, `log` lists it, `explain` and `debrief` accept it.
+// lab 05's parts: the grade is recorded, `log` lists it, `explain` and `debrief` accept it.
 TEST_CASE("a CPU grade is recorded in the log; explain, debrief and log work for it", "[layouts][cli][log]") {
     TempDir dir;
     auto file = dir / "predictions.yaml";
     auto log = " --log " + shell_quote(file.string());
 
-    auto skeleton = run_cli(course_flags() + " grade 09-layouts/compose --no-build" + log);
+    auto skeleton = run_cli(course_flags() + " grade 05-layouts/compose --no-build" + log);
     INFO(skeleton.all());
     CHECK(skeleton.exit_code == roofline::kGradedIncorrect);
     auto after_grade = roofline::load_log(file);
     REQUIRE(after_grade.measurements.size() == 1);
     const auto& recorded = after_grade.measurements[0];
     CHECK(recorded.graded_on_cpu);
-    CHECK(recorded.lab == "09-layouts");
+    CHECK(recorded.lab == "05-layouts");
     CHECK(recorded.variant == "compose");
     CHECK_FALSE(recorded.correct);
     CHECK(recorded.points == 0);
     CHECK(recorded.max_points == 40);
     CHECK(recorded.prediction_id.empty());
     // an incorrect grade opens nothing
-    CHECK(run_cli(course_flags() + " explain 09-layouts/compose --why w" + log).exit_code == roofline::kNotGradedYet);
+    CHECK(run_cli(course_flags() + " explain 05-layouts/compose --why w" + log).exit_code == roofline::kNotGradedYet);
 
     // A correct grade of the part (as `grade` records it when the student's code passes).
-    auto correct = roofline::record_cpu_grade(file, "09-layouts", "compose", true, 40, 40);
+    auto correct = roofline::record_cpu_grade(file, "05-layouts", "compose", true, 40, 40);
     CHECK(correct.id == "m2");
-    auto explain = run_cli(course_flags() + " explain 09-layouts/compose --why 'the last mode was left unbounded'" + log);
+    auto explain = run_cli(course_flags() + " explain 05-layouts/compose --why 'the last mode was left unbounded'" + log);
     INFO(explain.all());
     CHECK(explain.exit_code == 0);
     CHECK(contains(explain.out, "m2"));
     CHECK(contains(explain.out, "graded on the CPU"));
-    auto debrief = run_cli(course_flags() + " debrief 09-layouts/compose" + log);
+    auto debrief = run_cli(course_flags() + " debrief 05-layouts/compose" + log);
     INFO(debrief.all());
     CHECK(debrief.exit_code == 0);
     auto shown = run_cli(course_flags() + " log --json" + log);
@@ -631,14 +631,14 @@ TEST_CASE("a CPU grade is recorded in the log; explain, debrief and log work for
     CHECK(json["calibration"]["all"]["count"] == 0);  // no time, no prediction: outside the calibration
     auto text = run_cli(course_flags() + " log" + log);
     CHECK(contains(text.out, "graded on the CPU"));
-    CHECK(contains(text.out, "09-layouts/compose"));
+    CHECK(contains(text.out, "05-layouts/compose"));
 }
 
 TEST_CASE("roofline batch grades a lab with CPU-graded parts instead of refusing it", "[layouts][cli]") {
     // It used to refuse (exit 2, naming the line); test_batch_run.cpp checks what it grades.
     TempDir dir;
     fs::create_directories(dir / "subs/alice/kernels");
-    auto r = run_cli(course_flags() + " batch 09-layouts --submissions " + shell_quote((dir / "subs").string()) +
+    auto r = run_cli(course_flags() + " batch 05-layouts --submissions " + shell_quote((dir / "subs").string()) +
                      " --out " + shell_quote((dir / "grades").string()) + " --gpus none --jobs 2");
     INFO(r.all());
     CHECK(r.exit_code == 0);

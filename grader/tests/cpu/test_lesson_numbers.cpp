@@ -1,4 +1,4 @@
-// Issue 35: the numbers lessons 07 and 08 and lab 07's documents state where they meet the
+// Issue 35: the numbers lessons 08 and 09 and lab 08's documents state where they meet the
 // hardware, each recomputed here from what the repository holds (the hardware profiles, the
 // lab's shapes and kernels, the FlashAttention-3 paper's ablation as the README quotes it),
 // so that a wrong figure fails a test instead of a reader.
@@ -22,14 +22,14 @@ double ridge(const std::string& profile) {
     return ceiling.peak_tflops / ceiling.bandwidth_tbs;
 }
 
-// Lesson 08's crossover: the M at which 2 M N K / (2 N K + 2 M K + 2 M N) reaches the ridge.
+// Lesson 09's crossover: the M at which 2 M N K / (2 N K + 2 M K + 2 M N) reaches the ridge.
 double crossover(double ridge, double n, double k) { return ridge * n * k / (n * k - ridge * (n + k)); }
 
 }  // namespace
 
-TEST_CASE("lesson 08: the lowest data-center ridge, the crossover and the FMA count are the arithmetic's",
+TEST_CASE("lesson 09: the lowest data-center ridge, the crossover and the FMA count are the arithmetic's",
           "[lessons]") {
-    auto lesson = read_file(repo_root() / "lessons" / "08-decode.md");
+    auto lesson = read_file(repo_root() / "lessons" / "09-decode.md");
     std::map<std::string, double> data_center;
     for (const std::string id : {"a100-80gb-sxm", "h100-sxm", "h200-sxm", "b200"}) data_center[id] = ridge(id);
     auto lowest = std::min_element(data_center.begin(), data_center.end(),
@@ -51,12 +51,12 @@ TEST_CASE("lesson 08: the lowest data-center ridge, the crossover and the FMA co
     CHECK_FALSE(contains(lesson, "92.6%"));
 }
 
-TEST_CASE("lab 07: the naive kernels' FLOPs are the model's, the causal blocks are the lab's, the ablation is quoted right",
+TEST_CASE("lab 08: the naive kernels' FLOPs are the model's, the causal blocks are the lab's, the ablation is quoted right",
           "[lessons]") {
     auto root = repo_root();
-    auto readme = read_file(root / "labs" / "07-attention" / "README.md");
-    auto lesson = read_file(root / "lessons" / "07-attention.md");
-    auto naive = read_file(root / "labs" / "07-attention" / "debrief" / "naive.md");
+    auto readme = read_file(root / "labs" / "08-attention" / "README.md");
+    auto lesson = read_file(root / "lessons" / "08-attention.md");
+    auto naive = read_file(root / "labs" / "08-attention" / "debrief" / "naive.md");
     // 4 n^2 d per head, batch 4 x 16 heads at n = 4096, d = 128: what the README calls 5.50e11.
     double flops = 4.0 * 4096 * 4096 * 128 * 4 * 16;
     CHECK(contains(readme, fmt::format("The timed shape\nis {:.2f}e11 FLOPs", flops / 1e11)));
@@ -66,7 +66,7 @@ TEST_CASE("lab 07: the naive kernels' FLOPs are the model's, the causal blocks a
     CHECK_FALSE(contains(naive, "the kernel does twice as many"));
     CHECK(contains(naive, "the kernels do exactly\nthose"));
     // The fused kernel's block: 128 queries and 64-key tiles; the lesson's causal section uses the same.
-    auto fused = read_file(root / "labs" / "07-attention" / "kernels" / "02_fused.cu");
+    auto fused = read_file(root / "labs" / "08-attention" / "kernels" / "02_fused.cu");
     CHECK(contains(fused, "using Chosen = Tuning<4, 2, 64, true, true, 2>;  // 128 queries a block, 32 a warp, 64 keys a tile"));
     CHECK(contains(lesson, "q₀ … q₀+127"));
     CHECK(contains(lesson, "Query block b (of n/128) processes 2(b + 1) key tiles of 64"));

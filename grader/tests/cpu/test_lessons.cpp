@@ -1,7 +1,7 @@
 // The course's prose may point only at what exists: every relative Markdown link
 // (and its #anchor) in the lessons, the lab READMEs and debriefs, README.md, grader/README.md,
 // scripts/README.md and results/README.md, and every repository path they name, in backticks or not (e.g.
-// `labs/02-gemm/kernels/03_smem_tiled.cu`). The classifier bank is read too, since
+// `labs/03-gemm/kernels/03_smem_tiled.cu`). The classifier bank is read too, since
 // students see its explanations through `roofline classify --check`. A lesson may
 // also not cite a Markdown file by bare name (`PLANNING.md`) that the repository
 // lacks, and neither may a comment in the source tree (grader/, labs/, solutions/,
@@ -475,7 +475,7 @@ TEST_CASE("the document check lets a student edition name the solutions it leave
 namespace {
 
 // Phrases that belong in a log of how the course was built, not in what a student reads:
-// "runs 14 and 15", "device run 4", "run 33", "(planned)". A command (`roofline run 02-gemm/...`)
+// "runs 14 and 15", "device run 4", "run 33", "(planned)". A command (`roofline run 03-gemm/...`)
 // and plain English ("runs 400 small kernels") are not.
 std::vector<std::string> development_log_phrases(const std::string& line) {
     static const std::regex patterns[] = {
@@ -509,8 +509,8 @@ TEST_CASE("the development-log check finds run numbers and plans, not commands o
     CHECK(development_log_phrases("(runs 33-35)").size() == 1);
     CHECK(development_log_phrases("what run 33 showed").size() == 1);
     CHECK(development_log_phrases("a second rung (planned)").size() == 1);
-    CHECK(development_log_phrases("`roofline run 02-gemm/r1_naive`, then grade").empty());
-    CHECK(development_log_phrases("build/roofline run 04-async/row_sum_tma_ring").empty());
+    CHECK(development_log_phrases("`roofline run 03-gemm/r1_naive`, then grade").empty());
+    CHECK(development_log_phrases("build/roofline run 06-async/row_sum_tma_ring").empty());
     CHECK(development_log_phrases("A model runs 400 small kernels per step").empty());
     CHECK(development_log_phrases("results/2026-11-29-h200-run14-lab04.txt").empty());
 }

@@ -1,5 +1,5 @@
 // The overlap timeline's CSV (lib/overlap_timeline.cpp), as the probe
-// scripts/probes/lab04_overlap_timeline.cu prints it: the synthetic fixture reads
+// scripts/probes/lab06_overlap_timeline.cu prints it: the synthetic fixture reads
 // whole, and each kind of bad row is refused with the file, the line and the fix.
 // The figure drawn from it is tested in test_pictures.cpp.
 #include "test_support.hpp"

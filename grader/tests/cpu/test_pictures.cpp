@@ -311,7 +311,7 @@ TEST_CASE("scatter: one prediction graded twice is one colour, one legend entry;
 
     std::vector<ScatterPoint> many;
     for (int i = 1; i <= 45; ++i) {
-        many.push_back({fmt::format("p{} 02-gemm/rung_{}_with_a_long_descriptive_name", i, i), i * 1e-4, i * 1.3e-4, {}});
+        many.push_back({fmt::format("p{} 03-gemm/rung_{}_with_a_long_descriptive_name", i, i), i * 1e-4, i * 1.3e-4, {}});
     }
     Picture crowded(prediction_scatter_svg("45 predictions", many));
     crowded.check_labels_fit();
@@ -323,8 +323,8 @@ TEST_CASE("scatter: one prediction graded twice is one colour, one legend entry;
 
 namespace {
 
-// Lesson 04's overlap timeline draws the CSV beside it: synthetic until the probe
-// (scripts/probes/lab04_overlap_timeline.cu) has measured one; its "# source:" line says which.
+// Lesson 06's overlap timeline draws the CSV beside it: synthetic until the probe
+// (scripts/probes/lab06_overlap_timeline.cu) has measured one; its "# source:" line says which.
 OverlapTimeline lesson_overlap_timeline() {
     const auto file = fs::path(ROOFLINE_SOURCE_DIR) / "lessons" / "figures" / "overlap-timeline.csv";
     return read_overlap_timeline(read_file(file), file);
@@ -361,7 +361,7 @@ TEST_CASE("lesson figures: every label fits, and the ring's parity table is the 
         keep_artifact(name.substr(0, name.size() - 4), svg);
         picture.check_labels_fit();
     }
-    // Tile 13 of a 6-stage ring: stage 1, parity 0 (lesson 04's checkpoint 2); the table runs to tile 13.
+    // Tile 13 of a 6-stage ring: stage 1, parity 0 (lesson 06's checkpoint 2); the table runs to tile 13.
     Picture six(mbarrier_ring_svg(6));
     six.check_labels_fit();
     CHECK(contains(six.svg, "stage i % 6"));
@@ -605,7 +605,7 @@ TEST_CASE("lesson figures: the overlap timeline has three lanes per panel, bars 
     }
 }
 
-TEST_CASE("lesson figures: lesson 04's overlap timeline, whatever its data, draws as a timeline must",
+TEST_CASE("lesson figures: lesson 06's overlap timeline, whatever its data, draws as a timeline must",
           "[pictures][overlap]") {
     const auto timeline = lesson_overlap_timeline();
     INFO("lessons/figures/overlap-timeline.csv: " << timeline.source);

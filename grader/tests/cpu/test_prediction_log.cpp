@@ -121,7 +121,7 @@ TEST_CASE("find_current respects lab, variant, shape and source hash, newest fir
     CHECK(id("copy_naive_fp32", kShape, "hashC") == "(none)");  // the kernel changed since
     CHECK(id("add_fp32", kShape, "hashA") == "p5");
     CHECK(id("scale_fp32", kShape, "hashA") == "(none)");
-    CHECK(log.find_current("02-gemm", "copy_naive_fp32", kShape, "hashA") == nullptr);
+    CHECK(log.find_current("03-gemm", "copy_naive_fp32", kShape, "hashA") == nullptr);
 }
 
 TEST_CASE("a prediction edited after its measurement is detected", "[log]") {

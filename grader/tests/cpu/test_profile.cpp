@@ -331,10 +331,10 @@ TEST_CASE("the causes the counters show, per fixture", "[profile][diagnose]") {
 TEST_CASE("roofline diagnose records a cause; profile says whether the counters agree", "[profile][diagnose][cli]") {
     TempDir dir;
     auto log = shell_quote((dir / "log.yaml").string());
-    auto bad = run_cli(course_flags() + " diagnose 06-profile/copy_transposed_fp32 --cause bad_luck --why x --log " + log);
+    auto bad = run_cli(course_flags() + " diagnose 02-profile/copy_transposed_fp32 --cause bad_luck --why x --log " + log);
     CHECK(bad.exit_code == 2);
     CHECK(contains(bad.err, "uncoalesced, traversal_order, occupancy, bank_conflicts, latency_chain, tail_effect, at_roof"));
-    auto ok = run_cli(course_flags() + " diagnose 06-profile/copy_transposed_fp32 --cause uncoalesced "
+    auto ok = run_cli(course_flags() + " diagnose 02-profile/copy_transposed_fp32 --cause uncoalesced "
                       "--why \"lane r takes row r: 32 sectors per request\" --log " + log);
     INFO(ok.all());
     REQUIRE(ok.exit_code == 0);
@@ -343,21 +343,21 @@ TEST_CASE("roofline diagnose records a cause; profile says whether the counters 
     CHECK(read.diagnoses[0].cause == "uncoalesced");
     // The hand-written copy table shows a kernel at its roof: the named cause is not in it.
     auto fixture = shell_quote((test_data() / "ncu" / "copy_vectorized_raw.csv").string());
-    auto profiled = run_cli(course_flags() + " profile 06-profile/copy_transposed_fp32 --hardware h200-sxm --log " + log +
+    auto profiled = run_cli(course_flags() + " profile 02-profile/copy_transposed_fp32 --hardware h200-sxm --log " + log +
                             " --csv " + fixture);
     INFO(profiled.all());
     CHECK(profiled.exit_code == 0);
     CHECK(contains(profiled.out, "diagnosis you named uncoalesced: the counters do not show it"));
-    auto json = run_cli(course_flags() + " profile 06-profile/copy_transposed_fp32 --json --log " + log + " --csv " + fixture);
+    auto json = run_cli(course_flags() + " profile 02-profile/copy_transposed_fp32 --json --log " + log + " --csv " + fixture);
     CHECK(nlohmann::json::parse(json.out)["diagnosis"]["matches_counters"] == false);
 }
 
-// Lab 06 as it ran on the H200 (data/ncu/h200-2026-11-30/): each given kernel shows the defect
+// Lab 02 as it ran on the H200 (data/ncu/h200-2026-11-30/): each given kernel shows the defect
 // it was built with, and each fix shows none, the roof binding. This is what
 // scripts/device/profile.sh checks on the GPU, kept here as fixtures.
-TEST_CASE("lab 06's real profiles: the given kernels show their defects, the fixes reach a roof",
+TEST_CASE("lab 02's real profiles: the given kernels show their defects, the fixes reach a roof",
           "[profile][diagnose]") {
-    auto lab = load_lab(repo_root() / "labs" / "06-profile" / "lab.yaml");
+    auto lab = load_lab(repo_root() / "labs" / "02-profile" / "lab.yaml");
     const std::map<std::string, std::string> defect{{"copy_transposed_fp32", "uncoalesced"},
                                                     {"copy_scattered_fp32", "traversal_order"},
                                                     {"copy_staged_fp32", "occupancy"},
@@ -370,7 +370,7 @@ TEST_CASE("lab 06's real profiles: the given kernels show their defects, the fix
             auto csv = parse_fixture("h200-2026-11-30/" + edition + "-" + variant_name + ".ncu.csv");
             REQUIRE(csv.launches.size() >= 1);
             ProfileInput input = copy_input(csv);
-            input.target = "06-profile/" + variant_name;
+            input.target = "02-profile/" + variant_name;
             input.model = lab.work(variant, variant.timed);
             // The run's ceilings: that machine had no measured ones, so the H200's datasheet.
             const auto h200 = load_profile(repo_root() / "hardware" / "h200-sxm.yaml");
@@ -384,7 +384,7 @@ TEST_CASE("lab 06's real profiles: the given kernels show their defects, the fix
     }
 }
 
-// Issue 35, item 2: the two copies of lab 06 both read exactly 32 sectors per request, so that
+// Issue 35, item 2: the two copies of lab 02 both read exactly 32 sectors per request, so that
 // count cannot tell them apart. The recorded H200 tables of both given kernels, through the CLI:
 // each is named by its own cause and not by the other's. The column walk moves the model's DRAM
 // bytes and 6.6x them through the L2; the eight passes move 11.8x the model's DRAM bytes and the
@@ -405,11 +405,11 @@ TEST_CASE("diagnose on the recorded copies: the column walk is uncoalesced, the 
         for (const auto& [cause, expected] : {std::pair{copy.own, true}, std::pair{copy.other, false}}) {
             TempDir dir;
             auto log = shell_quote((dir / "log.yaml").string());
-            auto named = run_cli(course_flags() + " diagnose 06-profile/" + copy.variant + " --cause " + cause +
+            auto named = run_cli(course_flags() + " diagnose 02-profile/" + copy.variant + " --cause " + cause +
                                  " --why \"read off the DRAM and L2 rows\" --log " + log);
             INFO(named.all());
             REQUIRE(named.exit_code == 0);
-            auto profiled = run_cli(course_flags() + " profile 06-profile/" + copy.variant +
+            auto profiled = run_cli(course_flags() + " profile 02-profile/" + copy.variant +
                                     " --hardware h200-sxm --json --log " + log + " --csv " +
                                     shell_quote(table.string()));
             INFO(profiled.all());
@@ -426,7 +426,7 @@ TEST_CASE("diagnose on the recorded copies: the column walk is uncoalesced, the 
 // Issue 35, items 1 and 3: the multiples the lesson, the lab README and the debrief quote are
 // the recorded tables' own. Reads 15.75x and writes 7.9x the model's on the scattered copy
 // (11.8x in all); 1.56x the DRAM bytes through the L2 for every fixed copy.
-TEST_CASE("lab 06's quoted byte multiples equal the recorded ncu tables", "[profile][lessons]") {
+TEST_CASE("lab 02's quoted byte multiples equal the recorded ncu tables", "[profile][lessons]") {
     const double model_one_way = 268435456.0 * 4;  // 1 GiB read, 1 GiB written
     auto scattered = build_profile_report(copy_input(parse_fixture("h200-2026-11-30/given-copy_scattered_fp32.ncu.csv")));
     CHECK(scattered.dram_read / model_one_way == Approx(15.75).margin(0.005));
@@ -446,14 +446,14 @@ TEST_CASE("lab 06's quoted byte multiples equal the recorded ncu tables", "[prof
     }
     // The figures as the documents write them: the measured multiples in the debrief (issue 34
     // keeps a timed variant's measurements out of the lesson and README), the mechanism in all.
-    auto lesson = read_file(repo_root() / "lessons" / "06-profile.md");
-    auto readme = read_file(repo_root() / "labs" / "06-profile" / "README.md");
-    auto debrief = read_file(repo_root() / "labs" / "06-profile" / "debrief" / "copy_scattered_fp32.md");
+    auto lesson = read_file(repo_root() / "lessons" / "02-profile.md");
+    auto readme = read_file(repo_root() / "labs" / "02-profile" / "README.md");
+    auto debrief = read_file(repo_root() / "labs" / "02-profile" / "debrief" / "copy_scattered_fp32.md");
     check_mentions(debrief, {fmt::format("**{:.2f}x**", scattered.dram_read / model_one_way),
                              fmt::format("**{:.1f}x**", scattered.dram_write / model_one_way),
                              fmt::format("**{:.1f}x**", scattered.dram_bytes() / (2 * model_one_way)),
                              fmt::format("{:.2f}x the DRAM bytes", *scattered.l2_over_dram())});
-    auto transposed_debrief = read_file(repo_root() / "labs" / "06-profile" / "debrief" / "copy_transposed_fp32.md");
+    auto transposed_debrief = read_file(repo_root() / "labs" / "02-profile" / "debrief" / "copy_transposed_fp32.md");
     check_mentions(transposed_debrief, {fmt::format("**{:.2f}x**", transposed.dram_bytes() / (2 * model_one_way)),
                                         fmt::format("**{:.1f}x**", *transposed.l2_over_dram())});
     for (const auto* text : {&lesson, &readme}) CHECK(contains(*text, "64-byte fetch"));
@@ -480,7 +480,7 @@ TEST_CASE("the tensor cross-check counts MMAs by kind, not the pipe's total", "[
     CHECK(report.tensor_instructions == 0);  // the recorded table has no per-kind counts
     CHECK(std::find(report.missing_metrics.begin(), report.missing_metrics.end(), ncu_metric::kTensorGmma) !=
           report.missing_metrics.end());
-    auto lesson = read_file(repo_root() / "lessons" / "06-profile.md");
+    auto lesson = read_file(repo_root() / "lessons" / "02-profile.md");
     CHECK(contains(lesson, "sm__inst_executed_pipe_tensor_op_hmma.sum"));
     CHECK(contains(lesson, "sm__inst_executed_pipe_tensor_op_gmma.sum"));
     CHECK_FALSE(contains(lesson, "| tensor work | `sm__inst_executed_pipe_tensor.sum` |"));

@@ -276,7 +276,7 @@ TEST_CASE("score_byte_prediction: all the points within 10% of ncu's count, none
     auto p = predicted_bytes(600e-6, 2.0e9);
     auto points = [&](double counted) {
         auto e = counted_bytes(counted);
-        return score_byte_prediction(p, &e, "06-profile/copy_staged_fp32", 5).points;
+        return score_byte_prediction(p, &e, "02-profile/copy_staged_fp32", 5).points;
     };
     CHECK(points(2.0e9) == 5);
     CHECK(points(2.19e9) == 5);   // 1.095x
@@ -285,21 +285,21 @@ TEST_CASE("score_byte_prediction: all the points within 10% of ncu's count, none
     CHECK(points(1.79e9) == 0);   // 0.895x
     CHECK(points(16.0e9) == 0);   // 8x: the scattered copy's surprise
     auto e = counted_bytes(2.126e9);
-    auto s = score_byte_prediction(p, &e, "06-profile/copy_staged_fp32", 5);
+    auto s = score_byte_prediction(p, &e, "02-profile/copy_staged_fp32", 5);
     CHECK(s.ratio == Approx(1.063));
     check_mentions(s.verdict, {"2.126e+09", "1.06x", "within 10%"});
     auto far = counted_bytes(4e9);
-    CHECK(contains(score_byte_prediction(p, &far, "06-profile/copy_staged_fp32", 5).verdict, "more than 10% off"));
+    CHECK(contains(score_byte_prediction(p, &far, "02-profile/copy_staged_fp32", 5).verdict, "more than 10% off"));
 
     SECTION("not profiled yet: nothing, and the verdict says what to run") {
-        auto s = score_byte_prediction(p, nullptr, "06-profile/copy_staged_fp32", 5);
+        auto s = score_byte_prediction(p, nullptr, "02-profile/copy_staged_fp32", 5);
         CHECK(s.points == 0);
-        CHECK(contains(s.verdict, "roofline profile 06-profile/copy_staged_fp32"));
+        CHECK(contains(s.verdict, "roofline profile 02-profile/copy_staged_fp32"));
     }
     SECTION("a prediction without --bytes: nothing, and the verdict says how to make one") {
         auto none = predicted_bytes(600e-6, std::nullopt);
         auto e = counted_bytes(2.0e9);
-        auto s = score_byte_prediction(none, &e, "06-profile/copy_staged_fp32", 5);
+        auto s = score_byte_prediction(none, &e, "02-profile/copy_staged_fp32", 5);
         CHECK(s.points == 0);
         CHECK(contains(s.verdict, "--bytes"));
     }
@@ -356,8 +356,8 @@ TEST_CASE("score_run: a lab without byte_prediction points scores exactly as bef
     // Every shipped lab but 06 gives byte predictions and diagnoses no points, so their totals keep their sums.
     for (const auto& lab : load_labs(repo_root() / "labs")) {
         INFO(lab.id);
-        CHECK(lab.scoring.byte_prediction == (lab.id == "06-profile" ? 5 : 0));
-        CHECK(lab.scoring.diagnosis == (lab.id == "06-profile" ? 10 : 0));
+        CHECK(lab.scoring.byte_prediction == (lab.id == "02-profile" ? 5 : 0));
+        CHECK(lab.scoring.diagnosis == (lab.id == "02-profile" ? 10 : 0));
         CHECK(lab.scoring.total() == lab.scoring.correctness + lab.scoring.performance + lab.scoring.prediction +
                                          lab.scoring.byte_prediction + lab.scoring.diagnosis);
     }

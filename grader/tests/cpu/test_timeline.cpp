@@ -109,13 +109,13 @@ TEST_CASE("the Gantt chart has a bar per kernel, the gaps and the share", "[time
 }
 
 TEST_CASE("cli: timeline refuses a shape without the variant's sizes and an unknown variant", "[timeline][cli]") {
-    auto partial = run_cli(course_flags() + " timeline 08-decode/gemv_bf16_8192 --no-build --shape n=17");
+    auto partial = run_cli(course_flags() + " timeline 09-decode/gemv_bf16_8192 --no-build --shape n=17");
     CHECK(partial.exit_code == 2);
     CHECK(contains(partial.err, "--shape 'n=17' must give exactly k, n"));
-    auto zero = run_cli(course_flags() + " timeline 08-decode/gemv_bf16_8192 --no-build --shape k=0,n=4");
+    auto zero = run_cli(course_flags() + " timeline 09-decode/gemv_bf16_8192 --no-build --shape k=0,n=4");
     CHECK(zero.exit_code == 2);
     CHECK(contains(zero.err, "positive whole sizes"));
-    auto unknown = run_cli(course_flags() + " timeline 08-decode/gemv_turbo --no-build");
+    auto unknown = run_cli(course_flags() + " timeline 09-decode/gemv_turbo --no-build");
     CHECK(unknown.exit_code == 2);
     CHECK(contains(unknown.err, "gemv_turbo"));
 }

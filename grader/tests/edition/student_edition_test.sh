@@ -24,7 +24,7 @@ fi
 
 "$course/scripts/student_edition.sh" "$edition" || fail "student_edition.sh exited $?"
 for gone in solutions instructor .git build .roofline predictions.yaml scripts/make_test_submissions.sh \
-            scripts/probes/lab04_overlap_timeline.cu scripts/probes/rung9_variants.cu; do
+            scripts/probes/lab06_overlap_timeline.cu scripts/probes/rung9_variants.cu; do
   [[ ! -e $edition/$gone ]] || fail "the edition holds $gone"
 done
 for kept in README.md setup.sh CMakeLists.txt labs/01-memory-roof/lab.yaml grader/cli/main.cpp grader/include/roofline \
@@ -89,10 +89,10 @@ log=$work/predictions.yaml
 "${cli[@]}" grade 01-memory-roof/copy_naive_fp32 --log "$log" --no-build > "$work/grade2.txt" 2>&1
 rc=$?
 [[ $rc -eq 4 || $rc -eq 1 ]] || { cat "$work/grade2.txt"; fail "grade exited $rc (expected 4: no GPU, or 1: the skeleton is incorrect)"; }
-# Lab 09's layout library is graded on the CPU: no GPU, no prediction; the skeleton throws.
-cmake --build "$edition/build" --target lab-09-layouts-cpu >> "$work/build.log" 2>&1 \
-  || { tail -40 "$work/build.log"; fail "the edition's lab-09-layouts-cpu does not build"; }
-"${cli[@]}" grade 09-layouts/compose --log "$log" --no-build > "$work/grade3.txt" 2>&1
+# Lab 05's layout library is graded on the CPU: no GPU, no prediction; the skeleton throws.
+cmake --build "$edition/build" --target lab-05-layouts-cpu >> "$work/build.log" 2>&1 \
+  || { tail -40 "$work/build.log"; fail "the edition's lab-05-layouts-cpu does not build"; }
+"${cli[@]}" grade 05-layouts/compose --log "$log" --no-build > "$work/grade3.txt" 2>&1
 [[ $? -eq 1 ]] && grep -q "not written yet" "$work/grade3.txt" \
-  || { cat "$work/grade3.txt"; fail "grading lab 09's compose skeleton on the CPU should say it is not written yet (exit 1)"; }
-echo "PASS: the student edition configures, builds, lists and grades (grade exit $rc; lab 09's CPU part graded)"
+  || { cat "$work/grade3.txt"; fail "grading lab 05's compose skeleton on the CPU should say it is not written yet (exit 1)"; }
+echo "PASS: the student edition configures, builds, lists and grades (grade exit $rc; lab 05's CPU part graded)"

@@ -1,4 +1,4 @@
-// The lab 07 peer on its own, for the device script's cross-check against PyTorch
+// The lab 08 peer on its own, for the device script's cross-check against PyTorch
 // (scripts/device/attention.sh): fills Q, K, V from a fixed host generator (the lab's
 // ranges: Q, K in [-3, 3), V in [-1, 1)), runs cuDNN's fused attention through
 // CudnnSdpa, times it (CUDA events, median of 20 after 3 warm-ups), and writes

@@ -1,4 +1,4 @@
-// Lab 04 on a GPU: every reference solution, the ladder's rungs included, passes
+// Lab 06 on a GPU: every reference solution, the ladder's rungs included, passes
 // `roofline run` on the lab's verify shapes, and among them the shapes that exercise
 // each pipeline's edges: for the row sums, more row groups than blocks (a block walks
 // two groups, the buffers wrap across them); for the GEMMs, one K slice (fewer slices
@@ -16,23 +16,23 @@
 #include <string>
 #include <vector>
 
-TEST_CASE("lab 04: every solution is correct on the verify shapes that wrap its pipeline", "[gpu][async]") {
+TEST_CASE("lab 06: every solution is correct on the verify shapes that wrap its pipeline", "[gpu][async]") {
     const std::filesystem::path source(ROOFLINE_SOURCE_DIR);
-    if (!std::filesystem::is_directory(source / "solutions" / "04-async")) {
-        WARN("no solutions/04-async (the student edition): skipped");
+    if (!std::filesystem::is_directory(source / "solutions" / "06-async")) {
+        WARN("no solutions/06-async (the student edition): skipped");
         return;
     }
     auto device = roofline::first_device(nullptr);
     REQUIRE(device.has_value());
-    auto lab = roofline::load_lab(source / "labs" / "04-async" / "lab.yaml");
+    auto lab = roofline::load_lab(source / "labs" / "06-async" / "lab.yaml");
     for (const auto& variant : lab.variants) {
         if (variant.requires_cc && !(*variant.requires_cc == roofline::ComputeCapability{device->cc_major,
                                                                                           device->cc_minor})) {
-            WARN("04-async/" << variant.name << " needs another GPU than " << device->name << ": skipped");
+            WARN("06-async/" << variant.name << " needs another GPU than " << device->name << ": skipped");
             continue;
         }
         DYNAMIC_SECTION(variant.name) {
-            auto run = run_solution("04-async/" + variant.name);
+            auto run = run_solution("06-async/" + variant.name);
             INFO(run.output);
             const auto& checks = run.checks;
             REQUIRE(checks.size() >= 3);

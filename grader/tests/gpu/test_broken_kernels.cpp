@@ -251,7 +251,7 @@ TEST_CASE("a lab program that has watched refuses the next grade job; one that h
     std::filesystem::remove_all(dir);
 }
 
-// A variant whose machine code is for another GPU (lab 05, sm_100a, on the H200) is
+// A variant whose machine code is for another GPU (lab 07, sm_100a, on the H200) is
 // refused cleanly instead: exit 7, one message, nothing run.
 TEST_CASE("every lab skeleton grades incorrect without crashing; given code passes", "[gpu]") {
     if (!std::filesystem::is_directory(std::filesystem::path(ROOFLINE_SOURCE_DIR) / "solutions")) {
@@ -274,7 +274,7 @@ TEST_CASE("every lab skeleton grades incorrect without crashing; given code pass
                     CHECK_FALSE(contains(r.output, "INCORRECT"));
                     continue;
                 }
-                // Given code (lab 03's unfused baselines) and lab 06's slow-by-design kernels pass
+                // Given code (lab 04's unfused baselines) and lab 02's slow-by-design kernels pass
                 // (lab.yaml's `given_kernels: correct`); skeletons fail.
                 bool given = roofline::given_kernel_passes(
                     lab, variant, std::filesystem::path(ROOFLINE_SOURCE_DIR) / "solutions" / lab.id);
@@ -289,20 +289,20 @@ TEST_CASE("grade --all refuses a lab built for another GPU before the prediction
           "[gpu]") {
     auto device = roofline::first_device(nullptr);
     REQUIRE(device.has_value());
-    auto lab = roofline::load_lab(std::filesystem::path(ROOFLINE_SOURCE_DIR) / "labs" / "05-blackwell" / "lab.yaml");
+    auto lab = roofline::load_lab(std::filesystem::path(ROOFLINE_SOURCE_DIR) / "labs" / "07-blackwell" / "lab.yaml");
     const auto& required = *lab.variants.front().requires_cc;
     if (required == roofline::ComputeCapability{device->cc_major, device->cc_minor}) {
-        SUCCEED("this GPU runs lab 05's code: it grades like any lab");
+        SUCCEED("this GPU runs lab 07's code: it grades like any lab");
         return;
     }
     auto log = std::filesystem::temp_directory_path() / "roofline-gpu-tests-05.yaml";
     std::filesystem::remove(log);
     // No prediction exists, so without the refusal this would stop at the gate (exit 3).
-    auto r = run_cli(std::string("--build-dir ") + ROOFLINE_TEST_BUILD_DIR + " grade 05-blackwell --all --no-build --log " +
+    auto r = run_cli(std::string("--build-dir ") + ROOFLINE_TEST_BUILD_DIR + " grade 07-blackwell --all --no-build --log " +
                      log.string());
     INFO(r.output);
     CHECK(r.exit_code == 7);
-    CHECK(contains(r.output, "05-blackwell/tcgen05_gemm needs a Blackwell GPU of compute capability 10.0"));
+    CHECK(contains(r.output, "07-blackwell/tcgen05_gemm needs a Blackwell GPU of compute capability 10.0"));
     CHECK(contains(r.output, "this GPU is " + device->name));
     CHECK(contains(r.output, "roofline calc --hardware b200"));
     CHECK_FALSE(std::filesystem::exists(log));

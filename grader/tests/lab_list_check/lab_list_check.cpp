@@ -3,7 +3,7 @@
 // must be the ones its lab.yaml describes: the same names, and for each the same op,
 // dtype and kernel file. A mismatch fails with the lab.yaml line and the fix.
 //
-//   roofline_lab_list_check labs/02-gemm/lab.yaml build/labs/lab-02-gemm
+//   roofline_lab_list_check labs/03-gemm/lab.yaml build/labs/lab-03-gemm
 #include "file_text.hpp"
 #include "input_error.hpp"
 #include "lab_spec.hpp"
