@@ -5,7 +5,8 @@
 #include "hardware.hpp"
 #include "input_error.hpp"
 #include "prediction_log.hpp"
-#include "runner.hpp"
+#include "build_target.hpp"
+#include "child_run.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

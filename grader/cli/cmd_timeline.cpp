@@ -5,12 +5,12 @@
 #include "build_progress.hpp"
 #include "command.hpp"
 #include "device_query.hpp"
-#include "grade.hpp"
+#include "job_from_spec.hpp"
 #include "number_flags.hpp"
 #include "input_error.hpp"
 #include "lab_session.hpp"
 #include "output_file.hpp"
-#include "runner.hpp"
+#include "lab_run.hpp"
 #include "timeline.hpp"
 
 #include <fmt/format.h>

@@ -9,13 +9,15 @@
 #include "exit_code.hpp"
 #include "hardware.hpp"
 #include "input_error.hpp"
+#include "job_from_spec.hpp"
+#include "kernel_file.hpp"
 #include "lab_job.hpp"
 #include "lab_session.hpp"
 #include "output_file.hpp"
 #include "own_work.hpp"
 #include "report.hpp"
 #include "regime_sweep.hpp"
-#include "runner.hpp"
+#include "lab_run.hpp"
 #include "source_hash.hpp"
 #include "stage_trace.hpp"
 #include "symbol_check.hpp"
@@ -26,6 +28,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -33,41 +36,6 @@
 #include <random>
 
 namespace roofline {
-
-std::filesystem::path existing_kernel_file(const Workspace& ws, const LabSpec& lab, const VariantSpec& variant,
-                                           bool solutions) {
-    auto file = ws.kernel_file(lab.id, solutions, variant.file);
-    if (!std::filesystem::exists(file)) {
-        throw InputError(file, 0, "kernel file missing; restore it (git checkout) or fix `file:` in lab.yaml");
-    }
-    return file;
-}
-
-GradeOutcome build_failure(const std::string& target, const BuildResult& build) {
-    GradeOutcome out;
-    out.exit_code = kBuildFailed;
-    out.text = build.compiler_ran ? fmt::format("{}: the build failed; the compiler said:\n{}\n", target, build.output)
-                                  : fmt::format("{}: the build failed before compiling: {}\n", target, build.output);
-    out.json = {{"target", target}, {"outcome", outcome_name(Outcome::build_failed)}, {"compiler_output", build.output}};
-    return out;
-}
-
-// One job for the lab program, up to the shapes (grade.hpp).
-protocol::Job lab_job(const LabSpec& lab, const VariantSpec& variant, protocol::JobMode mode, std::uint64_t seed,
-                      const std::filesystem::path& result_file, double time_cap_s) {
-    const auto& tol = lab.tolerance_for(variant);
-    protocol::Job job;
-    job.mode = mode;
-    job.variant = variant.name;
-    job.seed = seed;
-    job.atol = tol.atol;
-    job.rtol = tol.rtol;
-    job.max_rel_l2 = tol.max_rel_l2;
-    job.time_cap_s = time_cap_s;
-    job.launch_timeout_s = lab.launch_timeout_s;
-    job.result_path = result_file.string();
-    return job;
-}
 
 namespace {
 

@@ -1,4 +1,4 @@
-// GPU profiles (lib/hardware.cpp): the shipped spec sheets load and pass the
+// GPU profiles (lib/core/hardware.cpp): the shipped spec sheets load and pass the
 // schema, lookups by id and by CUDA device name, schema errors that name file,
 // line and field, measured ceilings on disk, and which ceiling grading uses.
 #include "test_support.hpp"
