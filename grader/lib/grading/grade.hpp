@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,7 +34,35 @@ struct GateResult {
 GateResult check_prediction(const PredictionLog& log, const LabSpec& lab, const VariantSpec& variant,
                             const std::string& source_hash, const std::string& log_flag);
 
+// One pass of one variant's grading, as `request` says (grade_lab runs both passes).
 GradeOutcome grade_variant(const Workspace& workspace, const GradeRequest& request);
+
+// `roofline grade LAB/VARIANT`, `grade LAB --all` and `roofline run`: the variants of one lab,
+// each through grade_variant, in two passes (GradeRequest, "Two passes"): first every variant
+// timed, those that times_in_own_program says each in a fresh lab program of its own (before
+// the shared program has timed anything), the rest in the shared one; then each graded from
+// its timing, the watch jobs in the shared program, which never times again. A correctness-only
+// run (`roofline run`) has the second pass only. The log is read once, before any lab program
+// starts; one build serves every variant; a variant graded on the CPU (lab 09) is never timed
+// and builds its own program. After no device or a failed build the rest would fail alike, so
+// the grading stops there.
+struct LabGradeRequest {
+    std::string lab;
+    std::vector<std::string> variants;  // in the order graded; empty: every variant of the lab
+    GradeRequest shared;  // what every variant's grading shares (its lab, variant, context and sessions are set here)
+};
+struct GradedVariant {
+    std::string lab, variant;
+    GradeOutcome outcome;
+};
+struct LabGrade {
+    std::vector<GradedVariant> graded;  // in order, up to the one that stopped the rest
+    int exit_code = 0;                  // the worst of the variants' (0 only when all were 0)
+};
+// `on_graded` is called as each variant's grading ends (second pass), so that a caller can print
+// while the rest are graded.
+LabGrade grade_lab(const Workspace& workspace, const LabGradeRequest& request,
+                   const std::function<void(const GradedVariant&)>& on_graded = {});
 
 // Whether `roofline grade`'s first pass times this variant in a fresh lab program of its own
 // rather than in the one the lab's other variants share: a variant whose work sits in the
