@@ -5,7 +5,7 @@
 # linked with the family's runner main (an OBJECT library: a query server that only
 # answers) into lab-NN-name-cpu and solution-NN-name-cpu in <build>/labs/. The verdict is
 # the CHECKER's, a program of the grader's with none of the student's code in it, which
-# starts the runner and asks it (lib/cpu_grade.hpp); building a runner builds the checker.
+# starts the runner and asks it (lib/grading/cpu_grade.hpp); building a runner builds the checker.
 # No CUDA is compiled or run: it works on any machine. Skipped where the folder does not exist.
 function(roofline_add_cpu_part lab)
   cmake_parse_arguments(ARG "" "RUNNER;CHECKER" "" ${ARGN})

@@ -45,7 +45,7 @@ function(roofline_add_lab lab)
     endif()
     set(target "${kind}-${lab}")
     # The kernel files as objects of their own, so that the grader can read their
-    # symbols (lib/symbol_check.hpp) before it runs them. grader/include is the only
+    # symbols (lib/launch/symbol_check.hpp) before it runs them. grader/include is the only
     # grader folder they see: what a kernel file may include is there (roofline/*.cuh).
     # The lab's folder is the other: its given code (labs/NN-name/given/*.cuh, included as
     # "given/NAME.cuh") is written once, and the skeleton and the solution include the same file.
@@ -242,7 +242,7 @@ endfunction()
 
 # <build>/labs/<target>.objects: the kernel files' objects (object=) and the libraries
 # the program links (library=), for the grader's symbol check before a run
-# (grader/lib/symbol_check.hpp). `roofline batch` writes the same file for each submission.
+# (grader/lib/launch/symbol_check.hpp). `roofline batch` writes the same file for each submission.
 function(roofline_write_link_manifest target libraries)
   roofline_link_files(link_files "${libraries}")
   set(nl "\n")

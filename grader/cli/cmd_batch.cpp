@@ -1,9 +1,9 @@
 // roofline batch LAB --submissions DIR --out DIR: grade a whole class (grader/lib/batch/).
 // roofline batch --merge OUT: join the slices of a Slurm batch into one gradebook.
-#include "batch/batch.hpp"
-#include "batch/outcome.hpp"
+#include "batch.hpp"
+#include "outcome.hpp"
 #include "process.hpp"
-#include "batch/slurm.hpp"
+#include "slurm.hpp"
 #include "command.hpp"
 #include "input_error.hpp"
 #include "lab_aliases.hpp"

@@ -5,7 +5,8 @@
 #include "hardware.hpp"
 #include "input_error.hpp"
 #include "prediction_log.hpp"
-#include "runner.hpp"
+#include "build_target.hpp"
+#include "child_run.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -42,31 +43,23 @@ void run_ceilings(Context& context, const std::string& hardware, bool json_outpu
     auto result_file = work_dir / "ceilings.json";
     fmt::print(stderr, "measuring {} (about a minute)...\n", device->name);
     auto child = run_child({(ws.build_dir / "roofline-ceilings").string(), "--result", result_file.string()}, 600, work_dir);
-    std::ifstream in(result_file);
-    auto j = nlohmann::json::parse(in, nullptr, false);
-    std::filesystem::remove_all(work_dir);
-    if (j.is_discarded() || j.value("status", "") != "ok") {
-        fmt::print(stderr, "ceilings: the probe failed ({}):\n{}\n",
-                   j.is_discarded() ? "no result" : j.value("message", "?"), child.output_tail);
+    // The probe's answer read as a saved profile is (hardware.hpp): every figure checked, an error
+    // naming the field. A missing or malformed answer is the probe's failure; its folder stays.
+    MeasuredCeilings m;
+    try {
+        m = read_ceilings_probe(result_file);
+    } catch (const InputError& e) {
+        fmt::print(stderr, "ceilings: the probe failed: {}\n(its folder is kept: {})\n{}\n", e.what(), work_dir.string(),
+                   child.output_tail);
         context.exit_code = kCrashedOrTimedOut;
         return;
     }
-
-    MeasuredCeilings m;
     m.profile_id = profile->id;
-    m.device_name = j["device"].get<std::string>();
     m.measured_at = utc_now_iso8601();
-    m.copy_kernel_tbs = j["copy_kernel_tbs"].get<double>();
-    m.memcpy_tbs = j["memcpy_tbs"].get<double>();
-    m.read_only_tbs = j["read_only_tbs"].get<double>();
-    m.fp32_fma_tflops = j["fp32_fma_tflops"].get<double>();
-    m.mma_sync_bf16_tflops = j.value("mma_sync_bf16_tflops", 0.0);
-    for (const auto& [dtype, figure] : j["gemm"].items()) {
-        m.gemm_tflops[require_dtype(dtype, "ceilings probe")] = figure["tflops"].get<double>();
-    }
-    m.launch_us = j["launch"]["launch_us"].get<double>();
-    m.graph_launch_us = j["launch"]["graph_launch_us"].get<double>();
-    m.sm_clock_mhz = j["sm_clock_mhz"].get<double>();
+    // Everything the probe measured, for --json (the figures above are checked; the rest is shown as it came).
+    std::ifstream in(result_file);
+    auto j = nlohmann::json::parse(in, nullptr, false);
+    std::filesystem::remove_all(work_dir);
     auto file = ws.measured_ceilings(profile->id);
     save_measured(m, file);
 

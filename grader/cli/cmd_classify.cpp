@@ -3,7 +3,7 @@
 //   roofline classify --write-template FILE    an answers file to fill in
 //   roofline classify --check FILE [--json]    grade the answers
 //   roofline classify --generate 10 --seed 42  the same with generated questions
-// The expected answers are computed from the roofline (lib/classify.cpp), never
+// The expected answers are computed from the roofline (lib/practice/classify.cpp), never
 // typed into the bank.
 #include "classify.hpp"
 #include "command.hpp"

@@ -6,7 +6,6 @@
 #include "input_error.hpp"
 #include "lab_aliases.hpp"
 #include "number_flags.hpp"
-#include "lab_session.hpp"
 #include "output_file.hpp"
 #include "report.hpp"
 #include "sanitize.hpp"
@@ -15,7 +14,6 @@
 
 #include <fmt/format.h>
 
-#include <unistd.h>
 
 #include <iostream>
 #include <limits>
@@ -72,96 +70,28 @@ void print_ladder(const std::vector<std::pair<std::string, GradeOutcome>>& rows)
     }
 }
 
-int worst(int a, int b) { return a == 0 ? b : (b == 0 ? a : std::max(a, b)); }
-
 void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
     trace_stage("grade: start");
     auto ws = context.build_workspace();
-    std::vector<std::pair<std::string, std::string>> targets;
-    std::string lab_name, variant_name;
+    LabGradeRequest request;
     if (f.all) {
         if (f.target.find('/') != std::string::npos) throw InputError("--all takes a lab (e.g. 03-gemm), not LAB/VARIANT");
-        lab_name = resolve_lab_name(f.target);  // an old name (lab_aliases.hpp): its alias, with a note
+        request.lab = resolve_lab_name(f.target);  // an old name (lab_aliases.hpp): its alias, with a note
     } else {
-        std::tie(lab_name, variant_name) = split_target(f.target);
+        std::string variant;
+        std::tie(request.lab, variant) = split_target(f.target);
+        request.variants.push_back(variant);
     }
-    if (!std::filesystem::exists(ws.lab_yaml(lab_name))) {
-        throw InputError(fmt::format("no lab '{}' under {}; see `roofline list`", lab_name, ws.labs_dir().string()));
+    if (!std::filesystem::exists(ws.lab_yaml(request.lab))) {
+        throw InputError(fmt::format("no lab '{}' under {}; see `roofline list`", request.lab, ws.labs_dir().string()));
     }
     // Where --gradescope writes, checked before the build and the grading (with --all, one
     // VARIANT-NAME file per variant beside it).
     if (!f.gradescope.empty()) check_output_file(f.gradescope, "--gradescope");
-    // lab.yaml and the hardware profiles, once for every variant.
-    const auto lab_context = load_lab_context(ws, lab_name);
-    if (f.all) {
-        for (const auto& v : lab_context.lab.variants) targets.emplace_back(lab_context.lab.id, v.name);
-    } else {
-        targets.emplace_back(lab_name, variant_name);
-    }
-    std::vector<std::pair<std::string, GradeOutcome>> rows;
-    nlohmann::json all_json = nlohmann::json::array();
-    int exit_code = 0;
-    bool built = false;
-    if (targets.empty()) throw InputError(lab_name + " has no variants to grade");
-    const auto& lab_id = targets.front().first;
-    // The prediction log, read before the lab program starts: nothing its code writes later counts.
-    std::optional<PredictionLog> log_read;
-    if (!verify_only) log_read = load_log(make_request(context, f, lab_id, targets.front().second, false).log);
-    // The lab program the variants share: it times them, then (never timing again) watches
-    // them all (grade.hpp, "Two passes").
-    LabSession session(ws.lab_executable(lab_id, f.solutions),
-                       std::filesystem::temp_directory_path() / fmt::format("roofline-{}-{}", ::getpid(), lab_id));
-    // What every variant's grading shares: the lab program, the log as first read, one build.
-    auto request_for = [&](const std::string& lab, const std::string& variant, bool correctness_only) {
-        auto request = make_request(context, f, lab, variant, correctness_only);
-        request.context = &lab_context;
-        request.session = &session;
-        if (log_read) request.log_read = &*log_read;
-        request.build = request.build && !built;  // one build serves every variant of the lab
-        return request;
-    };
-    auto stops_the_rest = [](int code) { return code == kNoDevice || code == kBuildFailed; };  // the rest fail alike
-    auto lab_program_built = [](int code) { return code != kBuildFailed && code != kNeedsOtherHardware; };
-    // First pass: every variant timed, those in the overhead regime each in a fresh program of
-    // its own (first, before the shared program has timed anything), the rest in the shared one;
-    // second pass: each graded from its timing, the watch jobs in the shared program.
-    TimedRuns timed_runs;
-    if (!verify_only) {
-        const auto& spec = lab_context.lab;
-        std::vector<std::pair<std::string, std::string>> alone, shared;
-        for (const auto& target : targets) {
-            const auto& variant = spec.variant(target.second);
-            if (variant.cpu_graded) continue;  // graded by its own CPU program, never timed
-            (times_in_own_program(spec, variant, lab_context.profiles) ? alone : shared).push_back(target);
-        }
-        LabSession own_program(ws.lab_executable(lab_id, f.solutions),
-                               std::filesystem::temp_directory_path() /
-                                   fmt::format("roofline-{}-{}-alone", ::getpid(), lab_id));
-        bool stopped = false;
-        auto time_each = [&](const std::vector<std::pair<std::string, std::string>>& list, LabSession* program) {
-            for (const auto& [lab, variant] : list) {
-                if (stopped) return;
-                auto request = request_for(lab, variant, false);
-                request.session = program;
-                request.timing_only = true;
-                request.timed_runs = &timed_runs;
-                auto outcome = grade_variant(ws, request);
-                built = built || lab_program_built(outcome.exit_code);
-                stopped = stops_the_rest(outcome.exit_code);  // the second pass says so
-                if (program == &own_program) own_program.end();
-            }
-        };
-        time_each(alone, &own_program);
-        time_each(shared, &session);
-    }
-    for (const auto& [lab, variant] : targets) {
-        auto request = request_for(lab, variant, verify_only);
-        request.watch_session = &session;
-        if (!verify_only) request.timed_runs = &timed_runs;
-        auto outcome = grade_variant(ws, request);
-        // A CPU-graded variant (lab 05) builds its own program, not the lab program.
-        bool on_cpu = outcome.json.is_object() && outcome.json.value("graded_on", "") == "cpu";
-        if (!on_cpu) built = built || lab_program_built(outcome.exit_code);
+    request.shared = make_request(context, f, request.lab, "", verify_only);
+    // Each variant's report as its grading ends (grade_lab: both passes, in grade.hpp).
+    auto print_graded = [&](const GradedVariant& graded) {
+        const auto& [lab, variant, outcome] = graded;
         if (!f.json) fmt::print("{}", outcome.text);
         if (!f.json && !f.all && !outcome.debrief.empty()) {
             fmt::print("\n--- debrief ({}/debrief/{}.md; again with `roofline debrief {}/{}`) ---\n\n{}", lab, variant,
@@ -172,13 +102,15 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
             if (f.all) path = path.parent_path() / fmt::format("{}-{}", variant, path.filename().string());
             write_output_file(path, outcome.gradescope.dump(2) + "\n", "--gradescope");
         }
-        all_json.push_back(outcome.json);
-        exit_code = worst(exit_code, outcome.exit_code);
-        bool stop = !on_cpu && stops_the_rest(outcome.exit_code);
-        rows.emplace_back(variant, std::move(outcome));
-        if (stop) break;
-    }
+    };
+    auto graded = grade_lab(ws, request, print_graded);
     trace_stage("grade: report");
+    nlohmann::json all_json = nlohmann::json::array();
+    std::vector<std::pair<std::string, GradeOutcome>> rows;
+    for (auto& g : graded.graded) {
+        all_json.push_back(g.outcome.json);
+        rows.emplace_back(g.variant, std::move(g.outcome));
+    }
     if (f.json) fmt::print("{}\n", (f.all ? all_json : all_json[0]).dump(2));
     else if (f.all && !verify_only) print_ladder(rows);
     if (!f.json && f.all) {
@@ -186,11 +118,12 @@ void run_grade(Context& context, const GradeFlags& f, bool verify_only) {
         for (const auto& [variant, o] : rows) {
             if (!o.debrief.empty()) opened.push_back(variant);
         }
-        if (!opened.empty()) {
-            fmt::print("\ndebriefs open now (roofline debrief {}/VARIANT): {}\n", lab_id, fmt::join(opened, ", "));
+        if (!opened.empty() && !graded.graded.empty()) {
+            fmt::print("\ndebriefs open now (roofline debrief {}/VARIANT): {}\n", graded.graded.front().lab,
+                       fmt::join(opened, ", "));
         }
     }
-    context.exit_code = exit_code;
+    context.exit_code = graded.exit_code;
 }
 
 void add_common(CLI::App* cmd, GradeFlags& f) {

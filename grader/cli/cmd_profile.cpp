@@ -1,5 +1,5 @@
 // roofline profile LAB/VARIANT: the variant's timed shape once under Nsight Compute,
-// read as a person would want it (lib/profile.hpp).
+// read as a person would want it (lib/profile/profile.hpp).
 #include "command.hpp"
 #include "output_file.hpp"
 #include "number_flags.hpp"

@@ -1,21 +1,14 @@
 // roofline timeline LAB/VARIANT: every kernel of one launch of a variant, with its
-// start, duration and the GPU's idle gap before it, and a Gantt chart (lib/timeline.hpp).
-// The lab program verifies the variant first (an incorrect kernel's timeline is not
-// worth reading), then records one launch with CUPTI (`--mode timeline`).
-#include "build_progress.hpp"
+// start, duration and the GPU's idle gap before it, and a Gantt chart (lib/profile/timeline.hpp).
+// The run itself (build, verify, one launch recorded with CUPTI) is lib/profile/timeline_run.hpp's;
+// here, the flags, the files checked before it and what it prints.
 #include "command.hpp"
-#include "device_query.hpp"
-#include "grade.hpp"
 #include "number_flags.hpp"
 #include "input_error.hpp"
-#include "lab_session.hpp"
 #include "output_file.hpp"
-#include "runner.hpp"
-#include "timeline.hpp"
+#include "timeline_run.hpp"
 
 #include <fmt/format.h>
-
-#include <unistd.h>
 
 
 namespace roofline::cli {
@@ -61,7 +54,7 @@ Shape parse_shape_flag(const std::string& text, const std::vector<std::string>& 
 }
 
 
-void run_timeline(Context& context, const TimelineFlags& f) {
+void timeline_command(Context& context, const TimelineFlags& f) {
     auto ws = context.build_workspace();
     auto target = load_target(ws, f.target);
     const auto& lab = target.lab;
@@ -79,46 +72,16 @@ void run_timeline(Context& context, const TimelineFlags& f) {
     auto svg_folder = f.svg.empty() ? OutputFolder::create : OutputFolder::must_exist;
     check_output_file(svg_path, "--svg", svg_folder);
     if (!f.trace.empty()) check_output_file(f.trace, "--trace");
-    const auto program = ws.lab_target(lab.id, f.solutions);
-    if (!f.no_build) {
-        auto build = build_with_progress(ws.build_dir, program, true);
-        if (!build.ok) {
-            fmt::print(stderr, "build of {} failed:\n{}\n", program, build.output);
-            context.exit_code = kBuildFailed;
-            return;
-        }
-    }
-    auto work_dir = std::filesystem::temp_directory_path() / fmt::format("roofline-timeline-{}", ::getpid());
-    std::filesystem::create_directories(work_dir);
-    auto result_file = work_dir / "timeline.json";
-    auto job = lab_job(lab, variant, protocol::JobMode::timeline, f.seed, result_file, 2);
-    job.timed_shape = shape;
-    LabRun run;
-    std::string why_no_device;
-    {
-        LabSession session(ws.lab_executable(lab.id, f.solutions), work_dir / "program", /*judged=*/false);
-        if (session.device(&why_no_device))
-            run = interpret(session.run(job, lab.timeout_s), job, lab.timeout_s);
-    }
-    std::filesystem::remove_all(work_dir);
-    if (!why_no_device.empty()) {
-        if (auto missing = missing_gpu_driver()) why_no_device = *missing;
-        fmt::print(stderr, "no timeline: no CUDA device here ({})\n", why_no_device);
-        context.exit_code = kNoDevice;
+    TimelineRequest request{&lab, &variant, shape, f.solutions, !f.no_build, f.seed};
+    auto run = run_timeline(ws, request);
+    if (run.exit_code != 0) {
+        fmt::print(stderr, "{}\n", run.refusal);
+        context.exit_code = run.exit_code;
         return;
     }
-    if (run.outcome != Outcome::correct) {
-        fmt::print(stderr, "no timeline: {}\n", run.message);
-        context.exit_code = exit_code_for(run.outcome);
-        return;
-    }
-    if (!f.trace.empty()) {
-        write_output_file(f.trace, nlohmann::json(*run.result.timeline).dump(1) + "\n", "--trace");
-    }
-    // interpret() saw to it that a correct timeline job's answer holds its timeline and device.
-    auto timeline = build_timeline(timeline_records(*run.result.timeline, result_file.string()),
-                                   double(run.result.timeline->began_ns));
-    const std::string device = run.result.device->name;
+    if (!f.trace.empty()) write_output_file(f.trace, nlohmann::json(*run.records).dump(1) + "\n", "--trace");
+    const auto& timeline = run.timeline;
+    const std::string& device = run.device;
     fmt::print("timeline of {}/{} ({}) at {} on {}\n\n{}", lab.id, variant.name, f.solutions ? "solutions" : "labs",
                shape_text(shape), device, timeline_text(timeline));
     fmt::print("UPPER BOUNDS: recorded under CUPTI, which adds host time to every launch (about 1 us; far more for a "
@@ -142,11 +105,11 @@ void add_timeline_command(CLI::App& app, Context& context) {
     cmd->add_flag("--no-build", f.no_build, "do not rebuild the lab program first");
     cmd->add_option("--shape", f.shape, "another shape than the variant's timed one, e.g. n=4096");
     cmd->add_option("--svg", f.svg, "where to write the chart (default .roofline/results/LAB/labs/timeline/VARIANT.svg)")->check(file_path());
-    cmd->add_option("--trace", f.trace, "also write the CUPTI records as JSON (what lib/timeline.hpp parses)")->check(file_path());
+    cmd->add_option("--trace", f.trace, "also write the CUPTI records as JSON (what lib/profile/timeline.hpp parses)")->check(file_path());
     cmd->add_option("--seed", f.seed, "the random seed of the inputs (default 1)");
     cmd->footer("The variant is verified first; an incorrect one gets no timeline (exit 1). The gaps are GPU time\n"
                 "with no kernel running: in a loop of launches, the host's launch overhead.");
-    cmd->callback([&context] { run_timeline(context, f); });
+    cmd->callback([&context] { timeline_command(context, f); });
 }
 
 }  // namespace roofline::cli

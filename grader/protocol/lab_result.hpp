@@ -1,6 +1,6 @@
 // The one definition of a lab program's answer to a Job (lab_job.hpp): what it saw, checked,
 // timed and watched. The lab program (harness/lab_main.cpp) fills a Result and writes it as
-// one JSON object; the grader (lib/runner.hpp `interpret`) reads it back once with the same
+// one JSON object; the grader (lib/launch/lab_run.hpp `interpret`) reads it back once with the same
 // functions, and so does the fake lab program of the CPU tests. The answer comes from a
 // process that runs a student's code, which can write anything there: reading never trusts
 // it, and a part that is there but wrong throws a MalformedResult naming the part
@@ -128,7 +128,7 @@ struct SmClock {
     double median = 0, min = 0, max = 0;  // MHz, sampled after each timed launch
 };
 
-// A second library run timed beside the peer, never scored (lib/score.hpp).
+// A second library run timed beside the peer, never scored (lib/grading/score.hpp).
 struct AlsoMeasured {
     std::string name;
     TimingStats stats;
@@ -150,7 +150,7 @@ struct Timing {
     double fixed_cost_s = 0;
 };
 
-// A timeline job's one watched launch, every kernel on the GPU's clock (lib/timeline.hpp).
+// A timeline job's one watched launch, every kernel on the GPU's clock (lib/profile/timeline.hpp).
 struct TimelineKernel {
     std::string name;  // mangled
     std::uint64_t start_ns = 0, end_ns = 0;

@@ -13,7 +13,7 @@
 //   OUT/submissions/NAME/done           written last: this submission is finished
 //   OUT/gradebook.csv, OUT/summary.md
 #pragma once
-#include "batch/staging.hpp"
+#include "staging.hpp"
 #include "workspace.hpp"
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "batch/build_kit.hpp"
+#include "build_kit.hpp"
 #include "symbol_check.hpp"
 #include "file_text.hpp"
 

@@ -1,6 +1,6 @@
-#include "batch/class_report.hpp"
+#include "class_report.hpp"
 
-#include "batch/batch.hpp"
+#include "batch.hpp"
 #include "file_text.hpp"
 #include "html_page.hpp"
 #include "html_text.hpp"

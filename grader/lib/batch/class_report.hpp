@@ -5,7 +5,7 @@
 // compiler's messages, its kernels' verdicts) is escaped: a submission named
 // `<script>...` renders as text.
 #pragma once
-#include "batch/summary.hpp"
+#include "summary.hpp"
 #include "html_roofline_chart.hpp"
 
 #include <filesystem>

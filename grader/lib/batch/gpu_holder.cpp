@@ -1,4 +1,4 @@
-#include "batch/gpu_holder.hpp"
+#include "gpu_holder.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "batch/gpus.hpp"
+#include "gpus.hpp"
 
 #include "input_error.hpp"
 

@@ -1,4 +1,4 @@
-#include "batch/gradebook.hpp"
+#include "gradebook.hpp"
 
 #include <fmt/format.h>
 

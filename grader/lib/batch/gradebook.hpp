@@ -4,7 +4,7 @@
 // stable: tools may rely on the column names and their order; new columns are
 // added at the end (gap_notes came after reason, sandbox after gap_notes).
 #pragma once
-#include "batch/result.hpp"
+#include "result.hpp"
 
 #include <string>
 #include <vector>

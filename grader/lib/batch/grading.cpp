@@ -1,4 +1,4 @@
-#include "batch/grading.hpp"
+#include "grading.hpp"
 #include "file_text.hpp"
 
 #include <fmt/format.h>

@@ -6,8 +6,8 @@
 // starts (the submission's code) runs inside, and sees neither.
 #pragma once
 #include "process.hpp"
-#include "batch/result.hpp"
-#include "batch/staging.hpp"
+#include "result.hpp"
+#include "staging.hpp"
 #include "lab_spec.hpp"
 #include "sandbox.hpp"
 

@@ -1,4 +1,4 @@
-#include "batch/hidden.hpp"
+#include "hidden.hpp"
 #include "output_file.hpp"
 
 #include "input_error.hpp"

@@ -1,4 +1,4 @@
-#include "batch/out_lock.hpp"
+#include "out_lock.hpp"
 
 #include "input_error.hpp"
 

@@ -7,7 +7,7 @@
 // A whole batch holds the lock alone. The slices of a Slurm batch (--slice K/N) share
 // it, so that they run side by side, and each holds OUT/.batch-slice-K-of-N.lock alone.
 #pragma once
-#include "batch/staging.hpp"
+#include "staging.hpp"
 
 #include <filesystem>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "batch/outcome.hpp"
+#include "outcome.hpp"
 #include "grade_outcome.hpp"
 
 #include <fmt/format.h>

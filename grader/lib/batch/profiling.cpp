@@ -1,4 +1,4 @@
-#include "batch/profiling.hpp"
+#include "profiling.hpp"
 
 #include "file_text.hpp"
 #include "prediction_log.hpp"

@@ -9,7 +9,7 @@
 //     bytes its byte predictions are scored on.
 // Where ncu is missing the batch says so once, and those points are 0 for everyone.
 #pragma once
-#include "batch/grading.hpp"
+#include "grading.hpp"
 #include "lab_spec.hpp"
 #include "workspace.hpp"
 

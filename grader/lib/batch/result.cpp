@@ -1,4 +1,4 @@
-#include "batch/result.hpp"
+#include "result.hpp"
 
 #include <algorithm>
 

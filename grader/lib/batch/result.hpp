@@ -1,7 +1,7 @@
 // One submission's record in a batch: OUT/submissions/NAME/result.json. The
 // gradebook row, the summary and `--merge` are all made from these files.
 #pragma once
-#include "batch/outcome.hpp"
+#include "outcome.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "batch/slurm.hpp"
+#include "slurm.hpp"
 
 #include "process.hpp"
 #include "input_error.hpp"

@@ -1,4 +1,4 @@
-#include "batch/staging.hpp"
+#include "staging.hpp"
 
 #include "input_error.hpp"
 #include "prediction_log.hpp"

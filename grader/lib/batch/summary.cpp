@@ -1,4 +1,4 @@
-#include "batch/summary.hpp"
+#include "summary.hpp"
 
 #include <fmt/format.h>
 

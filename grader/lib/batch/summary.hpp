@@ -2,7 +2,7 @@
 // outcome, the score distribution, a leaderboard by fraction of the roofline,
 // and every failure with its reason.
 #pragma once
-#include "batch/result.hpp"
+#include "result.hpp"
 
 #include <string>
 #include <vector>

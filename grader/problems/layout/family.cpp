@@ -1,6 +1,6 @@
 // The layout family (lab 05's CPU part): a student's layout library, one part per
 // op, checked exhaustively on the CPU by the checker program roofline-layout-check, which
-// asks the student's runner for its answers (layout_check.hpp, lib/cpu_grade.hpp).
+// asks the student's runner for its answers (layout_check.hpp, lib/grading/cpu_grade.hpp).
 // Nothing is timed, so no op has a shape, a dtype or any work.
 #include "problem_family.hpp"
 

@@ -4,7 +4,7 @@
 #pragma once
 #include "test_support.hpp"
 
-#include "batch/result.hpp"
+#include "result.hpp"
 #include "hardware.hpp"
 #include "workspace.hpp"
 

@@ -4,7 +4,7 @@
 #include "test_support.hpp"
 
 #include "attention/model.hpp"
-#include "batch/hidden.hpp"
+#include "hidden.hpp"
 #include "hardware_requirement.hpp"
 #include "lab_spec.hpp"
 

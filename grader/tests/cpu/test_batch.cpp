@@ -3,15 +3,15 @@
 // file, slices, the build kit and result files.
 #include "test_support.hpp"
 
-#include "batch/build_kit.hpp"
-#include "batch/gpus.hpp"
-#include "batch/gradebook.hpp"
-#include "batch/grading.hpp"
-#include "batch/hidden.hpp"
-#include "batch/outcome.hpp"
-#include "batch/result.hpp"
-#include "batch/staging.hpp"
-#include "batch/summary.hpp"
+#include "build_kit.hpp"
+#include "gpus.hpp"
+#include "gradebook.hpp"
+#include "grading.hpp"
+#include "hidden.hpp"
+#include "outcome.hpp"
+#include "result.hpp"
+#include "staging.hpp"
+#include "summary.hpp"
 #include "lab_spec.hpp"
 
 using namespace roofline;

@@ -7,12 +7,12 @@
 // fails the batch, naming the submission.
 #include "test_support.hpp"
 
-#include "batch/batch.hpp"
-#include "batch/gradebook.hpp"
-#include "batch/out_lock.hpp"
-#include "batch/outcome.hpp"
-#include "batch/result.hpp"
-#include "batch/staging.hpp"
+#include "batch.hpp"
+#include "gradebook.hpp"
+#include "out_lock.hpp"
+#include "outcome.hpp"
+#include "result.hpp"
+#include "staging.hpp"
 #include "process.hpp"
 
 #include <fmt/format.h>

@@ -5,8 +5,8 @@
 // sandbox, ncu and the lab program it starts run inside it.
 #include "test_support.hpp"
 
-#include "batch/profiling.hpp"
-#include "batch/staging.hpp"
+#include "profiling.hpp"
+#include "staging.hpp"
 #include "lab_spec.hpp"
 #include "prediction_log.hpp"
 #include "profile.hpp"

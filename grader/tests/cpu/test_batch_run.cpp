@@ -4,9 +4,9 @@
 // on a re-run; --merge joins results and names the missing ones.
 #include "test_support.hpp"
 
-#include "batch/batch.hpp"
-#include "batch/outcome.hpp"
-#include "batch/result.hpp"
+#include "batch.hpp"
+#include "outcome.hpp"
+#include "result.hpp"
 
 using namespace roofline;
 using namespace roofline::batch;

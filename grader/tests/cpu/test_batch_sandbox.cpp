@@ -11,7 +11,7 @@
 #include "sandbox_support.hpp"
 #include "test_support.hpp"
 
-#include "batch/batch.hpp"
+#include "batch.hpp"
 #include "process.hpp"
 #include "source_hash.hpp"
 

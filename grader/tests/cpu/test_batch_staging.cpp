@@ -5,8 +5,8 @@
 // holds the same files as another, is named. Fixtures are made in a temporary folder.
 #include "test_support.hpp"
 
-#include "batch/batch.hpp"
-#include "batch/staging.hpp"
+#include "batch.hpp"
+#include "staging.hpp"
 #include "lab_spec.hpp"
 #include "workspace.hpp"
 

@@ -1,4 +1,4 @@
-// A long build says so (lib/build_progress.hpp): a dry run's steps are counted, CUDA files
+// A long build says so (lib/launch/build_progress.hpp): a dry run's steps are counted, CUDA files
 // apart; and a machine without an NVIDIA driver is named as such, not as an old driver.
 #include "test_support.hpp"
 

@@ -1,4 +1,4 @@
-// Calibration over time (lib/calibration.cpp, `roofline log`): a prediction
+// Calibration over time (lib/course/calibration.cpp, `roofline log`): a prediction
 // counts once, at its first measurement, so grading the same good guess again
 // changes nothing; halves whose median errors are within noise are "unchanged".
 #include "test_support.hpp"

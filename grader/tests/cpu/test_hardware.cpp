@@ -1,9 +1,11 @@
-// GPU profiles (lib/hardware.cpp): the shipped spec sheets load and pass the
+// GPU profiles (lib/core/hardware.cpp): the shipped spec sheets load and pass the
 // schema, lookups by id and by CUDA device name, schema errors that name file,
 // line and field, measured ceilings on disk, and which ceiling grading uses.
 #include "test_support.hpp"
 
 #include "hardware.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <set>
@@ -185,6 +187,77 @@ TEST_CASE("measured ceilings: a broken file names the file and field", "[hardwar
                "sm_clock_mhz: 1500\ngemm_tflops: {bf16: 733}\n");
     auto message = input_error_of([&] { load_measured(file); });
     check_mentions(message, {"h200-sxm.yaml:5:", "memcpy_tbs"});
+}
+
+namespace {
+
+// The ceilings probe's answer as roofline-ceilings writes it (nlohmann's dump(2)), with the
+// fields `roofline ceilings` does not keep; `figure` and `status` replace a field's value.
+nlohmann::json probe_answer() {
+    return {{"device", "NVIDIA H200"}, {"sm_count", 132}, {"l2_bytes", 62914560},
+            {"copy_kernel_styles_tbs", {{"float4", 3.9}}}, {"copy_kernel_tbs", 3.95}, {"memcpy_tbs", 4.1},
+            {"read_only_tbs", 4.55}, {"fp32_fma_tflops", 50.2}, {"fp32_fma_sm_clock_mhz", 1980},
+            {"mma_sync_bf16_tflops", 610.0}, {"timing", {{"copy", {{"median_s", 1e-3}}}}},
+            {"gemm", {{"bf16", {{"tflops", 733.0}, {"n", 8192}}}, {"fp16", {{"tflops", 721.5}}}}},
+            {"sm_clock_mhz", 1830}, {"launch", {{"launch_us", 2.1}, {"graph_launch_us", 0.6}}}, {"status", "ok"}};
+}
+
+}  // namespace
+
+TEST_CASE("the ceilings probe's answer is read with the profiles' checked readers", "[hardware]") {
+    TempDir dir;
+    auto file = dir / "ceilings.json";
+    write_file(file, probe_answer().dump(2));
+    auto m = read_ceilings_probe(file);
+    CHECK(m.device_name == "NVIDIA H200");
+    CHECK(m.copy_kernel_tbs == Approx(3.95));
+    CHECK(m.memcpy_tbs == Approx(4.1));
+    CHECK(m.read_only_tbs == Approx(4.55));
+    CHECK(m.fp32_fma_tflops == Approx(50.2));
+    CHECK(m.mma_sync_bf16_tflops == Approx(610.0));
+    REQUIRE(m.gemm_tflops.size() == 2);
+    CHECK(m.gemm_tflops.at(Dtype::bf16) == Approx(733.0));
+    CHECK(m.launch_us == Approx(2.1));
+    CHECK(m.graph_launch_us == Approx(0.6));
+    CHECK(m.sm_clock_mhz == Approx(1830));
+
+    SECTION("a figure of zero names the file, its line and the field") {
+        auto answer = probe_answer();
+        answer["memcpy_tbs"] = 0;
+        auto text = answer.dump(2);
+        write_file(file, text);
+        // the line the field is on, as the reader must name it
+        int line = 1 + int(std::count(text.begin(), text.begin() + long(text.find("\"memcpy_tbs\"")), '\n'));
+        check_mentions(input_error_of([&] { read_ceilings_probe(file); }),
+                       {"ceilings.json:" + std::to_string(line) + ":", "memcpy_tbs", "positive"});
+    }
+    SECTION("a missing figure, a figure that was NaN (JSON null) and a nested one are named") {
+        auto answer = probe_answer();
+        answer.erase("read_only_tbs");
+        write_file(file, answer.dump(2));
+        check_mentions(input_error_of([&] { read_ceilings_probe(file); }), {"ceilings.json", "read_only_tbs"});
+        answer = probe_answer();
+        answer["fp32_fma_tflops"] = nullptr;
+        write_file(file, answer.dump(2));
+        check_mentions(input_error_of([&] { read_ceilings_probe(file); }), {"ceilings.json", "fp32_fma_tflops"});
+        answer = probe_answer();
+        answer["launch"]["graph_launch_us"] = -1;
+        write_file(file, answer.dump(2));
+        check_mentions(input_error_of([&] { read_ceilings_probe(file); }), {"ceilings.json", "launch.graph_launch_us"});
+        answer = probe_answer();
+        answer["gemm"]["fp9"] = {{"tflops", 1}};
+        write_file(file, answer.dump(2));
+        check_mentions(input_error_of([&] { read_ceilings_probe(file); }), {"ceilings.json", "fp9"});
+    }
+    SECTION("a probe that says it failed is refused with its message") {
+        write_file(file, nlohmann::json{{"status", "error"}, {"message", "cudaMalloc: out of memory"}}.dump(2));
+        check_mentions(input_error_of([&] { read_ceilings_probe(file); }),
+                       {"ceilings.json", "the probe failed", "cudaMalloc: out of memory"});
+    }
+    SECTION("an answer that is not JSON names the file") {
+        write_file(file, "{\"device\": \"NVIDIA H200\", \"copy_kernel_tbs\": [");
+        check_mentions(input_error_of([&] { read_ceilings_probe(file); }), {"ceilings.json"});
+    }
 }
 
 TEST_CASE("choose_ceiling prefers measured figures and says where each came from", "[hardware]") {

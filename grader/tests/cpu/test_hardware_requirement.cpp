@@ -1,4 +1,4 @@
-// lab.yaml `requires` (lib/hardware_requirement.cpp, lib/lab_spec.cpp): compute
+// lab.yaml `requires` (lib/core/hardware_requirement.cpp, lib/course/lab_spec.cpp): compute
 // capabilities parse or are refused with file:line; a variant built for one GPU is
 // refused on any other, with a message that says what to do instead; lab 06 asks
 // for compute capability 9.0 and lab 07 for 10.0.

@@ -15,7 +15,7 @@
 // which skips (exit 77) where no Chromium is installed.
 #include "html_support.hpp"
 
-#include "batch/batch.hpp"
+#include "batch.hpp"
 #include "gemm/model.hpp"
 #include "hardware.hpp"
 

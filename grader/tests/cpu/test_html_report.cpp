@@ -4,8 +4,8 @@
 // What the pages do in a browser is test_html_browser.cpp.
 #include "html_support.hpp"
 
-#include "batch/batch.hpp"
-#include "batch/class_report.hpp"
+#include "batch.hpp"
+#include "class_report.hpp"
 #include "html_calculator.hpp"
 #include "html_report.hpp"
 #include "html_text.hpp"

@@ -1,4 +1,4 @@
-// The mma.sync roof (lib/instruction_roof.cpp): lab.yaml's `instruction_roof`, the
+// The mma.sync roof (lib/core/instruction_roof.cpp): lab.yaml's `instruction_roof`, the
 // measured ceiling it reads (`roofline ceilings`' mma_sync_bf16_tflops), and the report's
 // second fraction beside the peer's, or "not measured".
 #include "test_support.hpp"

@@ -5,7 +5,7 @@
 #include "test_support.hpp"
 
 #include "lab_result.hpp"
-#include "runner.hpp"
+#include "lab_run.hpp"
 
 #include <cmath>
 #include <limits>

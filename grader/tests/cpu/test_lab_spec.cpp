@@ -1,4 +1,4 @@
-// lab.yaml (lib/lab_spec.cpp): the shipped labs load; each kind of mistake in a
+// lab.yaml (lib/course/lab_spec.cpp): the shipped labs load; each kind of mistake in a
 // lab.yaml is reported with file:line and the field; divisibility refusals; the
 // work model of each problem; LAB/VARIANT parsing.
 #include "test_support.hpp"
@@ -213,7 +213,7 @@ TEST_CASE("lab.yaml errors name file:line and the field", "[lab]") {
     }
 }
 
-// BUG (lib/lab_spec.cpp, load_lab, the `tolerance` loop): an unknown dtype key under
+// BUG (lib/course/lab_spec.cpp, load_lab, the `tolerance` loop): an unknown dtype key under
 // `tolerance:` is reported through require_dtype(key, "<file>: tolerance"), so the message
 // is "<file>: tolerance: unknown dtype 'fp17' ..." with no line number. It should name
 // <file>:11 and the field 'tolerance.fp17' like every other lab.yaml error.
@@ -233,7 +233,7 @@ TEST_CASE("split_target parses LAB/VARIANT and refuses anything else", "[lab]") 
     }
 }
 
-// BUG (lib/lab_spec.cpp, load_lab, the `divisible_by` loop): the keys of divisible_by are
+// BUG (lib/course/lab_spec.cpp, load_lab, the `divisible_by` loop): the keys of divisible_by are
 // not checked against the problem's sizes, so a typo such as `divisible_by: {mm: 128}`
 // loads, and shape_refusal (which skips keys the shape lacks) never refuses anything for
 // it: the rung is handed shapes it cannot handle. It should fail like only_keys does:

@@ -1,4 +1,4 @@
-// The prediction log as a file (lib/prediction_log.cpp): appended in place under an flock
+// The prediction log as a file (lib/course/prediction_log.cpp): appended in place under an flock
 // on the log itself, so a symbolic link, a hard link, the owner and the mode survive; a
 // device, a pipe or a read-only log is refused in one line; no lock or temporary file is
 // left beside it; an entry cut short by a killed write is named, never read as an entry;

@@ -1,6 +1,6 @@
 // One vocabulary for how a grading ends (outcome.hpp): the grade JSON's word, the exit code and
 // the batch's word for a submission all come from one table.
-#include "batch/outcome.hpp"
+#include "outcome.hpp"
 #include "exit_code.hpp"
 #include "grade_outcome.hpp"
 #include "test_support.hpp"

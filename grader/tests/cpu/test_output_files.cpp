@@ -2,7 +2,7 @@
 // missing folder, a folder, a read-only file and an empty path. Each either writes the
 // file (`report --out` makes the page's folder) or fails with one line (exit 2) naming it; none prints a raw C++ exception, claims
 // a file it did not write, leaves a temporary file, or changes the read-only file.
-// Also: write_output_file itself (lib/output_file.hpp), and the prediction log given
+// Also: write_output_file itself (lib/core/output_file.hpp), and the prediction log given
 // with --log to the commands that append to it.
 #include "test_support.hpp"
 

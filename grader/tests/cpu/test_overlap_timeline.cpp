@@ -1,4 +1,4 @@
-// The overlap timeline's CSV (lib/overlap_timeline.cpp), as the probe
+// The overlap timeline's CSV (lib/profile/overlap_timeline.cpp), as the probe
 // scripts/probes/lab06_overlap_timeline.cu prints it: the synthetic fixture reads
 // whole, and each kind of bad row is refused with the file, the line and the fix.
 // The figure drawn from it is tested in test_pictures.cpp.

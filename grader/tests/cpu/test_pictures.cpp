@@ -1,4 +1,4 @@
-// The pictures (lib/svg.cpp, lib/roof_placement.cpp): the lab roofline puts a
+// The pictures (lib/grading/svg.cpp, lib/grading/roof_placement.cpp): the lab roofline puts a
 // zero-FLOP kernel and a compute-bound one at their fraction of the roof that
 // binds them, the log's scatter draws one prediction once, and every label's
 // box fits its canvas. The SVG is read back as text; each picture is also
@@ -620,7 +620,7 @@ TEST_CASE("lesson figures: the files in lessons/figures are the ones the code dr
     bool write = std::getenv("ROOFLINE_WRITE_FIGURES") != nullptr;
     for (const auto& [name, svg] : lesson_figures()) {
         if (write) write_file(dir / name, svg);
-        INFO(name << " differs from what grader/lib/svg_lesson_figures.cpp draws; redraw it with "
+        INFO(name << " differs from what grader/lib/pages/svg_lesson_figures.cpp draws; redraw it with "
                      "ROOFLINE_WRITE_FIGURES=1 build/grader/tests/roofline_cpu_tests \"lesson figures*\"");
         REQUIRE(fs::exists(dir / name));
         CHECK(read_file(dir / name) == svg);

@@ -1,4 +1,4 @@
-// The prediction log (lib/prediction_log.cpp): append-only, ids in order, old
+// The prediction log (lib/course/prediction_log.cpp): append-only, ids in order, old
 // bytes never rewritten, lookups by source hash and shape, edits detected,
 // malformed logs reported and left alone, concurrent appends serialised.
 #include "test_support.hpp"

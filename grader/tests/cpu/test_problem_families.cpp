@@ -1,4 +1,4 @@
-// The problem families (lib/problem_family.hpp, problems/*/family.cpp): the table
+// The problem families (lib/core/problem_family.hpp, problems/*/family.cpp): the table
 // is well formed; the scorer's work of every op, and `roofline calc`'s, at one
 // shape each, against numbers worked by hand from the formulas in the models, so
 // that a drift in either fails here; the lab.yaml loader applies each op's

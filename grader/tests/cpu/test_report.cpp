@@ -1,11 +1,12 @@
-// Reports (lib/report.cpp): the JSON of a scored run, the Gradescope
+// Reports (lib/grading/report.cpp): the JSON of a scored run, the Gradescope
 // results.json for a scored and a failed run, the terminal text.
 #include "test_support.hpp"
 
 #include "hardware.hpp"
 #include "lab_spec.hpp"
+#include "output_file.hpp"
 #include "report.hpp"
-#include "runner.hpp"
+#include "lab_run.hpp"
 #include "score.hpp"
 
 using namespace roofline;

@@ -1,4 +1,4 @@
-// The roofline arithmetic (lib/roofline.cpp): FLOP and byte counts, intensity,
+// The roofline arithmetic (lib/core/roofline.cpp): FLOP and byte counts, intensity,
 // ridge, floors, attainable rate, regime and the GEMM crossover size. Expected
 // numbers are worked by hand in the comments.
 #include "test_support.hpp"

@@ -4,7 +4,7 @@
 // root-only system files). Also: the limits and the kill reach through it, and a lab
 // program under ROOFLINE_SANDBOX runs in it.
 #include "lab_session.hpp"
-#include "runner.hpp"
+#include "lab_run.hpp"
 #include "process.hpp"
 #include "sandbox.hpp"
 #include "sandbox_support.hpp"

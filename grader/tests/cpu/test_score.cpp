@@ -1,4 +1,4 @@
-// Scoring (lib/score.cpp): prediction points, and a whole run scored from the
+// Scoring (lib/grading/score.cpp): prediction points, and a whole run scored from the
 // lab program's JSON: fractions of the peer and of the roofline, performance
 // points between floor and target, impossible times rejected.
 #include "test_support.hpp"

@@ -1,7 +1,7 @@
 // `roofline profile` and `run --sanitize` hand the lab program the same typed Job as the
 // grader, in a file (tool_run.hpp): a tool wraps the process and owns its stdin.
 #include "lab_job.hpp"
-#include "runner.hpp"
+#include "lab_run.hpp"
 #include "tool_run.hpp"
 #include "test_support.hpp"
 

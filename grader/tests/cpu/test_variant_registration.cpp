@@ -1,4 +1,4 @@
-// A lab program's registered variants against lab.yaml (lib/variant_registration.cpp):
+// A lab program's registered variants against lab.yaml (lib/grading/variant_registration.cpp):
 // what the lab-list CTest and `roofline grade` report when the two drift apart, each
 // line naming lab.yaml's line. The listings here are written as a lab program's
 // `--list` prints them.

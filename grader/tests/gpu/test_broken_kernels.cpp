@@ -5,7 +5,7 @@
 #include "device_query.hpp"
 #include "lab_session.hpp"
 #include "lab_spec.hpp"
-#include "runner.hpp"
+#include "lab_run.hpp"
 
 #include <sys/wait.h>
 

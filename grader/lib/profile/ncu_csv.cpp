@@ -256,7 +256,7 @@ std::optional<NcuFailure> ncu_failure(const std::string& output) {
         auto line = line_at(output, at);
         return NcuFailure{NcuFailure::Kind::unknown_metric,
                           fmt::format("this ncu does not know a metric the course asks for ({}); the metric list is "
-                                      "grader/lib/ncu_metrics.hpp: `ncu --query-metrics` lists the names this GPU "
+                                      "grader/lib/profile/ncu_metrics.hpp: `ncu --query-metrics` lists the names this GPU "
                                       "and ncu version have",
                                       line)};
     }

@@ -5,7 +5,7 @@
 // how long it took. Where the machine plainly has no GPU driver, a line says so first:
 // the build still checks that the code compiles, but nothing will run here.
 #pragma once
-#include "runner.hpp"
+#include "build_target.hpp"
 
 #include <filesystem>
 #include <string>

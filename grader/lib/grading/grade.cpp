@@ -9,13 +9,15 @@
 #include "exit_code.hpp"
 #include "hardware.hpp"
 #include "input_error.hpp"
+#include "job_from_spec.hpp"
+#include "kernel_file.hpp"
 #include "lab_job.hpp"
 #include "lab_session.hpp"
 #include "output_file.hpp"
 #include "own_work.hpp"
 #include "report.hpp"
 #include "regime_sweep.hpp"
-#include "runner.hpp"
+#include "lab_run.hpp"
 #include "source_hash.hpp"
 #include "stage_trace.hpp"
 #include "symbol_check.hpp"
@@ -26,6 +28,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -33,41 +36,6 @@
 #include <random>
 
 namespace roofline {
-
-std::filesystem::path existing_kernel_file(const Workspace& ws, const LabSpec& lab, const VariantSpec& variant,
-                                           bool solutions) {
-    auto file = ws.kernel_file(lab.id, solutions, variant.file);
-    if (!std::filesystem::exists(file)) {
-        throw InputError(file, 0, "kernel file missing; restore it (git checkout) or fix `file:` in lab.yaml");
-    }
-    return file;
-}
-
-GradeOutcome build_failure(const std::string& target, const BuildResult& build) {
-    GradeOutcome out;
-    out.exit_code = kBuildFailed;
-    out.text = build.compiler_ran ? fmt::format("{}: the build failed; the compiler said:\n{}\n", target, build.output)
-                                  : fmt::format("{}: the build failed before compiling: {}\n", target, build.output);
-    out.json = {{"target", target}, {"outcome", outcome_name(Outcome::build_failed)}, {"compiler_output", build.output}};
-    return out;
-}
-
-// One job for the lab program, up to the shapes (grade.hpp).
-protocol::Job lab_job(const LabSpec& lab, const VariantSpec& variant, protocol::JobMode mode, std::uint64_t seed,
-                      const std::filesystem::path& result_file, double time_cap_s) {
-    const auto& tol = lab.tolerance_for(variant);
-    protocol::Job job;
-    job.mode = mode;
-    job.variant = variant.name;
-    job.seed = seed;
-    job.atol = tol.atol;
-    job.rtol = tol.rtol;
-    job.max_rel_l2 = tol.max_rel_l2;
-    job.time_cap_s = time_cap_s;
-    job.launch_timeout_s = lab.launch_timeout_s;
-    job.result_path = result_file.string();
-    return job;
-}
 
 namespace {
 
@@ -619,6 +587,96 @@ LabContext load_lab_context(const Workspace& ws, const std::string& lab_id) {
     // Without hardware/, grading still gets as far as its gates; scoring then says what is missing.
     if (std::filesystem::is_directory(ws.root / "hardware")) context.profiles = load_profiles(ws.root / "hardware");
     return context;
+}
+
+namespace {
+
+// The exit code of a lab's grading: the worst of its variants' (0 is the best; a higher code a worse end).
+int worst(int a, int b) { return a == 0 ? b : (b == 0 ? a : std::max(a, b)); }
+
+bool stops_the_rest(int code) { return code == kNoDevice || code == kBuildFailed; }  // the rest fail alike
+bool lab_program_built(int code) { return code != kBuildFailed && code != kNeedsOtherHardware; }
+
+}  // namespace
+
+LabGrade grade_lab(const Workspace& ws, const LabGradeRequest& request,
+                   const std::function<void(const GradedVariant&)>& on_graded) {
+    const auto lab_context = load_lab_context(ws, request.lab);
+    std::vector<std::pair<std::string, std::string>> targets;
+    if (request.variants.empty()) {
+        for (const auto& v : lab_context.lab.variants) targets.emplace_back(lab_context.lab.id, v.name);
+    } else {
+        for (const auto& v : request.variants) targets.emplace_back(request.lab, v);
+    }
+    if (targets.empty()) throw InputError(request.lab + " has no variants to grade");
+    const auto& lab_id = targets.front().first;
+    const bool verify_only = request.shared.verify_only;
+    // The prediction log, read before the lab program starts: nothing its code writes later counts.
+    std::optional<PredictionLog> log_read;
+    if (!verify_only) log_read = load_log(request.shared.log);
+    // The lab program the variants share: it times them, then (never timing again) watches
+    // them all.
+    LabSession session(ws.lab_executable(lab_id, request.shared.solutions),
+                       std::filesystem::temp_directory_path() / fmt::format("roofline-{}-{}", ::getpid(), lab_id));
+    bool built = false;
+    // What every variant's grading shares: the lab program, the log as first read, one build.
+    auto request_for = [&](const std::string& lab, const std::string& variant) {
+        auto r = request.shared;
+        r.lab = lab;
+        r.variant = variant;
+        r.context = &lab_context;
+        r.session = &session;
+        if (log_read) r.log_read = &*log_read;
+        r.build = r.build && !built;  // one build serves every variant of the lab
+        return r;
+    };
+    // First pass: every variant timed, the runs kept for the second.
+    TimedRuns timed_runs;
+    if (!verify_only) {
+        const auto& spec = lab_context.lab;
+        std::vector<std::pair<std::string, std::string>> alone, shared;
+        for (const auto& target : targets) {
+            const auto& variant = spec.variant(target.second);
+            if (variant.cpu_graded) continue;  // graded by its own CPU program, never timed
+            (times_in_own_program(spec, variant, lab_context.profiles) ? alone : shared).push_back(target);
+        }
+        LabSession own_program(ws.lab_executable(lab_id, request.shared.solutions),
+                               std::filesystem::temp_directory_path() /
+                                   fmt::format("roofline-{}-{}-alone", ::getpid(), lab_id));
+        bool stopped = false;
+        auto time_each = [&](const std::vector<std::pair<std::string, std::string>>& list, LabSession* program) {
+            for (const auto& [lab, variant] : list) {
+                if (stopped) return;
+                auto r = request_for(lab, variant);
+                r.session = program;
+                r.timing_only = true;
+                r.timed_runs = &timed_runs;
+                auto outcome = grade_variant(ws, r);
+                built = built || lab_program_built(outcome.exit_code);
+                stopped = stops_the_rest(outcome.exit_code);  // the second pass says so
+                if (program == &own_program) own_program.end();
+            }
+        };
+        time_each(alone, &own_program);
+        time_each(shared, &session);
+    }
+    // Second pass: each variant graded from its timing (or, for `run`, checked).
+    LabGrade result;
+    for (const auto& [lab, variant] : targets) {
+        auto r = request_for(lab, variant);
+        r.watch_session = &session;
+        if (!verify_only) r.timed_runs = &timed_runs;
+        auto outcome = grade_variant(ws, r);
+        // A CPU-graded variant (lab 05) builds its own program, not the lab program.
+        bool on_cpu = outcome.json.is_object() && outcome.json.value("graded_on", "") == "cpu";
+        if (!on_cpu) built = built || lab_program_built(outcome.exit_code);
+        result.exit_code = worst(result.exit_code, outcome.exit_code);
+        bool stop = !on_cpu && stops_the_rest(outcome.exit_code);
+        result.graded.push_back({lab, variant, std::move(outcome)});
+        if (on_graded) on_graded(result.graded.back());
+        if (stop) break;
+    }
+    return result;
 }
 
 }  // namespace roofline

@@ -138,6 +138,30 @@ MeasuredCeilings load_measured(const std::filesystem::path& file) {
     return m;
 }
 
+MeasuredCeilings read_ceilings_probe(const std::filesystem::path& file) {
+    auto root = YamlView::load_file(file);
+    if (root.string("status") != "ok") {
+        const auto message = root.has("message") ? root.string("message") : std::string("no message");
+        root.at("status").fail("the probe failed: " + message);
+    }
+    MeasuredCeilings m;
+    m.device_name = root.string("device");
+    m.copy_kernel_tbs = root.positive("copy_kernel_tbs");
+    m.memcpy_tbs = root.positive("memcpy_tbs");
+    m.read_only_tbs = root.positive("read_only_tbs");
+    m.fp32_fma_tflops = root.positive("fp32_fma_tflops");
+    if (root.has("mma_sync_bf16_tflops")) m.mma_sync_bf16_tflops = root.positive("mma_sync_bf16_tflops");
+    auto gemm = root.at("gemm");
+    for (const auto& key : gemm.keys()) {
+        m.gemm_tflops[require_dtype(key, file.string() + " gemm")] = gemm.at(key).positive("tflops");
+    }
+    auto launch = root.at("launch");
+    m.launch_us = launch.positive("launch_us");
+    m.graph_launch_us = launch.positive("graph_launch_us");
+    m.sm_clock_mhz = root.at("sm_clock_mhz").as_nonnegative_double();
+    return m;
+}
+
 void save_measured(const MeasuredCeilings& m, const std::filesystem::path& file) {
     YAML::Emitter out;
     out << YAML::Comment("Measured by `roofline ceilings`; grade uses these over the datasheet for this GPU.");

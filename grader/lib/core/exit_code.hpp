@@ -1,5 +1,5 @@
 // What `roofline` exits with: one table for every command (`grade` and `run` in
-// lib/grade.cpp, the rest in cli/), listed in `roofline --help` and README.md.
+// lib/grading/grade.cpp, the rest in cli/), listed in `roofline --help` and README.md.
 #pragma once
 
 namespace roofline {

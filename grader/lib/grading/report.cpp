@@ -209,8 +209,4 @@ nlohmann::json gradescope_json(const LabSpec& lab, const GradeContext& c, const 
             {"visibility", "visible"}, {"tests", tests}};
 }
 
-void write_json_file(const std::filesystem::path& file, const nlohmann::json& value) {
-    write_output_file(file, value.dump(2) + "\n", "the results file", OutputFolder::create);
-}
-
 }  // namespace roofline

@@ -132,4 +132,8 @@ void write_output_file(const fs::path& file, const std::string& text, const std:
     }
 }
 
+void write_json_file(const std::filesystem::path& file, const nlohmann::json& value) {
+    write_output_file(file, value.dump(2) + "\n", "the results file", OutputFolder::create);
+}
+
 }  // namespace roofline

@@ -39,7 +39,7 @@ struct ProblemOp {
 struct ProblemFamily {
     std::string name;  // as lab.yaml's `problem`: gemm
     std::vector<ProblemOp> ops;
-    bool graded_on_cpu = false;  // checked by a CPU program (lib/cpu_grade.hpp), never timed: lab 05's layouts
+    bool graded_on_cpu = false;  // checked by a CPU program (lib/grading/cpu_grade.hpp), never timed: lab 05's layouts
     const ProblemOp* op(std::string_view name) const;  // nullptr: not one of its ops
     std::vector<std::string> op_names() const;
 };

@@ -1,6 +1,6 @@
 #include "tool_run.hpp"
-#include "grade.hpp"
-#include "report.hpp"
+#include "job_from_spec.hpp"
+#include "output_file.hpp"
 
 #include "process.hpp"
 

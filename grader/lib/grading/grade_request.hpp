@@ -1,23 +1,23 @@
-// `roofline grade` and `roofline run`, stage by stage (grader/README.md, "One `roofline grade`"):
-// load, prediction gate, build (so a compile error shows even without a GPU),
-// device check, run, verify and measure (in the lab program), score, record
-// and report.
+// What one variant's grading is asked (GradeRequest) and what it answers (GradeOutcome), apart
+// from the pipeline that does it (grade.hpp), so that the CPU grading (cpu_grade.hpp), which
+// grade_variant hands a CPU-graded variant, needs only these and not grade.hpp.
 #pragma once
+#include "build_target.hpp"
 #include "hardware.hpp"
-#include "lab_job.hpp"
+#include "lab_run.hpp"
 #include "lab_spec.hpp"
-#include "regime_sweep.hpp"
-#include "runner.hpp"
 #include "prediction_log.hpp"
+#include "regime_sweep.hpp"
 #include "score.hpp"
-#include "workspace.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace roofline {
 
@@ -44,7 +44,6 @@ struct LabContext {
     LabSpec lab;
     std::vector<HardwareProfile> profiles;  // hardware/*.yaml
 };
-LabContext load_lab_context(const Workspace& workspace, const std::string& lab_id);
 
 struct GradeRequest {
     std::string lab, variant;
@@ -82,39 +81,7 @@ struct GradeOutcome {
     bool timed_only = false;  // a first pass that stopped after timing: nothing to print yet
 };
 
-// The prediction gate alone: the prediction for this variant's current source
-// and timed shape, or an InputError-free refusal whose text is the exact
-// `roofline predict` command to run.
-struct GateResult {
-    const Prediction* prediction = nullptr;
-    std::string refusal;
-    bool edited = false;
-};
-GateResult check_prediction(const PredictionLog& log, const LabSpec& lab, const VariantSpec& variant,
-                            const std::string& source_hash, const std::string& log_flag);
-
-GradeOutcome grade_variant(const Workspace& workspace, const GradeRequest& request);
-
-// Whether `roofline grade`'s first pass times this variant in a fresh lab program of its own
-// rather than in the one the lab's other variants share: a variant whose work sits in the
-// overhead regime (both floors under one launch's cost) on any GPU in hardware/, where what the
-// program ran before shows in the time. Lab 00's graph rung read 662-674 us after the other
-// variants in one program and 488 us in its own (H200, runs 36-39, CUPTI nowhere near it); the
-// memory- and compute-bound rungs kept their fractions within 2 points. Decided before the build
-// and before any GPU is asked (the fastest profile gives the smallest floors); with no profiles,
-// every variant. A fresh program costs ~0.3 s of driver start-up (lab_session.hpp): hence not all.
-bool times_in_own_program(const LabSpec& lab, const VariantSpec& variant, const std::vector<HardwareProfile>& profiles);
-
-// The variant's kernel file, or an InputError naming it when it is missing.
-std::filesystem::path existing_kernel_file(const Workspace& ws, const LabSpec& lab, const VariantSpec& variant,
-                                           bool solutions);
-
 // What a grading reports when its build fails: the compiler's output, or why it never ran.
 GradeOutcome build_failure(const std::string& target, const BuildResult& build);
-
-// One job for the lab program from lab.yaml (tolerances, timeouts, the seed), up to the
-// shapes, which the caller adds.
-protocol::Job lab_job(const LabSpec& lab, const VariantSpec& variant, protocol::JobMode mode, std::uint64_t seed,
-                      const std::filesystem::path& result_file, double time_cap_s);
 
 }  // namespace roofline

@@ -7,7 +7,8 @@
 #include "file_text.hpp"
 #include "prediction_log.hpp"
 #include "report.hpp"
-#include "runner.hpp"
+#include "lab_run.hpp"
+#include "output_file.hpp"
 
 #include <fmt/format.h>
 

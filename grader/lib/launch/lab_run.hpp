@@ -1,37 +1,16 @@
-// Runs a lab executable as a child process: its own process group, a
-// wall-clock timeout, stdout and stderr kept in files. The child reports
-// through a JSON result file (protocol/lab_result.hpp); a hang, a signal, a
-// missing or malformed result is turned into an outcome that names what
-// happened and at which stage.
+// A finished lab program turned into an outcome. The child reports through a JSON result file
+// (protocol/lab_result.hpp); a hang, a signal, a missing or malformed result is turned into an
+// outcome (grade_outcome.hpp) that names what happened and at which stage. Running the child
+// is child_run.hpp's; building it, build_target.hpp's.
 #pragma once
+#include "child_run.hpp"
 #include "grade_outcome.hpp"
 #include "lab_job.hpp"
 #include "lab_result.hpp"
 
-#include <filesystem>
-#include <optional>
 #include <string>
-#include <vector>
 
 namespace roofline {
-
-struct ChildRun {
-    int exit_code = -1;     // when it exited normally
-    int signal = 0;         // when a signal ended it
-    bool timed_out = false;
-    double wall_s = 0;
-    std::string output_tail;  // the last lines of its stdout and stderr
-    std::string last_stage;   // the last "roofline-stage:" line it printed
-};
-
-// Runs `argv` (argv[0] is the program path) with `timeout_s`; kills the whole
-// session on timeout (process.hpp). Never throws for the child's failures.
-ChildRun run_child(const std::vector<std::string>& argv, double timeout_s, const std::filesystem::path& work_dir);
-
-// From a lab program's output: the last "roofline-stage:" line ("start-up" if
-// none), and the last `lines` lines.
-std::string last_stage_in(const std::string& output);
-std::string tail_lines(const std::string& text, int lines);
 
 struct LabRun {
     Outcome outcome = Outcome::harness_error;
@@ -61,13 +40,5 @@ std::string death_in_words(int signal);
 // Interprets a finished child: the answer to `job`, exit status and stages. A missing
 // or malformed answer is the variant's crash, never an exception.
 LabRun interpret(const ChildRun& child, const protocol::Job& job, double timeout_s);
-
-// `cmake --build` of one target; returns the compiler's output on failure.
-struct BuildResult {
-    bool ok = false;
-    bool compiler_ran = false;  // false: the build folder is not a CMake build; `output` says why
-    std::string output;
-};
-BuildResult build_target(const std::filesystem::path& build_dir, const std::string& target);
 
 }  // namespace roofline

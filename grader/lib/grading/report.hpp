@@ -2,7 +2,7 @@
 // five seconds, the same as JSON, and a Gradescope results.json.
 #pragma once
 #include "lab_spec.hpp"
-#include "runner.hpp"
+#include "lab_run.hpp"
 #include "score.hpp"
 
 #include <nlohmann/json.hpp>
@@ -32,7 +32,5 @@ nlohmann::json gradescope_json(const LabSpec& lab, const GradeContext& context, 
 
 // The first mismatches of the first failing check, as "index: expected X, got Y" lines.
 std::string mismatch_lines(const protocol::Result& result);
-
-void write_json_file(const std::filesystem::path& file, const nlohmann::json& value);
 
 }  // namespace roofline

@@ -3,6 +3,8 @@
 // (InputError) naming the file and the fix. Never a raw exception, never a success
 // message over a file that was not written, never a temporary file left beside it.
 #pragma once
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <string>
 
@@ -25,5 +27,9 @@ void check_output_file(const std::filesystem::path& file, const std::string& wha
 // link stays. An existing file keeps its mode. Any failure: InputError, `file` untouched.
 void write_output_file(const std::filesystem::path& file, const std::string& text, const std::string& what,
                        OutputFolder folder = OutputFolder::must_exist);
+
+// `value` as indented JSON through write_output_file, its folder made as needed: a result file
+// (a grading's JSON, a batch's results, a tool's job).
+void write_json_file(const std::filesystem::path& file, const nlohmann::json& value);
 
 }  // namespace roofline

@@ -13,7 +13,8 @@
 // lab's correctness points; anything else earns 0 and names the first wrong index, the
 // exception the code threw, or the case the runner crashed, hung or answered garbage on.
 #pragma once
-#include "grade.hpp"
+#include "grade_request.hpp"
+#include "workspace.hpp"
 #include "process.hpp"
 
 #include <nlohmann/json.hpp>

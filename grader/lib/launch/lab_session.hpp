@@ -15,7 +15,7 @@
 #include "device_query.hpp"
 #include "lab_job.hpp"
 #include "process.hpp"
-#include "runner.hpp"
+#include "lab_run.hpp"
 
 #include <filesystem>
 #include <memory>

@@ -10,7 +10,7 @@
 //    the `stream` argument was forgotten): incorrect, since it races the harness.
 #pragma once
 #include "lab_result.hpp"
-#include "runner.hpp"
+#include "lab_run.hpp"
 #include "symbol_check.hpp"
 
 #include <optional>

@@ -70,6 +70,11 @@ struct MeasuredCeilings {
 };
 
 MeasuredCeilings load_measured(const std::filesystem::path& file);
+// The ceilings probe's answer (`roofline-ceilings --result FILE`, JSON, which the YAML reader
+// reads), checked as load_measured checks a saved file: a missing, negative or zero figure is an
+// InputError naming the file, the line and the field. A probe that says it failed (status
+// error) is an InputError with its message. The profile and the time are the caller's to fill.
+MeasuredCeilings read_ceilings_probe(const std::filesystem::path& file);
 void save_measured(const MeasuredCeilings& measured, const std::filesystem::path& file);
 
 // What scoring divides by: a datasheet figure or a measured one, and which.

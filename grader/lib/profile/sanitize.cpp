@@ -5,7 +5,7 @@
 #include "file_text.hpp"
 #include "input_error.hpp"
 #include "lab_spec.hpp"
-#include "runner.hpp"
+#include "lab_run.hpp"
 #include "sanitizer_output.hpp"
 #include "tool_run.hpp"
 
