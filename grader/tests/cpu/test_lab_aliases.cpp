@@ -3,7 +3,7 @@
 // README) is read as the module's new name, with a one-line note; the log is never rewritten.
 #include "test_support.hpp"
 
-#include "batch/hidden.hpp"
+#include "hidden.hpp"
 #include "lab_aliases.hpp"
 #include "lab_spec.hpp"
 #include "prediction_log.hpp"
