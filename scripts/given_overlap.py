@@ -12,7 +12,7 @@ run, then the totals. Given code that both trees include from labs/LAB/given/ is
 file, not a pair, and counts nothing.
 
 This is the count of issue 32 ("Of the skeletons' 4,085 non-blank lines, 2,845 match
-their solutions"): kernels/ only. --cpu adds lab 09's cpu/ pairs, which the issue
+their solutions"): kernels/ only. --cpu adds lab 05's cpu/ pairs, which the issue
 left out. It is a measure, not a check: grader/tests/edition/given_overlap.cpp is the
 check (a shared run of 20 or more code lines fails the edition test).
 

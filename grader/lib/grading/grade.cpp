@@ -121,13 +121,17 @@ const SymbolCheck& checked_symbols(const std::filesystem::path& manifest_file, c
 }
 
 struct LinkRefusal {
-    Outcome outcome;  // forbidden_symbol or forbidden_call
+    Outcome outcome;  // forbidden_symbol or forbidden_call (build_failed: objects not built)
     std::string message;
 };
 
 // A symbol that replaces the grader's own taints every variant of the program; a
 // forbidden call, only the variants built from the file that makes it.
 std::optional<LinkRefusal> link_refusal(const SymbolCheck& check, const VariantSpec& variant) {
+    // Objects that are not there were never built (a failed build, or --no-build before any
+    // build): the build's outcome, not a symbol's.
+    if (!check.missing_objects.empty())
+        return LinkRefusal{Outcome::build_failed, check.error + "; build the lab (drop --no-build) and grade again"};
     if (!check.error.empty()) return LinkRefusal{Outcome::forbidden_symbol, "the symbol check could not run: " + check.error};
     if (!check.forbidden_symbols.empty()) {
         SymbolCheck symbols;
@@ -230,10 +234,12 @@ std::optional<GradeOutcome> prediction_gate(const VariantGrading& g, const Predi
 std::optional<GradeOutcome> link_gate(const VariantGrading& g, const SymbolCheck& symbols) {
     auto refusal = link_refusal(symbols, g.variant);
     if (!refusal) return std::nullopt;
+    const std::string why = refusal->outcome == Outcome::build_failed
+                                ? ""
+                                : "\n  (0 points: the timed work must be this kernel file's own; README.md, "
+                                  "\"The student's own work\")";
     auto out = ended(g.target, refusal->outcome, refusal->message,
-                     fmt::format("{}  {}: {}\n  (0 points: the timed work must be this kernel file's own; README.md, "
-                                 "\"The student's own work\")\n",
-                                 g.target, outcome_name(refusal->outcome), refusal->message));
+                     fmt::format("{}  {}: {}{}\n", g.target, outcome_name(refusal->outcome), refusal->message, why));
     out.json["points"] = {{"total", 0}, {"max", g.lab.scoring.total()}};
     return out;
 }

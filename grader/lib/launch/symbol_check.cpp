@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
@@ -339,6 +340,15 @@ SymbolCheck check_symbols(const LinkManifest& manifest, const std::vector<std::s
     for (const auto& library : libraries) {
         if (!reserved().has(library))
             library_listings.emplace_back(library, listing_of(library, is_shared_library(library), true));
+    }
+    for (const auto& object : manifest.objects) {
+        std::error_code missing;
+        if (!std::filesystem::exists(object, missing)) check.missing_objects.push_back(object.string());
+    }
+    if (!check.missing_objects.empty()) {
+        check.error = fmt::format("{} of the lab program's objects are not built (first: {})", check.missing_objects.size(),
+                                  check.missing_objects.front());
+        return check;
     }
     std::vector<std::future<Listing>> object_listings;
     for (const auto& object : manifest.objects) object_listings.push_back(listing_of(object.string(), false, false));

@@ -49,6 +49,7 @@ struct SymbolCheck {
     std::vector<SymbolFinding> forbidden_symbols;
     std::vector<SymbolFinding> forbidden_calls;
     std::string error;  // nm could not read something: the check did not happen
+    std::vector<std::string> missing_objects;  // named by the link manifest, not on disk: not built
     std::set<std::string> defined;  // every symbol the objects define
     // The kernels, read off the host stubs nvcc writes for each __global__ function
     // (kernel_of_stub): a host function that only takes a kernel's name is none.

@@ -216,3 +216,16 @@ TEST_CASE("symbol check: library listings are cached, objects are not, an unwrit
     CHECK(second.exit_code == 8);
     CHECK(contains(second.all(), "cudaEventElapsedTime"));
 }
+
+// An object the link manifest names but no build made (a failed build, or --no-build before
+// any build) is the build's failure, named as such: not a forbidden symbol (run 90 called a
+// lab whose given headers had not moved "forbidden_symbol").
+TEST_CASE("symbol check: objects that were never built are named as missing, not as forbidden", "[symbols]") {
+    roofline::LinkManifest manifest;
+    manifest.objects = {std::filesystem::temp_directory_path() / "roofline-never-built" / "01_copy.cu.o"};
+    auto check = roofline::check_symbols(manifest, {});
+    REQUIRE(check.missing_objects.size() == 1);
+    CHECK(check.missing_objects.front().find("01_copy.cu.o") != std::string::npos);
+    CHECK(check.error.find("not built") != std::string::npos);
+    CHECK(check.forbidden_symbols.empty());
+}

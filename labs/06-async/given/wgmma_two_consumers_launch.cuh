@@ -1,0 +1,32 @@
+// Given code for lab 06's part 8 (kernels/08_wgmma_two_consumers.cu): the tensor maps and the launch of the
+// kernel file's gemm_two_consumers, which the kernel file defines before it includes this.
+#pragma once
+#include "roofline/gemm.cuh"
+#include "roofline/mbarrier.cuh"
+#include "roofline/tma.cuh"
+#include "roofline/wgmma.cuh"
+
+#include <cuda_bf16.h>
+#include <algorithm>
+#include <cstdint>
+
+#include "wgmma_two_consumers.cuh"
+
+namespace {
+
+// M a multiple of 128, N of 256, K of 64 (lab.yaml: divisible_by).
+void launch_gemm_two_consumers(const __nv_bfloat16* A, const __nv_bfloat16* Bt, __nv_bfloat16* C, int M, int N,
+                               int K, cudaStream_t stream) {
+    const CUtensorMap a_map = roofline::tma::make_2d_bf16(A, M, K, kBlockM, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
+    const CUtensorMap b_map = roofline::tma::make_2d_bf16(Bt, N, K, kBlockN, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
+    constexpr int shared_bytes = sizeof(SharedStorage) + 1024;
+    static const bool configured = [] {
+        cudaFuncSetAttribute(gemm_two_consumers, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
+        return true;
+    }();
+    (void)configured;
+    const dim3 grid(N / kBlockN, M / kBlockM);  // x along N: neighbouring blocks share their A panel
+    gemm_two_consumers<<<grid, kThreads, shared_bytes, stream>>>(a_map, b_map, C, N, K);
+}
+
+}  // namespace
