@@ -4,7 +4,7 @@
 // the schedules that order the consumers' work and the final store (below). Once it is
 // correct, try the switches of `Chosen` one at a time and watch the time.
 //
-// Given, in labs/07-attention/given/ (the skeleton and the solution include the same files):
+// Given, in labs/08-attention/given/ (the skeleton and the solution include the same files):
 // fa3_pieces.cuh (the tile sizes, the Schedule switches, the shared storage, the tensor maps,
 // the work order, the descriptors and S = Q K^T) and fa3_kernel.cuh (the producer, the
 // consumers' schedules, the final store and the launch). The design of the whole rung is
