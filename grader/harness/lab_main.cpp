@@ -232,7 +232,7 @@ protocol::Replay replay_watched(Problem& problem, const Job& job, cudaStream_t s
 
 // `roofline timeline`: one launch of the variant at the timed shape (set up by the last
 // check), after one unwatched warm-up launch, with every kernel's start and end on the GPU's
-// clock (lib/timeline.hpp reads it). Watching costs ~1 us per launch (launch_watch.hpp), so
+// clock (lib/profile/timeline.hpp reads it). Watching costs ~1 us per launch (launch_watch.hpp), so
 // the gaps it shows are an upper bound on an unwatched run's.
 protocol::Timeline record_timeline(Problem& problem, const Job& job, cudaStream_t stream) {
     stage("timeline " + shape_text(*job.timed_shape));

@@ -1,7 +1,7 @@
 // What ran on the GPU while a variant's launch function ran: every kernel by name,
 // the stream it ran on, and any copy or memset, read from CUPTI's activity records
 // (CUPTI ships with the CUDA Toolkit). The lab program reports them; the grader
-// decides, against the kernel file's own symbols (lib/symbol_check.hpp), whether
+// decides, against the kernel file's own symbols (lib/launch/symbol_check.hpp), whether
 // the work was the submission's own. Function pointers, dlsym and libraries cannot
 // hide a kernel from this: it sees what the GPU ran, not what the code called.
 //

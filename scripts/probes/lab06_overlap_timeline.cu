@@ -2,7 +2,7 @@
 // over time, seen from inside two of its blocks: the producer thread and each consumer
 // warpgroup's first thread read the SM's cycle counter around every wait and every piece
 // of work, write the intervals to a buffer, and the host prints them as CSV for lesson
-// 06's overlap timeline (grader/lib/overlap_timeline.hpp reads it, svg_lesson_figures.cpp
+// 06's overlap timeline (grader/lib/profile/overlap_timeline.hpp reads it, svg_lesson_figures.cpp
 // draws it). Instructor-side: the kernel is a copy of the reference answer, so the
 // student edition leaves this file out.
 //
