@@ -5,10 +5,10 @@
 # predictions.yaml (a diagnosis of the tail kernel and a time-and-bytes prediction), since the
 # batch profiles only a submission that has a log: that is the path that starts ncu on a
 # submission's own lab program inside the sandbox.
-#   bash scripts/device/batch_lab06.sh BUILD_DIR OUT_DIR       (ROOFLINE_BWRAP: the bwrap binary)
+#   bash scripts/device/batch_lab02.sh BUILD_DIR OUT_DIR       (ROOFLINE_BWRAP: the bwrap binary)
 set -u
-BUILD=$(cd "${1:?usage: batch_lab06.sh BUILD_DIR OUT_DIR}" && pwd)
-OUT=${2:?usage: batch_lab06.sh BUILD_DIR OUT_DIR}
+BUILD=$(cd "${1:?usage: batch_lab02.sh BUILD_DIR OUT_DIR}" && pwd)
+OUT=${2:?usage: batch_lab02.sh BUILD_DIR OUT_DIR}
 mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
 cd "$(dirname "$0")/../.."
 export PATH=/usr/local/cuda/bin:$PATH
