@@ -302,6 +302,7 @@ TEST_CASE("roofline batch --merge writes report.html beside summary.md", "[html]
                        {json::array({saved_grade("01-memory-roof/copy_naive_fp32", 0, 14, "TB/s", 3.4, 4.24, 0)}),
                         json::array({saved_grade("01-memory-roof/copy_naive_fp32", 0, 14, "TB/s", 1.7, 4.24, 0)})});
     // the lab.yaml the batch graded against, where `roofline batch` puts it: the rungs' targets
+    fs::create_directories(out / "lab");
     fs::copy(repo_root() / "labs" / "01-memory-roof", out / "lab" / "01-memory-roof", fs::copy_options::recursive);
     CHECK(batch::merge_batch(out) == 0);
     REQUIRE(fs::exists(out / "summary.md"));
