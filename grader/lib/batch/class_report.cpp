@@ -4,12 +4,15 @@
 #include "file_text.hpp"
 #include "html_page.hpp"
 #include "html_text.hpp"
+#include "input_error.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
+#include <set>
 
 namespace roofline::batch {
 
@@ -81,6 +84,82 @@ std::string leaderboard(std::vector<SubmissionResult> ranked) {
            "</tbody></table></div>\n";
 }
 
+// A kernel at or beyond its rung's target earns full performance marks (score.cpp): the
+// fraction it is scored on (of the roofline or of the peer) reaches target_fraction.
+bool beyond_target(const RungEntry& e, const RungTarget& t) { return e.fraction_scored >= t.fraction - 1e-12; }
+
+// One table per rung: every correct kernel ranked by its fraction of the roofline, the
+// rung's target drawn on each bar (in roofline terms: for a rung scored against the peer,
+// the target times the peer's rate over the roof, which differs run to run), and every
+// kernel at or beyond the target flagged.
+std::string rung_leaderboards(const std::vector<RungEntry>& entries, const std::vector<RungTarget>& targets) {
+    std::vector<std::string> order;
+    std::map<std::string, const RungTarget*> target_of;
+    for (const auto& t : targets) {
+        order.push_back(t.variant);
+        target_of[t.variant] = &t;
+    }
+    std::set<std::string> extra;  // a rung graded but not in the lab.yaml read (or none read)
+    for (const auto& e : entries) {
+        if (!target_of.count(e.variant)) extra.insert(e.variant);
+    }
+    order.insert(order.end(), extra.begin(), extra.end());
+    if (entries.empty()) return "<p>No kernel was graded correct.</p>\n";
+
+    std::string out = "<p>Each rung's correct kernels ranked by their fraction of the roofline. The red mark on a bar "
+                      "is the rung's target (what full performance marks need); a kernel at or beyond it is flagged "
+                      "<span class='badge'>beyond the target</span>: a design worth showing the class.</p>\n";
+    for (const auto& variant : order) {
+        std::vector<RungEntry> ranked;
+        for (const auto& e : entries) {
+            if (e.variant == variant) ranked.push_back(e);
+        }
+        const RungTarget* target = target_of.count(variant) ? target_of[variant] : nullptr;
+        int beyond = 0;
+        for (const auto& e : ranked) beyond += target && beyond_target(e, *target);
+        std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+            if (a.fraction_of_roofline != b.fraction_of_roofline) return a.fraction_of_roofline > b.fraction_of_roofline;
+            return a.submission < b.submission;
+        });
+        std::string heading = target ? fmt::format("target {:.0f}% of the {}; {} of {} correct kernels at or beyond it",
+                                                   100 * target->fraction, target->against, beyond, ranked.size())
+                                     : fmt::format("target unknown (the batch's lab.yaml was not read); {} correct kernels",
+                                                   ranked.size());
+        out += fmt::format("<h3 id='rung-{0}-title'>{0}</h3>\n<p class='note' id='rung-{0}-target'>{1}</p>\n",
+                           html_escape(variant), heading);
+        if (ranked.empty()) {
+            out += "<p>No kernel was graded correct on this rung.</p>\n";
+            continue;
+        }
+        std::string rows;
+        int rank = 0;
+        for (const auto& e : ranked) {
+            double width = std::clamp(100 * e.fraction_of_roofline, 0.0, 100.0);
+            std::string mark, flag;
+            if (target) {
+                // the target in fractions of the roofline for this run; unknown when nothing was scored
+                double scale = e.fraction_scored > 0 ? e.fraction_of_roofline / e.fraction_scored : 0;
+                if (scale > 0) {
+                    mark = fmt::format("<div class='target-mark' title='target' style='left:{:.1f}%'></div>",
+                                       std::clamp(100 * target->fraction * scale, 0.0, 100.0));
+                }
+                if (beyond_target(e, *target)) flag = "<span class='badge beyond'>beyond the target</span>";
+            }
+            rows += fmt::format("<tr><td class='num'>{}</td><td class='submission'>{}</td><td class='num'>{:.1f}%"
+                                "<div class='bar-track' aria-hidden='true'><div class='bar' style='width:{:.1f}%'></div>"
+                                "{}</div></td><td class='num'>{:.1f}%</td><td>{}</td><td>{}</td></tr>\n",
+                                ++rank, html_escape(e.submission), 100 * e.fraction_of_roofline, width, mark,
+                                100 * e.fraction_scored, html_escape(e.scored_against), flag);
+        }
+        out += fmt::format("<div class='table-wrap'><table id='rung-{0}'><caption>{0}: correct kernels by fraction of "
+                           "the roofline</caption>\n<thead><tr><th class='num'>rank</th><th>submission</th><th "
+                           "class='num'>fraction of the roofline</th><th class='num'>fraction scored</th><th>scored "
+                           "against</th><th>target</th></tr></thead>\n<tbody>\n",
+                           html_escape(variant)) + rows + "</tbody></table></div>\n";
+    }
+    return out;
+}
+
 std::string failures(const std::vector<SubmissionResult>& results) {
     std::string out;
     for (const auto& r : results) {
@@ -115,8 +194,43 @@ std::vector<ChartPoint> class_points(const std::string& submission, const std::s
     return points;
 }
 
+std::vector<RungEntry> class_rung_entries(const std::string& submission, const std::string& grade_json_text) {
+    auto parsed = nlohmann::json::parse(grade_json_text, nullptr, false);
+    if (parsed.is_object()) parsed = nlohmann::json::array({parsed});
+    std::vector<RungEntry> entries;
+    if (!parsed.is_array()) return entries;
+    for (const auto& grade : parsed) {
+        try {
+            if (!grade.is_object() || !grade.value("correct", false)) continue;
+            auto target = grade.value("target", std::string());
+            RungEntry e;
+            e.variant = target.substr(target.find('/') == std::string::npos ? 0 : target.find('/') + 1);
+            e.submission = submission;
+            double attainable = grade.value("attainable", 0.0);
+            // an older grade JSON has no fraction_of_roofline: achieved over attainable is the same number
+            e.fraction_of_roofline = grade.contains("fraction_of_roofline") ? grade.at("fraction_of_roofline").get<double>()
+                                     : attainable > 0 ? grade.value("achieved", 0.0) / attainable
+                                                      : 0;
+            e.fraction_scored = grade.value("fraction_scored", e.fraction_of_roofline);
+            e.scored_against = grade.value("scored_against", std::string());
+            if (e.variant.empty() || !std::isfinite(e.fraction_of_roofline) || !std::isfinite(e.fraction_scored)) continue;
+            entries.push_back(e);
+        } catch (const nlohmann::json::exception&) {
+            // a field of the wrong type: this kernel is left off the rung's table, the rest stay
+        }
+    }
+    return entries;
+}
+
+std::vector<RungTarget> rung_targets(const LabSpec& lab) {
+    std::vector<RungTarget> targets;
+    for (const auto& v : lab.variants) targets.push_back({v.name, v.target_fraction, v.against});
+    return targets;
+}
+
 std::string class_report_html(const BatchFacts& facts, std::vector<SubmissionResult> results,
-                              const std::vector<ChartPoint>& points) {
+                              const std::vector<ChartPoint>& points, const std::vector<RungEntry>& rungs,
+                              const std::vector<RungTarget>& targets) {
     std::sort(results.begin(), results.end(), [](const auto& a, const auto& b) { return a.submission < b.submission; });
     std::string body = fmt::format("<header><h1>Batch grading: {}</h1>\n<p>{} submissions graded, seed {}{}.</p>\n",
                                    html_escape(facts.lab), results.size(), facts.seed,
@@ -134,11 +248,12 @@ std::string class_report_html(const BatchFacts& facts, std::vector<SubmissionRes
         body += "</ul>\n";
     }
     body += "<nav aria-label='sections'><ul><li><a href='#outcomes-title'>outcomes</a></li><li><a href='#distribution-"
-            "title'>distribution</a></li><li><a href='#leaderboard-title'>leaderboard</a></li><li><a href='#class-"
-            "roofline-title'>roofline</a></li><li><a href='#failures-title'>failures</a></li></ul></nav></header>\n<main>\n";
+            "title'>distribution</a></li><li><a href='#leaderboard-title'>leaderboard</a></li><li><a href='#rungs-title'>"
+            "per rung</a></li><li><a href='#class-roofline-title'>roofline</a></li><li><a href='#failures-title'>failures</a></li></ul></nav></header>\n<main>\n";
     body += "<h2 id='outcomes-title'>Outcomes</h2>\n" + outcomes_table(results);
     body += "<h2 id='distribution-title'>Score distribution</h2>\n" + distribution(results);
     body += "<h2 id='leaderboard-title'>Leaderboard</h2>\n" + leaderboard(results);
+    body += "<h2 id='rungs-title'>Leaderboard per rung</h2>\n" + rung_leaderboards(rungs, targets);
     body += "<h2 id='class-roofline-title'>Every submission on one roofline</h2>\n"
             "<p>Each correct kernel of each submission at its fraction of the roof that binds it (the memory roof "
             "left of its ridge, the compute roof right of it); one shape and colour per submission.</p>\n";
@@ -152,11 +267,30 @@ std::string class_report_html(const BatchFacts& facts, std::vector<SubmissionRes
 void write_class_report(const std::filesystem::path& out, const BatchFacts& facts,
                         const std::vector<SubmissionResult>& results) {
     std::vector<ChartPoint> points;
+    std::vector<RungEntry> rungs;
     for (const auto& r : results) {
-        auto more = class_points(r.submission, read_file_text(submission_dir(out, r.submission) / "grade.json"));
+        auto grade_json = read_file_text(submission_dir(out, r.submission) / "grade.json");
+        auto more = class_points(r.submission, grade_json);
         points.insert(points.end(), more.begin(), more.end());
+        auto entries = class_rung_entries(r.submission, grade_json);
+        rungs.insert(rungs.end(), entries.begin(), entries.end());
     }
-    write_html_file(out / "report.html", class_report_html(facts, results, points));
+    // The lab.yaml the batch graded against (a hidden file's shapes change no target). A batch
+    // folder without it still gets its report, its rungs without a target.
+    std::vector<RungTarget> targets;
+    auto lab_yaml = out / "lab" / facts.lab / "lab.yaml";
+    if (std::error_code ec; !std::filesystem::exists(lab_yaml, ec) && std::filesystem::is_directory(out / "lab", ec)) {
+        // a folder written before the renumbering names the lab by its old name: the one lab there
+        for (const auto& entry : std::filesystem::directory_iterator(out / "lab", ec)) {
+            if (std::filesystem::exists(entry.path() / "lab.yaml", ec)) lab_yaml = entry.path() / "lab.yaml";
+        }
+    }
+    try {
+        if (std::filesystem::exists(lab_yaml)) targets = rung_targets(load_lab(lab_yaml));
+    } catch (const InputError& e) {
+        fmt::print(stderr, "warning: {}; report.html shows the rungs without their targets\n", e.what());
+    }
+    write_html_file(out / "report.html", class_report_html(facts, results, points, rungs, targets));
 }
 
 }  // namespace roofline::batch

@@ -43,7 +43,8 @@ input[type=number] { width: 8.5rem; }
 input[type=range] { width: min(28rem, 100%); vertical-align: middle; }
 .controls { display: flex; flex-wrap: wrap; gap: 0.4rem 1rem; align-items: center; }
 .bar-row { display: grid; grid-template-columns: 7rem 1fr 8rem; gap: 0.5rem; align-items: center; margin: 0.3rem 0; }
-.bar-track { border: 1px solid var(--ink); height: 1.3rem; background: #fff; }
+.bar-track { border: 1px solid var(--ink); height: 1.3rem; background: #fff; position: relative; }
+.target-mark { position: absolute; top: -4px; bottom: -4px; width: 0; border-left: 3px solid var(--warn); }
 .bar { height: 100%; background: var(--ink); }
 .bar.memory { background: repeating-linear-gradient(45deg, var(--ink) 0 4px, #fff 4px 8px); }
 .regime { font-weight: bold; font-size: 1.15rem; }

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <regex>
+#include <sstream>
 
 using namespace roofline;
 using namespace roofline_test;
@@ -181,6 +182,117 @@ TEST_CASE("the class report: outcomes, distribution, leaderboard, one roofline, 
                           "<tr><td>0-9%</td><td class='num'>1</td></tr>", "<td>fast</td><td>add_fp32</td>"});
 }
 
+namespace {
+
+// The part of the page from `start` to the end of the table it opens.
+std::string table_from(const std::string& html, const std::string& start) {
+    auto at = html.find(start);
+    if (at == std::string::npos) return "";
+    auto end = html.find("</table>", at);
+    return html.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
+// The submissions of a table's rows, in order, as the page writes them (escaped).
+std::vector<std::string> ranked_submissions(const std::string& table) {
+    std::vector<std::string> names;
+    static const std::regex cell("<td class='submission'>([^<]*)</td>");
+    for (auto it = std::sregex_iterator(table.begin(), table.end(), cell); it != std::sregex_iterator(); ++it) {
+        names.push_back((*it)[1].str());
+    }
+    return names;
+}
+
+int count_of(const std::string& text, const std::string& what) {
+    int n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("the class report ranks each rung, marks its target and flags the kernels beyond it", "[html][batch]") {
+    using batch::SubmissionOutcome;
+    // copy_naive_fp32 is scored against the roofline, target 80%: alice (92%) and the hostile name
+    // (80.2%) reach it, bob (49.5%) does not. add_fp32 is scored against the peer, target 90%: bob
+    // is nearer the roofline (85%) but reaches 85% of the peer only; alice is at 70% of the roofline
+    // and 95% of the peer, so she ranks second and is the one flagged. The hostile name's add_fp32
+    // is incorrect: not ranked.
+    auto with_fractions = [](json grade, double of_roofline, double scored, const std::string& against) {
+        grade["fraction_of_roofline"] = of_roofline;
+        grade["fraction_scored"] = scored;
+        grade["scored_against"] = against;
+        return grade;
+    };
+    json alice = json::array({saved_grade("01-memory-roof/copy_naive_fp32", 0, 14, "TB/s", 3.9, 4.24, 0),
+                              with_fractions(saved_grade("01-memory-roof/add_fp32", 0.083, 14, "TB/s", 2.97, 4.24, 0),
+                                             0.70, 0.95, "cudaMemcpy (TB/s), same run")});
+    json bob = json::array({saved_grade("01-memory-roof/copy_naive_fp32", 0, 14, "TB/s", 2.1, 4.24, 0),
+                            with_fractions(saved_grade("01-memory-roof/add_fp32", 0.083, 14, "TB/s", 3.6, 4.24, 0),
+                                           0.85, 0.85, "cudaMemcpy (TB/s), same run")});
+    auto hostile_incorrect = saved_grade("01-memory-roof/add_fp32", 0.083, 14, "TB/s", 4.2, 4.24, 0);
+    hostile_incorrect["correct"] = false;
+    json hostile = json::array({saved_grade("01-memory-roof/copy_naive_fp32", 0, 14, "TB/s", 3.4, 4.24, 0), hostile_incorrect});
+
+    std::vector<batch::RungEntry> rungs;
+    std::vector<std::pair<std::string, json>> graded = {{"alice", alice}, {"bob", bob}, {kHostileImg, hostile}};
+    for (const auto& [name, grades] : graded) {
+        auto entries = batch::class_rung_entries(name, grades.dump());
+        rungs.insert(rungs.end(), entries.begin(), entries.end());
+    }
+    REQUIRE(rungs.size() == 5);
+    CHECK(batch::class_rung_entries("x", "not json").empty());
+    CHECK(batch::class_rung_entries("x", R"([{"target": "l/v", "correct": true, "fraction_of_roofline": "a string"}])").empty());
+
+    std::vector<batch::RungTarget> targets = {{"copy_naive_fp32", 0.8, "roofline"}, {"add_fp32", 0.9, "peer"}};
+    std::vector<batch::SubmissionResult> results = {submission_result("alice", SubmissionOutcome::graded, 0.81),
+                    submission_result("bob", SubmissionOutcome::graded, 0.67),
+                    submission_result(kHostileImg, SubmissionOutcome::graded, 0.4)};
+    auto html = batch::class_report_html({"01-memory-roof", 7, "", {}}, results, {}, rungs, targets);
+    check_self_contained(html);
+    CHECK_FALSE(contains(html, "<img"));
+    CHECK(contains(html, "<a href='#rungs-title'>per rung</a>"));
+    CHECK(contains(html, "<h2 id='rungs-title'>"));
+    // the mean leaderboard is still there
+    CHECK(contains(html, "<table id='leaderboard'>"));
+
+    auto copy = table_from(html, "<table id='rung-copy_naive_fp32'>");
+    auto add = table_from(html, "<table id='rung-add_fp32'>");
+    REQUIRE_FALSE(copy.empty());
+    REQUIRE_FALSE(add.empty());
+    CHECK(html.find("<table id='rung-copy_naive_fp32'>") < html.find("<table id='rung-add_fp32'>"));  // the lab's order
+
+    CHECK(ranked_submissions(copy) == std::vector<std::string>{"alice", html_escape(kHostileImg), "bob"});
+    CHECK(ranked_submissions(add) == std::vector<std::string>{"bob", "alice"});
+
+    // the targets: their values and a mark on every bar, where the target falls in roofline terms
+    check_mentions(html, {"target 80% of the roofline; 2 of 3 correct kernels at or beyond it",
+                          "target 90% of the peer; 1 of 2 correct kernels at or beyond it"});
+    CHECK(count_of(copy, "<div class='target-mark' title='target' style='left:80.0%'>") == 3);
+    CHECK(contains(add, "style='left:66.3%'"));  // alice: 90% of the peer is 0.9 x 0.70 / 0.95 of the roof
+    CHECK(contains(add, "style='left:90.0%'"));  // bob: his peer fraction equals his roofline fraction
+
+    // the flag: on alice's and the hostile name's copy rows, on alice's add row, nowhere else
+    auto flagged = [](const std::string& table) {  // one row a line
+        std::vector<std::string> names;
+        std::istringstream lines(table);
+        for (std::string line; std::getline(lines, line);) {
+            if (contains(line, "beyond the target")) names.push_back(ranked_submissions(line).at(0));
+        }
+        return names;
+    };
+    CHECK(flagged(copy) == std::vector<std::string>{"alice", html_escape(kHostileImg)});
+    CHECK(flagged(add) == std::vector<std::string>{"alice"});
+    CHECK(count_of(copy, "beyond the target") == 2);
+    CHECK(count_of(add, "beyond the target") == 1);
+
+    // without the lab's targets: the same ranking, no mark, no flag
+    auto unknown = batch::class_report_html({"01-memory-roof", 7, "", {}}, results, {}, rungs, {});
+    CHECK(ranked_submissions(table_from(unknown, "<table id='rung-add_fp32'>")) == std::vector<std::string>{"bob", "alice"});
+    CHECK_FALSE(contains(unknown, "target-mark' title"));
+    CHECK_FALSE(contains(unknown, "badge beyond"));
+    CHECK(contains(unknown, "target unknown"));
+}
+
 TEST_CASE("roofline batch --merge writes report.html beside summary.md", "[html][batch]") {
     using batch::SubmissionOutcome;
     TempDir dir;
@@ -189,13 +301,19 @@ TEST_CASE("roofline batch --merge writes report.html beside summary.md", "[html]
                        {submission_result("alice", SubmissionOutcome::graded, 0.8), submission_result(kHostileImg, SubmissionOutcome::graded, 0.4)},
                        {json::array({saved_grade("01-memory-roof/copy_naive_fp32", 0, 14, "TB/s", 3.4, 4.24, 0)}),
                         json::array({saved_grade("01-memory-roof/copy_naive_fp32", 0, 14, "TB/s", 1.7, 4.24, 0)})});
+    // the lab.yaml the batch graded against, where `roofline batch` puts it: the rungs' targets
+    fs::create_directories(out / "lab");
+    fs::copy(repo_root() / "labs" / "01-memory-roof", out / "lab" / "01-memory-roof", fs::copy_options::recursive);
     CHECK(batch::merge_batch(out) == 0);
     REQUIRE(fs::exists(out / "summary.md"));
     REQUIRE(fs::exists(out / "report.html"));
     auto html = read_file(out / "report.html");
     check_self_contained(html);
     check_mentions(html, {"alice copy_naive_fp32: 0 FLOP/byte, 3.4 TB/s, 80.2% of the memory roof",
-                          html_escape(kHostileImg)});
+                          html_escape(kHostileImg),
+                          // lab 01's copy_naive_fp32: target 60% of the peer; alice's 80.2% reaches it, 40.1% does not
+                          "target 60% of the peer; 1 of 2 correct kernels at or beyond it"});
+    CHECK(count_of(table_from(html, "<table id='rung-copy_naive_fp32'>"), "beyond the target") == 1);
     CHECK_FALSE(contains(html, "<img"));
 }
 
