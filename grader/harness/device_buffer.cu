@@ -2,7 +2,6 @@
 #include "shared_buffers.hpp"
 
 #include <utility>
-#include <vector>
 
 namespace roofline::harness {
 
@@ -43,18 +42,6 @@ std::size_t DeviceBytes::guard_damage_in(const unsigned char* host) const {
     if (!guarded_) return 0;
     std::size_t damaged = 0;
     for (std::size_t i = 0; i < 2 * kGuardBytes; ++i) damaged += host[i] != kGuardByte;
-    return damaged;
-}
-
-std::size_t DeviceBytes::count_guard_damage(cudaStream_t stream) const {
-    if (!guarded_) return 0;
-    std::vector<unsigned char> front(kGuardBytes), back(kGuardBytes);
-    CUDA_CHECK(cudaMemcpyAsync(front.data(), base_, kGuardBytes, cudaMemcpyDeviceToHost, stream));
-    CUDA_CHECK(cudaMemcpyAsync(back.data(), base_ + kGuardBytes + bytes_, kGuardBytes, cudaMemcpyDeviceToHost, stream));
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    std::size_t damaged = 0;
-    for (auto byte : front) damaged += byte != kGuardByte;
-    for (auto byte : back) damaged += byte != kGuardByte;
     return damaged;
 }
 

@@ -26,11 +26,9 @@ public:
     std::size_t bytes() const { return bytes_; }
     // Writes the sentinel into both guards (no-op for unguarded buffers).
     void arm_guards(cudaStream_t stream) const;
-    // Bytes in the guards that no longer hold the sentinel.
-    std::size_t count_guard_damage(cudaStream_t stream) const;
-    // The same in two steps, for a caller that waits once for several copies: both guards
-    // copied into `host` (2 * kGuardBytes, pinned for speed) on `stream`, then counted
-    // there once the stream is done.
+    // Bytes in the guards that no longer hold the sentinel, in two steps so that a caller waits
+    // once: both guards copied into `host` (2 * kGuardBytes, pinned for speed) on `stream`,
+    // then counted there once the stream is done.
     void copy_guards(unsigned char* host, cudaStream_t stream) const;
     std::size_t guard_damage_in(const unsigned char* host) const;
 

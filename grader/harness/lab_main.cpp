@@ -10,6 +10,7 @@
 // `--mode once` launches the variant once per shape between cudaProfilerStart and
 // cudaProfilerStop, unwatched, then verifies it: what `roofline profile` runs under ncu
 // (--profile-from-start off) and `roofline run --sanitize` under compute-sanitizer.
+#include "clock_cross_check.hpp"
 #include "hang_watch.hpp"
 #include "judge.hpp"
 #include "lab_program.hpp"
@@ -133,7 +134,7 @@ protocol::Check check_once(Problem& problem, InputGuard& guard, const Shape& sha
                 const Tolerance& tolerance, double launch_timeout_s, bool watch, cudaStream_t stream,
                 bool profiled = false) {
     stage(fmt::format("verify {} seed {} ({})", shape_text(shape), seed, when));
-    problem.fill_inputs(seed, stream);
+    problem.fill(seed, stream);
     guard.snapshot(problem.inputs(), stream);
     problem.poison_outputs(stream);
     roofline::trace_stage("  inputs filled and snapshotted, outputs poisoned");
@@ -185,10 +186,6 @@ Tolerance tolerance_of(const Job& job) { return {job.atol, job.rtol, job.max_rel
 // many launches (and copies).
 constexpr double kBatchSeconds = 0.005;
 constexpr int kMaxBatchLaunches = 64;
-// The runner's events may say less than the judge's clock by this much before they are refused:
-// back-to-back launches pay a few microseconds each on the host that events do not see.
-constexpr double kClockTolerance = 0.03;
-constexpr double kClockSlackS = 5e-6;
 
 // The timed launches again, watched: what the GPU ran while the variant was timed, in
 // a process that is not timing (the grade job's process never watches). Warm L2, no
@@ -277,7 +274,7 @@ int time_remotely(const VariantEntry& entry, Problem& verified, InputGuard& veri
         if (footprint > 0 && footprint * (i + 1) > free_bytes / 2) break;
         Copy copy{entry.make(), {}};
         copy.problem->setup(*job.timed_shape);
-        copy.problem->fill_inputs(seed++, stream);
+        copy.problem->fill(seed++, stream);
         copy.guard.snapshot(copy.problem->inputs(), stream);
         std::size_t after = 0;
         CUDA_CHECK(cudaMemGetInfo(&after, &total_bytes));
@@ -390,14 +387,10 @@ int time_remotely(const VariantEntry& entry, Problem& verified, InputGuard& veri
     timing.batch_launches = launches;
     timing.fixed_cost_s = measured.empty_round_trip[0].median_s;
     if (!also_name.empty()) timing.also_measured = protocol::AlsoMeasured{also_name, stats_of(measured.per_launch[2])};
-    // A runner that reports less time than its launches took: its claim is refused, whatever
-    // the judge's clock says, since the two cannot both be right. "Less" is beyond the judge's
-    // own noise too (three standard errors of its median): a launch storm bound by the host
-    // (lab 00's 512 launches a call) spreads 15-20% a batch on this clock, and run 90 refused
-    // the reference at 3.4% over its events.
+    // A runner that reports less time than its launches took, beyond both clocks' noise: its
+    // claim is refused (clock_cross_check.hpp).
     const double judged = measured.per_launch[0].median_s, claimed = measured.event_per_launch[0].median_s;
-    const double judged_noise_s = 3 * measured.per_launch[0].median_rse * judged;
-    if (judged > claimed * (1 + kClockTolerance) + kClockSlackS + judged_noise_s) {
+    if (judged_clock_refuses(judged, claimed, measured.per_launch[0].median_rse)) {
         result.status = JobStatus::timing_refused;
         result.message = fmt::format(
             "the lab program's own events say {:.2f} us a launch; the judge's clock around the same {} batches of {} "

@@ -193,6 +193,14 @@ __global__ void empty_kernel() {}
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
+
+// One batch's time a launch: the batch less the baselines' median. A batch no longer than the
+// empty request is below what this clock resolves: it counts as the baselines' own spread, the
+// least the clock could have seen (never zero, which a size sweep cannot take).
+double per_launch_sample(double batch_s, const SampleStats& empty, int launches) {
+    const double resolution_s = std::max(empty.q3_s - empty.q1_s, 1e-9) / launches;
+    return std::max((batch_s - empty.median_s) / launches, resolution_s);
+}
 }  // namespace
 
 void launch_empty_kernel(cudaStream_t stream) {
@@ -260,11 +268,10 @@ BatchMeasureResult measure_batches(const std::vector<BatchTarget>& targets, cons
             target.run_empty();
             empties[t].push_back(seconds_since(t0));
             phases.empty_s += empties[t].back();
-            // The fixed costs' median so far, for the stopping rule; every sample is taken again
-            // against the median of all the baselines at the end.
-            const double empty_s = summarize(empties[t]).median_s;
+            // Against the baselines so far, for the stopping rule; every sample is taken again
+            // against all the baselines at the end.
             batches[t].push_back(batch_s);
-            samples[t].push_back(std::max(batch_s - empty_s, 0.0) / target.launches);
+            samples[t].push_back(per_launch_sample(batch_s, summarize(empties[t]), target.launches));
             for (double e : launch_events) events[t].push_back(e);
             if (t == 0) timed(phases.clock_s, [&] { clocks.push_back(sample_sm_clock_mhz(stream)); });
         }
@@ -282,13 +289,9 @@ BatchMeasureResult measure_batches(const std::vector<BatchTarget>& targets, cons
         }
     }
     for (std::size_t t = 0; t < n; ++t) {
-        // A batch no longer than the empty request is below what this clock resolves: it counts
-        // as the baselines' own spread, the least the clock could have seen.
         const auto empty = summarize(empties[t]);
-        const double resolution_s = std::max(empty.q3_s - empty.q1_s, 1e-9) / targets[t].launches;
-        result.resolution_s.push_back(resolution_s);
         for (std::size_t i = 0; i < batches[t].size(); ++i)
-            samples[t][i] = std::max((batches[t][i] - empty.median_s) / targets[t].launches, resolution_s);
+            samples[t][i] = per_launch_sample(batches[t][i], empty, targets[t].launches);
         result.per_launch.push_back(summarize(samples[t]));
         result.event_per_launch.push_back(summarize(events[t]));
         result.empty_round_trip.push_back(summarize(empties[t]));

@@ -95,7 +95,6 @@ struct BatchMeasureResult {
     std::vector<SampleStats> per_launch;        // the judge's clock, one sample per batch
     std::vector<SampleStats> event_per_launch;  // the events each batch reported, per launch
     std::vector<SampleStats> empty_round_trip;  // the fixed costs subtracted
-    std::vector<double> resolution_s;           // per launch: the least a sample can say (the baselines' spread)
     double sm_clock_mhz_median = 0, sm_clock_mhz_min = 0, sm_clock_mhz_max = 0;
     bool hit_time_cap = false;
     bool check_failed = false;

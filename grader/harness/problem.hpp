@@ -57,10 +57,16 @@ public:
     // Allocates for `shape`; throws std::invalid_argument with a readable message for a shape
     // the problem (or the variant's declared divisibility) cannot take.
     virtual void setup(const Shape& shape) = 0;
-    // New inputs from `seed`, and the reference output computed from them here, before any
-    // variant runs: a judged timing checks every copy after every batch (lab_main.cpp,
-    // time_remotely), so `verify` only compares, and compares against the pristine inputs.
+    // New inputs from `seed`, then the reference output computed from them, before any variant
+    // runs: a judged timing checks every copy after every batch (lab_main.cpp, time_remotely),
+    // so `verify` only compares, and always against the pristine inputs. The harness calls
+    // this, never the two steps alone.
+    void fill(std::uint64_t seed, cudaStream_t stream) {
+        fill_inputs(seed, stream);
+        compute_reference(stream);
+    }
     virtual void fill_inputs(std::uint64_t seed, cudaStream_t stream) = 0;
+    virtual void compute_reference(cudaStream_t stream) = 0;
     virtual void poison_outputs(cudaStream_t stream) = 0;
     virtual void launch_variant(cudaStream_t stream) = 0;
     virtual VerifyReport verify(const Tolerance& tolerance, cudaStream_t stream) = 0;

@@ -57,16 +57,13 @@ public:
         a_ = 0.5f + (seed % 97) / 97.0f;
         b_ = -0.5f + (seed % 89) / 89.0f;
         c_ = 0.75f + (seed % 83) / 166.0f;
-        compute_reference(stream);  // of the pristine inputs, before any variant runs
     }
     void poison_outputs(cudaStream_t stream) override {
         harness::poison(y_.data(), n_, stream);
         y_.storage().arm_guards(stream);
     }
     void launch_variant(cudaStream_t stream) override { launch_(x_.data(), y_.data(), a_, b_, c_, n_, stream); }
-    // The reference of the pristine inputs, made once per fill (fill_inputs): every check after
-    // a timed batch compares against it.
-    void compute_reference(cudaStream_t stream) {
+    void compute_reference(cudaStream_t stream) override {
         chain_reference<<<1024, 256, 0, stream>>>(x_.data(), a_, b_, c_, reference_.data(), n_);
         CUDA_CHECK(cudaGetLastError());
     }
@@ -106,7 +103,6 @@ public:
     void fill_inputs(std::uint64_t seed, cudaStream_t stream) override {
         harness::fill_random(x_.data(), elements_, seed, -2.0f, 2.0f, stream);
         harness::fill_random(w_.data(), cols_, seed ^ 0x5EEDull, 0.5f, 1.5f, stream);
-        compute_reference(stream);  // of the pristine inputs, before any variant runs
     }
     void poison_outputs(cudaStream_t stream) override {
         harness::poison(y_.data(), elements_, stream);
@@ -115,9 +111,7 @@ public:
     void launch_variant(cudaStream_t stream) override {
         launch_(x_.data(), w_.data(), y_.data(), scratch_.data(), rows_, cols_, stream);
     }
-    // The reference of the pristine inputs, made once per fill (fill_inputs): every check after
-    // a timed batch compares against it.
-    void compute_reference(cudaStream_t stream) {
+    void compute_reference(cudaStream_t stream) override {
         rmsnorm_reference<<<rows_, 256, 0, stream>>>(x_.data(), w_.data(), reference_.data(), cols_);
         CUDA_CHECK(cudaGetLastError());
     }

@@ -164,6 +164,20 @@ TEST_CASE("timing cross-check: events inside the global timer's bracket agree; s
     CHECK_FALSE(timing_disagreement({{3.0e-3, 0}}, {"variant"}));
 }
 
+TEST_CASE("judged clock: a runner's events a little under the judge's clock pass, within its noise too; far under, refused",
+          "[symbols]") {
+    using roofline::harness::judged_clock_refuses;
+    // A 545 us copy: the judge's clock 2% over the events, a tight median: agreed.
+    CHECK_FALSE(judged_clock_refuses(556e-6, 545e-6, 0.002));
+    // Run 90's launch storm: 2787.23 us judged, 2696.72 us by the events (3.4% over), the
+    // judge's median uncertain by ~2.6%: its own noise covers the gap, so no refusal...
+    CHECK_FALSE(judged_clock_refuses(2787.23e-6, 2696.72e-6, 0.026));
+    // ...while the same gap on a clock with no noise is refused (the old rule: 3% + 5 us).
+    CHECK(judged_clock_refuses(2787.23e-6, 2696.72e-6, 0.0));
+    // Events that hide a third of the work are refused whatever the noise within reason.
+    CHECK(judged_clock_refuses(300e-6, 200e-6, 0.03));
+}
+
 // Shared libraries list their symbols with a version (malloc@@GLIBC_2.2.5): a kernel file's
 // malloc or operator new must still be found among the C and C++ runtimes' own.
 TEST_CASE("symbol check: redefining a C or C++ runtime function is refused", "[symbols]") {
