@@ -137,13 +137,14 @@ protocol::Check check_once(Problem& problem, InputGuard& guard, const Shape& sha
     problem.fill(seed, stream);
     guard.snapshot(problem.inputs(), stream);
     problem.poison_outputs(stream);
+    // The fills, the reference and the poison finish before the variant launches: a launch on
+    // another stream (the legacy default one) is not ordered after them, and would race them
+    // instead of being caught below.
+    CUDA_CHECK(cudaStreamSynchronize(stream));
     roofline::trace_stage("  inputs filled and snapshotted, outputs poisoned");
     if (watch) LaunchWatch::instance().start(stream);
     // Only the variant's own launch lies inside the range a profiler is told to record.
-    if (profiled) {
-        CUDA_CHECK(cudaStreamSynchronize(stream));
-        CUDA_CHECK(cudaProfilerStart());
-    }
+    if (profiled) CUDA_CHECK(cudaProfilerStart());
     problem.launch_variant(stream);
     CUDA_CHECK(cudaGetLastError());
     bool on_legacy_stream = false;

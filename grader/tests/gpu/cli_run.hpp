@@ -13,7 +13,9 @@ struct CliRun {
 };
 
 inline CliRun run_cli(const std::string& args) {
-    std::string command = std::string(ROOFLINE_CLI) + " " + args + " 2>&1";
+    // ROOFLINE_TRACE in the tester's environment would mix trace lines into the JSON the
+    // tests parse; the tests read the CLI as a student's shell runs it.
+    std::string command = "env -u ROOFLINE_TRACE " + std::string(ROOFLINE_CLI) + " " + args + " 2>&1";
     CliRun result;
     FILE* pipe = popen(command.c_str(), "r");
     std::array<char, 4096> buffer{};
