@@ -126,7 +126,7 @@ TEST_CASE("score: a rung on mma.sync shows its fraction of the mma.sync roof bes
     }
 }
 
-TEST_CASE("the shipped labs: lab 03's mma.sync rungs name the roof; lab 06's DSMEM rung needs clusters",
+TEST_CASE("the shipped labs: the mma.sync rungs of labs 03 and 06 name the roof; lab 06's DSMEM rung needs clusters",
           "[instruction_roof][labs]") {
     auto gemm = load_lab(repo_root() / "labs" / "03-gemm" / "lab.yaml");
     CHECK(gemm.variant("r8_tensor_core").instruction_roof == "mma_sync");
@@ -134,6 +134,10 @@ TEST_CASE("the shipped labs: lab 03's mma.sync rungs name the roof; lab 06's DSM
     CHECK(gemm.variant("r7_warptiled").instruction_roof.empty());  // fp32 FMAs: the FMA roof is the roofline's
 
     auto async = load_lab(repo_root() / "labs" / "06-async" / "lab.yaml");
+    // The bridge rung (issue 36) is mma.sync fed by TMA: its goal is a fraction of that roof.
+    CHECK(async.variant("mma_sync_tma_4096").instruction_roof == "mma_sync");
+    CHECK(async.variant("mma_sync_tma_8192").instruction_roof == "mma_sync");
+    CHECK(async.variant("wgmma_two_consumers_4096").instruction_roof.empty());  // wgmma: cuBLAS's instruction
     const auto& dsmem = async.variant("row_sum_cluster_dsmem");
     REQUIRE(dsmem.requires_cc);
     CHECK(*dsmem.requires_cc == (ComputeCapability{9, 0}));

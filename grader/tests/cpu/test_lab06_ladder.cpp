@@ -74,6 +74,7 @@ const std::vector<Mechanism>& lab06_mechanisms() {
         {"### 10.1 Double buffering", {"row_sum_double_buffer"}},
         {"### 10.2 The TMA and mbarrier ring", {"row_sum_tma_ring"}},
         {"### 10.3 Warp specialization", {"row_sum_warp_specialized"}},
+        {"### 10.3b The copy engine alone", {"mma_sync_tma_4096"}},
         {"### 10.4 wgmma from shared memory", {"wgmma_one_warpgroup_4096", "wgmma_two_consumers_4096"}},
         {"### 10.5 The persistent grid and the grouped tile order", {"wgmma_gemm_4096"}},
         {"### 10.6 Clusters", {"wgmma_cluster_4096", "row_sum_cluster_dsmem"}},
@@ -160,14 +161,14 @@ TEST_CASE("lab 06 lists its ladder in rung order", "[lab][ladder]") {
     };
     const std::vector<std::string> ladder = {
         "row_sum_double_buffer",    "row_sum_tma_ring",         "row_sum_warp_specialized",
-        "wgmma_one_warpgroup_4096", "wgmma_two_consumers_4096", "wgmma_gemm_4096",
+        "mma_sync_tma_4096",        "wgmma_one_warpgroup_4096", "wgmma_two_consumers_4096", "wgmma_gemm_4096",
         "wgmma_cluster_4096",       "wgmma_tma_store_4096"};
     for (std::size_t i = 1; i < ladder.size(); ++i) {
         INFO(ladder[i - 1] << " must come before " << ladder[i]);
         CHECK(position(ladder[i - 1]) < position(ladder[i]));
     }
     // Each 4096^3 rung is followed by the same kernel at 8192^3.
-    for (const auto& rung : {"wgmma_one_warpgroup", "wgmma_two_consumers", "wgmma_gemm"}) {
+    for (const auto& rung : {"mma_sync_tma", "wgmma_one_warpgroup", "wgmma_two_consumers", "wgmma_gemm"}) {
         INFO(rung);
         CHECK(position(std::string(rung) + "_8192") == position(std::string(rung) + "_4096") + 1);
     }
