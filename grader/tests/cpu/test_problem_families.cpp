@@ -130,7 +130,7 @@ TEST_CASE("every family's descriptor is complete", "[family]") {
         return std::string("nothing thrown");
     };
     CHECK(contains(message([] { family_op("gemm", "gemv"); }), "its ops: gemm, gemm_abt"));
-    CHECK(contains(message([] { family_op("scan", "scan"); }), "the families: attention, elementwise, fusion, gemm, gemv, layout, reduction, transpose"));
+    CHECK(contains(message([] { family_op("scan", "scan"); }), "the families: attention, decode_attention, elementwise, fusion, gemm, gemv, layout, reduction, transpose"));
 }
 
 TEST_CASE("the scorer's work of every op, worked by hand", "[family]") {
