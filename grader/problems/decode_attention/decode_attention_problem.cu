@@ -122,8 +122,8 @@ public:
         if (shortest > context)
             throw std::invalid_argument("decode attention: shortest (" + std::to_string(shortest) +
                                         ") must not exceed context (" + std::to_string(context) + ")");
-        if (batch > 65535 || context > (1 << 24))
-            throw std::invalid_argument("decode attention takes batch <= 65535 and context <= 2^24 (got batch " +
+        if (batch > 2048 || context > (1 << 24))
+            throw std::invalid_argument("decode attention takes batch <= 2048 and context <= 2^24 (got batch " +
                                         std::to_string(batch) + ", context " + std::to_string(context) + ")");
         batch_ = int(batch), capacity_ = int(context);
         const std::size_t cache_elements = std::size_t(batch) * kKvHeads * capacity_ * kHeadDim;

@@ -11,8 +11,9 @@
 // merge in shared memory and the block writes one partial per query head: 128 unnormalized
 // outputs, the max and the sum (in log2 units: the queries are scaled by log2(e) / sqrt(128)).
 // The second kernel, block (query head, sequence), merges the splits that hold positions.
-// The next position's K and V rows are loaded before the current ones are used, so each warp
-// keeps 4 KB in flight; 2 blocks (8 warps) per SM.
+// The K and V rows of the positions two steps ahead are loaded before the current ones are
+// used, so each warp keeps up to 6 KB in flight; 207 registers (ptxas, sm_90), so 2 blocks
+// (8 warps, ~48 KB in flight) per SM.
 #include "roofline/decode_attention.cuh"
 
 #include "given/decode_attention_helpers.cuh"
@@ -85,12 +86,13 @@ __global__ __launch_bounds__(kThreads, kBlocksPerSm) void split_kernel(const __n
     // The warp steps together (its shuffles need every lane); a row past `end` loads nothing
     // and changes nothing, so no position at or past lengths[b] is ever read.
     const int warp_first = first + warp * kRowsPerWarp;
-    Rows now{};
+    Rows now{}, next{};
     if (warp_first + row < end) now = load_rows(k_head, v_head, warp_first + row, sub);
+    if (warp_first + row + kStreams < end) next = load_rows(k_head, v_head, warp_first + row + kStreams, sub);
     for (int base = warp_first; base < end; base += kStreams) {
         const int p = base + row;
-        Rows next{};
-        if (p + kStreams < end) next = load_rows(k_head, v_head, p + kStreams, sub);
+        Rows later{};  // two steps ahead: three positions' rows in flight per lane group
+        if (p + 2 * kStreams < end) later = load_rows(k_head, v_head, p + 2 * kStreams, sub);
 
         float kf[kDims];
         widen8(now.k0, kf);
@@ -127,6 +129,7 @@ __global__ __launch_bounds__(kThreads, kBlocksPerSm) void split_kernel(const __n
             }
         }
         now = next;
+        next = later;
     }
 
     // Merge the 16 lane groups: each writes its state, thread d merges dimension d of each head.
