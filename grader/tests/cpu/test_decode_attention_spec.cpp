@@ -41,7 +41,7 @@ TEST_CASE("the lengths fall evenly from context to shortest, longest and shortes
         CHECK(*std::max_element(lengths.begin(), lengths.end()) == 33000);
         CHECK(*std::min_element(lengths.begin(), lengths.end()) == 127);
         CHECK(std::set<long long>(lengths.begin(), lengths.end()).size() == std::size_t(batch));  // a permutation of ranks
-        CHECK_FALSE(std::is_sorted(lengths.rbegin(), lengths.rend()));  // not sorted: a kernel must read lengths[]
+        if (batch >= 3) CHECK_FALSE(std::is_sorted(lengths.rbegin(), lengths.rend()));  // unsorted: read lengths[]
     }
     CHECK(total_positions(3, 127, 1) == 192);
 }
