@@ -27,7 +27,8 @@
 //                          float* workspace, int batch, int capacity, cudaStream_t stream);
 //     ROOFLINE_DECODE_ATTENTION_VARIANT(decode_attention_b1_4k, decode_split_kv);
 //
-// Pointers come from cudaMalloc (256-byte aligned, so every K and V row is 16-byte aligned).
+// Pointers come from cudaMalloc (256-byte aligned, so every K and V row is 16-byte aligned). At
+// batch 64 and 32k positions each cache holds 2^31 elements: index it with 64-bit offsets.
 // Launch on `stream` (several kernels are fine); do not synchronize, allocate or copy to the host.
 #pragma once
 #include "decode_attention_shape.hpp"
