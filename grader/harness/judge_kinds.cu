@@ -1,5 +1,6 @@
 #include "judge_kinds.hpp"
 
+#include "roofline/decode_attention.cuh"
 #include "roofline/elementwise.cuh"
 #include "roofline/fusion.cuh"
 #include "roofline/gemm.cuh"
@@ -55,6 +56,7 @@ void register_judge_kinds() {
     gemv::register_gemv_int8(name(), remote_launch<gemv::GemvInt8Launch>(), kJudge);
     gemv::register_gemv_fp8(name(), remote_launch<gemv::GemvFp8Launch>(), kJudge);
     gemv::register_decode_layer(name(), remote_launch<gemv::DecodeLayerLaunch>(), kJudge);
+    decode_attention::register_decode_attention(name(), remote_launch<decode_attention::DecodeAttentionLaunch>(), kJudge);
     reduction::register_row_sum(name(), remote_launch<reduction::RowSumLaunch>(), kJudge);
     transpose::register_transpose(name(), remote_launch<transpose::TransposeLaunch<float>>(), kJudge);
     transpose::register_transpose(name(), remote_launch<transpose::TransposeLaunch<bf16>>(), kJudge);

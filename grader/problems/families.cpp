@@ -5,6 +5,7 @@
 namespace roofline {
 
 namespace attention { ProblemFamily family(); }    // attention/family.cpp
+namespace decode_attention { ProblemFamily family(); }  // decode_attention/family.cpp
 namespace elementwise { ProblemFamily family(); }  // elementwise/family.cpp
 namespace fusion { ProblemFamily family(); }       // fusion/family.cpp
 namespace gemm { ProblemFamily family(); }         // gemm/family.cpp
@@ -16,6 +17,7 @@ namespace transpose { ProblemFamily family(); }    // transpose/family.cpp
 const std::vector<ProblemFamily>& problem_families() {
     static const std::vector<ProblemFamily> table{
         attention::family(),
+        decode_attention::family(),
         elementwise::family(),
         fusion::family(),
         gemm::family(),

@@ -30,6 +30,11 @@ struct PinnedWork {
 // mk + kn + mn = 1,024 + 512 + 2,048 = 3,584 elements.
 const std::vector<PinnedWork>& pinned() {
     static const std::vector<PinnedWork> cases{
+        // decode attention, batch 3 of lengths 127, 1, 64 (context 127, shortest 1): 192 positions of
+        // 4,096 bytes (K and V of 8 heads of 128 bf16) and 16,384 FLOPs (32 heads x 128 x 4); q and out
+        // 3 x 16,384 bytes, the lengths 12; the copy moves the same bytes (lessons/10-production.md)
+        {"decode_attention", "decode_attention", Dtype::bf16, {{"batch", 3}, {"context", 127}, {"shortest", 1}},
+         {3145728, 835596}, {0, 835596}, std::nullopt},
         // elementwise, n = 1000: a read and a write per element (add: two reads); the peer copies one array
         {"elementwise", "copy", Dtype::fp32, {{"n", 1000}}, {0, 8000}, {0, 8000}, std::nullopt},
         {"elementwise", "scale", Dtype::bf16, {{"n", 1000}}, {1000, 4000}, {0, 4000}, std::nullopt},
@@ -130,7 +135,7 @@ TEST_CASE("every family's descriptor is complete", "[family]") {
         return std::string("nothing thrown");
     };
     CHECK(contains(message([] { family_op("gemm", "gemv"); }), "its ops: gemm, gemm_abt"));
-    CHECK(contains(message([] { family_op("scan", "scan"); }), "the families: attention, elementwise, fusion, gemm, gemv, layout, reduction, transpose"));
+    CHECK(contains(message([] { family_op("scan", "scan"); }), "the families: attention, decode_attention, elementwise, fusion, gemm, gemv, layout, reduction, transpose"));
 }
 
 TEST_CASE("the scorer's work of every op, worked by hand", "[family]") {
