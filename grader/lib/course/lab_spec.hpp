@@ -62,6 +62,10 @@ struct VariantSpec {
     // Graded on the CPU (a family such as lab 05's layout library): its CPU program checks
     // it, with no GPU, no timing and no prediction; `dtype`, shapes and tolerances do not apply.
     bool cpu_graded = false;
+    // `open: true`: the lab's open rung, at the top of its ladder. Its skeleton gives only the
+    // contract (signature, shapes, the helpers it may use) and the lesson the ideas; the design is
+    // the student's. Graded like any other rung; `roofline list` and the class report mark it.
+    bool open = false;
     int line = 0;  // in lab.yaml, for error messages
 };
 

@@ -10,7 +10,8 @@
 // solutions/LAB/kernels/F.cu) shares a lot with its solution by design: the
 // signatures, the registration, the given helpers. So a run is an answer only if
 // at least one of its lines is not a line of that skeleton (a solution with no
-// skeleton, such as a helper header, is all answer). The check fails when any
+// skeleton, such as a helper header, is all answer; a header a lab's solutions share,
+// solutions/LAB/NAME.cuh, takes the lines of all the lab's kernel skeletons as given). The check fails when any
 // edition file holds an answer run: given code, a lesson or a script that
 // repeats six lines of a solution of which at least one is the student's to
 // write, or a skeleton that repeats another lab's answer. What it cannot see is
@@ -286,6 +287,15 @@ int main(int argc, char** argv) {
         ++solution_files;
         std::unordered_set<std::string> given;  // the skeleton's lines: the student is handed them
         for (const auto& line : code_lines(edition / "labs" / relative)) given.insert(line.text);
+        // A header that a lab's solutions share (solutions/LAB/NAME.cuh, beside kernels/: the design of
+        // a guided rung reused by the open rung) has no skeleton of its own; what its solution files'
+        // skeletons hand the student (the lab's kernels/*.cu) is given for it too.
+        if (std::distance(relative.begin(), relative.end()) == 2 && is_c_family(relative)) {
+            const fs::path skeletons = edition / "labs" / *relative.begin() / "kernels";
+            if (fs::is_directory(skeletons))
+                for (const auto& skeleton : fs::directory_iterator(skeletons))
+                    for (const auto& line : code_lines(skeleton.path())) given.insert(line.text);
+        }
         for (std::size_t first = 0; first + kRunLines <= lines.size(); ++first) {
             const bool has_answer = std::any_of(lines.begin() + first, lines.begin() + first + kRunLines,
                                                 [&](const CodeLine& l) { return given.count(l.text) == 0; });
