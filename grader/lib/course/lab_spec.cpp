@@ -323,6 +323,7 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
 }
 
 bool given_kernel_passes(const LabSpec& lab, const VariantSpec& v, const std::filesystem::path& solutions_lab_dir) {
+    if (v.open) return false;  // the contract only: the student writes the whole kernel
     return lab.given_kernels_correct || !std::filesystem::exists(solutions_lab_dir / v.file);
 }
 

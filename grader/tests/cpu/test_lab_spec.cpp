@@ -371,6 +371,10 @@ TEST_CASE("given_kernels: which kernel files pass as handed out (the GPU test's 
         CHECK(correct.given_kernels_correct);
         // Every variant passes, whatever solutions/ holds (here nothing at all).
         CHECK(given_kernel_passes(correct, correct.variants.front(), dir / "no-solutions"));
+        // ... but an open rung: its file is the contract only, never given code.
+        auto open_rung = correct.variants.front();
+        open_rung.open = true;
+        CHECK_FALSE(given_kernel_passes(correct, open_rung, dir / "no-solutions"));
 
         write_file(lab_yaml, copy.with("given_kernels: skeletons\n", "shapes:"));
         auto skeletons = load_lab(lab_yaml);
