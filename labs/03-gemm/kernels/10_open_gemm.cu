@@ -16,7 +16,7 @@
 //     fragment layouts are in its comments).
 //   - cp.async: your own wrappers (rung 9's skeleton gives three), or roofline/cp_async.cuh
 //     (roofline::attention::cp_async_16 / cp_async_commit / cp_async_wait, given for lab 08).
-//   - CUDA's own headers (cuda_bf16.h, cuda_pipeline.h). No library that does the work (cuBLAS
+//   - CUDA's own headers. No library that does the work (cuBLAS
 //     and co.): the grader refuses the file (grader/README.md, "What a kernel file may not do").
 //   - No wgmma or TMA: this lab is built for every GPU the course supports; lab 06 does those.
 //
