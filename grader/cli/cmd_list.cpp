@@ -46,8 +46,9 @@ void run_list(Context& context, const std::string& log_flag) {
         for (const auto& v : lab.variants) {
             auto hash = hash_file(ws.kernels_root(lab.id, false) / v.file);
             bool predicted = log.find_current(lab.id, v.name, shape_text(v.timed), hash) != nullptr;
-            fmt::print("  {:<{}} {:<5} {:<{}} {:<14} {}\n", v.name, name_width, v.cpu_graded ? "cpu" : dtype_name(v.dtype),
-                       v.file.string(), file_width,
+            // An open rung (lab.yaml `open: true`) is marked: its design is the student's.
+            fmt::print("  {:<{}} {:<4} {:<5} {:<{}} {:<14} {}\n", v.name, name_width, v.open ? "open" : "",
+                       v.cpu_graded ? "cpu" : dtype_name(v.dtype), v.file.string(), file_width,
                        v.cpu_graded ? "no prediction needed" : predicted ? "predicted" : "no prediction",
                        last_result(ws, lab, v));
         }

@@ -125,8 +125,13 @@ std::string rung_leaderboards(const std::vector<RungEntry>& entries, const std::
                                                    100 * target->fraction, target->against, beyond, ranked.size())
                                      : fmt::format("target unknown (the batch's lab.yaml was not read); {} correct kernels",
                                                    ranked.size());
-        out += fmt::format("<h3 id='rung-{0}-title'>{0}</h3>\n<p class='note' id='rung-{0}-target'>{1}</p>\n",
-                           html_escape(variant), heading);
+        // The open rung (the student's own design) is named as such: its designs are the ones to compare.
+        const bool open = target && target->open;
+        out += fmt::format("<h3 id='rung-{0}-title'>{0}{2}</h3>\n<p class='note' id='rung-{0}-target'>{1}</p>\n",
+                           html_escape(variant), heading,
+                           open ? " <span class='badge open' id='rung-" + html_escape(variant) + "-open'>open rung: "
+                                  "the design is the student's</span>"
+                                : std::string());
         if (ranked.empty()) {
             out += "<p>No kernel was graded correct on this rung.</p>\n";
             continue;
@@ -224,7 +229,7 @@ std::vector<RungEntry> class_rung_entries(const std::string& submission, const s
 
 std::vector<RungTarget> rung_targets(const LabSpec& lab) {
     std::vector<RungTarget> targets;
-    for (const auto& v : lab.variants) targets.push_back({v.name, v.target_fraction, v.against});
+    for (const auto& v : lab.variants) targets.push_back({v.name, v.target_fraction, v.against, v.open});
     return targets;
 }
 

@@ -36,6 +36,7 @@ struct RungTarget {
     std::string variant;
     double fraction = 1;
     std::string against = "peer";
+    bool open = false;  // the lab's open rung (lab.yaml `open: true`): its heading says so
 };
 
 // The correct kernels of one submission from its grade.json, one entry per variant.

@@ -235,7 +235,7 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
     for (const auto& item : root.at("variants").items()) {
         item.only_keys({"name", "problem", "op", "dtype", "file", "summary", "timed", "divisible_by",
                         "target_fraction", "floor_fraction", "against", "tolerance", "requires",
-                        "instruction_roof"});
+                        "instruction_roof", "open"});
         VariantSpec v;
         v.line = item.line();
         v.name = item.string("name");
@@ -259,6 +259,14 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
             v.summary = item.string("summary");
             lab.variants.push_back(v);
             continue;
+        }
+        if (auto open = item.maybe("open")) {
+            const auto word = open->as_string();
+            if (word != "true" && word != "false")
+                open->fail(fmt::format("is '{}'; write `open: true` for the lab's open rung (the design is the "
+                                       "student's), or leave the key out",
+                                       word));
+            v.open = word == "true";
         }
         v.dtype = require_dtype(item.string("dtype"), fmt::format("{}:{}", lab_yaml.string(), item.at("dtype").line()));
         if (!op->takes(v.dtype)) {
@@ -315,6 +323,7 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml) {
 }
 
 bool given_kernel_passes(const LabSpec& lab, const VariantSpec& v, const std::filesystem::path& solutions_lab_dir) {
+    if (v.open) return false;  // the contract only: the student writes the whole kernel
     return lab.given_kernels_correct || !std::filesystem::exists(solutions_lab_dir / v.file);
 }
 

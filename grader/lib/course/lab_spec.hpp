@@ -62,6 +62,10 @@ struct VariantSpec {
     // Graded on the CPU (a family such as lab 05's layout library): its CPU program checks
     // it, with no GPU, no timing and no prediction; `dtype`, shapes and tolerances do not apply.
     bool cpu_graded = false;
+    // `open: true`: the lab's open rung, at the top of its ladder. Its skeleton gives only the
+    // contract (signature, shapes, the helpers it may use) and the lesson the ideas; the design is
+    // the student's. Graded like any other rung; `roofline list` and the class report mark it.
+    bool open = false;
     int line = 0;  // in lab.yaml, for error messages
 };
 
@@ -112,7 +116,8 @@ LabSpec load_lab(const std::filesystem::path& lab_yaml);
 // Whether `v`'s kernel file under labs/ passes every check as handed out: the lab says its
 // kernels are correct (`given_kernels: correct`), or the file has no counterpart under
 // `solutions_lab_dir` (solutions/LAB), so it is given code the student does not write
-// (lab 04's unfused baselines).
+// (lab 04's unfused baselines). An open rung (`open: true`) is never given code: its file is
+// the contract only, a skeleton even in a lab whose other kernels are correct (lab 02).
 bool given_kernel_passes(const LabSpec& lab, const VariantSpec& v, const std::filesystem::path& solutions_lab_dir);
 // All labs under root/labs, sorted by id.
 std::vector<LabSpec> load_labs(const std::filesystem::path& labs_dir);

@@ -243,7 +243,7 @@ TEST_CASE("the class report ranks each rung, marks its target and flags the kern
     CHECK(batch::class_rung_entries("x", "not json").empty());
     CHECK(batch::class_rung_entries("x", R"([{"target": "l/v", "correct": true, "fraction_of_roofline": "a string"}])").empty());
 
-    std::vector<batch::RungTarget> targets = {{"copy_naive_fp32", 0.8, "roofline"}, {"add_fp32", 0.9, "peer"}};
+    std::vector<batch::RungTarget> targets = {{"copy_naive_fp32", 0.8, "roofline"}, {"add_fp32", 0.9, "peer", true}};
     std::vector<batch::SubmissionResult> results = {submission_result("alice", SubmissionOutcome::graded, 0.81),
                     submission_result("bob", SubmissionOutcome::graded, 0.67),
                     submission_result(kHostileImg, SubmissionOutcome::graded, 0.4)};
@@ -260,6 +260,9 @@ TEST_CASE("the class report ranks each rung, marks its target and flags the kern
     REQUIRE_FALSE(copy.empty());
     REQUIRE_FALSE(add.empty());
     CHECK(html.find("<table id='rung-copy_naive_fp32'>") < html.find("<table id='rung-add_fp32'>"));  // the lab's order
+    // the open rung (lab.yaml `open: true`) is named as such; a guided rung is not
+    CHECK(contains(html, "<span class='badge open' id='rung-add_fp32-open'>open rung"));
+    CHECK_FALSE(contains(html, "rung-copy_naive_fp32-open"));
 
     CHECK(ranked_submissions(copy) == std::vector<std::string>{"alice", html_escape(kHostileImg), "bob"});
     CHECK(ranked_submissions(add) == std::vector<std::string>{"bob", "alice"});

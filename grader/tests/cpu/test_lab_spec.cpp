@@ -188,6 +188,33 @@ TEST_CASE("the valid fixture lab loads", "[lab]") {
     CHECK(lab.variants[0].timed == Shape{{"n", 1024}});
 }
 
+TEST_CASE("an open rung is marked by `open: true`; the others are not open", "[lab]") {
+    auto lab = load_lab(fixture_lab("open_rung"));
+    REQUIRE(lab.variants.size() == 2);
+    CHECK_FALSE(lab.variants[0].open);
+    CHECK(lab.variants[1].open);
+    CHECK(lab.variants[1].name == "open_copy_fp32");
+    CHECK_FALSE(load_lab(fixture_lab("good_elementwise")).variants[0].open);  // absent: not open
+}
+
+// Every lab that runs on a GPU has one open rung, at the top of its ladder (issue 34).
+TEST_CASE("each GPU lab of the course has exactly one open rung, its last GPU variant", "[lab]") {
+    for (const auto& entry : std::filesystem::directory_iterator(repo_root() / "labs")) {
+        if (!std::filesystem::exists(entry.path() / "lab.yaml")) continue;
+        auto lab = load_lab(entry.path() / "lab.yaml");
+        INFO(lab.id);
+        int open = 0;
+        const VariantSpec* last_gpu = nullptr;
+        for (const auto& v : lab.variants) {
+            open += v.open;
+            if (!v.cpu_graded) last_gpu = &v;
+        }
+        CHECK(open == 1);
+        REQUIRE(last_gpu != nullptr);
+        CHECK(last_gpu->open);
+    }
+}
+
 TEST_CASE("lab.yaml errors name file:line and the field", "[lab]") {
     // A bad fixture lab under tests/data/labs/, and what its error must say.
     const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
@@ -203,6 +230,8 @@ TEST_CASE("lab.yaml errors name file:line and the field", "[lab]") {
         {"refused_timed_shape",
          {"refused_timed_shape/lab.yaml:21:", "variants[1]", "divisible_by", "m to be a multiple of 128"}},
         {"unknown_variant_dtype", {"unknown_variant_dtype/lab.yaml:20:", "dtype", "fp17"}},
+        // `open` takes true or false; the message says what the key is for
+        {"open_not_bool", {"open_not_bool/lab.yaml:21:", "variants[1].open", "'yes'", "open: true"}},
     };
     for (const auto& [fixture, mentions] : cases) {
         DYNAMIC_SECTION(fixture) { check_mentions(lab_error(fixture), mentions); }
@@ -342,6 +371,10 @@ TEST_CASE("given_kernels: which kernel files pass as handed out (the GPU test's 
         CHECK(correct.given_kernels_correct);
         // Every variant passes, whatever solutions/ holds (here nothing at all).
         CHECK(given_kernel_passes(correct, correct.variants.front(), dir / "no-solutions"));
+        // ... but an open rung: its file is the contract only, never given code.
+        auto open_rung = correct.variants.front();
+        open_rung.open = true;
+        CHECK_FALSE(given_kernel_passes(correct, open_rung, dir / "no-solutions"));
 
         write_file(lab_yaml, copy.with("given_kernels: skeletons\n", "shapes:"));
         auto skeletons = load_lab(lab_yaml);

@@ -10,7 +10,8 @@
 // solutions/LAB/kernels/F.cu) shares a lot with its solution by design: the
 // signatures, the registration, the given helpers. So a run is an answer only if
 // at least one of its lines is not a line of that skeleton (a solution with no
-// skeleton, such as a helper header, is all answer). The check fails when any
+// skeleton, such as a helper header, is all answer; a header a lab's solutions share,
+// solutions/LAB/NAME.cuh, takes the lines of all the lab's kernel skeletons as given). The check fails when any
 // edition file holds an answer run: given code, a lesson or a script that
 // repeats six lines of a solution of which at least one is the student's to
 // write, or a skeleton that repeats another lab's answer. What it cannot see is
@@ -26,7 +27,8 @@
 // the longest run of code lines (counted as above) that the two share in the same order; a
 // run of kSharedRunLines (20) or more is given code written twice, and it belongs in
 // labs/LAB/given/, a header both include (the headers are one file, so they are never a
-// pair). Exits 1 when there is one. FILE lists the pairs allowed a longer run, one
+// pair; a solution's lines include those of a shared header solutions/LAB/NAME.cuh it
+// includes as "../NAME.cuh"). Exits 1 when there is one. FILE lists the pairs allowed a longer run, one
 // "labs/LAB/kernels/F LINES reason" a line (# starts a comment): the run may not exceed
 // LINES, and an entry whose run has dropped under kSharedRunLines is reported as stale.
 #include <algorithm>
@@ -34,6 +36,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <unordered_map>
@@ -206,6 +209,28 @@ bool read_allowances(const fs::path& file, std::unordered_map<std::string, Allow
     return true;
 }
 
+// A solution file's code lines, with those of the lab's shared headers it includes
+// (`#include "../NAME.cuh"`: solutions/LAB/NAME.cuh, a guided rung's kernel that the open rung's
+// reference reuses) put first, where the include stands: the given code a skeleton repeats is
+// still seen when its solution keeps the kernel in such a header.
+std::vector<CodeLine> solution_code_lines(const fs::path& course, const fs::path& relative) {
+    const fs::path file = course / "solutions" / relative;
+    std::vector<CodeLine> lines;
+    std::ifstream in(file);
+    static const std::regex kSharedInclude(R"re(^\s*#\s*include\s*"\.\./([A-Za-z0-9_.-]+)")re");
+    for (std::string line; std::getline(in, line);) {
+        std::smatch m;
+        if (!std::regex_search(line, m, kSharedInclude)) continue;
+        const fs::path header = file.parent_path().parent_path() / m[1].str();
+        if (!fs::is_regular_file(header)) continue;
+        const auto included = code_lines(header);
+        lines.insert(lines.end(), included.begin(), included.end());
+    }
+    const auto own = code_lines(file);
+    lines.insert(lines.end(), own.begin(), own.end());
+    return lines;
+}
+
 // Given code once: no skeleton shares kSharedRunLines code lines in a row with its solution.
 int check_pairs(const fs::path& course, const fs::path* allow_file) {
     constexpr std::size_t kSharedRunLines = 20;
@@ -226,12 +251,12 @@ int check_pairs(const fs::path& course, const fs::path* allow_file) {
         ++pairs;
         const std::string name = "labs/" + relative.generic_string();
         seen.insert(name);
-        const auto run = longest_shared_run(code_lines(skeleton), code_lines(course / "solutions" / relative));
+        const auto run = longest_shared_run(code_lines(skeleton), solution_code_lines(course, relative));
         const auto allowance = allowed.find(name);
         const std::size_t limit = allowance == allowed.end() ? kSharedRunLines - 1 : allowance->second.lines;
         if (run.length > limit) {
             ++failures;
-            const auto sk = code_lines(skeleton), so = code_lines(course / "solutions" / relative);
+            const auto sk = code_lines(skeleton), so = solution_code_lines(course, relative);
             std::printf("%s:%d-%d and solutions/%s:%d-%d share %zu code lines in a row (at most %zu allowed): move the "
                         "given code to labs/%s/given/ and include it from both\n",
                         name.c_str(), sk[run.a_first].number, sk[run.a_first + run.length - 1].number,
@@ -286,6 +311,15 @@ int main(int argc, char** argv) {
         ++solution_files;
         std::unordered_set<std::string> given;  // the skeleton's lines: the student is handed them
         for (const auto& line : code_lines(edition / "labs" / relative)) given.insert(line.text);
+        // A header that a lab's solutions share (solutions/LAB/NAME.cuh, beside kernels/: the design of
+        // a guided rung reused by the open rung) has no skeleton of its own; what its solution files'
+        // skeletons hand the student (the lab's kernels/*.cu) is given for it too.
+        if (std::distance(relative.begin(), relative.end()) == 2 && is_c_family(relative)) {
+            const fs::path skeletons = edition / "labs" / *relative.begin() / "kernels";
+            if (fs::is_directory(skeletons))
+                for (const auto& skeleton : fs::directory_iterator(skeletons))
+                    for (const auto& line : code_lines(skeleton.path())) given.insert(line.text);
+        }
         for (std::size_t first = 0; first + kRunLines <= lines.size(); ++first) {
             const bool has_answer = std::any_of(lines.begin() + first, lines.begin() + first + kRunLines,
                                                 [&](const CodeLine& l) { return given.count(l.text) == 0; });

@@ -78,6 +78,26 @@ sed -i '/__syncwarp/d' "$course/grader/given.cuh"
 grep -v '^#' "$course/labs/09-demo/kernels/01_sum.cu" | grep -v TODO > "$course/grader/boilerplate.cu"
 [[ $(run) == 0 ]] || { cat "$work/out.txt"; fail "a run made only of the skeleton's lines was reported"; }
 
+# A header the lab's solutions share (solutions/LAB/NAME.cuh, an open rung's reference reusing a
+# guided rung's kernel): the lines the lab's skeletons hand out are given for it too, so a
+# skeleton that holds them is not reported; its answer lines repeated elsewhere still are.
+given_lines='    const int row = blockIdx.y * 8 + threadIdx.y;
+    const int col = blockIdx.x * 32 + threadIdx.x;
+    const bool inside = row < rows && col < cols;
+    const float scale_of_row = scales[row];
+    const float value_here = x[row * cols + col];
+    const int out_index = row * cols + col;'
+printf '#include "demo.cuh"\n__global__ void scale(const float* x, const float* scales, float* y, int rows, int cols) {\n%s\n    // TODO: y = value_here * scale_of_row where inside.\n}\n' "$given_lines" \
+  > "$course/labs/09-demo/kernels/02_scale.cu"
+printf '#pragma once\n__global__ void scale(const float* x, const float* scales, float* y, int rows, int cols) {\n%s\n    if (inside) y[out_index] = value_here * scale_of_row;\n}\n' "$given_lines" \
+  > "$course/solutions/09-demo/scale.cuh"
+printf '#include "../scale.cuh"\nROOFLINE_DEMO_VARIANT(scale, launch_scale);\n' > "$course/solutions/09-demo/kernels/02_scale.cu"
+[[ $(run) == 0 ]] || { cat "$work/out.txt"; fail "a skeleton holding the given lines of its lab's shared solution header was reported"; }
+printf '%s\n    if (inside) y[out_index] = value_here * scale_of_row;\n' "$given_lines" | tail -n 6 > "$course/grader/scaled.cuh"
+[[ $(run) == 1 ]] && grep -q "grader/scaled.cuh:1-6 repeats answer code of solutions/09-demo/scale.cuh" "$work/out.txt" \
+  || { cat "$work/out.txt"; fail "the answer of a shared solution header, repeated in given code, was not reported"; }
+rm "$course/grader/scaled.cuh"
+
 # Another lab's skeleton that repeats this lab's answer: reported.
 mkdir -p "$course/labs/10-other/kernels"
 sed -n '3,9p' "$course/solutions/09-demo/kernels/01_sum.cu" > "$course/labs/10-other/kernels/01_copy.cu"
@@ -104,6 +124,11 @@ cp "$pairs/solutions/01-demo/kernels/01_sum.cu" "$pairs/labs/01-demo/given/sum.c
 [[ $(pairs_run) == 1 ]] || { cat "$work/pairs.txt"; fail "a skeleton sharing 20 code lines with its solution passed --pairs"; }
 grep -q "labs/01-demo/kernels/01_sum.cu:1-39 and solutions/01-demo/kernels/01_sum.cu:1-39 share 20 code lines" "$work/pairs.txt" \
   || { cat "$work/pairs.txt"; fail "--pairs does not name the two files, their lines and the run"; }
+# The solution's kernel moved to a header the lab's solutions share: still the same pair.
+mv "$pairs/solutions/01-demo/kernels/01_sum.cu" "$pairs/solutions/01-demo/sum_shared.cuh"
+printf '#include "../sum_shared.cuh"\nREGISTER(sum);\n' > "$pairs/solutions/01-demo/kernels/01_sum.cu"
+[[ $(pairs_run) == 1 ]] || { cat "$work/pairs.txt"; fail "20 lines shared through the solution's ../sum_shared.cuh passed --pairs"; }
+rm "$pairs/solutions/01-demo/sum_shared.cuh"
 plant_pair 19
 [[ $(pairs_run) == 0 ]] || { cat "$work/pairs.txt"; fail "a skeleton sharing 19 code lines with its solution failed --pairs"; }
 plant_pair 25

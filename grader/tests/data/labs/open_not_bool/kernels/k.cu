@@ -1,0 +1,1 @@
+// fixture kernel: never compiled; lab.yaml only checks that it exists
