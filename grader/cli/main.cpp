@@ -70,6 +70,7 @@ int main(int argc, char** argv) {
     roofline::cli::add_profile_command(app, context);
     roofline::cli::add_diagnose_command(app, context);
     roofline::cli::add_timeline_command(app, context);
+    roofline::cli::add_serve_command(app, context);
     roofline::cli::add_hold_gpu_command(app, context);
     // After the subcommands: CLI11 copies the footer into those added later, and the
     // grading exit codes do not belong under `calc --help`.
