@@ -59,6 +59,5 @@ void add_profile_command(CLI::App& app, Context& context);  // cmd_profile.cpp
 void add_diagnose_command(CLI::App& app, Context& context);
 void add_timeline_command(CLI::App& app, Context& context);  // cmd_timeline.cpp
 void add_hold_gpu_command(CLI::App& app, Context& context);  // hidden, for batch
-void add_serve_command(CLI::App& app, Context& context);     // cmd_serve.cpp: module 10's decode server
 
 }  // namespace roofline::cli

@@ -42,6 +42,12 @@ std::optional<std::string> unknown_command(const CLI::App& app, int argc, char**
 
 }  // namespace
 
+namespace roofline::cli {
+// cmd_serve.cpp: module 10's decode server. Declared here, not in command.hpp, so that adding it
+// rebuilds main.cpp alone.
+void add_serve_command(CLI::App& app, Context& context);
+}  // namespace roofline::cli
+
 int main(int argc, char** argv) {
     CLI::App app{
         "roofline: a GPU-performance course. Predict whether a kernel is compute-, memory- or\n"

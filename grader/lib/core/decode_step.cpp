@@ -140,11 +140,17 @@ StepReading read_step(const std::vector<DecodeOpCost>& ops, const std::vector<St
             worst_flop_share = t.seconds > 0 ? flops / t.seconds / fp32_flops_per_s : 0;
         }
     }
+    const double launch_cost_s = timing.launches * timing.per_launch_s;
     if (host_enqueue_s >= 0.9 * lone_s) {
         r.regime = "overhead";
         r.evidence = fmt::format(
             "the host took {:.3f} ms to enqueue a step the GPU ran in {:.3f} ms ({:.0f}%): the GPU waited for launches",
             host_enqueue_s * 1e3, lone_s * 1e3, 100 * host_enqueue_s / lone_s);
+    } else if (launch_cost_s >= 0.5 * step_s) {
+        r.regime = "overhead";
+        r.evidence = fmt::format("{} launches a step at {:.1f} us each is {:.3f} ms, {:.0f}% of the {:.3f} ms step",
+                                 timing.launches, timing.per_launch_s * 1e6, launch_cost_s * 1e3,
+                                 100 * launch_cost_s / step_s, step_s * 1e3);
     } else if (r.fraction >= 0.7) {
         r.regime = floor.memory_binds ? "memory" : "compute";
         r.evidence = fmt::format("the step runs at {:.0f}% of its floor ({:.3f} ms of {} at the roof)", 100 * r.fraction,

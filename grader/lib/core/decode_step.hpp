@@ -75,6 +75,8 @@ struct StepTiming {
     double step_s = 0;          // mean of the timed steps (what tokens/s comes from)
     double single_step_s = 0;   // one step alone, its GPU time
     double host_enqueue_s = 0;  // the host's time to enqueue that step
+    int launches = 0;           // kernels (and library calls) in a step
+    double per_launch_s = 0;    // the fixed cost of one: back-to-back launches, or a graph's nodes
 };
 struct StepReading {
     std::string regime;       // "compute", "memory" or "overhead"
@@ -85,7 +87,8 @@ struct StepReading {
 };
 // The rules, in order (the lesson explains them):
 //   1. overhead: the host took at least 90% of a lone step's GPU time to enqueue it (the GPU
-//      waited for launches);
+//      waited for launches), or the launches' fixed cost (launches x per_launch_s) is at least half
+//      the step (a storm of tiny kernels costs the GPU about a launch each, even when the host keeps up);
 //   2. near the floor (fraction >= 0.7): the floor's own regime (memory for every decode shape);
 //   3. else the op with the largest time over its own floor names it: compute when its FLOP rate
 //      is a larger share of the CUDA cores' fp32 roof than its byte rate is of the copy rate

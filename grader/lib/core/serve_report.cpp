@@ -81,6 +81,13 @@ ServeReport serve_report(const nlohmann::json& out, const std::string& source, c
             }
         r.ops.push_back(row);
     }
+    // A launch's fixed cost: back-to-back empty kernels, or a graph's nodes, as `roofline ceilings`
+    // measured them here; else the typical 5 us, and 1 us for a graph's node.
+    r.timing.launches = r.launches_per_step;
+    if (r.graph)
+        r.timing.per_launch_s = measured && measured->graph_launch_us > 0 ? measured->graph_launch_us * 1e-6 : 1e-6;
+    else
+        r.timing.per_launch_s = choice.launch_overhead_s;
     r.reading = read_step(costs, times, r.timing, r.floor, r.copy_bytes_per_s, r.fp32_flops_per_s);
     if (out.contains("check")) {
         r.check_ran = true;

@@ -115,6 +115,14 @@ TEST_CASE("reading a measured step: overhead, memory at the floor, a GEMM off th
         // The same step with a fast host is not overhead.
         CHECK(read_step(ops, times, {25e-3, 25e-3, 2e-3}, floor, copy, fp32).regime != "overhead");
     }
+    SECTION("3,000 launches at 5 us in a 25 ms step: overhead, though the host kept up") {
+        std::vector<StepOpTime> times{{"attention", 8.6e-3}, {"residual", 6e-3}};
+        auto r = read_step(ops, times, {25e-3, 25e-3, 2e-3, 3000, 5e-6}, floor, copy, fp32);
+        CHECK(r.regime == "overhead");
+        CHECK(r.evidence.find("3000 launches") != std::string::npos);
+        // 420 launches of a graph (1 us each) in the same step are not.
+        CHECK(read_step(ops, times, {25e-3, 25e-3, 2e-3, 420, 1e-6}, floor, copy, fp32).regime != "overhead");
+    }
     SECTION("the LM head at CUDA-core rates: compute, and the LM head named") {
         // 67.2 GFLOP in 3.5 ms: 19 TFLOP/s, 29% of the fp32 roof; 1.05 GB in 3.5 ms is 7% of the copy rate.
         std::vector<StepOpTime> times{{"attention", 8.6e-3}, {"gate_up_gemm", 1.9e-3}, {"lm_head", 3.5e-3}};
@@ -186,7 +194,7 @@ TEST_CASE("roofline serve refuses a server output it cannot read, naming the key
     CHECK(roofline_test::input_error_of([&] { serve_report(out, "server.json", profile, nullptr); }).find("step_s") !=
           std::string::npos);
     out = server_output();
-    out["contexts"] = {4099};  // one context for a batch of two
+    out["contexts"] = nlohmann::json::array({4099});  // one context for a batch of two
     CHECK_THROWS_AS(serve_report(out, "server.json", profile, nullptr), InputError);
     out = server_output();
     out["step_s"] = -1;

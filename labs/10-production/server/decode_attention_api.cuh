@@ -15,6 +15,8 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include <cstddef>
+
 namespace server {
 
 struct DecodeAttentionArgs {
@@ -31,11 +33,20 @@ struct DecodeAttentionArgs {
     int max_context = 0;  // positions per sequence the cache holds (its stride)
     int longest = 0;      // the largest positions[b] + 1 of this call, known on the host (for grid sizes)
     float scale = 0;      // 1 / sqrt(head_dim)
+    // Scratch the kernel may use (partial results of a split over the context): at least
+    // kDecodeAttentionWorkspaceFloats(batch, q_heads, max_context) floats, on the device.
+    float* workspace = nullptr;
 };
+
+// 130 floats (a running max, a sum and 128 accumulators) per (sequence, query head, 64 positions).
+inline std::size_t decode_attention_workspace_floats(int batch, int q_heads, int max_context) {
+    return std::size_t(batch) * q_heads * ((max_context + 63) / 64) * 130;
+}
 
 using DecodeAttentionFn = void (*)(const DecodeAttentionArgs& args, cudaStream_t stream);
 
-// The plain kernel's launcher (kernels.cu).
+// The plain kernels' launcher (kernels.cu): the context split into chunks of positions, one
+// thread block per (query head, sequence, chunk), then one block per (query head, sequence) merging them.
 void plain_decode_attention(const DecodeAttentionArgs& args, cudaStream_t stream);
 // The student's kernel where one is linked in (student_attention.cu), else nullptr: the server
 // then refuses `attention: student` with a message saying so.

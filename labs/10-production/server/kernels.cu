@@ -139,14 +139,21 @@ __global__ void advance_kernel(const int* tokens, int* positions, int* history, 
     if (b == 0) *step = s + 1;
 }
 
-// The plain decode attention: a block of 8 warps per (query head, sequence). Each warp walks every
-// 8th position with one online softmax (fp32); lane l holds dimensions 4l .. 4l+3 of the query,
-// the keys and the accumulator (head_dim 128). The warps' partial results are merged at the end.
-constexpr int kAttnWarps = 8;
-__global__ void plain_attention_kernel(DecodeAttentionArgs a) {
-    int head = blockIdx.x, b = blockIdx.y, lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    int kv = head / (a.q_heads / a.kv_heads);
+// The plain decode attention, in two kernels. The first: a block of 4 warps per (query head,
+// sequence, chunk of kChunk positions); each warp takes every 4th group of 4 positions, loads their
+// keys and values together (4 loads in flight, not 1) and keeps one online softmax in fp32; lane l
+// holds dimensions 4l .. 4l+3 (head_dim 128). The block merges its warps and writes the chunk's
+// (max, sum, 128 accumulators) to the workspace. The second merges the chunks.
+constexpr int kAttnWarps = 4, kChunk = 64, kAttnRecord = 130;
+__global__ void plain_attention_chunk_kernel(DecodeAttentionArgs a) {
+    int head = blockIdx.x, b = blockIdx.y, chunk = blockIdx.z, lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     int length = a.positions[b] + 1;
+    int chunks = (a.max_context + kChunk - 1) / kChunk;
+    float* record = a.workspace + ((std::size_t(b) * a.q_heads + head) * chunks + chunk) * kAttnRecord;
+    int first = chunk * kChunk;
+    if (first >= length) return;  // past this sequence's end: the merge reads only its own chunks
+    int last = min(first + kChunk, length);
+    int kv = head / (a.q_heads / a.kv_heads);
     const bf16* q = a.q + std::size_t(b) * a.q_stride + std::size_t(head) * a.head_dim;
     std::size_t cache_offset = (std::size_t(b) * a.kv_heads + kv) * a.max_context * a.head_dim;
     const bf16* keys = a.k_cache + cache_offset;
@@ -154,34 +161,62 @@ __global__ void plain_attention_kernel(DecodeAttentionArgs a) {
     float qv[4], acc[4] = {0, 0, 0, 0};
     for (int j = 0; j < 4; ++j) qv[j] = __bfloat162float(q[4 * lane + j]) * a.scale;
     float m = -FLT_MAX, l = 0;
-    for (int p = warp; p < length; p += kAttnWarps) {
-        const bf16* k = keys + std::size_t(p) * a.head_dim + 4 * lane;
-        const bf16* v = values + std::size_t(p) * a.head_dim + 4 * lane;
-        float s = 0;
-        for (int j = 0; j < 4; ++j) s += qv[j] * __bfloat162float(k[j]);
-        s = warp_sum(s);
-        float m_new = fmaxf(m, s);
-        float correction = __expf(m - m_new), weight = __expf(s - m_new);
-        l = l * correction + weight;
-        for (int j = 0; j < 4; ++j) acc[j] = acc[j] * correction + weight * __bfloat162float(v[j]);
-        m = m_new;
+    for (int base = first + 4 * warp; base < last; base += 4 * kAttnWarps) {
+        float s[4];
+        uint2 kraw[4], vraw[4];
+        for (int u = 0; u < 4; ++u) {
+            int p = min(base + u, last - 1);  // past the end: a repeat, weighted 0 below
+            kraw[u] = *reinterpret_cast<const uint2*>(keys + std::size_t(p) * a.head_dim + 4 * lane);
+            vraw[u] = *reinterpret_cast<const uint2*>(values + std::size_t(p) * a.head_dim + 4 * lane);
+        }
+        for (int u = 0; u < 4; ++u) {
+            const bf16* k = reinterpret_cast<const bf16*>(&kraw[u]);
+            float dot = 0;
+            for (int j = 0; j < 4; ++j) dot += qv[j] * __bfloat162float(k[j]);
+            s[u] = warp_sum(dot);
+        }
+        for (int u = 0; u < 4; ++u) {
+            if (base + u >= last) break;
+            const bf16* v = reinterpret_cast<const bf16*>(&vraw[u]);
+            float m_new = fmaxf(m, s[u]);
+            float correction = __expf(m - m_new), weight = __expf(s[u] - m_new);
+            l = l * correction + weight;
+            for (int j = 0; j < 4; ++j) acc[j] = acc[j] * correction + weight * __bfloat162float(v[j]);
+            m = m_new;
+        }
     }
     __shared__ float warp_m[kAttnWarps], warp_l[kAttnWarps], warp_acc[kAttnWarps][128];
     if (lane == 0) warp_m[warp] = m, warp_l[warp] = l;
     for (int j = 0; j < 4; ++j) warp_acc[warp][4 * lane + j] = acc[j];
     __syncthreads();
-    if (warp == 0) {
-        float top = -FLT_MAX;
-        for (int w = 0; w < kAttnWarps; ++w) top = fmaxf(top, warp_m[w]);
-        float total = 0, out[4] = {0, 0, 0, 0};
-        for (int w = 0; w < kAttnWarps; ++w) {
-            float f = warp_l[w] > 0 ? __expf(warp_m[w] - top) : 0.f;  // a warp with no position adds nothing
-            total += warp_l[w] * f;
-            for (int j = 0; j < 4; ++j) out[j] += warp_acc[w][4 * lane + j] * f;
-        }
-        bf16* o = a.out + (std::size_t(b) * a.q_heads + head) * a.head_dim;
-        for (int j = 0; j < 4; ++j) o[4 * lane + j] = __float2bfloat16(out[j] / total);
+    float top = -FLT_MAX;
+    for (int w = 0; w < kAttnWarps; ++w)
+        if (warp_l[w] > 0) top = fmaxf(top, warp_m[w]);
+    int d = threadIdx.x;  // 128 threads: one dimension each
+    float total = 0, out = 0;
+    for (int w = 0; w < kAttnWarps; ++w) {
+        float f = warp_l[w] > 0 ? __expf(warp_m[w] - top) : 0.f;  // a warp with no position adds nothing
+        total += warp_l[w] * f;
+        out += warp_acc[w][d] * f;
     }
+    record[2 + d] = out;
+    if (d == 0) record[0] = top, record[1] = total;
+}
+
+__global__ void plain_attention_merge_kernel(DecodeAttentionArgs a) {
+    int head = blockIdx.x, b = blockIdx.y, d = threadIdx.x;
+    int length = a.positions[b] + 1;
+    int chunks = (a.max_context + kChunk - 1) / kChunk, used = (length + kChunk - 1) / kChunk;
+    const float* records = a.workspace + (std::size_t(b) * a.q_heads + head) * chunks * kAttnRecord;
+    float top = -FLT_MAX;
+    for (int c = 0; c < used; ++c) top = fmaxf(top, records[c * kAttnRecord]);
+    float total = 0, out = 0;
+    for (int c = 0; c < used; ++c) {
+        float f = __expf(records[c * kAttnRecord] - top);
+        total += records[c * kAttnRecord + 1] * f;
+        out += records[c * kAttnRecord + 2 + d] * f;
+    }
+    a.out[(std::size_t(b) * a.q_heads + head) * a.head_dim + d] = __float2bfloat16(out / total);
 }
 
 // The CUDA-core GEMM: a 128 (m) x 32 (n) tile per block of 256 threads, 4 x 4 outputs per thread,
@@ -274,8 +309,10 @@ void advance(const int* tokens, int* positions, int* history, int* step, int bat
 }
 
 void plain_decode_attention(const DecodeAttentionArgs& args, cudaStream_t stream) {
-    // The plain kernel's lanes hold 4 dimensions each: head_dim 128 (main() checks it).
-    plain_attention_kernel<<<dim3(args.q_heads, args.batch), 32 * kAttnWarps, 0, stream>>>(args);
+    // Lanes hold 4 dimensions each and the merge one per thread: head_dim 128, the server's.
+    int chunks = (args.longest + kChunk - 1) / kChunk;
+    plain_attention_chunk_kernel<<<dim3(args.q_heads, args.batch, chunks), 32 * kAttnWarps, 0, stream>>>(args);
+    plain_attention_merge_kernel<<<dim3(args.q_heads, args.batch), 128, 0, stream>>>(args);
 }
 
 void portable_gemm(const bf16* w, int ldw, const bf16* x, int ldx, bf16* y_bf16, float* y_f32, int ldy, int m, int n,

@@ -99,6 +99,8 @@ Server::Server(const ServerConfig& config, DecodeAttentionFn attention, cudaStre
     CUDA_CHECK(cudaMalloc(&gate_up_, B * 2 * S.mlp * sizeof(bf16)));
     CUDA_CHECK(cudaMalloc(&act_, B * S.mlp * sizeof(bf16)));
     CUDA_CHECK(cudaMalloc(&logits, B * S.vocab_rows * sizeof(float)));
+    CUDA_CHECK(cudaMalloc(&attention_workspace_,
+                          decode_attention_workspace_floats(S.batch, S.q_heads, S.max_context) * sizeof(float)));
     CUDA_CHECK(cudaMalloc(&tokens, B * sizeof(int)));
     CUDA_CHECK(cudaMalloc(&positions, B * sizeof(int)));
     CUDA_CHECK(cudaMalloc(&history, B * std::size_t(S.max_context) * sizeof(int)));
@@ -117,7 +119,7 @@ Server::~Server() {
                     static_cast<void*>(tmp_), static_cast<void*>(gate_up_), static_cast<void*>(act_),
                     static_cast<void*>(logits), static_cast<void*>(tokens), static_cast<void*>(positions),
                     static_cast<void*>(history), static_cast<void*>(step_counter), static_cast<void*>(k_cache),
-                    static_cast<void*>(v_cache), weight_block_})
+                    static_cast<void*>(v_cache), static_cast<void*>(attention_workspace_), weight_block_})
         cudaFree(p);
 }
 
@@ -174,10 +176,12 @@ void Server::enqueue_step(bool per_request, OpRecorder* recorder) {
             a.kv_heads = S.kv_heads;
             a.head_dim = S.head_dim;
             a.max_context = S.max_context;
-            a.longest = S.max_context;
+            a.longest = S.max_context;  // a graph replays at growing positions: size the grid for the cache
             a.scale = 1.0f / std::sqrt(float(S.head_dim));
             a.q_stride = S.qkv_dim();
+            a.workspace = attention_workspace_;  // the per-request calls take turns with it, in stream order
             attention_(a, stream);
+            if (attention_ == plain_decode_attention) ++launches_;  // its second kernel (the merge)
         });
         gemm("o_gemm", w.wo, attn_, QD, tmp_, nullptr, H, H);
         each("residual", [&](int b, int n) { residual_add(x_ + b * xs, tmp_ + b * xs, n, H, stream); });

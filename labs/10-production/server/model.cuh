@@ -73,6 +73,7 @@ private:
     Gemms gemms_;
     bf16 *x_ = nullptr, *h_ = nullptr, *qkv_ = nullptr, *attn_ = nullptr, *tmp_ = nullptr, *gate_up_ = nullptr,
          *act_ = nullptr;
+    float* attention_workspace_ = nullptr;
     void* weight_block_ = nullptr;
     cudaGraphExec_t graph_ = nullptr;
     int launches_ = 0;

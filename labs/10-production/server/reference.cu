@@ -172,9 +172,16 @@ __global__ void ref_kv_diff(const bf16* k_cache, const bf16* v_cache, const bf16
                         ((std::size_t(b) * kv_heads + kv) * max_context + positions[b]) * head_dim;
     const bf16* mine = kv_new + std::size_t(l) * batch * 2 * kv_heads * head_dim +
                        ((std::size_t(b) * 2 + which) * kv_heads + kv) * head_dim;
-    double s = __bfloat162float(cache[threadIdx.x]), r = __bfloat162float(mine[threadIdx.x]);
-    atomicAdd(&sums[0], (s - r) * (s - r));
-    atomicAdd(&sums[1], r * r);
+    float s = __bfloat162float(cache[threadIdx.x]), r = __bfloat162float(mine[threadIdx.x]);
+    float diff = (s - r) * (s - r), square = r * r;
+    for (int o = 16; o > 0; o /= 2) {
+        diff += __shfl_xor_sync(0xffffffffu, diff, o);
+        square += __shfl_xor_sync(0xffffffffu, square, o);
+    }
+    if (threadIdx.x % 32 == 0) {
+        atomicAdd(&sums[0], double(diff));
+        atomicAdd(&sums[1], double(square));
+    }
 }
 
 int blocks(std::size_t count) { return int(std::min<std::size_t>((count + 255) / 256, 132 * 8)); }
