@@ -42,6 +42,12 @@ std::optional<std::string> unknown_command(const CLI::App& app, int argc, char**
 
 }  // namespace
 
+namespace roofline::cli {
+// cmd_serve.cpp: module 10's decode server. Declared here, not in command.hpp, so that adding it
+// rebuilds main.cpp alone.
+void add_serve_command(CLI::App& app, Context& context);
+}  // namespace roofline::cli
+
 int main(int argc, char** argv) {
     CLI::App app{
         "roofline: a GPU-performance course. Predict whether a kernel is compute-, memory- or\n"
@@ -70,6 +76,7 @@ int main(int argc, char** argv) {
     roofline::cli::add_profile_command(app, context);
     roofline::cli::add_diagnose_command(app, context);
     roofline::cli::add_timeline_command(app, context);
+    roofline::cli::add_serve_command(app, context);
     roofline::cli::add_hold_gpu_command(app, context);
     // After the subcommands: CLI11 copies the footer into those added later, and the
     // grading exit codes do not belong under `calc --help`.

@@ -60,7 +60,7 @@ TEST_CASE("decode attention reads K and V once per KV head: the lesson's worked 
     auto lesson = read_file(repo_root() / "lessons" / "10-production.md");
     check_mentions(lesson, {"**4,096 bytes per position**", "**16,384 FLOPs per position**", "**16,793,604 bytes**",
                             "**67,108,864 FLOPs**", "**835,596 bytes**", "**3,145,728 FLOPs**",
-                            "the lengths are 127, 1 and 64", "## The decode step and its floor"});
+                            "the lengths are 127, 1 and 64", "## 2. The decode step and its floor"});
 }
 
 TEST_CASE("lab 10: five timed shapes from batch 1 to 64, scored against cudaMemcpy of the same bytes",

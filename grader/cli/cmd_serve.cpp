@@ -1,0 +1,74 @@
+// roofline serve CONFIG: module 10's decode server run with a configuration, its tokens/s, the
+// step split by op, the step's floor on this GPU and which regime binds. The run is
+// lib/launch/serve_run.hpp's, the report lib/core/serve_report.hpp's; here, the flags, the files
+// checked before the run and what it prints.
+#include "command.hpp"
+#include "number_flags.hpp"
+#include "output_file.hpp"
+#include "serve_run.hpp"
+
+#include <fmt/format.h>
+
+namespace roofline::cli {
+
+namespace {
+
+struct ServeFlags {
+    std::string config;
+    bool no_build = false;
+    bool no_graph = false;
+    int check = 0;
+    int batch = 0;
+    int context = -1;
+    std::string hardware;
+    std::string json;
+};
+
+void serve_command(Context& context, const ServeFlags& f) {
+    auto ws = context.build_workspace();
+    if (!f.json.empty()) check_output_file(f.json, "--json");
+    ServeRequest request;
+    request.config = f.config;
+    request.build = !f.no_build;
+    request.check_steps = f.check;
+    request.no_graph = f.no_graph;
+    request.batch = f.batch;
+    request.context = f.context;
+    request.hardware = f.hardware;
+    auto run = run_server(ws, request);
+    if (!run.report) {
+        fmt::print(stderr, "{}\n", run.refusal);
+        context.exit_code = run.exit_code;
+        return;
+    }
+    fmt::print("{}", serve_text(*run.report));
+    if (!f.json.empty()) write_json_file(f.json, serve_json(*run.report));
+    context.exit_code = run.exit_code;
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app, Context& context) {
+    static ServeFlags f;
+    auto* cmd = app.add_subcommand("serve",
+                                   "module 10's decode server with a configuration: tokens/s, the step by op, its "
+                                   "floor and which regime binds");
+    cmd->add_option("config", f.config, "a server configuration, e.g. labs/10-production/server/incidents/baseline.yaml")
+        ->required()
+        ->check(file_path());
+    cmd->add_flag("--no-build", f.no_build, "do not rebuild roofline-decode-server first");
+    cmd->add_option("--check", f.check, "check this many steps against the reference step first (exit 1 if one is off)")
+        ->check(CLI::Range(0, 64));
+    cmd->add_flag("--no-graph", f.no_graph, "run the batched step eagerly, without its CUDA graph");
+    cmd->add_option("--batch", f.batch, "another batch than the configuration's (1-64)")->check(CLI::Range(1, 64));
+    cmd->add_option("--context", f.context, "another starting context than the configuration's (0-32768)")
+        ->check(CLI::Range(0, 32768));
+    cmd->add_option("--hardware", f.hardware, "the GPU profile to take the roofs from (default: matched by name)");
+    cmd->add_option("--json", f.json, "also write the report as JSON here")->check(file_path());
+    cmd->footer("The server times itself (CUDA events, the host clock): a report of a server's speed, not a grade.\n"
+                "The floor is the step's bytes (weights once, each sequence's KV cache) at the copy rate `roofline\n"
+                "ceilings` measured, or its FLOPs at the tensor roof, whichever is longer (lessons/10-production.md).");
+    cmd->callback([&context] { serve_command(context, f); });
+}
+
+}  // namespace roofline::cli

@@ -1,0 +1,45 @@
+// A decode server's configuration: one YAML file (incidents/*.yaml), read and checked as a whole.
+// Every error names the file, the line and the fix. The keys (README.md lists them too):
+//
+//   batch: 64                         sequences decoded together, 1 to 64
+//   context: 4096                     tokens already in each sequence's KV cache, 0 to 32768
+//   steps: 8                          decode steps timed (after `warmup` untimed ones)
+//   warmup: 2
+//   seed: 1                           weights, the starting cache and the first tokens
+//   vocab: 128256                     the tokenizer's size: rows of the embedding table and the LM head
+//   pad_vocab_to: 1                   the LM head's rows rounded up to a multiple of this (padding rows
+//                                     are zero and never chosen)
+//   graph_batch_sizes: [16, 32, 64]   batch sizes whose step is captured in a CUDA graph at start-up;
+//                                     any other batch runs eagerly, one request at a time for the
+//                                     per-sequence ops
+//   attention: plain                  plain | student: which decode-attention kernel the step calls
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace server {
+
+struct ServerConfig {
+    std::string file;  // where it was read from, for messages
+    int batch = 1;
+    int context = 4096;
+    int steps = 8;
+    int warmup = 2;
+    std::uint64_t seed = 1;
+    int vocab = 128256;
+    int pad_vocab_to = 1;
+    std::vector<int> graph_batch_sizes;
+    std::string attention = "plain";
+
+    // The LM head's rows: vocab rounded up to pad_vocab_to.
+    int padded_vocab() const { return (vocab + pad_vocab_to - 1) / pad_vocab_to * pad_vocab_to; }
+    bool uses_graph() const;
+};
+
+// Throws std::runtime_error with "FILE:LINE: what is wrong; the fix".
+ServerConfig read_config(const std::string& file);
+// The limits read_config checks, applied again after command-line overrides.
+void check_config(const ServerConfig& config);
+
+}  // namespace server
