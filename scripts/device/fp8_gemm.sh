@@ -52,7 +52,7 @@ echo "fixture test rc=$? (want 0)" | tee -a "$OUT/rc.txt"
 # ... and both fixture kernels' errors at K = 32768, the measured loss without the promotion
 FIXTURE_ROOT=$(mktemp -d)
 ln -s "$ROOT/hardware" "$FIXTURE_ROOT/hardware"
-ln -s "$ROOT/grader/tests/gpu/fixture-root/labs" "$FIXTURE_ROOT/labs"
+ln -s "$ROOT/solutions/06-async/fixtures/labs" "$FIXTURE_ROOT/labs"
 for v in fp8_promoted fp8_no_promotion; do
   timeout 120 "$R" --root "$FIXTURE_ROOT" --build-dir "$BUILD" run "96-fp8-no-promotion/$v" --no-build --json \
     > "$OUT/fixture-$v.json" 2> "$OUT/fixture-$v.err"
@@ -60,7 +60,7 @@ for v in fp8_promoted fp8_no_promotion; do
 done
 # 5. registers and spills (ptxas -v on the three FP8 kernel files, as the lab builds them)
 for f in solutions/06-async/kernels/11_fp8_gemm.cu solutions/06-async/kernels/12_fp8_gemm_block_scaled.cu \
-         grader/tests/gpu/fixture-root/labs/96-fp8-no-promotion/kernels/fp8_promotion.cu; do
+         solutions/06-async/fixtures/labs/96-fp8-no-promotion/kernels/fp8_promotion.cu; do
   echo "== $f"
   nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Igrader/include -Ilabs/06-async \
        -I"$(dirname "$(dirname "$f")")" -c "$f" -o /dev/null -Xptxas -v 2>&1 | grep -E "registers|spill"

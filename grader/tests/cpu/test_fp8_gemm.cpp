@@ -137,9 +137,14 @@ TEST_CASE("lab 06's fp8 tolerance holds the promoted kernel and rejects the unpr
                                                 "fp8_gemm_block_scaled_8192"});
 
     // The fixture lab (its GPU test wants the unpromoted kernel INCORRECT) uses the same numbers,
-    // at a K where the unpromoted loss is outside them.
-    auto fixture = load_lab(repo_root() / "grader" / "tests" / "gpu" / "fixture-root" / "labs" / "96-fp8-no-promotion" /
-                            "lab.yaml");
+    // at a K where the unpromoted loss is outside them. It holds rung 10's answer, so it lives
+    // under solutions/ and the student edition has none.
+    const auto fixture_yaml = repo_root() / "solutions" / "06-async" / "fixtures" / "labs" / "96-fp8-no-promotion" / "lab.yaml";
+    if (!std::filesystem::is_regular_file(fixture_yaml)) {
+        WARN("no " << fixture_yaml.string() << " (the student edition): its check skipped");
+        return;
+    }
+    auto fixture = load_lab(fixture_yaml);
     REQUIRE(fixture.tolerance.count(Dtype::fp8) == 1);
     CHECK(fixture.tolerance.at(Dtype::fp8).rtol == tolerance.rtol);
     CHECK(fixture.tolerance.at(Dtype::fp8).atol == tolerance.atol);
