@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Lab 06's FP8 rungs (issue 36) on the H200:
 #   bash scripts/device/fp8_gemm.sh BUILD_DIR OUT_DIR
-# Builds only what it needs (lab 06's skeletons and solutions, the roofline CLI and the GPU
-# test binary with its fixture labs), then:
+# Builds only what it needs (lab 06's skeletons and solutions, the roofline CLI and the FP8
+# fixture lab; the GPU test binary depends on every lab, so it is run only if BUILD_DIR already
+# has it, and the same fixture checks are made through the CLI either way), then:
 #   1. the skeletons: `roofline run` must say INCORRECT (exit 1), never crash;
 #   2. the solutions: `roofline run --solutions --json` on every verify shape (odd M and N,
 #      K = 32768), with each shape's max abs and relative L2 error against the fp32 reference;
 #   3. five gradings of each solution rung beside its peer (same run), `--json` each;
-#   4. the no-promotion fixture test (roofline_gpu_tests "[fp8]"): the unpromoted kernel
-#      INCORRECT, the promoted one CORRECT, at K = 32768;
+#   4. the no-promotion fixture at K = 32768: the unpromoted kernel INCORRECT (exit 1, "outside
+#      tolerance"), the promoted one CORRECT (exit 0), with both kernels' errors; and the GPU
+#      test of it (roofline_gpu_tests "[fp8]") where that binary is built;
 #   5. ptxas's register and spill counts of the FP8 kernels, from the build log.
 # Everything goes to OUT_DIR as text and JSON; summary.txt gathers the numbers.
 set -u
@@ -22,8 +24,8 @@ if [ ! -f "$BUILD/build.ninja" ] && [ ! -f "$BUILD/Makefile" ]; then
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release > "$OUT/configure.txt" 2>&1 || { echo "configure failed"; exit 1; }
 fi
 BUILD=$(cd "$BUILD" && pwd)
-cmake --build "$BUILD" --parallel --target lab-06-async solution-06-async roofline roofline_gpu_tests \
-  lab-96-fp8-no-promotion > "$OUT/build.txt" 2>&1
+cmake --build "$BUILD" --parallel --target lab-06-async solution-06-async roofline lab-96-fp8-no-promotion \
+  > "$OUT/build.txt" 2>&1
 echo "build rc=$?" | tee "$OUT/rc.txt"
 R="$BUILD/roofline"
 FLAGS="--root $ROOT --build-dir $BUILD"
@@ -46,18 +48,24 @@ for i in 1 2 3 4 5; do
     echo "grade $v $i rc=$?" >> "$OUT/rc.txt"
   done
 done
-# 4. the fixture
-timeout 300 "$BUILD/grader/tests/gpu/roofline_gpu_tests" "[fp8]" > "$OUT/fixture-test.txt" 2>&1
-echo "fixture test rc=$? (want 0)" | tee -a "$OUT/rc.txt"
-# ... and both fixture kernels' errors at K = 32768, the measured loss without the promotion
+# 4. the fixture: a course root with the real hardware/ and the fixture lab
 FIXTURE_ROOT=$(mktemp -d)
 ln -s "$ROOT/hardware" "$FIXTURE_ROOT/hardware"
 ln -s "$ROOT/solutions/06-async/fixtures/labs" "$FIXTURE_ROOT/labs"
 for v in fp8_promoted fp8_no_promotion; do
+  timeout 120 "$R" --root "$FIXTURE_ROOT" --build-dir "$BUILD" run "96-fp8-no-promotion/$v" --no-build \
+    > "$OUT/fixture-$v.txt" 2>&1
+  echo "fixture run $v rc=$? (want $([ $v = fp8_promoted ] && echo 0 || echo 1))" | tee -a "$OUT/rc.txt"
   timeout 120 "$R" --root "$FIXTURE_ROOT" --build-dir "$BUILD" run "96-fp8-no-promotion/$v" --no-build --json \
     > "$OUT/fixture-$v.json" 2> "$OUT/fixture-$v.err"
-  echo "fixture run $v rc=$?" | tee -a "$OUT/rc.txt"
 done
+grep -c "outside tolerance" "$OUT/fixture-fp8_no_promotion.txt" | sed 's/^/fixture: "outside tolerance" lines in the unpromoted run: /' | tee -a "$OUT/rc.txt"
+if [ -x "$BUILD/grader/tests/gpu/roofline_gpu_tests" ]; then
+  timeout 300 "$BUILD/grader/tests/gpu/roofline_gpu_tests" "[fp8]" > "$OUT/fixture-test.txt" 2>&1
+  echo "fixture GPU test rc=$? (want 0)" | tee -a "$OUT/rc.txt"
+else
+  echo "fixture GPU test: roofline_gpu_tests not built in $BUILD (it depends on every lab); the CLI runs above check the same" | tee -a "$OUT/rc.txt"
+fi
 # 5. registers and spills (ptxas -v on the three FP8 kernel files, as the lab builds them)
 for f in solutions/06-async/kernels/11_fp8_gemm.cu solutions/06-async/kernels/12_fp8_gemm_block_scaled.cu \
          solutions/06-async/fixtures/labs/96-fp8-no-promotion/kernels/fp8_promotion.cu; do
