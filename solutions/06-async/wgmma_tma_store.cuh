@@ -1,5 +1,5 @@
 // The design of solutions/06-async/kernels/05_wgmma_tma_store.cu, shared with the lab's open rung
-// (kernels/10_open_gemm_abt.cu), which reuses it as our reference; each file registers it under its own name.
+// (kernels/13_open_gemm_abt.cu), which reuses it as our reference; each file registers it under its own name.
 #pragma once
 // Lab 06, part 5 (solution): part 4's cluster GEMM (two blocks, Bt multicast) with a TMA
 // store epilogue. C[M,N] = A[M,K] Bt[N,K]^T, bf16 in, fp32 accumulate, bf16 out.

@@ -45,6 +45,12 @@ const std::vector<PinnedWork>& pinned() {
         {"gemm", "gemm", Dtype::fp32, {{"m", 64}, {"n", 32}, {"k", 16}}, {65536, 14336}, {65536, 14336}, std::nullopt},
         {"gemm", "gemm_abt", Dtype::bf16, {{"m", 64}, {"n", 32}, {"k", 16}}, {65536, 7168}, {65536, 7168},
          std::nullopt},
+        // FP8 at k = 128: 2mnk = 524,288 FLOP; A and Bt e4m3 (8,192 + 4,096 bytes), C bf16 (4,096), and
+        // the fp32 scales: 2 (per tensor), or 64 rows x 1 K block of A + 1 block of Bt = 65 (block-scaled)
+        {"gemm", "gemm_fp8", Dtype::fp8, {{"m", 64}, {"n", 32}, {"k", 128}}, {524288, 16392}, {524288, 16392},
+         std::nullopt},
+        {"gemm", "gemm_fp8_block_scaled", Dtype::fp8, {{"m", 64}, {"n", 32}, {"k", 128}}, {524288, 16644},
+         {524288, 16644}, std::nullopt},
         // chain, n = 1000 bf16: 13 FLOP per element; x read, y written (4,000 bytes); unfused: three kernels
         {"fusion", "chain", Dtype::bf16, {{"n", 1000}}, {13000, 4000}, {0, 4000}, Workload{13000, 12000}},
         // rmsnorm, 8 x 100 bf16: 4 FLOP per element; x, y (800 each) and w (100): 1,700 elements, 3,400 bytes;

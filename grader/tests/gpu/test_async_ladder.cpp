@@ -67,3 +67,51 @@ TEST_CASE("lab 06: every solution is correct on the verify shapes that wrap its 
         }
     }
 }
+
+// Lab 06's FP8 GEMM at K = 32768 (the fixture lab solutions/06-async/fixtures/labs/
+// 96-fp8-no-promotion): without the promotion of partial sums the tensor core's truncated
+// accumulation loses ~2% of C, outside the tolerance lab 06 derives; the same kernel with the
+// promotion is inside. Both at lab 06's own fp8 tolerance, which the fixture must repeat.
+TEST_CASE("lab 06: an FP8 GEMM that skips the promotion is INCORRECT at the lab's tolerance; promoted, CORRECT",
+          "[gpu][async][fp8]") {
+    const std::filesystem::path fixtures(ROOFLINE_FP8_FIXTURE_ROOT);
+    if (!std::filesystem::is_directory(fixtures / "labs" / "96-fp8-no-promotion")) {
+        WARN("no solutions/06-async/fixtures (the student edition): skipped");
+        return;
+    }
+    auto lab06 = roofline::load_lab(std::filesystem::path(ROOFLINE_SOURCE_DIR) / "labs" / "06-async" / "lab.yaml");
+    auto fixture = roofline::load_lab(fixtures / "labs" / "96-fp8-no-promotion" / "lab.yaml");
+    REQUIRE(lab06.tolerance.count(roofline::Dtype::fp8) == 1);
+    REQUIRE(fixture.tolerance.count(roofline::Dtype::fp8) == 1);
+    const auto& ours = lab06.tolerance.at(roofline::Dtype::fp8);
+    const auto& theirs = fixture.tolerance.at(roofline::Dtype::fp8);
+    CHECK(theirs.atol == ours.atol);
+    CHECK(theirs.rtol == ours.rtol);
+    CHECK(theirs.max_rel_l2 == ours.max_rel_l2);
+
+    auto device = roofline::first_device(nullptr);
+    REQUIRE(device.has_value());
+    if (!(roofline::ComputeCapability{device->cc_major, device->cc_minor} == roofline::ComputeCapability{9, 0})) {
+        WARN("the FP8 fixture is sm_90a code and this GPU is " << device->name << ": skipped");
+        return;
+    }
+    // A course root with the real hardware/ and the fixture lab.
+    const auto root = std::filesystem::temp_directory_path() / "roofline-gpu-tests-fp8";
+    std::filesystem::remove_all(root);
+    std::filesystem::create_directories(root);
+    std::filesystem::create_directory_symlink(std::filesystem::path(ROOFLINE_SOURCE_DIR) / "hardware", root / "hardware");
+    std::filesystem::create_directory_symlink(fixtures / "labs", root / "labs");
+    auto run = [&](const std::string& variant) {
+        return run_cli("--root " + root.string() + " --build-dir " + ROOFLINE_TEST_BUILD_DIR +
+                       " run 96-fp8-no-promotion/" + variant + " --no-build");
+    };
+    auto promoted = run("fp8_promoted");
+    INFO(promoted.output);
+    CHECK(promoted.exit_code == 0);
+    CHECK(promoted.output.find("CORRECT") != std::string::npos);
+    auto unpromoted = run("fp8_no_promotion");
+    INFO(unpromoted.output);
+    CHECK(unpromoted.exit_code == 1);
+    CHECK(unpromoted.output.find("INCORRECT") != std::string::npos);
+    CHECK(unpromoted.output.find("outside tolerance") != std::string::npos);
+}
