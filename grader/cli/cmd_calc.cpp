@@ -146,6 +146,9 @@ struct Target {
     std::optional<Ceiling> ceiling;  // none: the part has no unit for this dtype
     std::string overridden;          // "--peak-tflops 2000": the figures are not the profile's own
     const HardwareProfile* profile = nullptr;  // none for --peak-tflops/--bandwidth-tbs alone
+    // What `roofline ceilings` measured for this part on this machine, where it saved a file:
+    // shown beside the datasheet figures (which calc computes with), never in their place.
+    std::optional<CeilingChoice> measured;
 };
 
 // The FP8 switch (lesson 07): a 16-bit tensor format and fp8 on the same part, the same
@@ -186,6 +189,10 @@ std::vector<Target> choose_targets(const Context& context, const CalcOptions& o,
     for (const auto* p : chosen) {
         Target t{p->id, p->name, std::nullopt, fmt::format("{}", fmt::join(overrides, ", ")), p};
         if (p->supports(dtype)) {
+            if (auto file = context.workspace().measured_ceilings(p->id); std::filesystem::exists(file)) {
+                auto measured = load_measured(file);  // a broken file is an InputError naming it
+                t.measured = choose_ceiling(*p, &measured, dtype);
+            }
             Ceiling c = p->datasheet_ceiling(dtype);
             if (o.peak_tflops) c.peak_tflops = *o.peak_tflops;
             if (o.bandwidth_tbs) c.bandwidth_tbs = *o.bandwidth_tbs;
@@ -352,6 +359,12 @@ void run_calc(const Context& context, const CalcOptions& o) {
                 results.push_back(point_json(t, *p, described, dtype));
                 auto sw = dtype_switch(t, o, dtype, described);
                 results.back()["dtype_switch"] = sw ? switch_json(*sw) : nlohmann::json(nullptr);
+                results.back()["measured_here"] =
+                    t.measured ? nlohmann::json{{"peak_tflops", t.measured->ceiling.peak_tflops},
+                                                {"peak_origin", t.measured->peak_origin},
+                                                {"bandwidth_tbs", t.measured->ceiling.bandwidth_tbs},
+                                                {"bandwidth_origin", t.measured->bandwidth_origin}}
+                               : nlohmann::json(nullptr);
             } else results.push_back({{"hardware", t.id}, {"name", t.name}, {"supported", false},
                                     {"reason", fmt::format("no {} unit", dtype_name(dtype))}});
         }
@@ -384,6 +397,11 @@ void run_calc(const Context& context, const CalcOptions& o) {
     if (rows.size() == 1 && rows[0].second) {
         print_detail(rows[0].first, *rows[0].second, described, dtype);
         if (auto sw = dtype_switch(rows[0].first, o, dtype, described)) print_switch(*sw, dtype);
+        if (const auto& m = rows[0].first.measured) {
+            fmt::print("  measured here    {:.4g} TFLOP/s {} ({}), {:.3g} TB/s ({}); the figures above are the datasheet's\n",
+                       m->ceiling.peak_tflops, dtype_name(dtype), m->peak_origin, m->ceiling.bandwidth_tbs,
+                       m->bandwidth_origin);
+        }
     } else {
         print_table(rows, described, dtype);
     }

@@ -10,6 +10,7 @@
 #include "lab_spec.hpp"
 #include "prediction_log.hpp"
 #include "source_hash.hpp"
+#include "workspace.hpp"
 
 #include <fmt/format.h>
 
@@ -182,6 +183,31 @@ TEST_CASE("cli calc: the H200's fp8 ridge is twice its bf16 ridge, and calc show
     CHECK(none("--dtype fp32 --hardware h200-sxm").is_null());
     CHECK(none("--dtype bf16 --hardware h200-sxm --peak-tflops 500").is_null());
     CHECK(none("--dtype fp16 --hardware l4").is_object());
+}
+
+TEST_CASE("cli calc: the fp8 roof measured on this machine is shown beside the datasheet's", "[cli]") {
+    TempDir dir;
+    fs::copy(repo_root() / "hardware", dir / "hardware", fs::copy_options::recursive);
+    auto calc = [&](const std::string& args) {
+        auto r = run_cli("--root " + shell_quote(dir.path().string()) + " calc --gemm 4096 --hardware h200-sxm " + args);
+        INFO(r.all());
+        REQUIRE(r.exit_code == 0);
+        return r.out;
+    };
+    CHECK(json::parse(calc("--dtype fp8 --json"))["results"][0]["measured_here"].is_null());  // nothing measured yet
+
+    auto measured = h200_measured_ceilings();
+    measured.wgmma_fp8_tflops = 1650;  // the FP8 wgmma probe's rate, as `roofline ceilings` saves it
+    save_measured(measured, Workspace{dir.path(), dir / "build"}.measured_ceilings("h200-sxm"));
+    auto row = json::parse(calc("--dtype fp8 --json"))["results"][0];
+    CHECK(row["peak_tflops"].get<double>() == h200().peak.at(Dtype::fp8).dense_tflops);  // calc computes with the datasheet
+    CHECK(row["measured_here"]["peak_tflops"].get<double>() == 1650);
+    CHECK(contains(row["measured_here"]["peak_origin"].get<std::string>(), "fp8 wgmma probe"));
+    CHECK(row["measured_here"]["bandwidth_tbs"].get<double>() == measured.memcpy_tbs);
+    check_mentions(calc("--dtype fp8"), {"measured here    1650 TFLOP/s fp8 (measured fp8 wgmma probe"});
+    // bf16 has its cuBLAS figure
+    CHECK(json::parse(calc("--dtype bf16 --json"))["results"][0]["measured_here"]["peak_tflops"].get<double>() ==
+          measured.gemm_tflops.at(Dtype::bf16));
 }
 
 TEST_CASE("cli calc: bad input exits 2 with one line", "[cli]") {
