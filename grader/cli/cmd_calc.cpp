@@ -163,6 +163,9 @@ struct DtypeSwitch {
     Dtype from, to;             // from: the 16-bit format; to: fp8
     Ceiling from_roof, to_roof;
     RooflinePoint from_point, to_point;  // the workload counted in each format's bytes
+    // This workload as given (its own bytes) under the other format's roof: the same point,
+    // with the ridge moved past it or back.
+    RooflinePoint same_point;
 };
 
 std::vector<Target> choose_targets(const Context& context, const CalcOptions& o, Dtype dtype) {
@@ -233,11 +236,17 @@ std::optional<DtypeSwitch> dtype_switch(const Target& t, const CalcOptions& o, D
     Ceiling from_roof = t.profile->datasheet_ceiling(sixteen), to_roof = t.profile->datasheet_ceiling(Dtype::fp8);
     const Workload& from_work = dtype == Dtype::fp8 ? other : described.work;
     const Workload& to_work = dtype == Dtype::fp8 ? described.work : other;
-    return DtypeSwitch{sixteen, Dtype::fp8, from_roof, to_roof, analyze(from_work, from_roof, kLaunchOverheadS),
-                       analyze(to_work, to_roof, kLaunchOverheadS)};
+    const Ceiling& other_roof = dtype == Dtype::fp8 ? from_roof : to_roof;
+    return DtypeSwitch{sixteen,
+                       Dtype::fp8,
+                       from_roof,
+                       to_roof,
+                       analyze(from_work, from_roof, kLaunchOverheadS),
+                       analyze(to_work, to_roof, kLaunchOverheadS),
+                       analyze(described.work, other_roof, kLaunchOverheadS)};
 }
 
-nlohmann::json switch_json(const DtypeSwitch& sw) {
+nlohmann::json switch_json(const DtypeSwitch& sw, Dtype dtype) {
     auto side = [](Dtype dtype, const Ceiling& roof, const RooflinePoint& p) {
         return nlohmann::json{{"dtype", dtype_name(dtype)}, {"peak_tflops", roof.peak_tflops},
                               {"ridge_flop_per_byte", p.ridge}, {"intensity_flop_per_byte", p.intensity},
@@ -245,7 +254,9 @@ nlohmann::json switch_json(const DtypeSwitch& sw) {
     };
     return {{"from", side(sw.from, sw.from_roof, sw.from_point)}, {"to", side(sw.to, sw.to_roof, sw.to_point)},
             {"peak_ratio", sw.to_roof.peak_tflops / sw.from_roof.peak_tflops},
-            {"ridge_ratio", sw.to_point.ridge / sw.from_point.ridge}};
+            {"ridge_ratio", sw.to_point.ridge / sw.from_point.ridge},
+            {"same_point_under_other_roof",
+             side(dtype == Dtype::fp8 ? sw.from : sw.to, dtype == Dtype::fp8 ? sw.from_roof : sw.to_roof, sw.same_point)}};
 }
 
 void print_switch(const DtypeSwitch& sw, Dtype dtype) {
@@ -255,6 +266,9 @@ void print_switch(const DtypeSwitch& sw, Dtype dtype) {
     // The same work in the other format: its own bytes, against its own roof.
     const auto& other = dtype == Dtype::fp8 ? sw.from_point : sw.to_point;
     Dtype other_dtype = dtype == Dtype::fp8 ? sw.from : sw.to;
+    const auto& same = sw.same_point;
+    fmt::print("                   this point under the {} roof: {:.2g}x its ridge, {}-bound, floor {}\n",
+               dtype_name(other_dtype), same.intensity / same.ridge, regime_name(same.regime), seconds(same.time_floor_s));
     fmt::print("                   the same work in {}: intensity {:.1f} FLOP/byte, {:.2g}x its ridge, {}-bound, "
                "floor {}\n",
                dtype_name(other_dtype), other.intensity, other.intensity / other.ridge, regime_name(other.regime),
@@ -358,7 +372,7 @@ void run_calc(const Context& context, const CalcOptions& o) {
             if (p) {
                 results.push_back(point_json(t, *p, described, dtype));
                 auto sw = dtype_switch(t, o, dtype, described);
-                results.back()["dtype_switch"] = sw ? switch_json(*sw) : nlohmann::json(nullptr);
+                results.back()["dtype_switch"] = sw ? switch_json(*sw, dtype) : nlohmann::json(nullptr);
                 results.back()["measured_here"] =
                     t.measured ? nlohmann::json{{"peak_tflops", t.measured->ceiling.peak_tflops},
                                                 {"peak_origin", t.measured->peak_origin},

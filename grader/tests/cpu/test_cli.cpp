@@ -167,10 +167,22 @@ TEST_CASE("cli calc: the H200's fp8 ridge is twice its bf16 ridge, and calc show
         CHECK(sw["from"]["regime"] == bf16_row["regime"]);
         CHECK(sw["to"]["regime"] == fp8_row["regime"]);
     }
+    // The same point: the bf16 GEMM's bytes under the fp8 roof sit left of its ridge (memory-bound),
+    // and the fp8 GEMM's under the bf16 roof far right of bf16's.
+    const auto& same_under_fp8 = bf16_row["dtype_switch"]["same_point_under_other_roof"];
+    CHECK(same_under_fp8["dtype"] == "fp8");
+    CHECK(same_under_fp8["intensity_flop_per_byte"].get<double>() == bf16["workload"]["intensity_flop_per_byte"].get<double>());
+    CHECK(bf16_row["regime"] == "compute");
+    CHECK(same_under_fp8["regime"] == "memory");
+    CHECK(same_under_fp8["floor_s"].get<double>() == Approx(bf16_row["memory_floor_s"].get<double>()));
+    const auto& same_under_bf16 = fp8_row["dtype_switch"]["same_point_under_other_roof"];
+    CHECK(same_under_bf16["dtype"] == "bf16");
+    CHECK(same_under_bf16["regime"] == "compute");
+    CHECK(same_under_bf16["ridge_flop_per_byte"].get<double>() == Approx(bf16_ridge));
     auto text = run_cli(repo_flag() + " calc --gemm 256,8192,8192 --dtype bf16 --hardware h200-sxm");
     INFO(text.all());
     check_mentions(text.out, {"bf16 -> fp8", fmt::format("ridge {:.1f} -> {:.1f} FLOP/byte", bf16_ridge, fp8_ridge),
-                              "the same work in fp8"});
+                              "this point under the fp8 roof: 0.58x its ridge, memory-bound", "the same work in fp8"});
 
     // No switch where the part has no FP8 roof, for a format outside it, or with overridden roofs.
     auto none = [](const std::string& args) {
