@@ -145,7 +145,7 @@ struct Target {
     std::string id, name;
     std::optional<Ceiling> ceiling;  // none: the part has no unit for this dtype
     std::string overridden;          // "--peak-tflops 2000": the figures are not the profile's own
-    const HardwareProfile* profile = nullptr;  // none for --peak-tflops/--bandwidth-tbs alone
+    std::optional<HardwareProfile> profile;  // a copy (the loaded list dies with choose_targets); none for custom ceilings
     // What `roofline ceilings` measured for this part on this machine, where it saved a file:
     // shown beside the datasheet figures (which calc computes with), never in their place.
     std::optional<CeilingChoice> measured;
@@ -190,7 +190,7 @@ std::vector<Target> choose_targets(const Context& context, const CalcOptions& o,
     if (o.peak_tflops) overrides.push_back(fmt::format("--peak-tflops {:g}", *o.peak_tflops));
     if (o.bandwidth_tbs) overrides.push_back(fmt::format("--bandwidth-tbs {:g}", *o.bandwidth_tbs));
     for (const auto* p : chosen) {
-        Target t{p->id, p->name, std::nullopt, fmt::format("{}", fmt::join(overrides, ", ")), p};
+        Target t{p->id, p->name, std::nullopt, fmt::format("{}", fmt::join(overrides, ", ")), *p};
         if (p->supports(dtype)) {
             if (auto file = context.workspace().measured_ceilings(p->id); std::filesystem::exists(file)) {
                 auto measured = load_measured(file);  // a broken file is an InputError naming it

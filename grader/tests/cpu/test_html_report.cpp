@@ -116,7 +116,7 @@ TEST_CASE("the calculator shows the FP8 switch: fp8's roof and ridge beside bf16
     save_measured(measured, ws.measured_ceilings("h200-sxm"));
 
     auto data = calculator_data(ws);
-    auto entry = [&](const std::string& id) {
+    auto entry = [&](const std::string& id) -> const json& {
         return *std::find_if(data["profiles"].begin(), data["profiles"].end(), [&](const json& p) { return p["id"] == id; });
     };
     // The roofs the switch draws, from the H200's profile: fp8's ridge twice bf16's over one memory roof.
@@ -135,7 +135,7 @@ TEST_CASE("the calculator shows the FP8 switch: fp8's roof and ridge beside bf16
     CHECK_FALSE(entry("a100-40gb")["ceilings"]["datasheet"]["peak_tflops"].contains("fp8"));
 
     auto html = calculator_section(data);
-    check_mentions(html, {"id="calc-switch"", "function switchPartner(dtype)", "\"class\": \"roof partner-roof\"",
+    check_mentions(html, {"id=\"calc-switch\"", "function switchPartner(dtype)", "\"class\": \"roof partner-roof\"",
                           "\"same-point\"", "\"partner-point\"", "dashed blue roof", "no \" + partner + \" unit on"});
     // The page's example sits between the two ridges: compute-bound in bf16, under fp8's ridge with the
     // same bytes (memory-bound there), past it again once its operands are fp8 too.
