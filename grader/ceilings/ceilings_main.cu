@@ -1,7 +1,8 @@
 // roofline-ceilings: measures this GPU's practical ceilings the way the grader
 // measures a student's kernel (events, L2 flushed before each sample, stop at
 // 0.5% standard error): copy and read bandwidth, cudaMemcpy, the fp32 FMA rate,
-// bf16 mma.sync from registers (mma_sync_probe.cuh), cuBLAS GEMM per dtype, and
+// bf16 mma.sync from registers (mma_sync_probe.cuh), on Hopper the FP8 wgmma rate from
+// shared memory (wgmma_fp8_probe.cuh), cuBLAS GEMM per dtype, and
 // the cost of a kernel launch with and without a CUDA graph. `roofline ceilings`
 // runs it and saves the result as this GPU's measured profile. Writes JSON to
 // --result (or stdout).
@@ -9,6 +10,7 @@
 #include "lab_job.hpp"
 #include "measure.cuh"
 #include "mma_sync_probe.cuh"
+#include "wgmma_fp8_probe.cuh"
 #include "verify.cuh"
 
 #include <cublas_v2.h>
@@ -299,6 +301,35 @@ int main(int argc, char** argv) {
         out["timing"] = {{"copy", stats_json(copy->stats[0])}, {"memcpy", stats_json(memcpy.stats[0])},
                          {"read", stats_json(read.stats[0])}, {"fma", stats_json(fma.stats[0])},
                          {"mma_sync", stats_json(mma.stats[0])}};
+        // FP8 wgmma: Hopper's instruction (sm_90a code runs on compute capability 9.0 alone; the
+        // B200 has tcgen05 instead, Ampere no FP8). Either the figure or a note saying why not:
+        // the reader wants one of the two (hardware.cpp, read_ceilings_probe).
+        if (prop.major == 9 && prop.minor == 0) {
+            // One block per SM, two or three warpgroups each; the better of the two is the roof.
+            out["wgmma_fp8_styles_tflops"] = json::object();
+            double best_s = 0, best_flops = 0, best_clock = 0;
+            json best_timing;
+            for (int warpgroups : {2, 3}) {
+                auto name = fmt::format("{}_warpgroups_per_sm", warpgroups);
+                auto measured = time_one(name, [&, warpgroups](cudaStream_t s) {
+                    roofline::ceilings::launch_wgmma_fp8(warpgroups, sm_count(), s, static_cast<float*>(sink.data()));
+                }, stream);
+                double flops = roofline::ceilings::wgmma_fp8_flops(warpgroups, sm_count());
+                double seconds = measured.stats[0].median_s;
+                out["wgmma_fp8_styles_tflops"][name] = flops / seconds / 1e12;
+                if (best_s == 0 || flops / seconds > best_flops / best_s) {
+                    best_s = seconds, best_flops = flops, best_clock = measured.sm_clock_mhz_median;
+                    best_timing = stats_json(measured.stats[0]);
+                }
+            }
+            out["wgmma_fp8_tflops"] = best_flops / best_s / 1e12;
+            out["wgmma_fp8_sm_clock_mhz"] = best_clock;
+            out["timing"]["wgmma_fp8"] = best_timing;
+        } else {
+            out["wgmma_fp8_skipped"] = fmt::format(
+                "the FP8 wgmma probe runs on Hopper (compute capability 9.0) alone; this GPU is {}.{}", prop.major,
+                prop.minor);
+        }
         double gemm_clock = 0;
         out["gemm"] = measure_gemms(stream, &gemm_clock);
         out["sm_clock_mhz"] = gemm_clock;

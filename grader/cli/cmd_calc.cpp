@@ -145,6 +145,27 @@ struct Target {
     std::string id, name;
     std::optional<Ceiling> ceiling;  // none: the part has no unit for this dtype
     std::string overridden;          // "--peak-tflops 2000": the figures are not the profile's own
+    std::optional<HardwareProfile> profile;  // a copy (the loaded list dies with choose_targets); none for custom ceilings
+    // What `roofline ceilings` measured for this part on this machine, where it saved a file:
+    // shown beside the datasheet figures (which calc computes with), never in their place.
+    std::optional<CeilingChoice> measured;
+};
+
+// The FP8 switch (lesson 07): a 16-bit tensor format and fp8 on the same part, the same
+// workload counted in each. fp16 and bf16 switch to fp8; fp8 switches back to bf16.
+std::optional<Dtype> switch_partner(Dtype dtype) {
+    if (dtype == Dtype::fp16 || dtype == Dtype::bf16) return Dtype::fp8;
+    if (dtype == Dtype::fp8) return Dtype::bf16;
+    return std::nullopt;
+}
+
+struct DtypeSwitch {
+    Dtype from, to;             // from: the 16-bit format; to: fp8
+    Ceiling from_roof, to_roof;
+    RooflinePoint from_point, to_point;  // the workload counted in each format's bytes
+    // This workload as given (its own bytes) under the other format's roof: the same point,
+    // with the ridge moved past it or back.
+    RooflinePoint same_point;
 };
 
 std::vector<Target> choose_targets(const Context& context, const CalcOptions& o, Dtype dtype) {
@@ -169,8 +190,12 @@ std::vector<Target> choose_targets(const Context& context, const CalcOptions& o,
     if (o.peak_tflops) overrides.push_back(fmt::format("--peak-tflops {:g}", *o.peak_tflops));
     if (o.bandwidth_tbs) overrides.push_back(fmt::format("--bandwidth-tbs {:g}", *o.bandwidth_tbs));
     for (const auto* p : chosen) {
-        Target t{p->id, p->name, std::nullopt, fmt::format("{}", fmt::join(overrides, ", "))};
+        Target t{p->id, p->name, std::nullopt, fmt::format("{}", fmt::join(overrides, ", ")), *p};
         if (p->supports(dtype)) {
+            if (auto file = context.workspace().measured_ceilings(p->id); std::filesystem::exists(file)) {
+                auto measured = load_measured(file);  // a broken file is an InputError naming it
+                t.measured = choose_ceiling(*p, &measured, dtype);
+            }
             Ceiling c = p->datasheet_ceiling(dtype);
             if (o.peak_tflops) c.peak_tflops = *o.peak_tflops;
             if (o.bandwidth_tbs) c.bandwidth_tbs = *o.bandwidth_tbs;
@@ -183,7 +208,8 @@ std::vector<Target> choose_targets(const Context& context, const CalcOptions& o,
     bool any_unit = std::any_of(targets.begin(), targets.end(), [](const Target& t) { return t.ceiling.has_value(); });
     if (!any_unit) {
         std::vector<std::string> names;
-        for (const auto* p : chosen) names.push_back(fmt::format("{} ({})", p->name, p->id));
+        for (const auto* p : chosen) names.push_back(fmt::format("{} ({}: no peak_tflops.{} in {})", p->name, p->id,
+                                                                 dtype_name(dtype), p->file.string()));
         std::vector<std::string> have;
         for (auto d : all_dtypes) {
             if (chosen.front()->supports(d)) have.push_back(std::string(dtype_name(d)));
@@ -192,6 +218,61 @@ std::vector<Target> choose_targets(const Context& context, const CalcOptions& o,
                                      fmt::join(names, ", "), chosen.front()->id, fmt::join(have, ", ")));
     }
     return targets;
+}
+
+// The switch on this target, where its profile has both roofs and they are its own figures
+// (not with --peak-tflops or --bandwidth-tbs).
+std::optional<DtypeSwitch> dtype_switch(const Target& t, const CalcOptions& o, Dtype dtype,
+                                        const Described& described) {
+    auto partner = switch_partner(dtype);
+    if (!partner || !t.profile || !t.overridden.empty() || !t.profile->supports(*partner)) return std::nullopt;
+    Dtype sixteen = dtype == Dtype::fp8 ? *partner : dtype;
+    Workload other;
+    try {
+        other = describe_workload(o, *partner).work;
+    } catch (const InputError&) {
+        return std::nullopt;  // fp8 work near the size limit whose bf16 bytes pass it: no switch to show
+    }
+    Ceiling from_roof = t.profile->datasheet_ceiling(sixteen), to_roof = t.profile->datasheet_ceiling(Dtype::fp8);
+    const Workload& from_work = dtype == Dtype::fp8 ? other : described.work;
+    const Workload& to_work = dtype == Dtype::fp8 ? described.work : other;
+    const Ceiling& other_roof = dtype == Dtype::fp8 ? from_roof : to_roof;
+    return DtypeSwitch{sixteen,
+                       Dtype::fp8,
+                       from_roof,
+                       to_roof,
+                       analyze(from_work, from_roof, kLaunchOverheadS),
+                       analyze(to_work, to_roof, kLaunchOverheadS),
+                       analyze(described.work, other_roof, kLaunchOverheadS)};
+}
+
+nlohmann::json switch_json(const DtypeSwitch& sw, Dtype dtype) {
+    auto side = [](Dtype dtype, const Ceiling& roof, const RooflinePoint& p) {
+        return nlohmann::json{{"dtype", dtype_name(dtype)}, {"peak_tflops", roof.peak_tflops},
+                              {"ridge_flop_per_byte", p.ridge}, {"intensity_flop_per_byte", p.intensity},
+                              {"floor_s", p.time_floor_s}, {"regime", regime_name(p.regime)}};
+    };
+    return {{"from", side(sw.from, sw.from_roof, sw.from_point)}, {"to", side(sw.to, sw.to_roof, sw.to_point)},
+            {"peak_ratio", sw.to_roof.peak_tflops / sw.from_roof.peak_tflops},
+            {"ridge_ratio", sw.to_point.ridge / sw.from_point.ridge},
+            {"same_point_under_other_roof",
+             side(dtype == Dtype::fp8 ? sw.from : sw.to, dtype == Dtype::fp8 ? sw.from_roof : sw.to_roof, sw.same_point)}};
+}
+
+void print_switch(const DtypeSwitch& sw, Dtype dtype) {
+    fmt::print("  {:<16} compute roof {:g} -> {:g} TFLOP/s ({:.2g}x); ridge {:.1f} -> {:.1f} FLOP/byte\n",
+               fmt::format("{} -> {}", dtype_name(sw.from), dtype_name(sw.to)), sw.from_roof.peak_tflops, sw.to_roof.peak_tflops,
+               sw.to_roof.peak_tflops / sw.from_roof.peak_tflops, sw.from_point.ridge, sw.to_point.ridge);
+    // The same work in the other format: its own bytes, against its own roof.
+    const auto& other = dtype == Dtype::fp8 ? sw.from_point : sw.to_point;
+    Dtype other_dtype = dtype == Dtype::fp8 ? sw.from : sw.to;
+    const auto& same = sw.same_point;
+    fmt::print("                   this point under the {} roof: {:.2g}x its ridge, {}-bound, floor {}\n",
+               dtype_name(other_dtype), same.intensity / same.ridge, regime_name(same.regime), seconds(same.time_floor_s));
+    fmt::print("                   the same work in {}: intensity {:.1f} FLOP/byte, {:.2g}x its ridge, {}-bound, "
+               "floor {}\n",
+               dtype_name(other_dtype), other.intensity, other.intensity / other.ridge, regime_name(other.regime),
+               seconds(other.time_floor_s));
 }
 
 nlohmann::json point_json(const Target& t, const RooflinePoint& p, const Described& d, Dtype dtype) {
@@ -288,8 +369,17 @@ void run_calc(const Context& context, const CalcOptions& o) {
     if (o.json) {
         nlohmann::json results = nlohmann::json::array();
         for (const auto& [t, p] : rows) {
-            if (p) results.push_back(point_json(t, *p, described, dtype));
-            else results.push_back({{"hardware", t.id}, {"name", t.name}, {"supported", false},
+            if (p) {
+                results.push_back(point_json(t, *p, described, dtype));
+                auto sw = dtype_switch(t, o, dtype, described);
+                results.back()["dtype_switch"] = sw ? switch_json(*sw, dtype) : nlohmann::json(nullptr);
+                results.back()["measured_here"] =
+                    t.measured ? nlohmann::json{{"peak_tflops", t.measured->ceiling.peak_tflops},
+                                                {"peak_origin", t.measured->peak_origin},
+                                                {"bandwidth_tbs", t.measured->ceiling.bandwidth_tbs},
+                                                {"bandwidth_origin", t.measured->bandwidth_origin}}
+                               : nlohmann::json(nullptr);
+            } else results.push_back({{"hardware", t.id}, {"name", t.name}, {"supported", false},
                                     {"reason", fmt::format("no {} unit", dtype_name(dtype))}});
         }
         nlohmann::json out = {{"workload", {{"description", described.label},
@@ -318,8 +408,17 @@ void run_calc(const Context& context, const CalcOptions& o) {
                    si(u.bytes, "B"), u.bytes / w.bytes);
         fmt::print("                   intensity {:.1f} FLOP/byte: that kernel's own roofline\n", u.flops / u.bytes);
     }
-    if (rows.size() == 1 && rows[0].second) print_detail(rows[0].first, *rows[0].second, described, dtype);
-    else print_table(rows, described, dtype);
+    if (rows.size() == 1 && rows[0].second) {
+        print_detail(rows[0].first, *rows[0].second, described, dtype);
+        if (auto sw = dtype_switch(rows[0].first, o, dtype, described)) print_switch(*sw, dtype);
+        if (const auto& m = rows[0].first.measured) {
+            fmt::print("  measured here    {:.4g} TFLOP/s {} ({}), {:.3g} TB/s ({}); the figures above are the datasheet's\n",
+                       m->ceiling.peak_tflops, dtype_name(dtype), m->peak_origin, m->ceiling.bandwidth_tbs,
+                       m->bandwidth_origin);
+        }
+    } else {
+        print_table(rows, described, dtype);
+    }
 }
 
 }  // namespace

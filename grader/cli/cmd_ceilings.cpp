@@ -83,6 +83,13 @@ void run_ceilings(Context& context, const std::string& hardware, bool json_outpu
     if (m.mma_sync_bf16_tflops > 0 && profile->supports(Dtype::bf16)) {
         row("bf16 mma.sync m16n8k16, registers", m.mma_sync_bf16_tflops, profile->peak.at(Dtype::bf16).dense_tflops, "TF");
     }
+    if (m.wgmma_fp8_tflops > 0) {
+        // The datasheet column is empty (0) for a part whose profile has no FP8 roof.
+        double sheet = profile->supports(Dtype::fp8) ? profile->peak.at(Dtype::fp8).dense_tflops : 0;
+        row("fp8 wgmma m64n256k32, shared mem", m.wgmma_fp8_tflops, sheet, "TF");
+    } else if (!m.wgmma_fp8_skipped.empty()) {
+        fmt::print("  fp8 wgmma: not measured ({})\n", m.wgmma_fp8_skipped);
+    }
     for (const auto& [dtype, tflops] : m.gemm_tflops) {
         double sheet = profile->supports(dtype) ? profile->peak.at(dtype).dense_tflops : 0;
         row(fmt::format("cuBLAS {} GEMM, N=8192", dtype_name(dtype)), tflops, sheet, "TF");

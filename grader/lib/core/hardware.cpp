@@ -128,6 +128,7 @@ MeasuredCeilings load_measured(const std::filesystem::path& file) {
     m.read_only_tbs = root.positive("read_only_tbs");
     m.fp32_fma_tflops = root.positive("fp32_fma_tflops");
     if (root.has("mma_sync_bf16_tflops")) m.mma_sync_bf16_tflops = root.positive("mma_sync_bf16_tflops");
+    if (root.has("wgmma_fp8_tflops")) m.wgmma_fp8_tflops = root.positive("wgmma_fp8_tflops");
     m.launch_us = root.positive("launch_us");
     m.graph_launch_us = root.positive("graph_launch_us");
     m.sm_clock_mhz = root.at("sm_clock_mhz").as_nonnegative_double();
@@ -151,6 +152,16 @@ MeasuredCeilings read_ceilings_probe(const std::filesystem::path& file) {
     m.read_only_tbs = root.positive("read_only_tbs");
     m.fp32_fma_tflops = root.positive("fp32_fma_tflops");
     if (root.has("mma_sync_bf16_tflops")) m.mma_sync_bf16_tflops = root.positive("mma_sync_bf16_tflops");
+    // Hopper's FP8 wgmma rate, or the probe's word on why it did not measure one: never neither,
+    // so that a probe which lost the figure on an H100 or H200 is not read as "no FP8 here".
+    if (root.has("wgmma_fp8_tflops")) {
+        m.wgmma_fp8_tflops = root.positive("wgmma_fp8_tflops");
+    } else if (root.has("wgmma_fp8_skipped")) {
+        m.wgmma_fp8_skipped = root.string("wgmma_fp8_skipped");
+    } else {
+        root.fail("has neither wgmma_fp8_tflops (the FP8 wgmma rate, measured on Hopper) nor wgmma_fp8_skipped "
+                  "(why not, elsewhere); rebuild roofline-ceilings and run `roofline ceilings` again");
+    }
     auto gemm = root.at("gemm");
     for (const auto& key : gemm.keys()) {
         m.gemm_tflops[require_dtype(key, file.string() + " gemm")] = gemm.at(key).positive("tflops");
@@ -174,6 +185,7 @@ void save_measured(const MeasuredCeilings& m, const std::filesystem::path& file)
     out << YAML::Key << "read_only_tbs" << YAML::Value << m.read_only_tbs;
     out << YAML::Key << "fp32_fma_tflops" << YAML::Value << m.fp32_fma_tflops;
     if (m.mma_sync_bf16_tflops > 0) out << YAML::Key << "mma_sync_bf16_tflops" << YAML::Value << m.mma_sync_bf16_tflops;
+    if (m.wgmma_fp8_tflops > 0) out << YAML::Key << "wgmma_fp8_tflops" << YAML::Value << m.wgmma_fp8_tflops;
     out << YAML::Key << "launch_us" << YAML::Value << m.launch_us;
     out << YAML::Key << "graph_launch_us" << YAML::Value << m.graph_launch_us;
     out << YAML::Key << "sm_clock_mhz" << YAML::Value << m.sm_clock_mhz;
@@ -204,6 +216,11 @@ CeilingChoice choose_ceiling(const HardwareProfile& profile, const MeasuredCeili
     } else if (auto it = measured->gemm_tflops.find(dtype); it != measured->gemm_tflops.end()) {
         choice.ceiling.peak_tflops = it->second;
         choice.peak_origin = fmt::format("measured cuBLAS {} GEMM ({})", dtype_name(dtype), measured->measured_at);
+    } else if (dtype == Dtype::fp8 && measured->wgmma_fp8_tflops > 0) {
+        // No cuBLAS FP8 GEMM among the probe's (cublasGemmEx has none): the roof is the FP8
+        // wgmma rate from shared memory, what an FP8 GEMM's tensor cores can reach at this clock.
+        choice.ceiling.peak_tflops = measured->wgmma_fp8_tflops;
+        choice.peak_origin = fmt::format("measured fp8 wgmma probe ({})", measured->measured_at);
     }
     if (measured->launch_us > 0) choice.launch_overhead_s = measured->launch_us * 1e-6;
     return choice;

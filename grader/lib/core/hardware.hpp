@@ -62,6 +62,10 @@ struct MeasuredCeilings {
     // bf16 m16n8k16 mma.sync from registers: the roof of warp-level tensor-core kernels.
     // 0: not measured (a file written before the probe had it, or a GPU older than sm_80).
     double mma_sync_bf16_tflops = 0;
+    // e4m3 wgmma.m64n256k32 from shared memory: the FP8 tensor roof measured on Hopper (sm_90a).
+    // 0: not measured (another architecture, or a file written before the probe had it).
+    double wgmma_fp8_tflops = 0;
+    std::string wgmma_fp8_skipped;  // the probe's note where it did not measure it
     std::map<Dtype, double> gemm_tflops;  // cuBLAS at the largest size measured
     double launch_us = 0;        // back-to-back empty kernels
     double graph_launch_us = 0;  // the same captured in a CUDA graph
@@ -72,15 +76,17 @@ struct MeasuredCeilings {
 MeasuredCeilings load_measured(const std::filesystem::path& file);
 // The ceilings probe's answer (`roofline-ceilings --result FILE`, JSON, which the YAML reader
 // reads), checked as load_measured checks a saved file: a missing, negative or zero figure is an
-// InputError naming the file, the line and the field. A probe that says it failed (status
-// error) is an InputError with its message. The profile and the time are the caller's to fill.
+// InputError naming the file, the line and the field. The FP8 wgmma figure is measured on Hopper
+// only: the answer holds it or a note why not (wgmma_fp8_skipped), and one of the two must be
+// there. A probe that says it failed (status error) is an InputError with its message. The
+// profile and the time are the caller's to fill.
 MeasuredCeilings read_ceilings_probe(const std::filesystem::path& file);
 void save_measured(const MeasuredCeilings& measured, const std::filesystem::path& file);
 
 // What scoring divides by: a datasheet figure or a measured one, and which.
 struct CeilingChoice {
     Ceiling ceiling;
-    std::string peak_origin;       // "measured: cuBLAS bf16 GEMM" or "datasheet"
+    std::string peak_origin;       // "measured: cuBLAS bf16 GEMM", "measured fp8 wgmma probe" or "datasheet"
     std::string bandwidth_origin;  // "measured: cudaMemcpy D2D" or "datasheet"
     double launch_overhead_s = 5e-6;
     std::optional<MeasuredCeilings> measured;  // what was measured on this GPU, when anything was

@@ -59,6 +59,13 @@ constexpr const char* kScript = R"js(
     if (launchOverheadS > 0 && p.roofline_floor_s < launchOverheadS) p.regime = "overhead";
     return p;
   }
+  // The FP8 switch (lesson 07, `roofline calc`'s "bf16 -> fp8" line): fp16 and bf16 switch to
+  // fp8, fp8 back to bf16; other formats have no partner.
+  function switchPartner(dtype) {
+    if (dtype === "fp16" || dtype === "bf16") return "fp8";
+    if (dtype === "fp8") return "bf16";
+    return null;
+  }
   function gemmCrossoverN(ceiling, bytesPer) {
     var ridge = ceiling.peak_tflops / ceiling.bandwidth_tbs;
     return Math.ceil(1.5 * bytesPer * ridge);
@@ -156,7 +163,7 @@ constexpr const char* kScript = R"js(
 
   // ---- outputs ----
   var figures = ["flops", "bytes", "intensity", "ridge", "compute-floor", "memory-floor", "floor", "attainable",
-                 "peak", "bandwidth", "regime", "crossover"];
+                 "peak", "bandwidth", "regime", "crossover", "switch"];
   function put(name, value, text) {
     var cell = $("calc-" + name);
     cell.setAttribute("data-value", value === null ? "" : String(value));
@@ -230,13 +237,32 @@ constexpr const char* kScript = R"js(
     } else {
       put("crossover", null, "- (GEMMs only)");
     }
+    // The switch: the other format's roof on the same part, the same point (same bytes) under it,
+    // and the same work counted in the other format's bytes.
+    var partner = switchPartner(state.dtype), sw = null;
+    if (partner && (partner in set.peak_tflops)) {
+      var other = { peak_tflops: set.peak_tflops[partner], bandwidth_tbs: set.bandwidth_tbs };
+      sw = { dtype: partner, ceiling: other, same: analyze(w.work, other, set.launch_overhead_s),
+             own: analyze(workload(bytesOf(partner)).work, other, set.launch_overhead_s) };
+      put("switch", sw.same.ridge,  // the other format's ridge: `roofline calc --json`'s dtype_switch has it
+          partner + " on this part: compute roof " + g(other.peak_tflops, 5) + " TFLOP/s (" +
+          g(other.peak_tflops / ceiling.peak_tflops, 3) + "x), ridge " + g(sw.same.ridge, 4) + " FLOP/byte (" +
+          g(sw.same.ridge / r.ridge, 3) + "x). This point under it: " + g(r.intensity / sw.same.ridge, 2) +
+          "x its ridge, " + sw.same.regime + "-bound. The same work in " + partner + " bytes: " +
+          g(sw.own.intensity, 4) + " FLOP/byte, " + g(sw.own.intensity / sw.own.ridge, 2) + "x its ridge, " +
+          sw.own.regime + "-bound, at least " + seconds(sw.own.floor_s));
+    } else if (partner) {
+      put("switch", null, "- (no " + partner + " unit on " + p.name + ")");
+    } else {
+      put("switch", null, "- (fp16, bf16 and fp8 only: the tensor formats the switch is between)");
+    }
     $("calc-summary").textContent = w.label + ", " + state.dtype + " on " + p.name + ": " + r.regime + "-bound, at least " + seconds(r.floor_s);
     var longest = Math.max(r.compute_floor_s, r.memory_floor_s);
     $("calc-bar-compute").style.width = (longest > 0 ? 100 * r.compute_floor_s / longest : 0) + "%";
     $("calc-bar-memory").style.width = (longest > 0 ? 100 * r.memory_floor_s / longest : 0) + "%";
     $("calc-bar-compute-text").textContent = seconds(r.compute_floor_s);
     $("calc-bar-memory-text").textContent = seconds(r.memory_floor_s);
-    drawChart(ceiling, r);
+    drawChart(ceiling, r, sw);
   }
 
   // ---- the roofline chart: attainable TFLOP/s against intensity, log-log ----
@@ -247,15 +273,17 @@ constexpr const char* kScript = R"js(
     if (text !== undefined) node.textContent = text;
     return node;
   }
-  function drawChart(ceiling, r) {
+  function drawChart(ceiling, r, sw) {
     var svg = $("calc-chart");
     svg.textContent = "";
     var W = 640, H = 380, left = 70, right = 610, top = 20, bottom = 320;
     var ridge = r.ridge, zeroIntensity = !(r.intensity > 0);
     var xs = zeroIntensity ? [ridge] : [r.intensity, ridge];
+    if (sw) xs.push(sw.same.ridge);
+    if (sw && sw.own.intensity > 0) xs.push(sw.own.intensity);
     var xlo = Math.pow(10, Math.floor(Math.log10(Math.min.apply(null, xs) / 3)));
     var xhi = Math.pow(10, Math.ceil(Math.log10(Math.max.apply(null, xs) * 3)));
-    var yhi = Math.pow(10, Math.ceil(Math.log10(ceiling.peak_tflops * 1.5)));
+    var yhi = Math.pow(10, Math.ceil(Math.log10(Math.max(ceiling.peak_tflops, sw ? sw.ceiling.peak_tflops : 0) * 1.5)));
     var ylo = Math.pow(10, Math.floor(Math.log10(ceiling.bandwidth_tbs * xlo)));
     function X(v) { return left + (Math.log10(v) - Math.log10(xlo)) / (Math.log10(xhi) - Math.log10(xlo)) * (right - left); }
     function Y(v) { return bottom - (Math.log10(v) - Math.log10(ylo)) / (Math.log10(yhi) - Math.log10(ylo)) * (bottom - top); }
@@ -281,6 +309,38 @@ constexpr const char* kScript = R"js(
                        "memory roof " + g(ceiling.bandwidth_tbs, 3) + " TB/s"));
     svg.appendChild(el("text", { x: X(ridge) - 6, y: Y(ceiling.peak_tflops) - 8, "text-anchor": "end", "font-size": 11 },
                        "compute roof " + g(ceiling.peak_tflops, 4) + " TFLOP/s"));
+    if (sw) {
+      // The other format's roof, dashed, with its ridge; then where this point lands under it
+      // (a square: same intensity) and the same work in that format's bytes (a diamond).
+      var other = sw.ceiling, otherRidge = sw.same.ridge;
+      var otherRoof = [[xlo, other.bandwidth_tbs * xlo], [otherRidge, other.peak_tflops], [xhi, other.peak_tflops]];
+      svg.appendChild(el("polyline", { points: otherRoof.map(function (q) { return X(q[0]) + "," + Y(q[1]); }).join(" "),
+                                       fill: "none", stroke: "#1f6fb2", "stroke-width": 2, "stroke-dasharray": "8,5",
+                                       "class": "roof partner-roof", "data-dtype": sw.dtype }));
+      svg.appendChild(el("line", { x1: X(otherRidge), y1: top, x2: X(otherRidge), y2: bottom, stroke: "#1f6fb2",
+                                   "stroke-dasharray": "2,4", "class": "partner-ridge" }));
+      svg.appendChild(el("text", { x: X(otherRidge) + 4, y: top + 28, "font-size": 11, fill: "#1f6fb2" },
+                         sw.dtype + " ridge " + g(otherRidge, 3) + " FLOP/B"));
+      svg.appendChild(el("text", { x: X(otherRidge) - 6, y: Y(other.peak_tflops) - 8, "text-anchor": "end",
+                                   "font-size": 11, fill: "#1f6fb2" },
+                         sw.dtype + " compute roof " + g(other.peak_tflops, 4) + " TFLOP/s"));
+      if (!zeroIntensity) {
+        var sx = X(Math.min(Math.max(r.intensity, xlo), xhi)), sy = Y(Math.max(sw.same.attainable_tflops, ylo));
+        var same = el("rect", { x: sx - 6, y: sy - 6, width: 12, height: 12, fill: "white", stroke: "#1f6fb2",
+                                "stroke-width": 2, "class": "same-point" });
+        same.appendChild(el("title", {}, "this point under the " + sw.dtype + " roof: " + g(r.intensity, 4) +
+                            " FLOP/byte, " + g(sw.same.attainable_tflops, 4) + " TFLOP/s attainable, " + sw.same.regime + "-bound"));
+        svg.appendChild(same);
+      }
+      if (sw.own.intensity > 0) {
+        var ox = X(Math.min(Math.max(sw.own.intensity, xlo), xhi)), oy = Y(Math.max(sw.own.attainable_tflops, ylo));
+        var own = el("path", { d: "M" + ox + "," + (oy - 8) + " l8,8 l-8,8 l-8,-8 z", fill: "#1f6fb2",
+                               "class": "partner-point" });
+        own.appendChild(el("title", {}, "the same work in " + sw.dtype + " bytes: " + g(sw.own.intensity, 4) +
+                           " FLOP/byte, " + g(sw.own.attainable_tflops, 4) + " TFLOP/s attainable, " + sw.own.regime + "-bound"));
+        svg.appendChild(own);
+      }
+    }
     var px = zeroIntensity ? left : X(Math.min(Math.max(r.intensity, xlo), xhi));
     var py = zeroIntensity ? bottom : Y(Math.max(r.attainable_tflops, ylo));
     var point = el("circle", { cx: px, cy: py, r: 7, fill: "white", stroke: "black", "stroke-width": 3, "class": "point" });
@@ -380,13 +440,16 @@ std::string calculator_section(const nlohmann::json& data) {
     row("attainable", "attainable rate");
     row("regime", "regime");
     row("crossover", "crossover N (square GEMM)");
+    row("switch", "the FP8 switch (fp16/bf16 and fp8 on this GPU)");
     return fmt::format(R"html(
 <section id="calculator" aria-labelledby="calculator-title">
 <h2 id="calculator-title">The roofline calculator</h2>
 <p>Pick a GPU, a number format and a workload. The two bars are the two time floors: the arithmetic at the
 peak rate, and the bytes at the memory bandwidth. The larger one is the fastest the kernel can run; which one
-it is names the regime. Slide N down and watch a compute-bound GEMM tip over into memory-bound. The same
-figures as <code>roofline calc</code> (add <code>--json</code> for all of them).</p>
+it is names the regime. Slide N down and watch a compute-bound GEMM tip over into memory-bound. Switch the
+dtype from bf16 to fp8 and watch the ridge move right (try
+<a href="#hardware=h200-sxm&amp;dtype=bf16&amp;gemm=256,8192,8192">a 256-token GEMM in bf16 on the H200</a>).
+The same figures as <code>roofline calc</code> (add <code>--json</code> for all of them).</p>
 <form class="controls" onsubmit="return false">
 <label>GPU <select id="calc-hw">{hw}</select></label>
 <label>ceilings <select id="calc-ceilings"><option value="datasheet">datasheet</option></select></label>
@@ -421,7 +484,10 @@ figures as <code>roofline calc</code> (add <code>--json</code> for all of them).
 behind the cost of a launch: the regime is then overhead.</p>
 <figure><svg id="calc-chart" viewBox="0 0 640 380" role="img" aria-label="the roofline with this workload's point"></svg>
 <figcaption>The roofline of the chosen GPU and dtype: the memory roof rises with intensity until the ridge,
-then the compute roof is flat. The ring is this workload.</figcaption></figure>
+then the compute roof is flat. The ring is this workload. For fp16, bf16 and fp8 the dashed blue roof is the
+other side of the FP8 switch on the same GPU: fp8's compute roof is twice the 16-bit one on Hopper, over the
+same memory roof, so its ridge sits twice as far right. The square is this point under that roof (the same
+bytes); the diamond is the same work with its operands in the other format's bytes.</figcaption></figure>
 <div class="table-wrap"><table id="calc-table"><caption>The figures</caption>
 <tbody>
 {figures}</tbody></table></div>

@@ -10,6 +10,7 @@
 #include "lab_spec.hpp"
 #include "prediction_log.hpp"
 #include "source_hash.hpp"
+#include "workspace.hpp"
 
 #include <fmt/format.h>
 
@@ -126,6 +127,99 @@ TEST_CASE("cli calc --dtype fp8 --hardware all: parts without fp8 say so", "[cli
         }
         if (entry["hardware"] == "h200-sxm") CHECK(entry["supported"] == true);
     }
+}
+
+TEST_CASE("cli calc: the H200's fp8 ridge is twice its bf16 ridge, and calc shows the switch", "[cli]") {
+    // The profile's own figures: fp8 and bf16 dense peaks over the one memory bandwidth.
+    const auto gpu = h200();
+    const double bf16_ridge = gpu.peak.at(Dtype::bf16).dense_tflops / gpu.memory.bandwidth_tbs;
+    const double fp8_ridge = gpu.peak.at(Dtype::fp8).dense_tflops / gpu.memory.bandwidth_tbs;
+    CHECK(fp8_ridge / bf16_ridge == Approx(2.0).epsilon(1e-3));  // 1978.9 / 989.4: the datasheet's rounding
+
+    // A 256-token GEMM: compute-bound in bf16 just past the bf16 ridge
+    auto calc = [](const std::string& dtype) {
+        auto r = run_cli(repo_flag() + " calc --gemm 256,8192,8192 --hardware h200-sxm --json --dtype " + dtype);
+        INFO(r.all());
+        REQUIRE(r.exit_code == 0);
+        return json::parse(r.out);
+    };
+    auto bf16 = calc("bf16"), fp8 = calc("fp8");
+    const auto &bf16_row = bf16["results"][0], &fp8_row = fp8["results"][0];
+    CHECK(bf16_row["ridge_flop_per_byte"].get<double>() == Approx(bf16_ridge));
+    CHECK(fp8_row["ridge_flop_per_byte"].get<double>() == Approx(fp8_ridge));
+    CHECK(fp8_row["peak_tflops"].get<double>() == gpu.peak.at(Dtype::fp8).dense_tflops);
+    // fp8 operands are half the bytes: the same FLOPs at twice the intensity
+    CHECK(fp8["workload"]["flops"].get<double>() == bf16["workload"]["flops"].get<double>());
+    CHECK(fp8["workload"]["intensity_flop_per_byte"].get<double>() ==
+          Approx(2 * bf16["workload"]["intensity_flop_per_byte"].get<double>()));
+
+    // The switch, both ways: bf16 -> fp8 from a bf16 run, and the same figures from an fp8 run.
+    for (const auto* row : {&bf16_row, &fp8_row}) {
+        const auto& sw = (*row)["dtype_switch"];
+        REQUIRE(sw.is_object());
+        CHECK(sw["from"]["dtype"] == "bf16");
+        CHECK(sw["to"]["dtype"] == "fp8");
+        CHECK(sw["from"]["ridge_flop_per_byte"].get<double>() == Approx(bf16_ridge));
+        CHECK(sw["to"]["ridge_flop_per_byte"].get<double>() == Approx(fp8_ridge));
+        CHECK(sw["ridge_ratio"].get<double>() == Approx(fp8_ridge / bf16_ridge));
+        CHECK(sw["peak_ratio"].get<double>() == Approx(fp8_ridge / bf16_ridge));
+        CHECK(sw["to"]["intensity_flop_per_byte"].get<double>() == fp8["workload"]["intensity_flop_per_byte"].get<double>());
+        CHECK(sw["from"]["regime"] == bf16_row["regime"]);
+        CHECK(sw["to"]["regime"] == fp8_row["regime"]);
+    }
+    // The same point: the bf16 GEMM's bytes under the fp8 roof sit left of its ridge (memory-bound),
+    // and the fp8 GEMM's under the bf16 roof far right of bf16's.
+    const auto& same_under_fp8 = bf16_row["dtype_switch"]["same_point_under_other_roof"];
+    CHECK(same_under_fp8["dtype"] == "fp8");
+    CHECK(same_under_fp8["intensity_flop_per_byte"].get<double>() == bf16["workload"]["intensity_flop_per_byte"].get<double>());
+    CHECK(bf16_row["regime"] == "compute");
+    CHECK(same_under_fp8["regime"] == "memory");
+    CHECK(same_under_fp8["floor_s"].get<double>() == Approx(bf16_row["memory_floor_s"].get<double>()));
+    const auto& same_under_bf16 = fp8_row["dtype_switch"]["same_point_under_other_roof"];
+    CHECK(same_under_bf16["dtype"] == "bf16");
+    CHECK(same_under_bf16["regime"] == "compute");
+    CHECK(same_under_bf16["ridge_flop_per_byte"].get<double>() == Approx(bf16_ridge));
+    auto text = run_cli(repo_flag() + " calc --gemm 256,8192,8192 --dtype bf16 --hardware h200-sxm");
+    INFO(text.all());
+    check_mentions(text.out, {"bf16 -> fp8", fmt::format("ridge {:.1f} -> {:.1f} FLOP/byte", bf16_ridge, fp8_ridge),
+                              "this point under the fp8 roof: 0.58x its ridge, memory-bound", "the same work in fp8"});
+
+    // No switch where the part has no FP8 roof, for a format outside it, or with overridden roofs.
+    auto none = [](const std::string& args) {
+        auto r = run_cli(repo_flag() + " calc --gemm 4096 --json " + args);
+        INFO(r.all());
+        REQUIRE(r.exit_code == 0);
+        return json::parse(r.out)["results"][0]["dtype_switch"];
+    };
+    CHECK(none("--dtype bf16 --hardware a100-40gb").is_null());
+    CHECK(none("--dtype fp32 --hardware h200-sxm").is_null());
+    CHECK(none("--dtype bf16 --hardware h200-sxm --peak-tflops 500").is_null());
+    CHECK(none("--dtype fp16 --hardware l4").is_object());
+}
+
+TEST_CASE("cli calc: the fp8 roof measured on this machine is shown beside the datasheet's", "[cli]") {
+    TempDir dir;
+    fs::copy(repo_root() / "hardware", dir / "hardware", fs::copy_options::recursive);
+    auto calc = [&](const std::string& args) {
+        auto r = run_cli("--root " + shell_quote(dir.path().string()) + " calc --gemm 4096 --hardware h200-sxm " + args);
+        INFO(r.all());
+        REQUIRE(r.exit_code == 0);
+        return r.out;
+    };
+    CHECK(json::parse(calc("--dtype fp8 --json"))["results"][0]["measured_here"].is_null());  // nothing measured yet
+
+    auto measured = h200_measured_ceilings();
+    measured.wgmma_fp8_tflops = 1650;  // the FP8 wgmma probe's rate, as `roofline ceilings` saves it
+    save_measured(measured, Workspace{dir.path(), dir / "build"}.measured_ceilings("h200-sxm"));
+    auto row = json::parse(calc("--dtype fp8 --json"))["results"][0];
+    CHECK(row["peak_tflops"].get<double>() == h200().peak.at(Dtype::fp8).dense_tflops);  // calc computes with the datasheet
+    CHECK(row["measured_here"]["peak_tflops"].get<double>() == 1650);
+    CHECK(contains(row["measured_here"]["peak_origin"].get<std::string>(), "fp8 wgmma probe"));
+    CHECK(row["measured_here"]["bandwidth_tbs"].get<double>() == measured.memcpy_tbs);
+    check_mentions(calc("--dtype fp8"), {"measured here    1650 TFLOP/s fp8 (measured fp8 wgmma probe"});
+    // bf16 has its cuBLAS figure
+    CHECK(json::parse(calc("--dtype bf16 --json"))["results"][0]["measured_here"]["peak_tflops"].get<double>() ==
+          measured.gemm_tflops.at(Dtype::bf16));
 }
 
 TEST_CASE("cli calc: bad input exits 2 with one line", "[cli]") {

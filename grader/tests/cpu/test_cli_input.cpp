@@ -110,7 +110,7 @@ TEST_CASE("cli predict: a time under every GPU's datasheet floor is refused with
 TEST_CASE("cli calc: a dtype the GPU has no unit for is an error; in a table it is a row", "[cli][input]") {
     auto alone = run_cli(repo_flag() + " calc --gemm 4096 --dtype fp8 --hardware a100-40gb");
     check_one_line_error(alone);
-    check_mentions(alone.err, {"no fp8 unit", "a100-40gb"});
+    check_mentions(alone.err, {"no fp8 unit", "NVIDIA A100 40GB", "a100-40gb", "a100-40gb.yaml", "peak_tflops.fp8"});
     CHECK(contains(alone.err, "bf16"));  // what it has instead
     auto table = run_cli(repo_flag() + " calc --gemm 4096 --dtype fp8 --hardware a100-40gb,h200-sxm");
     INFO(table.all());

@@ -82,6 +82,23 @@ TEST_CASE("a dtype a part has no unit for is absent, and asking for it is an err
     check_mentions(message, {"fp8", "a100-80gb-sxm.yaml"});
 }
 
+TEST_CASE("every part of an architecture with FP8 tensor cores has an fp8 roof; Ampere has none", "[hardware]") {
+    for (const auto& p : shipped()) {
+        INFO(p.id << " (" << p.architecture << ")");
+        bool has_fp8_units = p.architecture == "sm_89" || p.architecture == "sm_90" || p.architecture == "sm_100" ||
+                             p.architecture == "sm_120";
+        CHECK(p.supports(Dtype::fp8) == has_fp8_units);
+        if (!p.supports(Dtype::fp8)) continue;
+        // Half the bytes per operand, at least twice the 16-bit rate (four times on consumer Blackwell,
+        // whose bf16 figure is the halved fp32-accumulate one): a sparse figure typed as dense, or a
+        // 16-bit one typed as fp8, breaks this.
+        double ratio = p.peak.at(Dtype::fp8).dense_tflops / p.peak.at(Dtype::bf16).dense_tflops;
+        CHECK(ratio >= 1.99);
+        CHECK(ratio <= 4.01);
+        CHECK_FALSE(p.peak.at(Dtype::fp8).source.empty());
+    }
+}
+
 TEST_CASE("find_profile: by id or name, case-insensitive; unknown names list the known ids", "[hardware]") {
     auto profiles = shipped();
     CHECK(find_profile(profiles, "h200-sxm").id == "h200-sxm");
@@ -197,7 +214,7 @@ nlohmann::json probe_answer() {
     return {{"device", "NVIDIA H200"}, {"sm_count", 132}, {"l2_bytes", 62914560},
             {"copy_kernel_styles_tbs", {{"float4", 3.9}}}, {"copy_kernel_tbs", 3.95}, {"memcpy_tbs", 4.1},
             {"read_only_tbs", 4.55}, {"fp32_fma_tflops", 50.2}, {"fp32_fma_sm_clock_mhz", 1980},
-            {"mma_sync_bf16_tflops", 610.0}, {"timing", {{"copy", {{"median_s", 1e-3}}}}},
+            {"mma_sync_bf16_tflops", 610.0}, {"wgmma_fp8_tflops", 1650.0}, {"timing", {{"copy", {{"median_s", 1e-3}}}}},
             {"gemm", {{"bf16", {{"tflops", 733.0}, {"n", 8192}}}, {"fp16", {{"tflops", 721.5}}}}},
             {"sm_clock_mhz", 1830}, {"launch", {{"launch_us", 2.1}, {"graph_launch_us", 0.6}}}, {"status", "ok"}};
 }
@@ -215,6 +232,8 @@ TEST_CASE("the ceilings probe's answer is read with the profiles' checked reader
     CHECK(m.read_only_tbs == Approx(4.55));
     CHECK(m.fp32_fma_tflops == Approx(50.2));
     CHECK(m.mma_sync_bf16_tflops == Approx(610.0));
+    CHECK(m.wgmma_fp8_tflops == Approx(1650.0));
+    CHECK(m.wgmma_fp8_skipped.empty());
     REQUIRE(m.gemm_tflops.size() == 2);
     CHECK(m.gemm_tflops.at(Dtype::bf16) == Approx(733.0));
     CHECK(m.launch_us == Approx(2.1));
@@ -248,6 +267,21 @@ TEST_CASE("the ceilings probe's answer is read with the profiles' checked reader
         answer["gemm"]["fp9"] = {{"tflops", 1}};
         write_file(file, answer.dump(2));
         check_mentions(input_error_of([&] { read_ceilings_probe(file); }), {"ceilings.json", "fp9"});
+    }
+    SECTION("the FP8 wgmma rate: a figure, or the probe's note on why not, never neither") {
+        auto answer = probe_answer();
+        answer["wgmma_fp8_tflops"] = 0;
+        write_file(file, answer.dump(2));
+        check_mentions(input_error_of([&] { read_ceilings_probe(file); }), {"ceilings.json", "wgmma_fp8_tflops", "positive"});
+        answer.erase("wgmma_fp8_tflops");
+        write_file(file, answer.dump(2));
+        check_mentions(input_error_of([&] { read_ceilings_probe(file); }),
+                       {"ceilings.json", "wgmma_fp8_tflops", "wgmma_fp8_skipped", "roofline ceilings"});
+        answer["wgmma_fp8_skipped"] = "the FP8 wgmma probe runs on Hopper (compute capability 9.0) alone; this GPU is 8.0";
+        write_file(file, answer.dump(2));
+        auto a100 = read_ceilings_probe(file);
+        CHECK(a100.wgmma_fp8_tflops == 0);
+        CHECK(contains(a100.wgmma_fp8_skipped, "this GPU is 8.0"));
     }
     SECTION("a probe that says it failed is refused with its message") {
         write_file(file, nlohmann::json{{"status", "error"}, {"message", "cudaMalloc: out of memory"}}.dump(2));
@@ -298,6 +332,20 @@ TEST_CASE("choose_ceiling prefers measured figures and says where each came from
         CHECK(contains(c.peak_origin, "datasheet"));
         CHECK(c.ceiling.bandwidth_tbs == 2.7);
         CHECK(contains(c.bandwidth_origin, "measured"));
+    }
+    SECTION("fp8 takes the measured FP8 wgmma rate where the probe has one, and the datasheet's where not") {
+        auto h200 = load_profile(repo_root() / "hardware" / "h200-sxm.yaml");
+        auto sheet = choose_ceiling(h200, &m, Dtype::fp8);
+        CHECK(sheet.ceiling.peak_tflops == h200.peak.at(Dtype::fp8).dense_tflops);
+        CHECK(contains(sheet.peak_origin, "datasheet"));
+        m.wgmma_fp8_tflops = 1650;
+        auto measured = choose_ceiling(h200, &m, Dtype::fp8);
+        CHECK(measured.ceiling.peak_tflops == 1650);
+        check_mentions(measured.peak_origin, {"measured", "fp8 wgmma"});
+        CHECK(measured.ceiling.bandwidth_tbs == 2.7);
+        // a measured cuBLAS FP8 GEMM, where a file has one, stays the roof (the rule of the other tensor dtypes)
+        m.gemm_tflops[Dtype::fp8] = 1400;
+        CHECK(choose_ceiling(h200, &m, Dtype::fp8).ceiling.peak_tflops == 1400);
     }
     SECTION("a dtype the part lacks is an error even with measurements") {
         auto message = input_error_of([&] { choose_ceiling(gpu, &m, Dtype::fp8); });

@@ -161,8 +161,45 @@ TEST_CASE("the calculator in a browser shows what roofline calc --json prints, o
             CHECK(figure(dom, "regime") == result["regime"].get<std::string>());
             if (result.contains("gemm_crossover_n")) check_same(dom, "crossover", result["gemm_crossover_n"].get<double>());
             else CHECK(figure(dom, "crossover").empty());
+            // the FP8 switch: the other side's ridge, as calc's dtype_switch has it
+            const auto& sw = result["dtype_switch"];
+            if (sw.is_null()) {
+                CHECK(figure(dom, "switch").empty());
+            } else {
+                bool from_fp8 = expected["workload"]["dtype"] == "fp8";
+                check_same(dom, "switch", sw[from_fp8 ? "from" : "to"]["ridge_flop_per_byte"].get<double>());
+            }
         }
     }
+}
+
+TEST_CASE("the calculator in a browser: the FP8 switch draws fp8's roof and the same GEMM under both", "[.browser]") {
+    TempDir dir;
+    auto page = write_report(dir, repo_root());
+    auto gpu = load_profile(repo_root() / "hardware" / "h200-sxm.yaml");
+    double fp8_ridge = gpu.peak.at(Dtype::fp8).dense_tflops / gpu.memory.bandwidth_tbs;
+    double bf16_ridge = gpu.peak.at(Dtype::bf16).dense_tflops / gpu.memory.bandwidth_tbs;
+
+    // The page's own example: a 256-token GEMM, just past the bf16 ridge.
+    auto dom = dump_dom(page, "hardware=h200-sxm&dtype=bf16&gemm=256,8192,8192");
+    CHECK(figure(dom, "regime") == "compute");
+    check_same(dom, "switch", fp8_ridge);
+    // the dashed fp8 roof, the point under it (same bytes: memory-bound there) and in fp8 bytes (compute-bound)
+    check_mentions(dom, {"class=\"roof partner-roof\" data-dtype=\"fp8\"", "class=\"same-point\"",
+                         "class=\"partner-point\"", "this point under the fp8 roof", "memory-bound",
+                         "the same work in fp8 bytes"});
+    CHECK(contains(dom, fmt::format("fp8 ridge {:g} FLOP/B", std::stod(fmt::format("{:.3g}", fp8_ridge)))));
+
+    // From fp8 the other side is bf16's roof.
+    dom = dump_dom(page, "hardware=h200-sxm&dtype=fp8&gemm=256,8192,8192");
+    check_same(dom, "switch", bf16_ridge);
+    CHECK(contains(dom, "data-dtype=\"bf16\""));
+
+    // No FP8 roof on the A100: no second roof, and the row says why.
+    dom = dump_dom(page, "hardware=a100-40gb&dtype=bf16&n=4096");
+    CHECK(figure(dom, "switch").empty());
+    CHECK(contains(dom, "no fp8 unit on NVIDIA A100 40GB"));
+    CHECK_FALSE(contains(dom, "class=\"roof partner-roof\""));  // the element; the script names the class too
 }
 
 TEST_CASE("the student's report in a browser: graded kernels on their roofline, predictions, labs", "[.browser]") {

@@ -6,6 +6,7 @@
 
 #include "batch.hpp"
 #include "class_report.hpp"
+#include "gemm/model.hpp"
 #include "html_calculator.hpp"
 #include "html_report.hpp"
 #include "html_text.hpp"
@@ -104,6 +105,47 @@ TEST_CASE("calculator data: every profile with its datasheet ceilings, and measu
     CHECK(m["peak_tflops"]["fp16"].get<double>() == 989.4);  // not measured: the datasheet's
     CHECK(m["launch_overhead_s"].get<double>() == Approx(4.8e-6));
     CHECK(m["when"] == "2026-11-29T10:00:00Z");
+}
+
+TEST_CASE("the calculator shows the FP8 switch: fp8's roof and ridge beside bf16's, the same point under both", "[html]") {
+    TempDir dir;
+    auto root = course_copy(dir.path());
+    Workspace ws{root, root / "build"};
+    auto measured = save_h200_measured_ceilings(ws);
+    measured.wgmma_fp8_tflops = 1650;  // the probe's FP8 wgmma rate, as `roofline ceilings` saves it
+    save_measured(measured, ws.measured_ceilings("h200-sxm"));
+
+    auto data = calculator_data(ws);
+    auto entry = [&](const std::string& id) -> const json& {
+        return *std::find_if(data["profiles"].begin(), data["profiles"].end(), [&](const json& p) { return p["id"] == id; });
+    };
+    // The roofs the switch draws, from the H200's profile: fp8's ridge twice bf16's over one memory roof.
+    auto profile = load_profile(root / "hardware" / "h200-sxm.yaml");
+    const auto& sheet = entry("h200-sxm")["ceilings"]["datasheet"];
+    double bandwidth = sheet["bandwidth_tbs"].get<double>();
+    double bf16_ridge = sheet["peak_tflops"]["bf16"].get<double>() / bandwidth;
+    double fp8_ridge = sheet["peak_tflops"]["fp8"].get<double>() / bandwidth;
+    CHECK(fp8_ridge == Approx(profile.peak.at(Dtype::fp8).dense_tflops / profile.memory.bandwidth_tbs));
+    CHECK(fp8_ridge / bf16_ridge == Approx(2.0).epsilon(1e-3));
+    // measured: the FP8 wgmma probe's rate is the fp8 roof, and the page says where it came from
+    const auto& here = entry("h200-sxm")["ceilings"]["measured"];
+    CHECK(here["peak_tflops"]["fp8"].get<double>() == 1650);
+    CHECK(contains(here["peak_origin"]["fp8"].get<std::string>(), "fp8 wgmma probe"));
+    // a part without an FP8 roof carries none: the page says "no fp8 unit on" it
+    CHECK_FALSE(entry("a100-40gb")["ceilings"]["datasheet"]["peak_tflops"].contains("fp8"));
+
+    auto html = calculator_section(data);
+    check_mentions(html, {"id=\"calc-switch\"", "function switchPartner(dtype)", "\"class\": \"roof partner-roof\"",
+                          "\"same-point\"", "\"partner-point\"", "dashed blue roof", "no \" + partner + \" unit on"});
+    // The page's example sits between the two ridges: compute-bound in bf16, under fp8's ridge with the
+    // same bytes (memory-bound there), past it again once its operands are fp8 too.
+    CHECK(contains(html, "href=\"#hardware=h200-sxm&amp;dtype=bf16&amp;gemm=256,8192,8192\""));
+    auto bf16_work = gemm::work_of(256, 8192, 8192, dtype_bytes(Dtype::bf16));
+    auto fp8_work = gemm::work_of(256, 8192, 8192, dtype_bytes(Dtype::fp8));
+    double intensity = bf16_work.flops / bf16_work.bytes;
+    CHECK(intensity > bf16_ridge);
+    CHECK(intensity < fp8_ridge);
+    CHECK(fp8_work.flops / fp8_work.bytes > fp8_ridge);
 }
 
 TEST_CASE("calculator data: a broken measured-ceilings file is named, not skipped", "[html]") {
