@@ -1,6 +1,6 @@
 // Rung 7: bias and GELU in the GEMM's epilogue.
 // What changes against rung 6: no bias kernel and no GELU kernel. The given
-// main loop (roofline/gemm_with_epilogue.cuh, a WMMA GEMM) hands each pair
+// main loop (given/gemm_with_epilogue.cuh, a WMMA GEMM) hands each pair
 // of fp32 accumulators to this epilogue, which adds the bias, applies the GELU
 // and rounds once before the one store the GEMM makes anyway. Y reaches memory
 // once; rung 6's four extra passes over it (8mn bytes) are gone.
@@ -40,8 +40,8 @@
 // tanh.approx.f32 (one SFU op) it took ~5 us, with the accurate tanhf ~10 us.
 // tanh.approx is not used here for the reason given in rung 2: its error is
 // relative to tanh, and 1 + tanh(u) cancels for negative v.
-#include "roofline/fusion.cuh"
-#include "roofline/gemm_with_epilogue.cuh"
+#include "roofline/contract/fusion.cuh"
+#include "given/gemm_with_epilogue.cuh"
 #include "gelu_fast.cuh"
 
 #include <cstddef>

@@ -1,0 +1,14 @@
+// The gemm family's op names and shape keys, written once: the grader's descriptor
+// (family.cpp) and the lab program's registration and shape check (gemm_problem.cu) read them,
+// and lab.yaml's `op:` and `shape:` must spell them so.
+#pragma once
+#include <array>
+
+namespace roofline::gemm::ops {
+
+inline constexpr const char* gemm = "gemm";          // C = A B
+inline constexpr const char* gemm_abt = "gemm_abt";  // C = A Bt^T, B given transposed
+// C[m,n] = A[m,k] B[k,n]: the sizes of both ops, in the order the lab program reads them.
+inline constexpr std::array<const char*, 3> mnk{"m", "n", "k"};
+
+}  // namespace roofline::gemm::ops
