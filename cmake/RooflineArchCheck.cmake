@@ -25,10 +25,12 @@ function(roofline_check_arch_code target)
     add_library(${target}-ptx OBJECT "${PROJECT_SOURCE_DIR}/${ARG_SOURCE}")
     set_target_properties(${target}-ptx PROPERTIES CUDA_PTX_COMPILATION ON CUDA_ARCHITECTURES OFF)
     target_compile_options(${target}-ptx PRIVATE "-gencode=arch=${virtual_arch},code=${virtual_arch}")
-    # As a kernel file's: grader/include and its lab's folder (labs/NN-name: the given headers).
+    # As a kernel file's: grader/include, its lab's folder (labs/NN-name: the given headers) and
+    # the old names (grader/include/compat).
     string(REGEX REPLACE "^[^/]+/([^/]+)/.*$" "\\1" lab "${ARG_SOURCE}")
     target_include_directories(${target}-ptx PRIVATE "${PROJECT_SOURCE_DIR}/grader/include"
-                                                     "${PROJECT_SOURCE_DIR}/labs/${lab}")
+                                                     "${PROJECT_SOURCE_DIR}/labs/${lab}"
+                                                     "${PROJECT_SOURCE_DIR}/grader/include/compat")
     string(JOIN "|" expect ${ARG_PTX})
     add_test(NAME arch-code-${target}
              COMMAND ${CMAKE_COMMAND} -DMODE=ptx "-DFILE=$<TARGET_OBJECTS:${target}-ptx>" "-DARCH=${ARG_ARCH}"

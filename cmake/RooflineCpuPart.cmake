@@ -22,7 +22,9 @@ function(roofline_add_cpu_part lab)
     set(target "${kind}-${lab}-cpu")
     add_executable(${target} ${sources})
     target_link_libraries(${target} PRIVATE ${ARG_RUNNER})
-    target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/grader/include")
+    # As a kernel file's (RooflineLab.cmake): grader/include, then the old names in compat/.
+    target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/grader/include"
+                                                 "${PROJECT_SOURCE_DIR}/grader/include/compat")
     set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/labs")
     add_dependencies(${target} ${ARG_CHECKER})
     add_dependencies(roofline_labs ${target})

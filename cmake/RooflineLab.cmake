@@ -46,13 +46,16 @@ function(roofline_add_lab lab)
     set(target "${kind}-${lab}")
     # The kernel files as objects of their own, so that the grader can read their
     # symbols (lib/launch/symbol_check.hpp) before it runs them. grader/include is the only
-    # grader folder they see: what a kernel file may include is there (roofline/*.cuh).
-    # The lab's folder is the other: its given code (labs/NN-name/given/*.cuh, included as
-    # "given/NAME.cuh") is written once, and the skeleton and the solution include the same file.
+    # grader folder they see: what a kernel file may include is there (roofline/contract/*,
+    # roofline/ptx/*). The lab's folder is the other: its given code (labs/NN-name/given/*.cuh,
+    # included as "given/NAME.cuh") is written once, and the skeleton and the solution include
+    # the same file. Last, grader/include/compat: the old flat names (roofline/wgmma.cuh) that
+    # kernel files written before the split still include (its README.md).
     add_library(${target}-kernels OBJECT ${kernels})
     target_link_libraries(${target}-kernels PRIVATE ${ARG_LIBRARIES})
     target_include_directories(${target}-kernels PRIVATE "${PROJECT_SOURCE_DIR}/grader/include"
-                                                         "${ARG_ROOT}/labs/${lab}")
+                                                         "${ARG_ROOT}/labs/${lab}"
+                                                         "${PROJECT_SOURCE_DIR}/grader/include/compat")
     # Source lines in the machine code, for `roofline run --sanitize` (file:line of a finding)
     # and ncu's source view; it changes no instruction.
     target_compile_options(${target}-kernels PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>")

@@ -139,7 +139,7 @@ predict hostile_legacy_stream 3600
 hostile_library() {  # hostile_library NAME HOW: HOW is the body that copies n floats from x to y on `stream`
   new "$1" forbidden_call
   cat > "$out/$1/kernels/01_copy_naive.cu" <<CU
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 #include <cublas_v2.h>
 #include <dlfcn.h>
 #include <elf.h>

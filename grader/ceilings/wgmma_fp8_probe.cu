@@ -7,7 +7,7 @@
 // the ceilings probe launches it only on a compute capability 9.0 GPU.
 #include "wgmma_fp8_probe.cuh"
 
-#include "roofline/wgmma.cuh"
+#include "roofline/ptx/wgmma.cuh"
 
 #include <cstdint>
 #include <stdexcept>

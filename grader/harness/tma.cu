@@ -1,4 +1,4 @@
-#include "roofline/tma.cuh"
+#include "roofline/ptx/tma.cuh"
 
 namespace roofline::tma {
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lab 04's given WMMA GEMM (grader/include/roofline/gemm_with_epilogue.cuh) after its retiling,
+# Lab 04's given WMMA GEMM (labs/04-fusion/given/gemm_with_epilogue.cuh) after its retiling,
 # on the GPU machine, for the lead's batched run:
 #   bash scripts/device/gemm03.sh BUILD_DIR OUT_DIR
 # BUILD_DIR must hold a configured build with roofline, lab-04-fusion and solution-04-fusion
@@ -44,7 +44,7 @@ cmake --build "$BUILD" --target roofline "lab-$LAB" "solution-$LAB" > "$OUT/0-bu
 build_rc=$?
 log "== gemm03 $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1); build rc=$build_rc ($(elapsed))"
 # Both probes compile while step 2 runs.
-NVCC="nvcc -O3 -std=c++17 -arch=sm_90a -Igrader/include -Xptxas -v"
+NVCC="nvcc -O3 -std=c++17 -arch=sm_90a -Igrader/include -Ilabs/04-fusion -Xptxas -v"
 $NVCC -o "$OUT/given_gemm_check" scripts/probes/given_gemm_check.cu -lcublas > "$OUT/1-compile.log" 2>&1 &
 check_pid=$!
 $NVCC -o "$OUT/given_gemm_variants" scripts/probes/given_gemm_variants.cu -lcublas -lcublasLt \

@@ -37,7 +37,7 @@ cmake --build "$BUILD" --target roofline lab-06-async solution-06-async > "$OUT/
 log "build: rc=$? (not counted)"
 # ptxas's C7515 (shown with -v) means it serialized a kernel's wgmmas; no GEMM rung may have it.
 for f in solutions/06-async/kernels/0[378]_*.cu; do
-  nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -Igrader/include -Xptxas -v -c "$f" -o /dev/null \
+  nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -Igrader/include -Ilabs/06-async -Xptxas -v -c "$f" -o /dev/null \
     > "$OUT/ptxas-$(basename "$f" .cu).txt" 2>&1 &
 done
 wait

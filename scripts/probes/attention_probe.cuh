@@ -4,7 +4,7 @@
 // The including file defines, in namespace probe, before including this:
 //   Launch and Candidate (a name and a launch function), kCandidates (the array of them),
 //   kProbeName and kProbeSubject (for the table's first line),
-// after including probe_check.cuh, cudnn_sdpa.hpp, roofline/attention.cuh and the standard
+// after including probe_check.cuh, cudnn_sdpa.hpp, roofline/contract/attention.cuh and the standard
 // headers it needs (algorithm, cmath, cstdint, cstdio, cstdlib, functional, iterator, string,
 // vector).
 #pragma once

@@ -49,7 +49,7 @@
 // cuDNN), causal 268.7 (45.6%).
 //
 // From the course root, on a machine with an sm_90 GPU and cuDNN 9:
-//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Igrader/include -Igrader/problems/attention \
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Igrader/include -Ilabs/08-attention -Igrader/problems/attention \
 //       -o /tmp/attn2_variants scripts/probes/attn2_variants.cu grader/problems/attention/cudnn_sdpa.cpp \
 //       -lcudnn && /tmp/attn2_variants
 // (scripts/device/attn2.sh does this). Optional argument: timed rounds at seq 4096 (default 20;
@@ -69,9 +69,9 @@
 #include <vector>
 
 #include "cudnn_sdpa.hpp"
-#include "roofline/attention.cuh"
-#include "roofline/cp_async.cuh"
-#include "roofline/mma_sync.cuh"
+#include "roofline/contract/attention.cuh"
+#include "roofline/ptx/cp_async.cuh"
+#include "roofline/ptx/mma_sync.cuh"
 
 // The solutions register themselves with the grader's harness; here they are only called.
 #undef ROOFLINE_ATTENTION_VARIANT

@@ -84,7 +84,7 @@
 // Instructor-side: it reads solutions/.
 //
 // From the course root, on an H100/H200 with cuDNN 9 (scripts/device/attn4.sh does this):
-//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Igrader/include -Igrader/problems \
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Igrader/include -Ilabs/08-attention -Igrader/problems \
 //       -o /tmp/attn4_variants scripts/probes/attn4_variants.cu grader/problems/attention/cudnn_sdpa.cpp \
 //       grader/harness/tma.cu -lcudnn && /tmp/attn4_variants [repetitions, default 30]
 // (add -I and -L for cuDNN where it is not beside the toolkit's headers and libraries).
@@ -103,7 +103,7 @@
 #include <time.h>
 
 // The solution registers itself with the grader's harness; here it is only called.
-#include "roofline/attention.cuh"
+#include "roofline/contract/attention.cuh"
 #undef ROOFLINE_ATTENTION_VARIANT
 #undef ROOFLINE_ATTENTION_CAUSAL_VARIANT
 #define ROOFLINE_ATTENTION_VARIANT(name, launch) static_assert(true, "")

@@ -1,4 +1,4 @@
-// Checks lab 04's given GEMM (grader/include/roofline/gemm_with_epilogue.cuh)
+// Checks lab 04's given GEMM (labs/04-fusion/given/gemm_with_epilogue.cuh)
 // against a plain fp32 reference and times it beside the main loop it replaced
 // (lab 03's rung 9, taken from solutions/) and cuBLAS, at three shapes. One
 // line per shape; exit 0 only if every check passed. Instructor-side: it reads
@@ -13,11 +13,11 @@
 // 256 MiB memset that evicts the L2, measured with CUDA events.
 //
 // From the course root, on a machine with an sm_90 GPU:
-//   nvcc -O3 -std=c++17 -arch=sm_90 -Igrader/include -o /tmp/given_gemm_check \
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Igrader/include -Ilabs/04-fusion -o /tmp/given_gemm_check \
 //       scripts/probes/given_gemm_check.cu -lcublas && /tmp/given_gemm_check
 #include "probe_check.cuh"
-#include "roofline/gemm_with_epilogue.cuh"
-#include "roofline/gemm.cuh"
+#include "given/gemm_with_epilogue.cuh"
+#include "roofline/contract/gemm.cuh"
 
 #include <cublas_v2.h>
 #include <cuda_bf16.h>

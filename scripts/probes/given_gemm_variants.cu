@@ -1,4 +1,4 @@
-// Lab 04's given WMMA main loop (grader/include/roofline/gemm_with_epilogue.cuh): which tiling
+// Lab 04's given WMMA main loop (labs/04-fusion/given/gemm_with_epilogue.cuh): which tiling
 // gives GEMM + bias + GELU fused the largest lead over the given three kernels, at the lab's two
 // timed shapes, 4096^3 and M = N = 8192, K = 512 (goals: >= 1.05x and >= 1.4x). Every candidate
 // is the header's own kernel template (`wmma_gemm::Tiling<...>`), so a winner ships by changing
@@ -11,7 +11,7 @@
 //   plain   fused with the reference functor as it was before its bias load went through __ldg
 //           (a plain load, which the compiler keeps after the previous pair's store to Y);
 //   three   the candidate's GEMM, then the given bias and GELU kernels
-//           (roofline/unfused_bias_gelu.cuh): gemm_bias_gelu_unfused and the grade's "also" line;
+//           (labs/04-fusion/given/unfused_bias_gelu.cuh): gemm_bias_gelu_unfused and the grade's "also" line;
 // and the peers: cuBLASLt plain and with its GELU_BIAS epilogue (as grader/problems/fusion).
 // Each candidate is first checked on the lab's verify shapes, odd ones (N % 256 == 128, N % 128
 // == 8, K % 32 == 8, one K tile; fewer output tiles than SMs) and both timed shapes, bare against
@@ -76,12 +76,12 @@
 //     either way) [K 1% over D, L 4% over B].
 // Reading: neither persistence nor the stagger paid at either shape; B and D stay shipped.
 // From the course root, on a machine with an sm_90 GPU (scripts/device/gemm03.sh does this):
-//   nvcc -O3 -std=c++17 -arch=sm_90a -Igrader/include -Xptxas -v -o /tmp/given_gemm_variants \
+//   nvcc -O3 -std=c++17 -arch=sm_90a -Igrader/include -Ilabs/04-fusion -Xptxas -v -o /tmp/given_gemm_variants \
 //       scripts/probes/given_gemm_variants.cu -lcublas -lcublasLt && /tmp/given_gemm_variants
 // Optional argument: timed rounds (default 40).
 #include "probe_check.cuh"
-#include "roofline/gemm_with_epilogue.cuh"
-#include "roofline/unfused_bias_gelu.cuh"
+#include "given/gemm_with_epilogue.cuh"
+#include "given/unfused_bias_gelu.cuh"
 
 #include <cublasLt.h>
 #include <cublas_v2.h>

@@ -31,9 +31,9 @@
 //       && /tmp/overlap_timeline 4096 > overlap-timeline.csv
 // The CSV goes to stdout, the check and the overhead to stderr; exit 0 only if the checks pass.
 #include "probe_check.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/wgmma.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/ptx/wgmma.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>

@@ -13,10 +13,10 @@
 // warpgroups take 232: per scheduler one producer warp and two mma warps, 40 + 2 x 232 of 512
 // registers a lane. (With a lone ninth warp, ptxas caps everyone at 168 and spills.) sm_90a.
 #pragma once
-#include "roofline/mbarrier.cuh"
-#include "roofline/mma_sync.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/wgmma.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/mma_sync.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/ptx/wgmma.cuh"
 
 #include <cstdint>
 

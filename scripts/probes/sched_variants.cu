@@ -46,7 +46,7 @@
 // Instructor-side: it reads solutions/.
 //
 // From the course root, on an sm_90 GPU (scripts/device/sched.sh does this):
-//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Igrader/include \
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Igrader/include -Ilabs/06-async \
 //       -o /tmp/sched_variants scripts/probes/sched_variants.cu grader/harness/tma.cu -lcublas && /tmp/sched_variants [ROUNDS]
 #include "probe_check.cuh"
 #include <cublas_v2.h>
@@ -62,7 +62,7 @@
 #include <vector>
 
 // The solution registers itself with the grader's harness; here it is only called.
-#include "roofline/gemm.cuh"
+#include "roofline/contract/gemm.cuh"
 #undef ROOFLINE_GEMM_ABT_VARIANT
 #define ROOFLINE_GEMM_ABT_VARIANT(name, launch) static_assert(true, "")
 #include "../../solutions/06-async/kernels/05_wgmma_tma_store.cu"

@@ -44,7 +44,7 @@
 #include <vector>
 
 // The solution registers itself with the grader's harness; here it is only called.
-#include "roofline/gemv.cuh"
+#include "roofline/contract/gemv.cuh"
 #undef ROOFLINE_GEMV_BATCHED_VARIANT
 #define ROOFLINE_GEMV_BATCHED_VARIANT(name, launch) static_assert(true, "")
 #include "../../solutions/09-decode/kernels/02_skinny_gemm.cu"

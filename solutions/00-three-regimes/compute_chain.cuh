@@ -10,7 +10,7 @@
 // Lab 01's rung 5, four interleaved chains per thread, reached 94%: the
 // per-thread load, store and index work and the 65536-block launch are paid
 // once per chain here, once per four chains there.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 namespace {
 

@@ -6,7 +6,7 @@
 // still 1 FLOP per element. Expect ~1.5x the copy's time and the same bandwidth
 // fraction; reads are a little cheaper than writes on HBM, so it may land a
 // point or two above the copy.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 #include <cstdint>
 

@@ -8,7 +8,7 @@
 // different banks: one wavefront instead of 32. The stores stay conflict-free (bank
 // (r + lane) % 32). The DRAM bytes are the same; with 64 KiB of loads in flight per SM,
 // the sums now run at the memory roof.
-#include "roofline/reduction.cuh"
+#include "roofline/contract/reduction.cuh"
 
 #include <cstdint>
 

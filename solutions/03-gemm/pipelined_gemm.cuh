@@ -113,8 +113,8 @@
 //
 // The shape of the kernel is one line: `Shipped` below. scripts/probes/rung9_variants.cu times
 // its options beside cuBLAS and the mma.sync roof in one run.
-#include "roofline/gemm.cuh"
-#include "roofline/mma_sync.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/mma_sync.cuh"
 
 #include <cstdint>
 

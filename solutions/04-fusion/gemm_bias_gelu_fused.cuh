@@ -43,8 +43,8 @@
 // tanh.approx.f32 (one SFU op) it took ~5 us, with the accurate tanhf ~10 us.
 // tanh.approx is not used here for the reason given in rung 2: its error is
 // relative to tanh, and 1 + tanh(u) cancels for negative v.
-#include "roofline/fusion.cuh"
-#include "roofline/gemm_with_epilogue.cuh"
+#include "roofline/contract/fusion.cuh"
+#include "given/gemm_with_epilogue.cuh"
 #include "kernels/gelu_fast.cuh"  // the GELU of rung 2, beside the kernel files
 
 #include <cstddef>

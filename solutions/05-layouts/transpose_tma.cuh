@@ -11,9 +11,9 @@
 // 1024-byte boundary for row i of the box to be row i of the pattern.
 // Expected: as rung 3 or a little better (fewer instructions per byte); the stores to y
 // are the same.
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/transpose.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/contract/transpose.cuh"
 
 #include <cuda_bf16.h>
 

@@ -32,11 +32,11 @@
 // A cluster therefore runs pieces (a pair, a range of K slices), not always whole pairs;
 // a piece cut off at its start saves its fp32 partial tile, the piece that holds the same
 // pair's first slices adds it before the epilogue. See Schedule below.
-#include "roofline/cluster.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/gemm.cuh"
-#include "roofline/wgmma.cuh"
+#include "roofline/ptx/cluster.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/wgmma.cuh"
 
 #include <cuda_bf16.h>
 

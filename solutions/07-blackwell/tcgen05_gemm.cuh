@@ -40,10 +40,10 @@
 //
 // Shapes: M a multiple of 128, N of 256, K of 64 (lab.yaml: divisible_by); K/64 may be
 // fewer than the 4 stages.
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/gemm.cuh"
-#include "roofline/tcgen05.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/tcgen05.cuh"
 
 #include <cstdint>
 

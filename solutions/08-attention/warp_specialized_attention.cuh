@@ -8,11 +8,11 @@
 // the work order, the descriptors and S = Q K^T) and fa3_kernel.cuh (the producer, the
 // consumers' schedules, the final store and the launch). The design of the whole rung is
 // written at the top of fa3_kernel.cuh.
-#include "roofline/attention.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/wgmma.cuh"
-#include "roofline/wgmma_attention.cuh"
+#include "roofline/contract/attention.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/ptx/wgmma.cuh"
+#include "given/wgmma_attention.cuh"
 
 #include <cuda_bf16.h>
 

@@ -21,7 +21,7 @@
 // 2x faster than rung 6. hidden 4096: still the bytes, ~112 us at the memory roof; the given
 // attention (one warp per position, then a pass over V with atomics) and its extra passes
 // over scores cost a few us that the split attention saves: ~5% faster than rung 6.
-#include "roofline/decode_layer.cuh"
+#include "roofline/contract/decode_layer.cuh"
 
 #include <algorithm>
 #include <cstdint>

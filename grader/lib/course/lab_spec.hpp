@@ -76,7 +76,7 @@ struct LabSpec {
     std::string id;  // folder name: 01-memory-roof
     std::string title;
     std::string lesson;
-    std::string problem;  // a family of problems/families.cpp: the variants' unless one names another
+    std::string problem;  // a family (a folder of grader/problems/): the variants' unless one names another
     double timeout_s = 60;         // one variant's whole run in the lab program
     double launch_timeout_s = 10;  // one kernel launch: still running after this, it is a hang (hang_watch.hpp)
     // What a kernel file may call besides its own kernels (symbol_check.hpp); empty by default.

@@ -17,11 +17,12 @@
 // Peer: cuDNN's fused attention (cudnn_sdpa.hpp). Its output is checked against the same
 //   reference with the same tolerance once per process, at the first shape where cuDNN
 //   offers an engine and the variant passes, so that the yardstick is known to do the job.
-#include "roofline/attention.cuh"
+#include "roofline/contract/attention.cuh"
 #include "cudnn_sdpa.hpp"
 
 #include "../../harness/registry.hpp"
 #include "../gemm/cublas_check.hpp"
+#include "ops.hpp"
 
 #include <cublas_v2.h>
 
@@ -87,8 +88,8 @@ public:
     AttentionProblem& operator=(const AttentionProblem&) = delete;
 
     void setup(const Shape& shape) override {
-        auto [batch, heads, seq, head_dim] = harness::shape_sizes<4>(
-            shape, {"batch", "heads", "seq", "head_dim"}, "attention shapes (Q, K, V, O [batch, heads, seq, head_dim])");
+        auto [batch, heads, seq, head_dim] = harness::shape_sizes(
+            shape, ops::sizes, "attention shapes (Q, K, V, O [batch, heads, seq, head_dim])");
         if (head_dim != 64 && head_dim != 128)
             throw std::invalid_argument("attention takes head_dim 64 or 128 (got " + std::to_string(head_dim) + ")");
         if (batch * heads * seq * head_dim > INT_MAX)
@@ -229,7 +230,7 @@ private:
 
 template <class Launch>
 bool register_one(const char* name, Launch launch, bool causal, const char* file) {
-    return harness::register_variant({name, causal ? "attention_causal" : "attention", "bf16", file, [launch, causal] {
+    return harness::register_variant({name, causal ? ops::attention_causal : ops::attention, "bf16", file, [launch, causal] {
                                           return std::unique_ptr<harness::Problem>(new AttentionProblem(launch, causal));
                                       }, harness::invoker_of(launch)});
 }

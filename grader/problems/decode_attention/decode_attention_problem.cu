@@ -20,7 +20,7 @@
 //   The variant's bf16 out is compared with that fp32 out.
 // Peer: cudaMemcpy device to device of half of the fewest bytes (model.hpp), so that its reads
 //   plus writes are what one decode attention must move: the memory roof, in the same run.
-#include "roofline/decode_attention.cuh"
+#include "roofline/contract/decode_attention.cuh"
 
 #include "../../harness/registry.hpp"
 #include "model.hpp"

@@ -11,7 +11,7 @@
 // Peer: cudaMemcpy device to device of half of those bytes, so that its reads plus writes are
 //   the bytes the kernel must move: the memory roof measured in the same run.
 #pragma once
-#include "roofline/decode_attention_shape.hpp"
+#include "roofline/contract/decode_attention_shape.hpp"
 #include "workload.hpp"
 
 namespace roofline::decode_attention {

@@ -1,9 +1,10 @@
 // Inputs, trusted reference and peer for the elementwise problems (model.hpp has the work).
 // Reference: one thread per element, arithmetic in fp32, rounded once to T.
 // Peer: cudaMemcpy device to device of one array, compared in bytes per second.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 #include "../../harness/registry.hpp"
+#include "ops.hpp"
 
 #include <stdexcept>
 
@@ -38,9 +39,7 @@ public:
 
 
     void setup(const Shape& shape) override {
-        auto it = shape.find("n");
-        if (it == shape.end() || it->second <= 0) throw std::invalid_argument("elementwise shapes need n > 0");
-        n_ = static_cast<std::size_t>(it->second);
+        n_ = static_cast<std::size_t>(harness::shape_sizes(shape, ops::n, "elementwise shapes")[0]);
         a_ = DeviceArray<T>(n_);
         if (op == Op::add) b_ = DeviceArray<T>(n_);
         out_ = DeviceArray<T>(n_, /*guarded=*/true);
@@ -109,25 +108,25 @@ bool add_entry(const char* name, const char* problem, Launch launch, const char*
 }  // namespace
 
 bool register_fma_chain(const char* name, CopyLaunch<float> launch, const char* file) {
-    return add_entry<Op::fma_chain, float>(name, "fma_chain", launch, file);
+    return add_entry<Op::fma_chain, float>(name, ops::fma_chain, launch, file);
 }
 bool register_copy(const char* name, CopyLaunch<float> launch, const char* file) {
-    return add_entry<Op::copy, float>(name, "copy", launch, file);
+    return add_entry<Op::copy, float>(name, ops::copy, launch, file);
 }
 bool register_copy(const char* name, CopyLaunch<__nv_bfloat16> launch, const char* file) {
-    return add_entry<Op::copy, __nv_bfloat16>(name, "copy", launch, file);
+    return add_entry<Op::copy, __nv_bfloat16>(name, ops::copy, launch, file);
 }
 bool register_scale(const char* name, ScaleLaunch<float> launch, const char* file) {
-    return add_entry<Op::scale, float>(name, "scale", launch, file);
+    return add_entry<Op::scale, float>(name, ops::scale, launch, file);
 }
 bool register_scale(const char* name, ScaleLaunch<__nv_bfloat16> launch, const char* file) {
-    return add_entry<Op::scale, __nv_bfloat16>(name, "scale", launch, file);
+    return add_entry<Op::scale, __nv_bfloat16>(name, ops::scale, launch, file);
 }
 bool register_add(const char* name, AddLaunch<float> launch, const char* file) {
-    return add_entry<Op::add, float>(name, "add", launch, file);
+    return add_entry<Op::add, float>(name, ops::add, launch, file);
 }
 bool register_add(const char* name, AddLaunch<__nv_bfloat16> launch, const char* file) {
-    return add_entry<Op::add, __nv_bfloat16>(name, "add", launch, file);
+    return add_entry<Op::add, __nv_bfloat16>(name, ops::add, launch, file);
 }
 
 }  // namespace roofline::elementwise

@@ -4,7 +4,7 @@
 // cudaMemcpy, reads and writes one array. `roofline calc --elementwise` counts
 // with the same formula (work_of).
 #pragma once
-#include "roofline/fma_chain.hpp"
+#include "roofline/contract/fma_chain.hpp"
 #include "workload.hpp"
 
 namespace roofline::elementwise {

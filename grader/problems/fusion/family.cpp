@@ -4,9 +4,11 @@
 // bytes fusion saved. Peers: cudaMemcpy of x for chain and rmsnorm, cuBLASLt
 // doing the same work for the GEMMs; beside gemm_bias_gelu, the given three
 // kernels are timed too (not scored), for the fused/unfused ratio. Launch signatures:
-// grader/include/roofline/fusion.cuh.
+// grader/include/roofline/contract/fusion.cuh.
 #include "model.hpp"
+#include "ops.hpp"
 #include "problem_family.hpp"
+#include "shape_keys.hpp"
 
 namespace roofline::fusion {
 
@@ -17,29 +19,34 @@ using OverRows = Workload (*)(double rows, double cols, double element_bytes);
 using OverMnk = Workload (*)(double m, double n, double k, double element_bytes);
 
 WorkModel at(OverN model) {
-    return [model](const Shape& s, Dtype dtype) { return model(s.at("n"), dtype_bytes(dtype)); };
+    return [model](const Shape& s, Dtype dtype) { return model(sizes_of(s, ops::n)[0], dtype_bytes(dtype)); };
 }
 WorkModel at(OverRows model) {
-    return [model](const Shape& s, Dtype dtype) { return model(s.at("rows"), s.at("cols"), dtype_bytes(dtype)); };
+    return [model](const Shape& s, Dtype dtype) {
+        auto [rows, cols] = sizes_of(s, ops::rows_cols);
+        return model(rows, cols, dtype_bytes(dtype));
+    };
 }
 WorkModel at(OverMnk model) {
-    return [model](const Shape& s, Dtype dtype) { return model(s.at("m"), s.at("n"), s.at("k"), dtype_bytes(dtype)); };
+    return [model](const Shape& s, Dtype dtype) {
+        auto [m, n, k] = sizes_of(s, ops::mnk);
+        return model(m, n, k, dtype_bytes(dtype));
+    };
 }
 
 }  // namespace
 
 ProblemFamily family() {
     const std::vector<Dtype> bf16{Dtype::bf16};
-    const std::vector<std::string> mnk{"k", "m", "n"};
     return {.name = "fusion",
             .ops = {
-                {.name = "chain", .shape_keys = {"n"}, .dtypes = bf16, .work = at(chain_work),
+                {.name = ops::chain, .shape_keys = sorted_keys(ops::n), .dtypes = bf16, .work = at(chain_work),
                  .peer_work = at(chain_peer_work), .unfused_work = at(chain_unfused_work)},
-                {.name = "rmsnorm", .shape_keys = {"cols", "rows"}, .dtypes = bf16, .work = at(rmsnorm_work),
+                {.name = ops::rmsnorm, .shape_keys = sorted_keys(ops::rows_cols), .dtypes = bf16, .work = at(rmsnorm_work),
                  .peer_work = at(rmsnorm_peer_work), .unfused_work = at(rmsnorm_unfused_work)},
-                {.name = "gemm_bare", .shape_keys = mnk, .dtypes = bf16, .work = at(gemm_bare_work),
+                {.name = ops::gemm_bare, .shape_keys = sorted_keys(ops::mnk), .dtypes = bf16, .work = at(gemm_bare_work),
                  .peer_work = at(gemm_bare_work)},
-                {.name = "gemm_bias_gelu", .shape_keys = mnk, .dtypes = bf16, .work = at(gemm_bias_gelu_work),
+                {.name = ops::gemm_bias_gelu, .shape_keys = sorted_keys(ops::mnk), .dtypes = bf16, .work = at(gemm_bias_gelu_work),
                  .peer_work = at(gemm_bias_gelu_work), .unfused_work = at(gemm_bias_gelu_unfused_work),
                  .also_work = at(gemm_bias_gelu_unfused_work)},  // the given three kernels, timed beside it
             }};

@@ -2,9 +2,10 @@
 // References compute in fp32 (fp64 for the row sums) and round once, into fp32
 // buffers; outputs are compared in bf16 against them. Peer: cudaMemcpy device
 // to device of x, compared in bytes per second.
-#include "roofline/fusion.cuh"
+#include "roofline/contract/fusion.cuh"
 
 #include "../../harness/registry.hpp"
+#include "ops.hpp"
 
 #include <stdexcept>
 
@@ -47,7 +48,7 @@ public:
     explicit ChainProblem(ChainLaunch launch) : launch_(launch) {}
 
     void setup(const Shape& shape) override {
-        n_ = static_cast<std::size_t>(harness::shape_sizes<1>(shape, {"n"}, "chain shapes")[0]);
+        n_ = static_cast<std::size_t>(harness::shape_sizes(shape, ops::n, "chain shapes")[0]);
         x_ = DeviceArray<__nv_bfloat16>(n_);
         y_ = DeviceArray<__nv_bfloat16>(n_, /*guarded=*/true);
         reference_ = DeviceArray<float>(n_);
@@ -90,7 +91,7 @@ public:
     explicit RmsNormProblem(RmsNormLaunch launch) : launch_(launch) {}
 
     void setup(const Shape& shape) override {
-        auto [rows, cols] = harness::shape_sizes<2>(shape, {"rows", "cols"}, "RMSNorm shapes");
+        auto [rows, cols] = harness::shape_sizes(shape, ops::rows_cols, "RMSNorm shapes");
         rows_ = static_cast<int>(rows);
         cols_ = static_cast<int>(cols);
         elements_ = std::size_t(rows_) * cols_;
@@ -139,11 +140,11 @@ private:
 
 bool register_chain(const char* name, ChainLaunch launch, const char* file) {
     return harness::register_variant(
-        {name, "chain", "bf16", file, [launch] { return std::unique_ptr<harness::Problem>(new ChainProblem(launch)); }, harness::invoker_of(launch)});
+        {name, ops::chain, "bf16", file, [launch] { return std::unique_ptr<harness::Problem>(new ChainProblem(launch)); }, harness::invoker_of(launch)});
 }
 
 bool register_rmsnorm(const char* name, RmsNormLaunch launch, const char* file) {
-    return harness::register_variant({name, "rmsnorm", "bf16", file, [launch] {
+    return harness::register_variant({name, ops::rmsnorm, "bf16", file, [launch] {
                                           return std::unique_ptr<harness::Problem>(new RmsNormProblem(launch));
                                       }, harness::invoker_of(launch)});
 }

@@ -13,7 +13,7 @@
 //   checked against the same reference with the same tolerance once per process, at the first
 //   shape the variant passes, so that the yardstick is known to do the same work.
 // Also measured (gemm_bias_gelu only, never scored): the given three kernels of rung 6
-//   (roofline/unfused_bias_gelu.cuh, which rung 6 calls and the student does not edit), timed
+//   (labs/04-fusion/given/unfused_bias_gelu.cuh, which rung 6 calls and the student does not edit), timed
 //   in the same interleaved run, so that the report
 //   shows the fused epilogue's speedup over the unfused chain at the timed shape. Checked
 //   against the reference once per process too.
@@ -22,11 +22,12 @@
 // sizes (N, M, K) with B first. Y^T has N rows, and cuBLASLt adds the bias along D's rows
 // (one value per row, "bias vector length must match matrix D rows"): bias[n] goes to row n of
 // Y^T, i.e. to column n of our Y, as wanted.
-#include "roofline/fusion.cuh"
+#include "roofline/contract/fusion.cuh"
 
 #include "../../harness/registry.hpp"
 #include "../gemm/cublas_check.hpp"
-#include "roofline/unfused_bias_gelu.cuh"
+#include "ops.hpp"
+#include "given/unfused_bias_gelu.cuh"
 
 #include <cublasLt.h>
 #include <cublas_v2.h>
@@ -67,7 +68,7 @@ public:
     GemmEpilogueProblem& operator=(const GemmEpilogueProblem&) = delete;
 
     void setup(const Shape& shape) override {
-        auto [m, n, k] = harness::shape_sizes<3>(shape, {"m", "n", "k"}, "GEMM-epilogue shapes (Y[m,n] from A[m,k] B[k,n])");
+        auto [m, n, k] = harness::shape_sizes(shape, ops::mnk, "GEMM-epilogue shapes (Y[m,n] from A[m,k] B[k,n])");
         if (m * k > INT_MAX || k * n > INT_MAX || m * n > INT_MAX)
             throw std::invalid_argument("shape too large: each matrix must hold fewer than 2^31 elements");
         m_ = int(m), n_ = int(n), k_ = int(k);
@@ -232,13 +233,13 @@ private:
 }  // namespace
 
 bool register_gemm_bias_gelu(const char* name, GemmBiasGeluLaunch launch, const char* file) {
-    return harness::register_variant({name, "gemm_bias_gelu", "bf16", file, [launch] {
+    return harness::register_variant({name, ops::gemm_bias_gelu, "bf16", file, [launch] {
                                           return std::unique_ptr<harness::Problem>(new GemmEpilogueProblem(launch));
                                       }, harness::invoker_of(launch)});
 }
 
 bool register_gemm_bare(const char* name, GemmBareLaunch launch, const char* file) {
-    return harness::register_variant({name, "gemm_bare", "bf16", file, [launch] {
+    return harness::register_variant({name, ops::gemm_bare, "bf16", file, [launch] {
                                           return std::unique_ptr<harness::Problem>(new GemmEpilogueProblem(launch));
                                       }, harness::invoker_of(launch)});
 }

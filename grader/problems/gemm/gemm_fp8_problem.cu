@@ -25,10 +25,11 @@
 // cuBLAS is column-major. Row-major C = A Bt^T is column-major C^T[N,M] = Bt A^T: cuBLAS's
 // "A" is our Bt (stored K x N, ld K, transposed: OP_T) and its "B" is our A (K x M, ld K,
 // OP_N): the "TN" layout cuBLASLt's FP8 GEMMs require. Its A scale is therefore our scale_b.
-#include "roofline/gemm.cuh"
+#include "roofline/contract/gemm.cuh"
 
 #include "../../harness/registry.hpp"
 #include "cublas_check.hpp"
+#include "ops.hpp"
 
 #include <cublasLt.h>
 #include <cuda_fp8.h>
@@ -377,10 +378,10 @@ bool add_entry(const char* name, const char* op, LaunchFp8 launch, const char* f
 }  // namespace
 
 bool register_gemm_fp8(const char* name, LaunchFp8 launch, const char* file) {
-    return add_entry(name, "gemm_fp8", launch, file, false);
+    return add_entry(name, ops::gemm_fp8, launch, file, false);
 }
 bool register_gemm_fp8_block_scaled(const char* name, LaunchFp8 launch, const char* file) {
-    return add_entry(name, "gemm_fp8_block_scaled", launch, file, true);
+    return add_entry(name, ops::gemm_fp8_block_scaled, launch, file, true);
 }
 
 }  // namespace roofline::gemm

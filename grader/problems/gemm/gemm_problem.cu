@@ -11,10 +11,11 @@
 //
 // cuBLAS is column-major. A row-major X[r][c] is the column-major X^T, so the row-major
 // product C = A B is the column-major C^T = B^T A^T: call cuBLAS with (N, M, K) and B first.
-#include "roofline/gemm.cuh"
+#include "roofline/contract/gemm.cuh"
 
 #include "../../harness/registry.hpp"
 #include "cublas_check.hpp"
+#include "ops.hpp"
 
 #include <cublas_v2.h>
 
@@ -47,7 +48,7 @@ public:
     GemmProblem& operator=(const GemmProblem&) = delete;
 
     void setup(const Shape& shape) override {
-        auto [m, n, k] = harness::shape_sizes<3>(shape, {"m", "n", "k"}, "gemm shapes (C[m,n] = A[m,k] B[k,n])");
+        auto [m, n, k] = harness::shape_sizes(shape, ops::mnk, "gemm shapes (C[m,n] = A[m,k] B[k,n])");
         // The launch signature takes int dimensions and kernels index with int: keep every
         // matrix's element count within int range so that row * ld + col cannot overflow.
         if (m * k > INT_MAX || k * n > INT_MAX || m * n > INT_MAX)
@@ -131,7 +132,7 @@ private:
 
 template <class T, class Launch>
 bool add_entry(const char* name, Launch launch, const char* file, bool b_transposed) {
-    return harness::register_variant({name, b_transposed ? "gemm_abt" : "gemm", dtype_of<T>(), file,
+    return harness::register_variant({name, b_transposed ? ops::gemm_abt : ops::gemm, dtype_of<T>(), file,
                                       [launch, b_transposed] {
                                           return std::unique_ptr<harness::Problem>(
                                               new GemmProblem<T>(launch, b_transposed));

@@ -1,5 +1,5 @@
 // Inputs, trusted reference and peer for the gemv family's decode_layer op (lab 09, rung 5):
-// one decoder layer at batch 1 (the arithmetic: grader/include/roofline/decode_layer.cuh).
+// one decoder layer at batch 1 (the arithmetic: grader/include/roofline/contract/decode_layer.cuh).
 // Inputs: x and the KV cache uniform in [-1, 1); the norms' weights in [0.5, 1.5); every weight
 //   matrix uniform in [-a, a) with a = sqrt(3 / K) (K its row length), so each GEMV's outputs
 //   have about the spread of its inputs and y stays of size ~1 at any hidden size.
@@ -7,11 +7,12 @@
 //   per row of each GEMV, a block per head for the attention), rounded once to fp32 at the end.
 // Peer: cudaMemcpy device to device of half of the layer's fewest bytes (model.hpp), so that its
 //   reads plus writes are the bytes one step must move: the memory roof of the whole step.
-#include "roofline/decode_layer.cuh"
+#include "roofline/contract/decode_layer.cuh"
 
 #include "../../harness/registry.hpp"
 #include "decode_layer_wire.hpp"
 #include "model.hpp"
+#include "ops.hpp"
 
 #include <climits>
 #include <cmath>
@@ -138,8 +139,7 @@ public:
     explicit DecodeLayerProblem(DecodeLayerLaunch launch) : launch_(launch) {}
 
     void setup(const Shape& shape) override {
-        auto sizes = harness::shape_sizes<4>(shape, {"hidden", "heads", "ffn", "cache"},
-                                             "decode_layer shapes (one decoder layer at batch 1)");
+        auto sizes = harness::shape_sizes(shape, ops::layer, "decode_layer shapes (one decoder layer at batch 1)");
         if (sizes[0] != sizes[1] * kHeadDim)
             throw std::invalid_argument("decode_layer shape hidden=" + std::to_string(sizes[0]) +
                                         " heads=" + std::to_string(sizes[1]) + ": hidden must be heads x " +
@@ -257,7 +257,7 @@ private:
 }  // namespace
 
 bool register_decode_layer(const char* name, DecodeLayerLaunch launch, const char* file) {
-    return harness::register_variant({name, "decode_layer", "bf16", file, [launch] {
+    return harness::register_variant({name, ops::decode_layer, "bf16", file, [launch] {
                                           return std::unique_ptr<harness::Problem>(new DecodeLayerProblem(launch));
                                       }, harness::invoker_of(launch)});
 }

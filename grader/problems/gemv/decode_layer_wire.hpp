@@ -2,7 +2,7 @@
 // between the judge and the runner (harness/wire_call.hpp) it is its fields, in order.
 #pragma once
 #include "../../harness/wire_call.hpp"
-#include "roofline/decode_layer.cuh"
+#include "roofline/contract/decode_layer.cuh"
 
 namespace roofline::harness {
 

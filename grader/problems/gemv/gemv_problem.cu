@@ -12,10 +12,11 @@
 //   weights of the same shape, into a y of its own. For gemv it is the same product by the
 //   library; for gemv_int8 and gemv_fp8 it is the bf16 baseline (its own random bf16 W) whose
 //   time, over the variant's, is the speedup quantizing bought.
-#include "roofline/gemv.cuh"
+#include "roofline/contract/gemv.cuh"
 
 #include "../../harness/registry.hpp"
 #include "../gemm/cublas_check.hpp"
+#include "ops.hpp"
 
 #include <cublas_v2.h>
 
@@ -99,10 +100,10 @@ public:
     void setup(const Shape& shape) override {
         long long m = 1, n = 0, k = 0;
         if (batched_) {
-            auto sizes = harness::shape_sizes<3>(shape, {"m", "n", "k"}, "batched gemv shapes (Y[m,n] = X[m,k] W[n,k]^T)");
+            auto sizes = harness::shape_sizes(shape, ops::mnk, "batched gemv shapes (Y[m,n] = X[m,k] W[n,k]^T)");
             m = sizes[0], n = sizes[1], k = sizes[2];
         } else {
-            auto sizes = harness::shape_sizes<2>(shape, {"n", "k"}, "gemv shapes (y[n] = W[n,k] x[k])");
+            auto sizes = harness::shape_sizes(shape, ops::nk, "gemv shapes (y[n] = W[n,k] x[k])");
             n = sizes[0], k = sizes[1];
         }
         // Kernels index with int: every array's element count must fit.
@@ -233,28 +234,28 @@ bool add_entry(const char* name, const char* op, const char* file, AnyLaunch<Wei
 // compute ceiling stands for); the op names the weights' format.
 bool register_gemv(const char* name, GemvLaunch launch, const char* file) {
     return add_entry<__nv_bfloat16>(
-        name, "gemv", file,
+        name, ops::gemv, file,
         [launch](const __nv_bfloat16* W, const float*, const __nv_bfloat16* x, __nv_bfloat16* y, int, int N, int K,
                  cudaStream_t s) { launch(W, x, y, N, K, s); },
         false, harness::invoker_of(launch));
 }
 bool register_gemv_batched(const char* name, GemvBatchedLaunch launch, const char* file) {
     return add_entry<__nv_bfloat16>(
-        name, "gemv_batched", file,
+        name, ops::gemv_batched, file,
         [launch](const __nv_bfloat16* W, const float*, const __nv_bfloat16* X, __nv_bfloat16* Y, int M, int N, int K,
                  cudaStream_t s) { launch(W, X, Y, M, N, K, s); },
         true, harness::invoker_of(launch));
 }
 bool register_gemv_int8(const char* name, GemvInt8Launch launch, const char* file) {
     return add_entry<std::int8_t>(
-        name, "gemv_int8", file,
+        name, ops::gemv_int8, file,
         [launch](const std::int8_t* W, const float* scale, const __nv_bfloat16* x, __nv_bfloat16* y, int, int N, int K,
                  cudaStream_t s) { launch(W, scale, x, y, N, K, s); },
         false, harness::invoker_of(launch));
 }
 bool register_gemv_fp8(const char* name, GemvFp8Launch launch, const char* file) {
     return add_entry<__nv_fp8_e4m3>(
-        name, "gemv_fp8", file,
+        name, ops::gemv_fp8, file,
         [launch](const __nv_fp8_e4m3* W, const float* scale, const __nv_bfloat16* x, __nv_bfloat16* y, int, int N,
                  int K, cudaStream_t s) { launch(W, scale, x, y, N, K, s); },
         false, harness::invoker_of(launch));

@@ -7,6 +7,7 @@
 // its reads plus its writes are W's size), the memory roof measured in the same run;
 // for the batched op, cuBLAS doing the same product.
 #pragma once
+#include "ops.hpp"
 #include "workload.hpp"
 
 #include <string>
@@ -14,11 +15,12 @@
 namespace roofline::gemv {
 
 // Bytes of one weight: bf16 2, int8 and fp8 e4m3 1 (`op` is gemv, gemv_int8, gemv_fp8, gemv_batched).
-inline double weight_bytes(const std::string& op) { return op == "gemv_int8" || op == "gemv_fp8" ? 1.0 : 2.0; }
+inline bool one_byte_weights(const std::string& op) { return op == ops::gemv_int8 || op == ops::gemv_fp8; }
+inline double weight_bytes(const std::string& op) { return one_byte_weights(op) ? 1.0 : 2.0; }
 
 // The quantized ops also read one fp32 scale per output channel (row of W).
 inline double scale_bytes(const std::string& op, double n) {
-    return op == "gemv_int8" || op == "gemv_fp8" ? 4.0 * n : 0.0;
+    return one_byte_weights(op) ? 4.0 * n : 0.0;
 }
 
 // y[m, n] for m < M rows of x (M = 1 for every op but gemv_batched); x and y bf16.
@@ -29,7 +31,7 @@ inline Workload work_of(const std::string& op, double m, double n, double k) {
 // cudaMemcpy of W's bytes (read plus write), for the single-row ops.
 inline Workload memcpy_peer_work(const std::string& op, double n, double k) { return {0, n * k * weight_bytes(op)}; }
 
-// decode_layer (rung 5): one decoder layer at batch 1 (grader/include/roofline/decode_layer.cuh):
+// decode_layer (rung 5): one decoder layer at batch 1 (grader/include/roofline/contract/decode_layer.cuh):
 // hidden H = heads x 128, ffn F, P positions in the KV cache. The fewest bytes read every weight
 // (W_qkv 3H x H, W_o H x H, W_gate_up 2F x H, W_down H x F, two norms of H) and the cache's k and v
 // (2 x heads x P x 128) once, all bf16, plus x and y. The FLOPs are the four GEMVs' and the

@@ -2,6 +2,7 @@
 // op, checked exhaustively on the CPU by the checker program roofline-layout-check, which
 // asks the student's runner for its answers (layout_check.hpp, lib/grading/cpu_grade.hpp).
 // Nothing is timed, so no op has a shape, a dtype or any work.
+#include "ops.hpp"
 #include "problem_family.hpp"
 
 namespace roofline::layout {
@@ -16,10 +17,9 @@ ProblemOp part(const char* name) {
 }  // namespace
 
 ProblemFamily family() {
-    return {.name = "layout",
-            .ops = {part("evaluate"), part("coalesce"), part("compose"), part("complement"), part("logical_divide"),
-                    part("swizzle"), part("wavefronts")},
-            .graded_on_cpu = true};
+    std::vector<ProblemOp> parts;
+    for (const char* name : ops::parts) parts.push_back(part(name));
+    return {.name = "layout", .ops = std::move(parts), .graded_on_cpu = true};
 }
 
 }  // namespace roofline::layout

@@ -4,6 +4,7 @@
 // lesson's divisibility conditions allow. It runs in the checker program, which holds
 // none of the student's code: the student's answers come from a runner (remote_library.hpp).
 #include "layout_check.hpp"
+#include "ops.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -314,8 +315,8 @@ bool same_function(Checker& c, const Layout& got, const Layout& domain, Expected
 }  // namespace
 
 const std::vector<std::string>& part_names() {
-    static const std::vector<std::string> names{"evaluate",   "coalesce", "compose",   "complement",
-                                                "logical_divide", "swizzle", "wavefronts"};
+    static const std::vector<std::string> names(roofline::layout::ops::parts.begin(),
+                                                roofline::layout::ops::parts.end());
     return names;
 }
 

@@ -8,7 +8,7 @@
 // asks the student's runner, another process (remote_library.hpp); the CPU tests also
 // bind the solution's functions in process (student_library.cpp).
 #pragma once
-#include "roofline/layout.hpp"
+#include "roofline/contract/layout.hpp"
 
 #include <functional>
 #include <optional>

@@ -7,7 +7,7 @@
 //                                 JSON object a line each (remote_library.hpp)
 //
 // Whatever the student's code prints goes to stdout or stderr, never to the replies.
-#include "roofline/layout.hpp"
+#include "roofline/contract/layout.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -2,9 +2,10 @@
 // Reference: one block per row, fp64 accumulation, rounded once to fp32.
 // Peer: cudaMemcpy device to device of the first half of x into its second half's
 //   worth of scratch: the same bytes moved as the sums read (model.hpp).
-#include "roofline/reduction.cuh"
+#include "roofline/contract/reduction.cuh"
 
 #include "../../harness/registry.hpp"
+#include "ops.hpp"
 
 #include <climits>
 #include <stdexcept>
@@ -36,7 +37,7 @@ public:
     explicit RowSumProblem(RowSumLaunch launch) : launch_(launch) {}
 
     void setup(const Shape& shape) override {
-        auto [rows, cols] = harness::shape_sizes<2>(shape, {"rows", "cols"}, "row sums");
+        auto [rows, cols] = harness::shape_sizes(shape, ops::rows_cols, "row sums");
         if (rows > INT_MAX || cols > INT_MAX)
             throw std::invalid_argument("row sums take rows and cols below 2^31");
         rows_ = static_cast<int>(rows);
@@ -82,7 +83,7 @@ private:
 }  // namespace
 
 bool register_row_sum(const char* name, RowSumLaunch launch, const char* file) {
-    return harness::register_variant({name, "row_sum", "bf16", file, [launch] {
+    return harness::register_variant({name, ops::row_sum, "bf16", file, [launch] {
                                           return std::unique_ptr<harness::Problem>(new RowSumProblem(launch));
                                       }, harness::invoker_of(launch)});
 }

@@ -1,9 +1,10 @@
 // Inputs, trusted reference and peer for lab 05's transpose (model.hpp has the work).
 // Reference: one thread per element, y[c][r] = x[r][c], read straight from global memory.
 // Peer: cudaMemcpy device to device of x into a buffer of its size: the same bytes moved.
-#include "roofline/transpose.cuh"
+#include "roofline/contract/transpose.cuh"
 
 #include "../../harness/registry.hpp"
+#include "ops.hpp"
 
 #include <climits>
 #include <stdexcept>
@@ -31,7 +32,7 @@ public:
     explicit TransposeProblem(TransposeLaunch<T> launch) : launch_(launch) {}
 
     void setup(const Shape& shape) override {
-        auto [rows, cols] = harness::shape_sizes<2>(shape, {"rows", "cols"}, "transposes");
+        auto [rows, cols] = harness::shape_sizes(shape, ops::rows_cols, "transposes");
         if (rows > INT_MAX || cols > INT_MAX) throw std::invalid_argument("transposes take rows and cols below 2^31");
         rows_ = static_cast<int>(rows);
         cols_ = static_cast<int>(cols);
@@ -73,7 +74,7 @@ private:
 
 template <class T>
 bool add_entry(const char* name, const char* dtype, TransposeLaunch<T> launch, const char* file) {
-    return harness::register_variant({name, "transpose", dtype, file, [launch] {
+    return harness::register_variant({name, ops::transpose, dtype, file, [launch] {
                                           return std::unique_ptr<harness::Problem>(new TransposeProblem<T>(launch));
                                       }, harness::invoker_of(launch)});
 }

@@ -256,7 +256,7 @@ TEST_CASE("batch folder: a submission named with quotes and a leading = builds, 
     auto subs = dir / "subs", out = dir / "out";
     std::string name = "=HYPERLINK(\"x\") o'neil";
     // A syntax error at the first file: nvcc runs (through its own shell steps) and stops within seconds.
-    write_file(subs / name / "kernels" / "01_copy_naive.cu", "#include \"roofline/elementwise.cuh\"\nint oops( {\n");
+    write_file(subs / name / "kernels" / "01_copy_naive.cu", "#include \"roofline/contract/elementwise.cuh\"\nint oops( {\n");
     auto r = run_cli(course_flags() + " batch 01-memory-roof --gpus none --jobs 1 --submissions " +
                      shell_quote(subs.string()) + " --out " + shell_quote(out.string()));
     INFO(r.all());

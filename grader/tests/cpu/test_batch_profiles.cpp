@@ -156,7 +156,7 @@ TEST_CASE("batch of lab 02 without ncu: one clear note, and the rest graded as u
     TempDir dir;
     auto subs = dir / "subs";
     auto out = dir / "out";
-    write_file(subs / "broken" / "kernels" / "06_fma_tail.cu", "#include \"roofline/elementwise.cuh\"\nint oops( {\n");
+    write_file(subs / "broken" / "kernels" / "06_fma_tail.cu", "#include \"roofline/contract/elementwise.cuh\"\nint oops( {\n");
     auto err = dir / "err";
     std::string command = "env ROOFLINE_NCU=/nonexistent/ncu " + shell_quote(ROOFLINE_CLI) + " " + course_flags() +
                           " batch " + kLab + " --gpus none --jobs 1 --submissions " + shell_quote(subs.string()) +

@@ -74,7 +74,7 @@ TEST_CASE("batch: a submission that does not compile is named, with the compiler
     auto out = dir / "out";
     // The first file compiled: nvcc stops at the syntax error within seconds.
     write_file(subs / "broken" / "kernels" / "01_copy_naive.cu",
-               "#include \"roofline/elementwise.cuh\"\nint oops( {\n");
+               "#include \"roofline/contract/elementwise.cuh\"\nint oops( {\n");
     auto batch = course_flags() + " batch 01-memory-roof --gpus none --jobs 1 --submissions " +
                  shell_quote(subs.string()) + " --out " + shell_quote(out.string());
     // Finished before (say, with an older file): skipped, until --force regrades it.
@@ -124,13 +124,13 @@ TEST_CASE("batch: lab 05's CPU part is compiled and graded per submission; a bro
         write_file(subs / "solved" / "cpu" / entry.path().filename(), read_file(entry.path()));
     }
     std::filesystem::create_directories(subs / "skeleton" / "kernels");
-    write_file(subs / "broken" / "cpu" / "03_compose.cpp", "#include \"roofline/layout.hpp\"\nint oops( {\n");
+    write_file(subs / "broken" / "cpu" / "03_compose.cpp", "#include \"roofline/contract/layout.hpp\"\nint oops( {\n");
     // Hostile ones (issue 31). "forger": nothing implemented; a static constructor writes a
     // "correct" verdict to every path on its command line and its parent's and to every
     // result.json in the folder around its own, then _exit(0)s. "garbler": the solution, but
     // its static constructor writes a "correct" verdict to the reply descriptor. "chatty":
     // the solution, printing garbage on stdout (as student debugging does) as it starts.
-    write_file(subs / "forger" / "cpu" / "01_evaluate.cpp", R"SOURCE(#include "roofline/layout.hpp"
+    write_file(subs / "forger" / "cpu" / "01_evaluate.cpp", R"SOURCE(#include "roofline/contract/layout.hpp"
 #include <unistd.h>
 #include <filesystem>
 #include <fstream>

@@ -201,7 +201,7 @@ TEST_CASE("batch sandbox: a macro bomb ends as compile_error at the compile limi
     for (int i = 1; i <= 24; ++i) bomb += fmt::format("#define A{}(x) A{}(A{}(x))\n", i, i - 1, i - 1);
     bomb += "int exploded(int x) { return A24(x); }\n";
     write_file(subs / "bomb" / "kernels" / "01_copy_naive.cu", bomb);
-    write_file(subs / "broken" / "kernels" / "01_copy_naive.cu", "#include \"roofline/elementwise.cuh\"\nint oops( {\n");
+    write_file(subs / "broken" / "kernels" / "01_copy_naive.cu", "#include \"roofline/contract/elementwise.cuh\"\nint oops( {\n");
     auto batch = course_flags() + " batch 01-memory-roof --gpus none --jobs 2 --submissions " + shell_quote(subs.string()) +
                  " --out " + shell_quote(out.string());
 
@@ -229,7 +229,7 @@ TEST_CASE("batch sandbox: without a sandbox the batch refuses, naming the fixes;
     auto subs = dir / "subs", out = dir / "out";
     for (auto name : {"ann", "ben"}) {
         write_file(subs / name / "kernels" / "01_copy_naive.cu",
-                   std::string("#include \"roofline/elementwise.cuh\"\nint oops( {\n// ") + name + "\n");
+                   std::string("#include \"roofline/contract/elementwise.cuh\"\nint oops( {\n// ") + name + "\n");
     }
     auto batch = course_flags() + " batch 01-memory-roof --gpus none --jobs 1 --submissions " + shell_quote(subs.string()) +
                  " --out " + shell_quote(out.string());
@@ -281,7 +281,7 @@ TEST_CASE("batch staging: links and unsafe entries are unsafe_entry, linked and 
     working_sandbox();
     TempDir dir;
     auto subs = dir / "subs", out = dir / "out";
-    const std::string broken = "#include \"roofline/elementwise.cuh\"\nint oops( {\n";
+    const std::string broken = "#include \"roofline/contract/elementwise.cuh\"\nint oops( {\n";
     write_file(subs / "ann" / "kernels" / "01_copy_naive.cu", broken);
     write_file(subs / "ben" / "kernels" / "01_copy_naive.cu", broken);  // the same files as ann's
     fs::create_directory_symlink(subs / "ann", subs / "ann_again");      // ann's folder again, under a new name

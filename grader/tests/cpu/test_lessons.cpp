@@ -5,7 +5,7 @@
 // students see its explanations through `roofline classify --check`. A lesson may
 // also not cite a Markdown file by bare name (`PLANNING.md`) that the repository
 // lacks, and neither may a comment in the source tree (grader/, labs/, solutions/,
-// scripts/, cmake/); a comment there may not name a code file (`roofline/mma_sync.cuh`,
+// scripts/, cmake/); a comment there may not name a code file (`roofline/ptx/mma_sync.cuh`,
 // `svg_canvas.hpp`) that no file in the tree ends with, unless it says which commit holds
 // it. Each failure names file:line, the missing target and what to do.
 #include "test_support.hpp"
@@ -32,7 +32,7 @@ const std::regex kRepoPath(
     R"((?:^|[^A-Za-z0-9_./-])((?:cmake|grader|hardware|instructor|labs|lessons|results|scripts|solutions)/[A-Za-z0-9_./*?{}<>-]*))");
 const std::regex kLink(R"(!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\))");
 const std::regex kBareMarkdown(R"((?:^|[^A-Za-z0-9_./-])([A-Za-z0-9_-]+\.md)\b)");
-// A code file named in a comment, bare (`svg_canvas.hpp`) or with folders (`roofline/tma.cuh`).
+// A code file named in a comment, bare (`svg_canvas.hpp`) or with folders (`roofline/ptx/tma.cuh`).
 // Pattern characters are kept in the token so that is_template() sees them: `problems/NAME/*_problem.cu`
 // is a pattern, and `<cuda_runtime.h>` a system header, not a file of this repository.
 const std::regex kCodePath(
@@ -236,7 +236,7 @@ struct Checker {
                 if (std::regex_search(after, kCommitHash)) continue;
                 problems.push_back(at + "names " + path +
                                    ", which no file in the repository is; cite a header as its #include names it "
-                                   "(roofline/mma_sync.cuh) or by a file name that exists, or for a file removed "
+                                   "(roofline/ptx/mma_sync.cuh) or by a file name that exists, or for a file removed "
                                    "since say which commit holds it (\"at commit 4382e25\")");
             }
         }
@@ -437,7 +437,7 @@ TEST_CASE("the source check names file:line for a code file a comment cites that
     write_file(root / "grader" / "include" / "roofline" / "mma_sync.cuh", "#pragma once\n");
     write_file(root / "grader" / "lib" / "svg_canvas.hpp", "#pragma once\n");
     write_file(root / "labs" / "02-gemm" / "kernels" / "08_tensor_core.cu",
-               "// the layout in roofline/mma_sync.cuh and svg_canvas.hpp\n"      // 1: both exist
+               "// the layout in roofline/ptx/mma_sync.cuh and svg_canvas.hpp\n"      // 1: both exist
                "// the layout in gemm/mma_sync.cuh\n"                             // 2: no such folder
                "// sized by svg_text.hpp, as x.cuh says\n"                       // 3: two missing files
                "// problems/NAME/model.hpp, problems/fusion/*_problem.cu, <cuda_runtime.h>\n"  // 4: patterns
@@ -451,7 +451,7 @@ TEST_CASE("the source check names file:line for a code file a comment cites that
     INFO(joined(problems));
     REQUIRE(problems.size() == 4);
     CHECK(roofline_test::contains(problems[0], "labs/02-gemm/kernels/08_tensor_core.cu:2: names gemm/mma_sync.cuh,"));
-    CHECK(roofline_test::contains(problems[0], "roofline/mma_sync.cuh"));  // what to do
+    CHECK(roofline_test::contains(problems[0], "roofline/ptx/mma_sync.cuh"));  // what to do
     CHECK(roofline_test::contains(problems[1], "08_tensor_core.cu:3: names svg_text.hpp,"));
     CHECK(roofline_test::contains(problems[2], "08_tensor_core.cu:3: names x.cuh,"));
     CHECK(roofline_test::contains(problems[3], "08_tensor_core.cu:8: names dropped_probe.cuh,"));

@@ -9,6 +9,7 @@
 #include "problem_family.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <optional>
 #include <set>
 
@@ -142,6 +143,28 @@ TEST_CASE("every family's descriptor is complete", "[family]") {
     };
     CHECK(contains(message([] { family_op("gemm", "gemv"); }), "its ops: gemm, gemm_abt"));
     CHECK(contains(message([] { family_op("scan", "scan"); }), "the families: attention, decode_attention, elementwise, fusion, gemm, gemv, layout, reduction, transpose"));
+}
+
+// The table is generated from the folders (grader/CMakeLists.txt globs problems/*/family.cpp):
+// a folder left out of it, or a family whose name is not its folder's, fails here.
+TEST_CASE("the table of families is the folders of grader/problems", "[family]") {
+    std::set<std::string> folders;
+    for (const auto& entry : std::filesystem::directory_iterator(repo_root() / "grader" / "problems")) {
+        if (entry.is_directory() && std::filesystem::exists(entry.path() / "family.cpp")) {
+            folders.insert(entry.path().filename().string());
+        }
+    }
+    REQUIRE(folders.size() >= 8);  // attention, elementwise, fusion, gemm, gemv, layout, reduction, transpose
+    std::set<std::string> table;
+    for (const auto& family : problem_families()) table.insert(family.name);
+    for (const auto& folder : folders) {
+        INFO("grader/problems/" << folder << "/family.cpp has no row in problem_families() (configure again?)");
+        CHECK(table.count(folder) == 1);
+    }
+    for (const auto& name : table) {
+        INFO("the family " << name << " in problem_families() has no folder grader/problems/" << name);
+        CHECK(folders.count(name) == 1);
+    }
 }
 
 TEST_CASE("the scorer's work of every op, worked by hand", "[family]") {

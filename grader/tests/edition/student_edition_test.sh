@@ -28,6 +28,7 @@ for gone in solutions instructor .git build .roofline predictions.yaml scripts/m
   [[ ! -e $edition/$gone ]] || fail "the edition holds $gone"
 done
 for kept in README.md setup.sh CMakeLists.txt labs/01-memory-roof/lab.yaml grader/cli/main.cpp grader/include/roofline \
+            grader/include/compat/roofline/wgmma.cuh \
             lessons hardware EDITION.md; do
   [[ -e $edition/$kept ]] || fail "the edition lacks $kept"
 done
@@ -43,6 +44,13 @@ while IFS= read -r line; do
   [[ -e $edition/grader/include/$header || -e $(dirname "$edition/$file")/$header || -e $edition/$lab_folder/$header ]] \
     || fail "$file includes \"$header\", which is neither in grader/include nor in $lab_folder nor beside it"
 done <<< "$includes"
+# A student's kernel file written before grader/include/roofline/ was split still compiles in the
+# edition: every old include name (grader/include/compat/) reaches its header there.
+nvcc_here=${CUDACXX:-$(command -v nvcc || true)}
+if [[ -n $nvcc_here ]]; then
+  bash "$course/grader/tests/include_paths/check_old_include_names.sh" "$edition" "$nvcc_here" > "$work/compat.log" 2>&1 \
+    || { cat "$work/compat.log" >&2; fail "the edition's old include names do not resolve (above)"; }
+fi
 # The given code is the student's as much as the solution's: every given header is in the edition.
 given=$(cd "$course" && ls labs/*/given/* 2>/dev/null)
 [[ -n $given ]] || fail "found no given headers (labs/*/given/) in $course"

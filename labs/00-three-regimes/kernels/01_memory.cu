@@ -3,7 +3,7 @@
 //   roofline calc --elementwise 67108864 --reads 1 --writes 1 --flops-per-element 1 --dtype fp32 --hardware h200-sxm
 // then predict: roofline predict 00-three-regimes/memory_scale --time-us ... --regime ... --why "..."
 // The grader also times n/4 and n/16: how should the time change?
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 namespace {
 

@@ -1,10 +1,10 @@
 // Compute-bound: 512 dependent FMAs per element.          (your file: edit the TODOs)
 // y[i] = x[i], then kFmaChainSteps times y = fmaf(y, kFmaChainA, kFmaChainB)
-// (the constants are in grader/include/roofline/fma_chain.hpp). How many FLOPs
+// (the constants are in grader/include/roofline/contract/fma_chain.hpp). How many FLOPs
 // per byte is that, and which side of the ridge does it put you?
 //   roofline calc --elementwise 16777216 --reads 1 --writes 1 --flops-per-element 1024 --dtype fp32 --hardware h200-sxm
 // (calc's bf16/fp32 dtype picks the peak: fp32 here, the CUDA cores.)
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 namespace {
 

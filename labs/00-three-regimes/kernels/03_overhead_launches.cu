@@ -1,7 +1,7 @@
 // Overhead-bound: the same chain on 8192 values, one launch per step.   (your file: edit the TODOs)
 // 512 launches of a kernel that does 8192 FMAs. What does one launch cost
 // (`roofline ceilings` measures it), and so what will 512 cost? Does n matter?
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 namespace {
 

@@ -4,7 +4,7 @@
 // a full launch. Predict the speedup over overhead_launches: what does a graph
 // node still cost that a launch call also cost? (Rung 5, fusion, is the fix
 // that must reach 5x.)
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 #include <map>
 #include <tuple>

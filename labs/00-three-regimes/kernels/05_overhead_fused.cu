@@ -4,7 +4,7 @@
 // thread (an FMA's result is ready ~4 cycles after it issues), and what does a
 // launch cost? Is this still overhead-bound? Predict the speedup over
 // overhead_launches; the course expects at least 5x.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 namespace {
 

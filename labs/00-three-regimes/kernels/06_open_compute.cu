@@ -23,7 +23,7 @@
 //
 // Full performance marks: lab.yaml's target_fraction of the FMA roof; 40 of the lab's points are
 // for the prediction. Predict first (roofline predict 00-three-regimes/open_compute_fma ...).
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 namespace {
 

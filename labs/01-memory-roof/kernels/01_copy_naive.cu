@@ -4,7 +4,7 @@
 //   roofline calc --elementwise 268435456 --reads 1 --writes 1 --dtype fp32 --hardware h200-sxm
 //   roofline predict 01-memory-roof/copy_naive_fp32 --time-us ... --regime ... --why "..."
 // Check it with `roofline run 01-memory-roof/copy_naive_fp32` (correctness only).
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 namespace {
 

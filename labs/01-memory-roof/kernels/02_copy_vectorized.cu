@@ -3,7 +3,7 @@
 // one uint4 load/store moves 16 bytes (4 fp32 or 8 bf16) per instruction, and a
 // grid sized to the GPU (a few blocks per SM) looping over the array avoids
 // launching millions of tiny blocks. Predict the fraction of cudaMemcpy first.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 #include <cstdint>
 

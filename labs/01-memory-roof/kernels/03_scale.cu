@@ -2,7 +2,7 @@
 // One multiply per element against 8 bytes moved (fp32): how far below the
 // ridge is that? `roofline calc --elementwise 268435456 --flops-per-element 1
 // --dtype fp32 --hardware h200-sxm` tells you. Predict the time before grading.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 #include <cstdint>
 

@@ -1,7 +1,7 @@
 // Rung 4: add, c = a + b.                            (your file: edit the TODOs)
 // Two reads per write: how many bytes at the timed size, and so what time?
 // Does the extra read change the regime? Predict, then grade.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 #include <cstdint>
 

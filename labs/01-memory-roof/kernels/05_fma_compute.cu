@@ -1,11 +1,11 @@
 // Rung 5: the other roof.                            (your file: edit the TODOs)
 // y = x, then kFmaChainSteps dependent FMAs: y = fmaf(y, kFmaChainA, kFmaChainB)
-// (grader/include/roofline/fma_chain.hpp), on 2^24 fp32 values. Count the FLOPs
+// (grader/include/roofline/contract/fma_chain.hpp), on 2^24 fp32 values. Count the FLOPs
 // per byte: which roof is this under? What is the floor on the H200?
 //   roofline calc --elementwise 16777216 --flops-per-element 1024 --dtype fp32 --hardware h200-sxm
 // This variant is scored against the fp32 FMA ceiling that `roofline ceilings`
 // measured, not against cudaMemcpy.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 namespace {
 

@@ -24,7 +24,7 @@
 //
 // Full performance marks: lab.yaml's target_fraction of cudaMemcpy. Predict first
 // (roofline predict 01-memory-roof/open_add_bf16 ...); the debrief compares designs after grading.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 namespace {
 

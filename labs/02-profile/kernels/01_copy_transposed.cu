@@ -7,7 +7,7 @@
 // bytes through the L2, and why would they differ? Then `roofline profile` and read the
 // sectors per request and the L2 column. Fix: let consecutive lanes take consecutive
 // addresses (and move 16 bytes per thread while you are at it).
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 namespace {
 

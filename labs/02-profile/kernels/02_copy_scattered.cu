@@ -7,7 +7,7 @@
 // Before you profile: how many DRAM bytes will ncu count (`predict --bytes`)? Then
 // `roofline profile` and compare the DRAM row with the model. Fix: visit the array in
 // address order (consecutive threads, consecutive 16-byte vectors).
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 namespace {
 

@@ -6,7 +6,7 @@
 // Before you profile: which limit binds, and what will the occupancy row say? Then
 // `roofline profile`. Fix: stage nothing (a copy needs no shared memory), and let
 // enough blocks fit per SM to put the bytes in flight that the memory needs.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 #include <cstdint>
 

@@ -14,7 +14,7 @@
 // what HBM needs. Then `roofline profile` and read the bank-conflict count and the L1
 // row. Fix: change only where tile[row][col] lives, so that column c of 32 rows falls in
 // 32 different banks.
-#include "roofline/reduction.cuh"
+#include "roofline/contract/reduction.cuh"
 
 #include <cstdint>
 

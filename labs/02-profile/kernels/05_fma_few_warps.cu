@@ -7,7 +7,7 @@
 // latency and the number of FMA units per SM are in lesson 02)? Then `roofline profile`
 // and read occupancy and the binding sentence. Fix: give the SMs enough independent
 // chains: many more warps, or several elements per thread interleaved.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 namespace {
 

@@ -9,7 +9,7 @@
 // `roofline profile` and read the waves per SM and how long the average SM was busy
 // against the busiest. Fix: make the last wave's share of the time small (many small
 // tiles instead of a few heavy ones), or give every SM the same share of the work.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 namespace {
 

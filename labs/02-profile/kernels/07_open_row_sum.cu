@@ -25,7 +25,7 @@
 // Full performance marks: lab.yaml's target_fraction of cudaMemcpy; the diagnosis points need a
 // profile of a version before your last one. Predict first
 // (roofline predict 02-profile/open_row_sum_bf16 ...); the debrief compares designs.
-#include "roofline/reduction.cuh"
+#include "roofline/contract/reduction.cuh"
 
 namespace {
 

@@ -9,7 +9,7 @@
 // Predict before you measure: 2*M*N*K FLOPs at 4096^3 is 137 GFLOP. How many
 // cache-line lookups does one warp-wide load of A need, and how many FMAs does
 // it feed? (The lesson, lessons/03-gemm.md, has the numbers to reason with.)
-#include "roofline/gemm.cuh"
+#include "roofline/contract/gemm.cuh"
 
 namespace {
 

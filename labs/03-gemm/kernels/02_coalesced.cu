@@ -4,7 +4,7 @@
 // Work out, for one warp, what the loads of A[row][k] and B[k][col] and the
 // store to C[row][col] now touch: how many addresses, how many 128-byte lines?
 // Then predict the speed-up over rung 1.
-#include "roofline/gemm.cuh"
+#include "roofline/contract/gemm.cuh"
 
 namespace {
 

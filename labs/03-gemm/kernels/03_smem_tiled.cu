@@ -10,7 +10,7 @@
 // Edges: this rung must take any shape (the verify shapes include 4000x4100x3900
 // and 17x33x65). Tiles that hang over M, N or K should load zeros (they add
 // nothing to the sum) and store nothing.
-#include "roofline/gemm.cuh"
+#include "roofline/contract/gemm.cuh"
 
 namespace {
 

@@ -7,7 +7,7 @@
 //
 // Edges: this rung must take any shape: load zeros outside A and B, skip stores
 // outside C.
-#include "roofline/gemm.cuh"
+#include "roofline/contract/gemm.cuh"
 
 namespace {
 

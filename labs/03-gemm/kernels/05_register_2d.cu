@@ -8,7 +8,7 @@
 //
 // Shapes: lab.yaml declares divisible_by {m: 128, n: 128, k: 8} for this rung,
 // so you may assume M % 128 == 0, N % 128 == 0, K % 8 == 0 (no edge checks).
-#include "roofline/gemm.cuh"
+#include "roofline/contract/gemm.cuh"
 
 namespace {
 

@@ -9,7 +9,7 @@
 // Shapes: divisible_by {m: 128, n: 128, k: 8}. Pointers from cudaMalloc are
 // 256-byte aligned, and with K and N multiples of 8 every float4 you form below
 // is 16-byte aligned.
-#include "roofline/gemm.cuh"
+#include "roofline/contract/gemm.cuh"
 
 namespace {
 

@@ -13,7 +13,7 @@
 // contiguous? Compare with rung 6 (lanes 32 bytes apart in sB).
 //
 // Shapes: divisible_by {m: 128, n: 128, k: 8}.
-#include "roofline/gemm.cuh"
+#include "roofline/contract/gemm.cuh"
 
 namespace {
 

@@ -17,8 +17,8 @@
 // The PTX wrappers below are given; the exercise is the tiling and the lane
 // addressing. PTX ISA, "Matrix Fragments for mma.m16n8k16" and "ldmatrix", has
 // the register layouts.
-#include "roofline/gemm.cuh"
-#include "roofline/mma_sync.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/mma_sync.cuh"
 
 #include <cstdint>
 
@@ -41,7 +41,7 @@ __global__ __launch_bounds__(kThreads, 2) void gemm_tensor_core(const __nv_bfloa
     //   Load as uint4 from global into registers, store as uint4 into shared, then __syncthreads.
     // TODO 4: per k16 step ks (0 and 16), fragments:
     //   A (row-major 16x16 per mi): ldmatrix_x4 with lane address &sA[w_m + mi*16 + lane % 16][ks + (lane / 16) * 8].
-    //     Check against the mma layout in roofline/mma_sync.cuh that matrices 0..3 land in a[0..3].
+    //     Check against the mma layout in roofline/ptx/mma_sync.cuh that matrices 0..3 land in a[0..3].
     //   B (16x8 per ni, but stored k-major): one ldmatrix_x4_trans covers two n8 tiles:
     //     lane address &sB[ks + lane % 8 + ((lane / 8) % 2) * 8][w_n + nj*16 + (lane / 16) * 8];
     //     r[0], r[1] are (b0, b1) of n tile 2*nj, r[2], r[3] of n tile 2*nj+1.

@@ -23,8 +23,8 @@
 // TODO 3), and K may be a single tile (K = 32), fewer tiles than pipeline
 // stages: the prologue must cope. N need not be a multiple of BN = 256: in the
 // last block column the upper 128 columns must be neither loaded nor stored.
-#include "roofline/gemm.cuh"
-#include "roofline/mma_sync.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/mma_sync.cuh"
 
 #include <cstdint>
 

@@ -32,8 +32,8 @@
 //
 // Full performance marks: lab.yaml's target_fraction of cuBLAS. Predict first
 // (roofline predict 03-gemm/open_gemm ...); the debrief compares designs once you have graded.
-#include "roofline/gemm.cuh"
-#include "roofline/mma_sync.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/mma_sync.cuh"
 
 namespace {
 

@@ -8,7 +8,7 @@
 // bytes = 12n, three times the 4n the chain needs. At n = 2^28 that is 3 GiB,
 // ~770 us at ~4.2 TB/s, against ~256 us for one pass. Nothing here is slow;
 // there is just three times too much of it. Rung 2 fuses the three.
-#include "roofline/fusion.cuh"
+#include "roofline/contract/fusion.cuh"
 
 #include <algorithm>
 #include <cstdint>

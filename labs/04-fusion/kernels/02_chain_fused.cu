@@ -9,7 +9,7 @@
 // function (MUFU) ops your GELU needs per element (the SFU does 16 per clock
 // per SM, 132 SMs at ~2 GHz) and the other instructions (about 4 warp
 // instructions of 32 lanes per clock per SM). Is it still memory-bound?
-#include "roofline/fusion.cuh"
+#include "roofline/contract/fusion.cuh"
 
 #include <algorithm>
 #include <cstdint>

@@ -10,7 +10,7 @@
 // A row of 8-16 KiB would fit in cache, but between the passes all the other
 // rows go through too (512 MiB of x against a 50 MiB L2): the second read
 // comes from HBM.
-#include "roofline/fusion.cuh"
+#include "roofline/contract/fusion.cuh"
 
 #include <cstdint>
 

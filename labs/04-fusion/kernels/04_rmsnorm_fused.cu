@@ -8,7 +8,7 @@
 // the risk: a block stops loading while it reduces (two barriers). How many
 // blocks per SM, and how many bytes in flight per SM, keep HBM busy (Little's
 // law: ~4.2 TB/s x ~1 us, shared by 132 SMs)?
-#include "roofline/fusion.cuh"
+#include "roofline/contract/fusion.cuh"
 
 #include <cstdint>
 

@@ -1,5 +1,5 @@
 // Rung 5 (given): the GEMM alone, Y = A B, bf16 in and out, fp32 accumulation.
-// This is the given main loop (roofline/gemm_with_epilogue.cuh: WMMA, a 4-slot
+// This is the given main loop (given/gemm_with_epilogue.cuh: WMMA, a 4-slot
 // cp.async ring of 32-deep K tiles, 128 x 256 block tiles one per SM when
 // K > 1024, 128 x 128 two per SM when K <= 1024) with the plain epilogue: round each pair of results to
 // bf16 and store it. Nothing to fuse here; it is the yardstick for rungs 6 and
@@ -10,8 +10,8 @@
 // labs/04-fusion/README.md; what it measured on the H200 is in
 // labs/04-fusion/debrief/gemm_bare.md, for after your own grading. The output it writes, 32 MiB, would take ~8 us at the copy roof on its own: the GEMM is compute-bound by a wide
 // margin (~1365 FLOP/byte against a ridge of ~190).
-#include "roofline/fusion.cuh"
-#include "roofline/gemm_with_epilogue.cuh"
+#include "roofline/contract/fusion.cuh"
+#include "given/gemm_with_epilogue.cuh"
 
 namespace {
 

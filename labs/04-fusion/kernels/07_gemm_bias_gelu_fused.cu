@@ -1,7 +1,7 @@
 // Rung 7: bias and GELU in the GEMM's epilogue.   (your file: edit the TODOs)
 // Rung 6 has the GEMM write Y, then a bias kernel and a GELU kernel each read
 // Y and write it back: four extra passes over the 32 MiB output. Here the same
-// main loop (given: roofline/gemm_with_epilogue.cuh, a WMMA GEMM) hands each
+// main loop (given: given/gemm_with_epilogue.cuh, a WMMA GEMM) hands each
 // pair of fp32 accumulators to your epilogue before anything is stored. Add the
 // bias, apply the GELU, round once, store once: the output reaches memory once,
 // as in rung 5.
@@ -19,8 +19,8 @@
 // The same file is timed at M = N = 8192, K = 512 too (gemm_bias_gelu_fused_k512):
 // count again there. The GEMM has half the FLOPs, Y four times the elements, and
 // Y no longer fits in the L2: what do rung 6's passes cost now, and your GELUs?
-#include "roofline/fusion.cuh"
-#include "roofline/gemm_with_epilogue.cuh"
+#include "roofline/contract/fusion.cuh"
+#include "given/gemm_with_epilogue.cuh"
 
 #include <cstddef>
 

@@ -27,7 +27,7 @@
 //
 // Full performance marks: lab.yaml's target_fraction of cuBLASLt. Predict first
 // (roofline predict 04-fusion/open_gemm_bias_gelu_k512 ...); the debrief compares designs.
-#include "roofline/fusion.cuh"
+#include "roofline/contract/fusion.cuh"
 
 namespace {
 

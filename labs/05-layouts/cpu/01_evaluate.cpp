@@ -3,7 +3,7 @@
 // The index names a coordinate, mode 0 fastest; the offset is that coordinate's dot
 // product with the strides. evaluate({{4, 2}, {2, 1}}, 5) is the coordinate (1, 1): 3.
 // Grade it with: roofline grade 05-layouts/evaluate (no GPU, no prediction needed).
-#include "roofline/layout.hpp"
+#include "roofline/contract/layout.hpp"
 
 #include <stdexcept>
 

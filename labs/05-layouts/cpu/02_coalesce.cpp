@@ -2,7 +2,7 @@
 //
 // Drop modes of shape 1; merge neighbours (s0):(d0), (s1):(d1) when d1 == s0 * d0.
 // A layout of size 1 coalesces to {{1, 0}}. Grade it: roofline grade 05-layouts/coalesce.
-#include "roofline/layout.hpp"
+#include "roofline/contract/layout.hpp"
 
 #include <stdexcept>
 

@@ -4,7 +4,7 @@
 // divide d out of a's (coalesced) shape, then keep s elements; the results of b's modes,
 // one after the other, are the answer. The last mode of a is taken as long as needed.
 // Uses your coalesce (part 2). Grade it: roofline grade 05-layouts/compose.
-#include "roofline/layout.hpp"
+#include "roofline/contract/layout.hpp"
 
 #include <stdexcept>
 

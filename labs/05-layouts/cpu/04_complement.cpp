@@ -3,7 +3,7 @@
 // The increasing layout r such that (layout, r) maps [0, cotarget) one to one onto itself.
 // Sort the modes by stride; each gap below a stride, and the repeats up to the cotarget,
 // is a mode of r. Grade it: roofline grade 05-layouts/complement.
-#include "roofline/layout.hpp"
+#include "roofline/contract/layout.hpp"
 
 #include <stdexcept>
 

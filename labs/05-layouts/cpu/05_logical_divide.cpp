@@ -3,7 +3,7 @@
 // compose(layout, (tile, complement(tile, size(layout)))): the first size(tile) indices
 // are the first tile, the next ones the next tile. Uses parts 3 and 4.
 // Grade it: roofline grade 05-layouts/logical_divide.
-#include "roofline/layout.hpp"
+#include "roofline/contract/layout.hpp"
 
 #include <stdexcept>
 

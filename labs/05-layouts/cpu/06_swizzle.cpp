@@ -2,7 +2,7 @@
 //
 // The `bits` bits from bit base + shift are XORed into the `bits` bits from bit base.
 // On bytes, {3, 4, 3} is the TMA's 128-byte swizzle. Grade it: roofline grade 05-layouts/swizzle.
-#include "roofline/layout.hpp"
+#include "roofline/contract/layout.hpp"
 
 #include <stdexcept>
 

@@ -3,7 +3,7 @@
 // 32 banks of 4 bytes; each thread touches access_bytes / 4 words from its address;
 // threads on the same word share it. The answer: the most distinct words in one bank.
 // Grade it: roofline grade 05-layouts/wavefronts.
-#include "roofline/layout.hpp"
+#include "roofline/contract/layout.hpp"
 
 #include <stdexcept>
 

@@ -6,7 +6,7 @@
 // Write it the plain way, tile[32][32]; the warp that writes y then reads a column of
 // the tile. Before you grade: how many wavefronts does that column read take, for fp32
 // and for bf16 (your `wavefronts` from part 7 answers it)? What does that do to time?
-#include "roofline/transpose.cuh"
+#include "roofline/contract/transpose.cuh"
 
 #include <cuda_bf16.h>
 

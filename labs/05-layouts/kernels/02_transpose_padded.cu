@@ -4,7 +4,7 @@
 // bf16). The tile's layout becomes (32,32):(33,1) in words for fp32. Work out, before
 // you grade, which bank element (i, j) falls in, and how many wavefronts a column read
 // takes now.
-#include "roofline/transpose.cuh"
+#include "roofline/contract/transpose.cuh"
 
 #include <cuda_bf16.h>
 

@@ -9,7 +9,7 @@
 //     y[c0 + w * (16/sizeof(T)) + e][r0 + row].
 // No padding: the XOR spreads a column of chunks over all 32 banks. Check it with your
 // `wavefronts` (part 7) before you grade: eight lanes reading rows i .. i+7 at chunk w.
-#include "roofline/transpose.cuh"
+#include "roofline/contract/transpose.cuh"
 
 #include <cuda_bf16.h>
 

@@ -6,9 +6,9 @@
 // bits, so the tile must start on a 1024-byte boundary (the alignas below).
 // Lab 06's rung 1 shows the mbarrier steps: init, fence_init, arrive_expect_tx with the
 // box's bytes, load_2d; then every thread waits for phase 0.
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/transpose.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/contract/transpose.cuh"
 
 #include <cuda_bf16.h>
 

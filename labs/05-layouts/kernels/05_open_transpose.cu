@@ -26,7 +26,7 @@
 //
 // Full performance marks: lab.yaml's target_fraction of cudaMemcpy. Predict first
 // (roofline predict 05-layouts/open_transpose_bf16 ...); the debrief compares designs.
-#include "roofline/transpose.cuh"
+#include "roofline/contract/transpose.cuh"
 
 #include <cuda_bf16.h>
 

@@ -13,10 +13,10 @@
 //   M and N need not be multiples of the tile: the TMA unit fills rows past the end of A or
 //     Bt with zeros, and store_tile_bf16 writes only the elements inside C.
 #pragma once
-#include "roofline/gemm.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/wgmma.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/ptx/wgmma.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>

@@ -8,11 +8,11 @@
 // tensor maps' boxes are written: A's [128][64] and Bt's [256][64] bf16, row after row of
 // 128 bytes, each row's eight 16-byte chunks permuted by the 128-byte swizzle.
 #pragma once
-#include "roofline/gemm.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/mma_sync.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/wgmma.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/mma_sync.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/ptx/wgmma.cuh"
 
 #include <cuda_bf16.h>
 #include <cstdint>

@@ -2,8 +2,8 @@
 // launch of the kernel file's gemm_mma_sync_tma, which the kernel file defines before it
 // includes this.
 #pragma once
-#include "roofline/gemm.cuh"
-#include "roofline/tma.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/tma.cuh"
 
 #include <cuda_bf16.h>
 #include <cstdint>

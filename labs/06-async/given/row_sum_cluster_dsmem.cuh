@@ -1,10 +1,10 @@
 // Given code for lab 06's part 9 (kernels/09_row_sum_cluster_dsmem.cu): the cluster, group and chunk sizes and the shared memory ring. The skeleton and
 // the solution include this one file; the kernel (row_sum_cluster) is the kernel file's.
 #pragma once
-#include "roofline/cluster.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/reduction.cuh"
-#include "roofline/tma.cuh"
+#include "roofline/ptx/cluster.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/contract/reduction.cuh"
+#include "roofline/ptx/tma.cuh"
 
 #include <cuda_bf16.h>
 #include <algorithm>

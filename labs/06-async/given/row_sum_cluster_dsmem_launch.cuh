@@ -1,10 +1,10 @@
 // Given code for lab 06's part 9 (kernels/09_row_sum_cluster_dsmem.cu): the tensor map and the launch of
 // the kernel file's row_sum_cluster, which the kernel file defines before it includes this.
 #pragma once
-#include "roofline/cluster.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/reduction.cuh"
-#include "roofline/tma.cuh"
+#include "roofline/ptx/cluster.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/contract/reduction.cuh"
+#include "roofline/ptx/tma.cuh"
 
 #include <cuda_bf16.h>
 #include <algorithm>

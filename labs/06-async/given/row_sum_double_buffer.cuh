@@ -1,9 +1,9 @@
 // Given code for lab 06's part 6 (kernels/06_row_sum_double_buffer.cu): the tile sizes and the two buffers. The skeleton and
 // the solution include this one file; the kernel (row_sum_double_buffer) is the kernel file's.
 #pragma once
-#include "roofline/mbarrier.cuh"
-#include "roofline/reduction.cuh"
-#include "roofline/tma.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/contract/reduction.cuh"
+#include "roofline/ptx/tma.cuh"
 
 #include <cuda_bf16.h>
 #include <algorithm>

@@ -1,9 +1,9 @@
 // Given code for lab 06's part 1 (kernels/01_row_sum_tma_ring.cu): the tile sizes and the shared memory ring. The skeleton and
 // the solution include this one file; the kernel (row_sum_ring) is the kernel file's.
 #pragma once
-#include "roofline/mbarrier.cuh"
-#include "roofline/reduction.cuh"
-#include "roofline/tma.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/contract/reduction.cuh"
+#include "roofline/ptx/tma.cuh"
 
 #include <cuda_bf16.h>
 #include <algorithm>

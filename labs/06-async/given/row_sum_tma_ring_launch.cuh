@@ -1,9 +1,9 @@
 // Given code for lab 06's part 1 (kernels/01_row_sum_tma_ring.cu): the tensor map and the launch of
 // the kernel file's row_sum_ring, which the kernel file defines before it includes this.
 #pragma once
-#include "roofline/mbarrier.cuh"
-#include "roofline/reduction.cuh"
-#include "roofline/tma.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/contract/reduction.cuh"
+#include "roofline/ptx/tma.cuh"
 
 #include <cuda_bf16.h>
 #include <algorithm>

@@ -1,9 +1,9 @@
 // Given code for lab 06's part 2 (kernels/02_row_sum_warp_specialized.cu): the tile sizes and the shared memory ring. The skeleton and
 // the solution include this one file; the kernel (row_sum_specialized) is the kernel file's.
 #pragma once
-#include "roofline/mbarrier.cuh"
-#include "roofline/reduction.cuh"
-#include "roofline/tma.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/contract/reduction.cuh"
+#include "roofline/ptx/tma.cuh"
 
 #include <cuda_bf16.h>
 #include <algorithm>

@@ -3,8 +3,8 @@
 // partial tiles in global memory. The skeleton and the solution include this one file, after
 // their kClusterSize (blocks per cluster) and kConsumers (consumer warpgroups), which it uses.
 #pragma once
-#include "roofline/cluster.cuh"
-#include "roofline/mbarrier.cuh"
+#include "roofline/ptx/cluster.cuh"
+#include "roofline/ptx/mbarrier.cuh"
 
 #include <cuda_bf16.h>
 

@@ -3,11 +3,11 @@
 // ROOFLINE_LAB04_DIAG=1 in the environment prints what the occupancy query told the launch
 // (the clusters that fit, the registers and shared memory a block takes), for a profiling run.
 #pragma once
-#include "roofline/cluster.cuh"
-#include "roofline/gemm.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/wgmma.cuh"
+#include "roofline/ptx/cluster.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/ptx/wgmma.cuh"
 
 #include <cuda_bf16.h>
 #include <algorithm>

@@ -2,10 +2,10 @@
 // store of the accumulators. The skeleton and the
 // solution include this one file; the kernel (gemm_wgmma) is the kernel file's.
 #pragma once
-#include "roofline/gemm.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/wgmma.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/ptx/wgmma.cuh"
 
 #include <cuda_bf16.h>
 #include <algorithm>

@@ -2,10 +2,10 @@
 // accumulators. The skeleton and the
 // solution include this one file; the kernel (gemm_two_consumers) is the kernel file's.
 #pragma once
-#include "roofline/gemm.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/wgmma.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/ptx/wgmma.cuh"
 
 #include <cuda_bf16.h>
 #include <algorithm>

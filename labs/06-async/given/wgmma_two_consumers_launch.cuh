@@ -1,10 +1,10 @@
 // Given code for lab 06's part 8 (kernels/08_wgmma_two_consumers.cu): the tensor maps and the launch of the
 // kernel file's gemm_two_consumers, which the kernel file defines before it includes this.
 #pragma once
-#include "roofline/gemm.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/wgmma.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/ptx/wgmma.cuh"
 
 #include <cuda_bf16.h>
 #include <algorithm>

@@ -18,9 +18,9 @@
 //   3. after a group's last column tile: reduce each row across the warp
 //      (__shfl_xor_sync) and lane 0 writes sums[row].
 // Predict first: how many bytes must be in flight per SM to keep HBM busy?
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/reduction.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/contract/reduction.cuh"
 
 #include <cuda_bf16.h>
 

@@ -10,9 +10,9 @@
 //   3. consumers: wait full, add, __syncwarp(), lane 0 arrives on empty; no __syncthreads
 //      in the loop. Finish each group's rows as in part 1.
 // Predict first: what did part 1's __syncthreads per tile cost, and what will this gain?
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/reduction.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/contract/reduction.cuh"
 
 #include <cuda_bf16.h>
 

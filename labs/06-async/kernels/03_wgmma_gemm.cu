@@ -20,10 +20,10 @@
 //     wait<0>(), free that stage too, and store_tile().
 // Predict first: at 4096^3, what fraction of the H200's bf16 peak can 132 blocks reach
 // if each SM's tensor cores never wait?
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/gemm.cuh"
-#include "roofline/wgmma.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/wgmma.cuh"
 
 #include <cuda_bf16.h>
 

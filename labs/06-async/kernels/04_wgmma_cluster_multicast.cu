@@ -23,11 +23,11 @@
 //     out of this loop (cluster::arrive_remote's comment says what a cluster-scope one costs).
 // Do not return early from any warpgroup: every thread must reach the final cluster::sync().
 // Predict first: how many bytes does one SM pull from L2 per K slice here, and in part 3?
-#include "roofline/cluster.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/gemm.cuh"
-#include "roofline/wgmma.cuh"
+#include "roofline/ptx/cluster.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/wgmma.cuh"
 
 #include <cuda_bf16.h>
 

@@ -21,9 +21,9 @@
 //      (__shfl_xor_sync) and lane 0 writes sums[row].
 // Predict first: while the block sums one tile, how many bytes are on their way to
 // this SM, and how many does Little's law ask for?
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/reduction.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/contract/reduction.cuh"
 
 #include <cuda_bf16.h>
 

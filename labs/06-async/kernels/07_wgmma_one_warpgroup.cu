@@ -23,10 +23,10 @@
 //   3. store_tile().
 // Predict first: per K slice, how many bytes does a block pull from L2 for how many
 // FLOPs, and what rate does that allow if L2 delivers about what part 3 needs?
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/gemm.cuh"
-#include "roofline/wgmma.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/wgmma.cuh"
 
 #include <cuda_bf16.h>
 

@@ -24,10 +24,10 @@
 //     slice: wait<0>() and store_tile().
 // Predict first: what does the 128-row tile do to the bytes pulled from L2 per FLOP,
 // against rung 4, and what does each block still lose at its start and its end?
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/gemm.cuh"
-#include "roofline/wgmma.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/wgmma.cuh"
 
 #include <cuda_bf16.h>
 

@@ -27,10 +27,10 @@
 // Why partials[2]: with one buffer, which block could overwrite a partial still being read?
 // Predict first: rung 1's kernel at this shape would run 6 blocks. What fraction of
 // cudaMemcpy would that reach, and what does splitting each group over 4 blocks change?
-#include "roofline/cluster.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/reduction.cuh"
+#include "roofline/ptx/cluster.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/contract/reduction.cuh"
 
 #include <cuda_bf16.h>
 

@@ -20,11 +20,11 @@
 //
 // Predict first (the README asks how): against rung 9, what fraction of the mma.sync roof
 // (`roofline ceilings`) do you expect, and which of rung 9's costs does this design remove?
-#include "roofline/gemm.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/mma_sync.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/wgmma.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/mma_sync.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/ptx/wgmma.cuh"
 
 #include <cuda_bf16.h>
 

@@ -34,10 +34,10 @@
 // Predict first: the tile is 128 x 128 (why not 128 x 256? count the registers). How many
 // FLOPs per byte does one K block bring from L2, and what L2 bandwidth would cuBLASLt's
 // 8192^3 rate (~1,400 TFLOP/s) need at that intensity?
-#include "roofline/gemm.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/wgmma.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/ptx/wgmma.cuh"
 
 #include "given/fp8_gemm.cuh"
 

@@ -23,10 +23,10 @@
 //   - the store with scale 1 (the scales are in already).
 // Target: at least 90% of rung 1's rate. Predict first: what does the promotion cost now, per
 // K block, against the ~256 tensor-core cycles of the block's wgmmas?
-#include "roofline/gemm.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/wgmma.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/ptx/wgmma.cuh"
 
 #include "given/fp8_gemm.cuh"
 

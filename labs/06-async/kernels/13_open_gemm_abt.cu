@@ -30,11 +30,11 @@
 //
 // Full performance marks: lab.yaml's target_fraction of cuBLAS. Predict first
 // (roofline predict 06-async/open_gemm_abt ...); the debrief compares designs after grading.
-#include "roofline/cluster.cuh"
-#include "roofline/gemm.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/wgmma.cuh"
+#include "roofline/ptx/cluster.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/ptx/wgmma.cuh"
 
 namespace {
 

@@ -1,10 +1,10 @@
 // Given code for lab 07 (kernels/01_tcgen05_gemm.cu): the tensor maps and the launch of the
 // kernel file's gemm_tcgen05, which the kernel file defines before it includes this.
 #pragma once
-#include "roofline/gemm.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/tcgen05.cuh"
-#include "roofline/tma.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tcgen05.cuh"
+#include "roofline/ptx/tma.cuh"
 
 #include <cstdint>
 

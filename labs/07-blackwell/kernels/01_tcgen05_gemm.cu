@@ -23,10 +23,10 @@
 // `roofline predict` work anywhere.
 //
 // Shapes: divisible_by {m: 128, n: 256, k: 64}; K/64 may be fewer than the 4 stages.
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/gemm.cuh"
-#include "roofline/tcgen05.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/tcgen05.cuh"
 
 #include <cstdint>
 

@@ -25,10 +25,10 @@
 // Full performance marks: lab.yaml's target_fraction of cuBLAS (provisional: no B200 has run this
 // lab). Predict first (roofline predict 07-blackwell/open_tcgen05_gemm ...; `roofline calc
 // --hardware b200` works on any machine); the debrief compares designs.
-#include "roofline/gemm.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/tcgen05.cuh"
-#include "roofline/tma.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tcgen05.cuh"
+#include "roofline/ptx/tma.cuh"
 
 namespace {
 

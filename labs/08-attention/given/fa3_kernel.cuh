@@ -45,11 +45,11 @@
 // Shared memory at D = 128: Q 32 KiB + stages x (K 32 + V 32) KiB: 160 KiB at 2 stages,
 // 224 KiB at 3 (+ 32 KiB for O's staging with the TMA store, 2 stages only); one block an SM.
 #pragma once
-#include "roofline/attention.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/wgmma.cuh"
-#include "roofline/wgmma_attention.cuh"
+#include "roofline/contract/attention.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/ptx/wgmma.cuh"
+#include "wgmma_attention.cuh"
 
 #include <cuda_bf16.h>
 

@@ -2,11 +2,11 @@
 // schedule's switches, the shared storage, the tensor maps and TMA boxes, the work items'
 // order, the wgmma descriptors and S = Q K^T. The kernel that uses them is fa3_kernel.cuh.
 #pragma once
-#include "roofline/attention.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/wgmma.cuh"
-#include "roofline/wgmma_attention.cuh"
+#include "roofline/contract/attention.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/ptx/wgmma.cuh"
+#include "wgmma_attention.cuh"
 
 #include <cuda_bf16.h>
 

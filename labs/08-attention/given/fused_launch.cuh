@@ -1,9 +1,9 @@
 // Given code for lab 08's rung 2 (kernels/02_fused.cu): the launch. It launches the kernel file's
 // kernel with the kernel file's `Chosen` tiling, so the kernel file includes it after them.
 #pragma once
-#include "roofline/attention.cuh"
-#include "roofline/cp_async.cuh"
-#include "roofline/mma_sync.cuh"
+#include "roofline/contract/attention.cuh"
+#include "roofline/ptx/cp_async.cuh"
+#include "roofline/ptx/mma_sync.cuh"
 
 #include <cstdint>
 

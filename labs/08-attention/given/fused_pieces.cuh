@@ -3,9 +3,9 @@
 // half-word shuffles for V's paired loads. The exercise (the online softmax and the kernel's
 // matmuls) is in the kernel file.
 #pragma once
-#include "roofline/attention.cuh"
-#include "roofline/cp_async.cuh"
-#include "roofline/mma_sync.cuh"
+#include "roofline/contract/attention.cuh"
+#include "roofline/ptx/cp_async.cuh"
+#include "roofline/ptx/mma_sync.cuh"
 
 #include <cstdint>
 

@@ -3,9 +3,9 @@
 // swizzled tiles and the online softmax of a tile. The exercise (the swizzle, the ldmatrix
 // addresses and the double buffer's next copies) is in the kernel file.
 #pragma once
-#include "roofline/attention.cuh"
-#include "roofline/cp_async.cuh"
-#include "roofline/mma_sync.cuh"
+#include "roofline/contract/attention.cuh"
+#include "roofline/ptx/cp_async.cuh"
+#include "roofline/ptx/mma_sync.cuh"
 
 #include <cstdint>
 

@@ -54,9 +54,9 @@
 //
 // The tiling and the schedule choices are one template argument (Tuning below);
 // scripts/probes/attn2_variants.cu times other choices of it beside cuDNN.
-#include "roofline/attention.cuh"
-#include "roofline/cp_async.cuh"
-#include "roofline/mma_sync.cuh"
+#include "roofline/contract/attention.cuh"
+#include "roofline/ptx/cp_async.cuh"
+#include "roofline/ptx/mma_sync.cuh"
 
 #include <cstdint>
 

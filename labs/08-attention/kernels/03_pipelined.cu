@@ -50,9 +50,9 @@
 // (cudaFuncSetAttribute); two blocks fit an SM.
 // The tiling and the two schedule choices are one template argument (Tuning below);
 // scripts/probes/attn23_variants.cu times other choices of it beside cuDNN.
-#include "roofline/attention.cuh"
-#include "roofline/cp_async.cuh"
-#include "roofline/mma_sync.cuh"
+#include "roofline/contract/attention.cuh"
+#include "roofline/ptx/cp_async.cuh"
+#include "roofline/ptx/mma_sync.cuh"
 
 #include <cstdint>
 

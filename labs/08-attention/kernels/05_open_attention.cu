@@ -29,7 +29,7 @@
 //
 // Full performance marks: lab.yaml's target_fraction of cuDNN. Predict first
 // (roofline predict 08-attention/open_attention_causal ...); the debrief compares designs.
-#include "roofline/attention.cuh"
+#include "roofline/contract/attention.cuh"
 
 namespace {
 

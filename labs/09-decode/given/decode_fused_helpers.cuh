@@ -3,7 +3,7 @@
 // dot products of one and two rows. The skeleton and the solution include this one file; the
 // six kernels are the kernel file's.
 #pragma once
-#include "roofline/decode_layer.cuh"
+#include "roofline/contract/decode_layer.cuh"
 
 #include <algorithm>
 #include <cstdint>

@@ -2,7 +2,7 @@
 // kernels, and the CUDA graph that replays them (rung 6's wrapper), one per distinct layer. The
 // kernel file defines the kernels before it includes this.
 #pragma once
-#include "roofline/decode_layer.cuh"
+#include "roofline/contract/decode_layer.cuh"
 
 #include <algorithm>
 #include <cstdint>

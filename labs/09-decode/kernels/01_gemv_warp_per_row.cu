@@ -9,7 +9,7 @@
 // HBM busy (Little's law: bandwidth x ~1 us latency, shared by 132 SMs), and how
 // many does your kernel have: warps per SM x 32 lanes x loads in flight x 16 bytes?
 // The shapes 4096 x 14336 and 14336 x 4096 move the same bytes in different rows.
-#include "roofline/gemv.cuh"
+#include "roofline/contract/gemv.cuh"
 
 #include <cstdint>
 

@@ -8,7 +8,7 @@
 // the roofline does not ask: at M = 16, how long do the FMAs take on the CUDA
 // cores alone (2 M N K FLOPs at 67 TFLOP/s fp32, the datasheet peak), next to
 // reading W? That is why this rung uses the tensor cores (mma.sync m16n8k16;
-// roofline/mma_sync.cuh, lab 03).
+// roofline/ptx/mma_sync.cuh, lab 03).
 //
 // The layout trick: in one 16x8x16 mma, lane (g, q) = (lane / 4, lane % 4) holds
 // A[g][2q, 2q+1], A[g+8][2q, 2q+1], A[g][2q+8, 2q+9], A[g+8][2q+8, 2q+9] and
@@ -17,8 +17,8 @@
 // weights k0 + 8q .. 8q+7 of W rows g and g + 8 (one uint4 each) and the same 8
 // activations of X row g, and feed elements 0-3 to one mma and 4-7 to another:
 // 16-byte loads, no shared memory, no shuffles.
-#include "roofline/gemv.cuh"
-#include "roofline/mma_sync.cuh"
+#include "roofline/contract/gemv.cuh"
+#include "roofline/ptx/mma_sync.cuh"
 
 #include <cstdint>
 

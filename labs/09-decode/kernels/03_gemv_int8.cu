@@ -8,7 +8,7 @@
 // weights per second, each converted to fp32 before its FMA. A plain int-to-float
 // conversion (I2F) issues at a quarter of the FMA rate on Hopper; count the
 // instructions per weight you will issue and compare with what 132 SMs can.
-#include "roofline/gemv.cuh"
+#include "roofline/contract/gemv.cuh"
 
 #include <cstdint>
 

@@ -6,7 +6,7 @@
 // Predict before you grade: rung 3's floor, and whether the conversion costs more
 // or less than rung 3's byte trick. Hopper and Ada (sm_89 and later) convert two
 // e4m3 to a half2 in one instruction; every e4m3 value is exact in fp16 and fp32.
-#include "roofline/gemv.cuh"
+#include "roofline/contract/gemv.cuh"
 
 #include <cuda_fp16.h>
 

@@ -1,7 +1,7 @@
 // Rung 5, given: one decoder layer at batch 1 as 13 launches.      (given code: read it, do not edit)
-// The step of a Llama-style layer for one new token (the arithmetic: roofline/decode_layer.cuh),
+// The step of a Llama-style layer for one new token (the arithmetic: roofline/contract/decode_layer.cuh),
 // written as a serving stack without fusion runs it: one small kernel per step (the kernels:
-// roofline/decode_layer_steps.cuh). Two sizes:
+// given/decode_layer_steps.cuh). Two sizes:
 //
 //   decode_launches_h512:  hidden 512, 4 heads, ffn 1408, 512 cached positions: 7.5 MB a step,
 //                          ~1.8 us of bytes at the memory roof, against 13 launches;
@@ -11,7 +11,7 @@
 // Predict both times before you grade them: which regime is each size in? Then look at the
 // gaps: `roofline timeline 09-decode/decode_launches_h512`. Rung 6 removes the launches' cost
 // with a CUDA graph, rung 7 removes launches themselves by fusing steps.
-#include "roofline/decode_layer_steps.cuh"
+#include "given/decode_layer_steps.cuh"
 
 namespace {
 

@@ -5,7 +5,7 @@
 // size does that matter?
 //
 // A graph bakes in its pointers and sizes: keep one per distinct DecodeLayer.
-#include "roofline/decode_layer_steps.cuh"
+#include "given/decode_layer_steps.cuh"
 
 #include <map>
 #include <string>

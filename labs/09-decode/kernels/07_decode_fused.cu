@@ -18,7 +18,7 @@
 //
 // The helpers (warp and block sums, 8-wide loads, the two-row dot product) are given. Predict
 // both sizes' times before you grade: what does fusing save at hidden 512, and at 4096?
-#include "roofline/decode_layer.cuh"
+#include "roofline/contract/decode_layer.cuh"
 
 #include <algorithm>
 #include <cstdint>

@@ -30,7 +30,7 @@
 //
 // Full performance marks: lab.yaml's target_fraction of cudaMemcpy on the layer's bytes.
 // Predict first (roofline predict 09-decode/open_decode_h4096 ...); the debrief compares designs.
-#include "roofline/decode_layer.cuh"
+#include "roofline/contract/decode_layer.cuh"
 
 #include "given/decode_fused_helpers.cuh"
 

@@ -2,7 +2,7 @@
 // eight bf16, their widening to fp32, a fast exp2, and the split plan the lesson derives
 // (lessons/10-production.md, "Decode attention"). The skeleton and the solution include the same file.
 #pragma once
-#include "roofline/decode_attention.cuh"
+#include "roofline/contract/decode_attention.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>

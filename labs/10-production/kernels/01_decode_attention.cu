@@ -19,7 +19,7 @@
 //
 // Given (given/decode_attention_helpers.cuh): load8 and widen8 (8 bf16 in one 16-byte load, and
 // as floats), fast_exp2, and plan_splits (how many chunks, how long), the lesson's arithmetic.
-#include "roofline/decode_attention.cuh"
+#include "roofline/contract/decode_attention.cuh"
 
 #include "given/decode_attention_helpers.cuh"
 

@@ -3,7 +3,7 @@
 // ridge (~15 FLOP/byte), so the time is bytes / bandwidth: 537 MB at the
 // ~4.2 TB/s cudaMemcpy reaches is ~128 us. Quarter the input and the time
 // quarters: the work, not a fixed cost, sets it.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 namespace {
 

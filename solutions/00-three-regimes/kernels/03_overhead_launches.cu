@@ -3,7 +3,7 @@
 // microseconds to issue back to back (`roofline ceilings` measured 3.5-5.3 us
 // on the H200), so 512 launches take ~2 ms whatever n is: shrink the input 16x
 // and the time does not move.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 namespace {
 

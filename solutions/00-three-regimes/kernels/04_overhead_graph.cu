@@ -7,7 +7,7 @@
 // 0.5 us that `roofline ceilings` measures for empty single-block nodes. Still
 // overhead-bound: the time does not move with n. Fusing the 512 steps into one
 // kernel (rung 5) removes the launches altogether.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 #include <map>
 #include <tuple>

@@ -6,7 +6,7 @@
 // 512 dependent FMAs per thread (~512 x 4 cycles = ~1 us at 1.98 GHz), so
 // expect a few microseconds in all: several hundred times faster, and still
 // overhead-bound (the time does not move with n).
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 namespace {
 

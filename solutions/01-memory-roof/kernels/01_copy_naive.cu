@@ -7,7 +7,7 @@
 // outstanding (2 bytes in bf16), so a full SM (2048 threads) keeps only 8 KiB
 // in flight, about 1 MiB across 132 SMs, while covering HBM latency at 4 TB/s
 // takes a few MiB (Little's law). Rung 2 fixes exactly that.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 namespace {
 

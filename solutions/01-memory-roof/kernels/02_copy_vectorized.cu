@@ -6,7 +6,7 @@
 // ~93% of cudaMemcpy (a 16-byte copy kernel reached 3.88-3.96 TB/s against cudaMemcpy's
 // 4.20 on the H200: results/README.md, "Ceilings"),
 // the same for bf16 since the vector width is in bytes, not elements.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 #include <cstdint>
 

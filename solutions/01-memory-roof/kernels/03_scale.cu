@@ -4,7 +4,7 @@
 // The arithmetic is free; the time is the copy's. Expect the same ~93% of
 // cudaMemcpy as rung 2. bf16 values are widened to fp32, multiplied and rounded
 // once, which is what the reference does.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 #include <cstdint>
 

@@ -5,7 +5,7 @@
 // Each thread runs four chains (one float4), so while one FMA waits its 4-cycle
 // latency three independent ones can issue: the same trick as the ceilings'
 // kernel. Expect >= 95% of the measured FMA roof.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 namespace {
 

@@ -3,7 +3,7 @@
 // transposed walk touched 32 sectors for 128 useful bytes. DRAM bytes do not change
 // (the tile stayed in cache before too); the L2 traffic falls to the model's, and the
 // copy runs at the copy roof (lab 01's vectorized rung).
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 #include <cstdint>
 

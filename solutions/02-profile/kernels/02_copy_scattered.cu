@@ -2,7 +2,7 @@
 // Each sector is fetched once and used whole, so DRAM moves the model's bytes where the
 // eight-pass order fetched each sector up to eight times (once per pass, after the L2
 // had evicted it). The kernel is lab 01's vectorized copy, and runs at the copy roof.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 #include <cstdint>
 

@@ -2,7 +2,7 @@
 // A copy needs no staging: each thread loads a 16-byte vector and stores it. With no
 // shared memory asked for, the SM holds 2048 threads (64 warps) instead of 256, eight
 // times the bytes in flight, enough to cover HBM latency (lesson 01, Little's law).
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 #include <cstdint>
 

@@ -2,7 +2,7 @@
 // Each element's 512 FMAs still depend on one another, but now each scheduler has many
 // warps to issue from while one waits out the FMA latency, and the FMA units stay busy:
 // the kernel reaches the FMA roof (lab 01's fma_compute rung).
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 namespace {
 

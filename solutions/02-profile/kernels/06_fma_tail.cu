@@ -7,7 +7,7 @@
 // FMA roof (lab 01's fma_compute rung).
 // The other fix, a grid of exactly one heavy block per SM that splits n evenly, works too,
 // but its split must come out even to the last chain, or a tail comes back inside each block.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 namespace {
 

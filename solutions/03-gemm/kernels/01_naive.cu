@@ -14,7 +14,7 @@
 // Prediction, 4096^3 on the H200 (137 GFLOP): 132 SMs x ~1.75 GHz x 32 FMA
 // lanes / 32 cycles x 2 FLOP ~ 0.45 TFLOP/s, i.e. ~300 ms, under 1% of cuBLAS
 // SGEMM (~50 TFLOP/s).
-#include "roofline/gemm.cuh"
+#include "roofline/contract/gemm.cuh"
 
 namespace {
 

@@ -12,7 +12,7 @@
 //
 // Prediction, 4096^3 on the H200: 5-7x rung 1, ~3 TFLOP/s (~45 ms), about 6%
 // of cuBLAS SGEMM.
-#include "roofline/gemm.cuh"
+#include "roofline/contract/gemm.cuh"
 
 namespace {
 

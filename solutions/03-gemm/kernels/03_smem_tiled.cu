@@ -15,7 +15,7 @@
 //
 // Edges: tiles that hang over M, N or K load zeros (which add nothing) and store
 // nothing, so any shape works.
-#include "roofline/gemm.cuh"
+#include "roofline/contract/gemm.cuh"
 
 namespace {
 

@@ -14,7 +14,7 @@
 //
 // Edges: loads outside A or B read zeros, stores outside C are skipped, so any
 // shape works.
-#include "roofline/gemm.cuh"
+#include "roofline/contract/gemm.cuh"
 
 namespace {
 

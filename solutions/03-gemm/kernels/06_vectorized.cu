@@ -21,7 +21,7 @@
 // of cuBLAS SGEMM.
 //
 // Shapes: M and N multiples of 128 and K of 8 (lab.yaml: divisible_by).
-#include "roofline/gemm.cuh"
+#include "roofline/contract/gemm.cuh"
 
 namespace {
 

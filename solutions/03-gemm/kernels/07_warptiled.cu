@@ -30,7 +30,7 @@
 // instructions are FFMA, at ~2 blocks (16 warps) per SM.
 //
 // Shapes: M and N multiples of 128 and K of 8 (lab.yaml: divisible_by).
-#include "roofline/gemm.cuh"
+#include "roofline/contract/gemm.cuh"
 
 namespace {
 

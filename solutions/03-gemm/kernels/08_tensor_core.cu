@@ -28,8 +28,8 @@
 // TFLOP/s but only ~20% of cuBLAS bf16 (~730 TFLOP/s).
 //
 // Shapes: M and N multiples of 128 and K of 32 (lab.yaml: divisible_by).
-#include "roofline/gemm.cuh"
-#include "roofline/mma_sync.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/mma_sync.cuh"
 
 #include <cstdint>
 

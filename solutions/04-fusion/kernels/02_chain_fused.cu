@@ -19,7 +19,7 @@
 // reference does. tanh.approx.f32 (one MUFU op) is cheaper but its error
 // bound is ~2^-11 of tanh, and 1 + tanh(u) cancels for v below about -2: at
 // v = -3 (1 + tanh = 0.0024) that bound is ~20% of GELU, outside a bf16 tolerance.
-#include "roofline/fusion.cuh"
+#include "roofline/contract/fusion.cuh"
 #include "gelu_fast.cuh"
 
 #include <algorithm>

@@ -22,7 +22,7 @@
 // at byte 2 r cols), and rows wider than 1024 x 32 values do not fit; those go
 // to a scalar fallback that reads the row twice (the second time from L1/L2).
 // The verify shapes (cols 100) use it; the timed shapes never do.
-#include "roofline/fusion.cuh"
+#include "roofline/contract/fusion.cuh"
 
 #include <cstdint>
 

@@ -3,7 +3,7 @@
 // The index names a coordinate, mode 0 fastest: the coordinate of mode k is
 // (index / (shape_0 ... shape_{k-1})) % shape_k. The offset is the coordinate's dot
 // product with the strides. One pass does both: peel off mode 0, divide, go on.
-#include "roofline/layout.hpp"
+#include "roofline/contract/layout.hpp"
 
 namespace layouts {
 

@@ -3,7 +3,7 @@
 // A mode of shape 1 adds nothing (its coordinate is always 0). Two neighbouring modes
 // (s0):(d0) and (s1):(d1) with d1 == s0 * d0 walk on where the first stopped: together
 // they are one mode (s0 s1):(d0). One pass left to right merges every such pair.
-#include "roofline/layout.hpp"
+#include "roofline/contract/layout.hpp"
 
 namespace layouts {
 

@@ -6,7 +6,7 @@
 // then keep the first s elements ("take s": whole modes while s is a multiple of them,
 // then the first s of the next). The last mode of a is taken as long as needed.
 // b's modes' results, one after the other, are the composition.
-#include "roofline/layout.hpp"
+#include "roofline/contract/layout.hpp"
 
 #include <stdexcept>
 

@@ -5,7 +5,7 @@
 // s0 d0, and the next mode (s1):(d1) leaves d1 / (s0 d0) copies of that span: a mode
 // (d1 / (s0 d0)):(s0 d0). The last mode of the complement repeats the whole span up to
 // the cotarget. Modes of shape 1 are dropped first; the result is coalesced.
-#include "roofline/layout.hpp"
+#include "roofline/contract/layout.hpp"
 
 #include <algorithm>
 #include <stdexcept>

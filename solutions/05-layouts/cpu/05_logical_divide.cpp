@@ -3,7 +3,7 @@
 // The tile says which of the layout's indices form the first tile; its complement in
 // [0, size(layout)) says where the other tiles start. Composing the layout with the two
 // side by side, (tile, complement), gives: first mode(s) within a tile, then which tile.
-#include "roofline/layout.hpp"
+#include "roofline/contract/layout.hpp"
 
 namespace layouts {
 

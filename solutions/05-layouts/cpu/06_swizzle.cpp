@@ -3,7 +3,7 @@
 // The `bits` bits starting at base + shift (for the 128-byte swizzle on bytes: bits 7-9,
 // the row within a group of 8 rows of 128 bytes) are XORed into the `bits` bits starting
 // at base (bits 4-6: the 16-byte chunk within the row). Everything else stays.
-#include "roofline/layout.hpp"
+#include "roofline/contract/layout.hpp"
 
 namespace layouts {
 

@@ -3,7 +3,7 @@
 // Every 4-byte word the warp touches lands in bank word % 32. Threads on the same word
 // share it; different words in the same bank need a wavefront each. The access takes as
 // many wavefronts as the busiest bank has distinct words.
-#include "roofline/layout.hpp"
+#include "roofline/contract/layout.hpp"
 
 #include <algorithm>
 #include <set>

@@ -7,7 +7,7 @@
 // tile[0..31][j]: 32 addresses 32 elements apart. For fp32 that is 128 bytes apart, the
 // same bank every time: 32 wavefronts for one request. For bf16, 64 bytes apart: 16.
 // Expected: well under the copy rate; the shared-memory reads, not DRAM, set the time.
-#include "roofline/transpose.cuh"
+#include "roofline/contract/transpose.cuh"
 
 #include <cuda_bf16.h>
 

@@ -7,7 +7,7 @@
 // instead of (32,32):(32,1): same tile, a different function from coordinate to address.
 // Expected: near the copy rate for fp32; bf16 moves 2 bytes per thread per access, so
 // twice the instructions per byte.
-#include "roofline/transpose.cuh"
+#include "roofline/contract/transpose.cuh"
 
 #include <cuda_bf16.h>
 

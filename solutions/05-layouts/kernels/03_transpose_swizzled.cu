@@ -12,7 +12,7 @@
 //     all read chunk w: 8 wavefronts. Each lane then writes its chunk's 4 (or 8)
 //     elements as 4 (or 8) rows of y, a warp covering 32 neighbouring elements per row.
 // Expected: the copy rate for fp32, within ~10%; bf16 writes 64 bytes per warp store.
-#include "roofline/transpose.cuh"
+#include "roofline/contract/transpose.cuh"
 
 #include <cuda_bf16.h>
 

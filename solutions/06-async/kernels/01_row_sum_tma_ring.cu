@@ -11,9 +11,9 @@
 // over 132 SMs ~ 36 KiB per SM; 6 stages of 16 KiB keep ~96 KiB asked for per SM.
 // Expected: ~90-95% of cudaMemcpy (the TMA unit reads at the read-only rate, and the
 // only stall is the block-wide barrier before each refill).
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/reduction.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/contract/reduction.cuh"
 
 #include <cuda_bf16.h>
 

@@ -9,9 +9,9 @@
 //
 // Expected: a little above part 1 (its __syncthreads per tile is the only stall it has),
 // ~92-97% of cudaMemcpy.
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/reduction.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/contract/reduction.cuh"
 
 #include <cuda_bf16.h>
 

@@ -16,10 +16,10 @@
 // for 2 x 128 x 256 x 64 = 4.2 MFLOP, i.e. 85 FLOP per byte of shared memory filled.
 // Expected at 4096^3 and 8192^3: ~85-95% of cuBLAS (no clusters, no TMA multicast and
 // no shared-memory staging of the stores, which cuBLAS's Hopper kernels have).
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/gemm.cuh"
-#include "roofline/wgmma.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/wgmma.cuh"
 
 #include <cuda_bf16.h>
 

@@ -23,11 +23,11 @@
 //     signal a barrier in the other block before it exists) and another before exit (the
 //     other block's consumers may still arrive on this block's empty barriers).
 // Both blocks of a cluster walk the same sequence of tile pairs, so their rings stay in step.
-#include "roofline/cluster.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/gemm.cuh"
-#include "roofline/wgmma.cuh"
+#include "roofline/ptx/cluster.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/wgmma.cuh"
 
 #include <cuda_bf16.h>
 

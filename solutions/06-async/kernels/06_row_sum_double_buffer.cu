@@ -16,9 +16,9 @@
 // 16 KiB tile per SM, against the ~19 KiB that Little's law asks for at ~600 ns (a tile's
 // latency under load: the first byte's, plus the tile streaming in). Expected: ~80-90%
 // of cudaMemcpy, short of the ring's deeper pipeline.
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/reduction.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/contract/reduction.cuh"
 
 #include <cuda_bf16.h>
 

@@ -23,10 +23,10 @@
 // cuBLAS's rate the 132 SMs would pull ~15 TB/s from L2 at 52 FLOP/B, more than it
 // delivers (~9-10 TB/s, from what part 3 sustains at 85 FLOP/B), and every block fills
 // its ring and stores its tile with the tensor cores idle. Expected: ~55-70% of cuBLAS.
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/gemm.cuh"
-#include "roofline/wgmma.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/wgmma.cuh"
 
 #include <cuda_bf16.h>
 

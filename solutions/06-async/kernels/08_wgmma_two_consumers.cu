@@ -20,10 +20,10 @@
 // first slice's latency) and ends with its store, with the tensor cores idle for both:
 // about 1-2 us against a tile of 45 us (4096^3) or 90 us (8192^3).
 // Expected: ~85-92% of cuBLAS at 4096^3, ~88-95% at 8192^3.
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/gemm.cuh"
-#include "roofline/wgmma.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/wgmma.cuh"
 
 #include <cuda_bf16.h>
 

@@ -21,10 +21,10 @@
 // flight; 96 blocks x 6 stages x 16 KiB keep ~9.4 MB asked for, so 96 of 132 SMs suffice.
 // The cluster barrier comes once per group (32 MiB a cluster reads here): negligible.
 // Against part 1 (~95% on its own shape) the loss is the ramp at the start and the tail.
-#include "roofline/cluster.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/reduction.cuh"
+#include "roofline/ptx/cluster.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/contract/reduction.cuh"
 
 #include <cuda_bf16.h>
 

@@ -45,11 +45,11 @@
 // or two: more tiles (2048, 15.5 waves) make the last wave's idle SMs cheaper, more L2 misses
 // make nothing slower while the ring holds 3 slices in flight.
 // Measured: to be measured on the H200 (debrief/mma_sync_tma_4096.md).
-#include "roofline/gemm.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/mma_sync.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/wgmma.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/mma_sync.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/ptx/wgmma.cuh"
 
 #include <cuda_bf16.h>
 

@@ -23,10 +23,10 @@
 // Expected (README, FP8 section): bound by L2 more than by the tensor cores at 128 x 128
 // tiles (128 FLOP per byte of L2 traffic; 11 TB/s at cuBLASLt's 8192^3 rate), so ~75-95% of
 // cuBLASLt; the debrief has the figure.
-#include "roofline/gemm.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/wgmma.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/ptx/wgmma.cuh"
 
 #include "given/fp8_gemm.cuh"
 

@@ -12,10 +12,10 @@
 // so the 8 rows a warp needs are one 32-byte sector. The tile's final store applies no scale.
 // Expected: within a few percent of rung 1 (target >= 90% of it): two cached loads and 64
 // FFMAs per K block, where rung 1 does 64 FADDs.
-#include "roofline/gemm.cuh"
-#include "roofline/mbarrier.cuh"
-#include "roofline/tma.cuh"
-#include "roofline/wgmma.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+#include "roofline/ptx/wgmma.cuh"
 
 #include "given/fp8_gemm.cuh"
 

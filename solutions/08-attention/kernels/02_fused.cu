@@ -57,9 +57,9 @@
 // (45.5%) and 268.7 causal (45.6%) (run 68, results/2026-12-01-h200-runs66-69.md). The count
 // that caps this design near 300-320: ~1045 instructions a warp for a tile's 256 mmas, where
 // rung 3's ldmatrix and double buffer need ~800.
-#include "roofline/attention.cuh"
-#include "roofline/cp_async.cuh"
-#include "roofline/mma_sync.cuh"
+#include "roofline/contract/attention.cuh"
+#include "roofline/ptx/cp_async.cuh"
+#include "roofline/ptx/mma_sync.cuh"
 
 #include <cstdint>
 

@@ -17,7 +17,7 @@
 //
 // K not a multiple of 8 leaves rows that do not start 16-byte aligned (row n
 // starts at byte 2 n K): those shapes take a scalar loop instead (verify only).
-#include "roofline/gemv.cuh"
+#include "roofline/contract/gemv.cuh"
 
 #include <cstdint>
 

@@ -33,8 +33,8 @@
 // 3.2-3.3 TB/s), 110-116% of cuBLAS (46-48 us there on 2026-11-30); M = 16 ~45 us,
 // ~105%: each block reads all of X (256 KiB at M = 16, more than L1 holds), twice
 // W's bytes from L2. M > 16 is done 16 rows of X at a time, reading W once per 16.
-#include "roofline/gemv.cuh"
-#include "roofline/mma_sync.cuh"
+#include "roofline/contract/gemv.cuh"
+#include "roofline/ptx/mma_sync.cuh"
 
 #include <cstdint>
 

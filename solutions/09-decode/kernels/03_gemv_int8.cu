@@ -17,7 +17,7 @@
 // per weight at ~4.3 T weights/s is about half of what the SMs can issue.
 //
 // K not a multiple of 16 leaves rows that do not start 16-byte aligned: scalar loop.
-#include "roofline/gemv.cuh"
+#include "roofline/contract/gemv.cuh"
 
 #include <cstdint>
 

@@ -15,7 +15,7 @@
 // ~1.9x faster than rung 1.
 //
 // K not a multiple of 16 leaves rows that do not start 16-byte aligned: scalar loop.
-#include "roofline/gemv.cuh"
+#include "roofline/contract/gemv.cuh"
 
 #include <cuda_fp16.h>
 

@@ -10,7 +10,7 @@
 // behind running kernels; the graph saves a few microseconds, under 10%.
 //
 // A graph bakes in its pointers and sizes: keep one per distinct DecodeLayer.
-#include "roofline/decode_layer_steps.cuh"
+#include "given/decode_layer_steps.cuh"
 
 #include <cstring>
 #include <map>

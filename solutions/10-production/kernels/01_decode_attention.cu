@@ -14,7 +14,7 @@
 // The K and V rows of the positions two steps ahead are loaded before the current ones are
 // used, so each warp keeps up to 6 KB in flight; 207 registers (ptxas, sm_90), so 2 blocks
 // (8 warps, ~48 KB in flight) per SM.
-#include "roofline/decode_attention.cuh"
+#include "roofline/contract/decode_attention.cuh"
 
 #include "given/decode_attention_helpers.cuh"
 

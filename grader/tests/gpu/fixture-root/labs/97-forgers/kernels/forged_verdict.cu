@@ -4,7 +4,7 @@
 // descriptor from 3 to 9 (where a judge's socket would be). Under the judge its stdin is
 // empty, the result files are the judge's, and the judge checks the outputs itself: it is
 // graded incorrect (every element unwritten), with no time.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // Replaces cudaEventElapsedTime: calls the real one (dlsym RTLD_NEXT) and reports 80%
 // of it, so the GEMM below would look 25% faster than it is.
-#include "roofline/gemm.cuh"
+#include "roofline/contract/gemm.cuh"
 
 #include <dlfcn.h>
 

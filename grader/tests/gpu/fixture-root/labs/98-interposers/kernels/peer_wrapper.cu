@@ -1,6 +1,6 @@
 // Replaces cublasSgemm_v2, the peer of the fp32 GEMMs: the real call plus a spin
 // kernel, so the yardstick looks slower and the variant's fraction of it higher.
-#include "roofline/gemm.cuh"
+#include "roofline/contract/gemm.cuh"
 
 #include <cublas_v2.h>
 #include <dlfcn.h>

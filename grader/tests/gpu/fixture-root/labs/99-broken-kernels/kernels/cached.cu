@@ -1,6 +1,6 @@
 // Computes the answer once per output buffer and then replays it from a private
 // copy without reading x: fast, and right until the inputs change.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 #include <map>
 

@@ -1,6 +1,6 @@
 // Hands the copy to cuBLAS: correct and fast, and not the student's work. Refused
 // at link time (forbidden_call), before it runs.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 #include <cublas_v2.h>
 

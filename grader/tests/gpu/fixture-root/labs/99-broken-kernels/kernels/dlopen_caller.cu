@@ -1,6 +1,6 @@
 // Reaches cuBLAS through dlopen and dlsym, so that no cuBLAS name appears in its
 // object: refused at link time for dlopen/dlsym themselves (forbidden_call).
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 #include <dlfcn.h>
 

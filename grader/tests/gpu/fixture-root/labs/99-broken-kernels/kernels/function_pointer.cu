@@ -2,7 +2,7 @@
 // symbol table by hand (dl_iterate_phdr and the ELF file) and calls it through a
 // function pointer. Nothing in its object refers to cuBLAS, dlopen or dlsym, so the
 // link-time check passes it; the run-time check sees a kernel it does not define.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 #include "library_lookup.hpp"
 

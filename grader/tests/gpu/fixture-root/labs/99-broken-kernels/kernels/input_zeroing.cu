@@ -1,6 +1,6 @@
 // A right answer, and then the input zeroed: a reference computed from the input as
 // the kernel left it would agree with an output of zeros.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 namespace {
 __global__ void copy_then_zero(const float* x, float* y, std::size_t n) {

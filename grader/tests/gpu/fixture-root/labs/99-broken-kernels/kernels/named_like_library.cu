@@ -3,7 +3,7 @@
 // libcublas.so.13's strings: _Z11copy_kernelIfEv16cublasCopyParamsIT_E). A check that took
 // every name the objects define for a kernel of the file's own would pass it; only names
 // with a device stub (__device_stub__) count, so it is refused as forbidden_call.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 #include "library_lookup.hpp"
 

@@ -1,4 +1,4 @@
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 namespace {
 // The bounds check is off by one: the last thread writes y[n].

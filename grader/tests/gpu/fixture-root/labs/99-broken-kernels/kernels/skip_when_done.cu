@@ -3,7 +3,7 @@
 // a timed launch that found the last answer still in y would skip a quarter of the copy).
 // The judge poisons every output before every timed batch: it is graded correct, at the time
 // of the whole copy.
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-#include "roofline/elementwise.cuh"
+#include "roofline/contract/elementwise.cuh"
 
 namespace {
 __global__ void zeros_kernel(float* y, std::size_t n) {

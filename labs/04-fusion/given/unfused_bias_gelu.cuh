@@ -18,8 +18,8 @@
 // Internal linkage (an unnamed namespace), as in gemm_with_epilogue.cuh: each
 // file that includes this header gets its own copy of the kernels.
 #pragma once
-#include "roofline/fusion.cuh"
-#include "roofline/gemm_with_epilogue.cuh"
+#include "roofline/contract/fusion.cuh"
+#include "gemm_with_epilogue.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>

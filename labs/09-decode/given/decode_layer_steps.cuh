@@ -23,7 +23,7 @@
 // unnamed namespace): each kernel file that includes this header gets its own copy.
 #pragma once
 
-#include "decode_layer.cuh"
+#include "roofline/contract/decode_layer.cuh"
 
 #include <cstdint>
 

@@ -1,0 +1,5 @@
+// The old name of roofline/contract/decode_layer.cuh, kept so that kernel files written before
+// grader/include/roofline/ was split by kind (students' class folders and workspaces) still
+// compile. New code includes "roofline/contract/decode_layer.cuh". grader/include/compat/README.md says more.
+#pragma once
+#include "roofline/contract/decode_layer.cuh"
