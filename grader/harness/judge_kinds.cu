@@ -1,15 +1,15 @@
 #include "judge_kinds.hpp"
 
-#include "roofline/decode_attention.cuh"
-#include "roofline/elementwise.cuh"
-#include "roofline/fusion.cuh"
-#include "roofline/gemm.cuh"
-#include "roofline/gemv.cuh"
-#include "roofline/decode_layer.cuh"
-#include "roofline/reduction.cuh"
-#include "roofline/transpose.cuh"
+#include "roofline/contract/decode_attention.cuh"
+#include "roofline/contract/elementwise.cuh"
+#include "roofline/contract/fusion.cuh"
+#include "roofline/contract/gemm.cuh"
+#include "roofline/contract/gemv.cuh"
+#include "roofline/contract/decode_layer.cuh"
+#include "roofline/contract/reduction.cuh"
+#include "roofline/contract/transpose.cuh"
 #if ROOFLINE_JUDGE_HAS_ATTENTION
-#include "roofline/attention.cuh"
+#include "roofline/contract/attention.cuh"
 #endif
 #include "../problems/gemv/decode_layer_wire.hpp"
 
