@@ -74,8 +74,8 @@ for step in "$@"; do
       note "open_rungs.sh rc=$?"; cat "$o/open/summary.txt" >> "$s" 2>/dev/null; pack ;;
     fixture)
       fr=$(mktemp -d); ln -s "$root/hardware" "$fr/hardware"; ln -s "$root/solutions/06-async/fixtures/labs" "$fr/labs"
-      for v in fp8_promoted fp8_unpromoted; do
-        want=0; [[ $v == fp8_unpromoted ]] && want=1
+      for v in fp8_promoted fp8_no_promotion; do
+        want=0; [[ $v == fp8_no_promotion ]] && want=1
         timeout "$(limit 90)" $build/roofline --root "$fr" --build-dir "$build" run "96-fp8-no-promotion/$v" --no-build \
           > "$o/fixture-$v.txt" 2>&1
         rc=$?; note "fixture $v rc=$rc (want $want)$( ((rc != want)) && echo ' UNEXPECTED'): $(grep -m1 -oE '(INCORRECT|CORRECT)[^.]*' "$o/fixture-$v.txt" | cut -c1-200)"

@@ -100,34 +100,6 @@ __device__ inline void mma_m64n128k32_e4m3(float (&d)[64], std::uint64_t a_descr
         : "l"(a_descriptor), "l"(b_descriptor), "r"(int(accumulate)));
 }
 
-// D[64][128] (+)= A[64][32] B[32][128], e4m3 in, fp32 accumulate (lab 06's FP8 rungs); A and B
-// K-major in shared memory (8-bit wgmma takes no other layout: there are no transpose
-// immediates for e4m3), 32 e4m3 = 32 bytes along K, so the same 128-byte-swizzled descriptor
-// steps by 32 bytes (2 units) per k32 as the bf16 one does per k16. The accumulator keeps
-// fewer bits than fp32 between steps (lessons/06-async.md, "FP8"): promote it.
-// Thread t holds, for j in 0..15: d[4j + 0..1] = D[row][8j + 2(t%4) + 0..1] and
-// d[4j + 2..3] = D[row + 8][...], with row = 16 (t/32) + (t%32)/4.
-__device__ inline void mma_m64n128k32_e4m3(float (&d)[64], std::uint64_t a_descriptor, std::uint64_t b_descriptor,
-                                           bool accumulate) {
-    asm volatile(
-        "{\n"
-        ".reg .pred accumulate;\n"
-        "setp.ne.b32 accumulate, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3\n"
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63},\n"
-        "%64, %65, accumulate, 1, 1;\n"
-        "}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(a_descriptor), "l"(b_descriptor), "r"(int(accumulate)));
-}
-
 // Register budgets per warpgroup (sm_90a): the producer gives registers back, the
 // consumers take them. The kernel needs __launch_bounds__(threads, 1) for these to act.
 template <int kRegisters>
