@@ -10,10 +10,17 @@
 // mean anything and are left out. A debrief's figure is looked for in its own lab's files and its
 // own lesson; in other labs' files only when it has four or more digits and is not a percentage
 // (a "45%" or "12.5%" in another lab is a coincidence; a "4.197 TB/s" is not).
+//
+// A figure may also be a debrief's rounded: "~45% of cuDNN" or "99%" in its own lab's files is
+// the debrief's 45.5% or 99.1% to fewer decimals (the same unit, the debrief's number rounded to
+// the document's decimals), and a fraction of the peer written as a fraction ("0.455 of cuDNN",
+// a bare 0.455 in a "fraction of cuDNN" column) is its percentage. Both only within one lab.
 #include "test_support.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <regex>
 #include <set>
@@ -71,6 +78,9 @@ int digits(const std::string& number) {
 // "4x", "2 ms", "5%" are too common to be a debrief's figure; "45%", "0.5%", "16x" are not.
 bool significant(const std::string& number) { return number.find('.') != std::string::npos || number.size() >= 2; }
 
+// A fraction of the peer written as one: "0.455 of cuDNN", "0.96 of the roof". Read as a percentage.
+const std::regex kFraction(R"((^|[^A-Za-z0-9_.])(0\.\d+|1\.\d+)\s+of\s+(?:the\s+)?(?:cuDNN|cuBLAS|cudaMemcpy|peer|roof|peak))");
+
 std::vector<Figure> inline_figures(const std::string& text) {
     std::vector<Figure> figures;
     for (auto it = std::sregex_iterator(text.begin(), text.end(), kFigure); it != std::sregex_iterator(); ++it) {
@@ -78,6 +88,8 @@ std::vector<Figure> inline_figures(const std::string& text) {
         std::string unit = normal_unit(m[3].matched ? m[3].str() : m[4].str());
         if (significant(m[2].str())) figures.push_back({m[2].str(), unit});
     }
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), kFraction); it != std::sregex_iterator(); ++it)
+        figures.push_back({(*it)[2].str(), "fraction"});
     return figures;
 }
 
@@ -159,7 +171,9 @@ std::vector<Found> figures_of(const std::vector<std::string>& lines, bool debrie
             if (std::regex_match(cells[c], bare, kBareCell)) {
                 std::string unit = header_unit(column);
                 std::string n = bare[1].str();
-                if (!unit.empty() && significant(n)) found.push_back({{n, unit}, number});
+                if (unit == "%" && !debrief && n.find('.') != std::string::npos && std::stod(n) < 2.0)
+                    found.push_back({{n, "fraction"}, number});  // "0.45" in a "fraction of cuDNN" column
+                else if (!unit.empty() && significant(n)) found.push_back({{n, unit}, number});
                 // A bare measured number whose unit only the table's caption gives ("289.3"):
                 // specific enough to look for as a number with any unit, or none.
                 else if (unit.empty() && debrief && n.find('.') != std::string::npos && digits(n) >= 3)
@@ -254,6 +268,40 @@ const std::vector<Allowed> kAllowed = {
     {"lessons/02-profile.md", "95 %", "at 95% of the DRAM roof", "a checkpoint question's made-up kernel"},
 };
 
+int decimals(const std::string& number) {
+    auto dot = number.find('.');
+    return dot == std::string::npos ? 0 : static_cast<int>(number.size() - dot - 1);
+}
+
+// The debrief's measured `key` (a number with more decimals) that `figure`, written with fewer,
+// rounds: "45 %" or "45.5 %" <- "45.47 %"; a fraction "0.455" <- "45.5 %". Same lab only.
+std::vector<const Source*> rounded_sources(const Figure& figure, const std::string& lab, const DebriefFigures& measured) {
+    std::vector<const Source*> sources;
+    if (lab.empty()) return sources;
+    const bool fraction = figure.unit == "fraction";
+    const std::string unit = fraction ? "%" : figure.unit;
+    if (unit.empty()) return sources;
+    double value = std::stod(figure.number);
+    int places = decimals(figure.number);
+    if (fraction) {
+        value *= 100;
+        places = std::max(0, places - 2);
+        if (digits(figure.number) < 2) return sources;  // "0.5 of cuBLAS" says too little
+    }
+    const double scale = std::pow(10.0, places);
+    for (const auto& [key, where] : measured) {
+        auto space = key.rfind(' ');
+        if (key.substr(space + 1) != unit) continue;
+        const std::string number = key.substr(0, space);
+        if (!fraction && decimals(number) <= places) continue;  // the exact match is looked up elsewhere
+        const double measured_value = std::stod(number);
+        if (std::fabs(std::round(measured_value * scale) - std::round(value * scale)) > 0.5) continue;
+        for (const auto& s : where)
+            if (s.lab == lab) sources.push_back(&s);
+    }
+    return sources;
+}
+
 // "file:line: figure, measured in debrief:line" for every figure of a before-grade file that a
 // debrief measured, in scope (see the file's head comment).
 std::map<std::string, std::vector<std::string>> leaks_by_file(const fs::path& root) {
@@ -279,12 +327,14 @@ std::map<std::string, std::vector<std::string>> leaks_by_file(const fs::path& ro
                     if (same_lab || distinctive) sources.push_back(&s);
                 }
             }
+            if (sources.empty()) sources = rounded_sources(f.figure, lab, measured);
             if (sources.empty()) continue;
             leaks[relative].push_back(fmt::format("{}:{}: {}{}{} is what {} measured; move it into that debrief (or "
                                                   "delete it here) and keep the target as a fraction of the peer",
                                                   relative, f.line, f.figure.number,
                                                   f.figure.unit == "%" || f.figure.unit == "x" ? "" : " ",
-                                                  f.figure.unit, sources.front()->where));
+                                                  f.figure.unit == "fraction" ? "of the peer" : f.figure.unit,
+                                                  sources.front()->where));
         }
     }
     return leaks;
