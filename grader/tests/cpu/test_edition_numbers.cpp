@@ -11,10 +11,13 @@
 // own lesson; in other labs' files only when it has four or more digits and is not a percentage
 // (a "45%" or "12.5%" in another lab is a coincidence; a "4.197 TB/s" is not).
 //
-// A figure may also be a debrief's rounded: "~45% of cuDNN" or "99%" in its own lab's files is
-// the debrief's 45.5% or 99.1% to fewer decimals (the same unit, the debrief's number rounded to
-// the document's decimals), and a fraction of the peer written as a fraction ("0.455 of cuDNN",
-// a bare 0.455 in a "fraction of cuDNN" column) is its percentage. Both only within one lab.
+// A figure may also be a debrief's rounded: "45.5%" or "3.98 TB/s" in its own lab's files is
+// the debrief's 45.47% or 3.979 TB/s to fewer decimals (the same unit, the debrief's number
+// rounded to the document's decimals), and a fraction of the peer written as a fraction
+// ("0.455 of cuDNN", a bare 0.455 in a "fraction of cuDNN" column) is its percentage. Both
+// only within one lab, and only for figures of three digits or more written with decimals:
+// "~45%", "80%" or "~375 us" would round too many of a lab's measured figures to tell a leak
+// from a target or a prediction.
 #include "test_support.hpp"
 
 #include <fmt/format.h>
@@ -264,6 +267,9 @@ const std::vector<Allowed> kAllowed = {
     {"labs/08-attention/README.md", "0.50 ms", "causal ~0.50 ms at 4k",
      "our prediction for rung 4's schedule, kept as written before its run; the debrief has it beside the measurement"},
     {"lessons/01-roofline.md", "425.9 us", "l4 ", "`roofline calc`'s compute floor on an L4, a coincidence with a lab 04 time"},
+    {"lessons/01-roofline.md", "3.98 TB/s", "ceilings' 16-byte copy kernel",
+     "`roofline ceilings`' copy kernel, the machine's roof a student measures first; rounds a lab 01 debrief's 3.979"},
+    {"lessons/01-roofline.md", "3.98 TB/s", "the ceilings' copy kernel measured", "the same ceilings figure"},
     {"lessons/03-gemm.md", "12.5 %", "12.5% occupancy", "rung 9's theoretical occupancy (8 warps of 64), not a time"},
     {"lessons/02-profile.md", "95 %", "at 95% of the DRAM roof", "a checkpoint question's made-up kernel"},
 };
@@ -281,12 +287,15 @@ std::vector<const Source*> rounded_sources(const Figure& figure, const std::stri
     const bool fraction = figure.unit == "fraction";
     const std::string unit = fraction ? "%" : figure.unit;
     if (unit.empty()) return sources;
+    // Three digits or more, with decimals: a "~45%", an "80%" or a "~375 us" rounds too many of
+    // a lab's measured figures to tell a leak from a target or a prediction; a "45.5%", a
+    // "3.98 TB/s" or a "0.455" does not.
+    if (digits(figure.number) < 3 || figure.number.find('.') == std::string::npos) return sources;
     double value = std::stod(figure.number);
     int places = decimals(figure.number);
     if (fraction) {
         value *= 100;
         places = std::max(0, places - 2);
-        if (digits(figure.number) < 2) return sources;  // "0.5 of cuBLAS" says too little
     }
     const double scale = std::pow(10.0, places);
     for (const auto& [key, where] : measured) {
@@ -373,6 +382,28 @@ TEST_CASE("a number with its unit is read from prose and from a table's header",
     CHECK(figures_of({"## What we predicted before measuring", "| v | TFLOP/s |", "|-|-|", "| a | 290.0 |"}, true).empty());
     CHECK(figures_of({"it ran at 305.2 TFLOP/s"}, true).empty());
     CHECK(figures_of({"it ran at 305.2 TFLOP/s"}, false).size() == 1);
+    // A fraction of the peer, in prose or in a "fraction of" column, is read as one.
+    keys.clear();
+    for (const auto& f : inline_figures("reached 0.455 of cuDNN and 0.96 of the roof; 0.5 s")) keys.push_back(f.key());
+    CHECK(keys == std::vector<std::string>{"0.455 fraction", "0.96 fraction"});
+    auto column = figures_of({"| variant | fraction of cuDNN |", "|---|---|", "| fused | ~0.455 |"}, false);
+    REQUIRE(column.size() == 1);
+    CHECK(column[0].figure.key() == "0.455 fraction");
+}
+
+TEST_CASE("a debrief's figure rounded, or as a fraction of the peer, is found in its own lab only", "[lessons][edition]") {
+    DebriefFigures measured;
+    measured["45.47 %"].push_back({"labs/08-attention/debrief/fused.md:61", "08"});
+    measured["3.979 TB/s"].push_back({"labs/01-memory-roof/debrief/copy.md:14", "01"});
+    measured["45.5 %"].push_back({"labs/08-attention/debrief/fused.md:62", "08"});
+    CHECK(rounded_sources({"45.5", "%"}, "08", measured).size() == 1);       // 45.47 to one decimal
+    CHECK(rounded_sources({"3.98", "TB/s"}, "01", measured).size() == 1);
+    CHECK(rounded_sources({"0.455", "fraction"}, "08", measured).size() == 2);  // 45.5% and 45.47%
+    CHECK(rounded_sources({"0.455", "fraction"}, "03", measured).empty());      // another lab's
+    CHECK(rounded_sources({"3.98", "GB/s"}, "01", measured).empty());           // another unit
+    CHECK(rounded_sources({"3.97", "TB/s"}, "01", measured).empty());           // not its rounding
+    CHECK(rounded_sources({"45", "%"}, "08", measured).empty());  // two digits: a target or a guess
+    CHECK(rounded_sources({"375", "us"}, "08", measured).empty());  // no decimals: a prediction's ~375
 }
 
 TEST_CASE("no figure a debrief measured is readable in the student edition before the variant's grade",
@@ -404,4 +435,20 @@ TEST_CASE("no figure a debrief measured is readable in the student edition befor
     CHECK(contains(planted["labs/08-attention/lab.yaml"].back(),
                    fmt::format("labs/08-attention/lab.yaml:{}: ", lines_of(yaml).size())));
     CHECK(contains(planted["labs/08-attention/lab.yaml"].back(), "is what labs/08-attention/debrief/"));
+
+    // and a measured percentage of the peer written as a fraction, in the lab's README
+    std::string percent;
+    for (const auto& [key, sources] : measured)
+        if (sources.front().lab == "08" && contains(key, " %") && decimals(key.substr(0, key.find(' '))) == 1 &&
+            digits(key.substr(0, key.find(' '))) == 3 && key.front() != '1')
+            percent = key.substr(0, key.find(' '));  // "45.5"
+    REQUIRE_FALSE(percent.empty());
+    const std::string fraction = fmt::format("{:.3f}", std::stod(percent) / 100);  // "0.455"
+    const fs::path readme = edition / "labs" / "08-attention" / "README.md";
+    roofline_test::write_file(readme, roofline_test::read_file(readme) + "\nThe reference reached " + fraction +
+                                          " of cuDNN.\n");
+    planted = leaks_by_file(edition);
+    REQUIRE(planted.count("labs/08-attention/README.md"));
+    CHECK(contains(planted["labs/08-attention/README.md"].back(),
+                   fmt::format("labs/08-attention/README.md:{}: {} of the peer is what", lines_of(readme).size(), fraction)));
 }
