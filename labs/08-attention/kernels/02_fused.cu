@@ -92,8 +92,8 @@ __device__ __forceinline__ void online_softmax(float (&x)[kRowTiles][kKeys / 8][
     //     one (the factor 2^((old m - new m) scale)) before this tile's terms join them: the
     //     recurrence of section 3;
     //   - x = P = 2^((x - m) scale), and l grown by this thread's part of the row's sum of them.
-    //   Why kLazyMax may keep a stale m: o = õ / l cancels any m exactly; m need only keep P
-    //   from overflowing. Keep the old m unless some row's tile max exceeds it by more than
+    //   Why kLazyMax may keep a stale m: the final division by l cancels any m exactly; m need
+    //   only keep P from overflowing. Keep the old m unless some row's tile max exceeds it by more than
     //   kLazyMaxSlack in exp2's units, so that most tiles skip the rescale; decide it once for
     //   the whole warp, since a branch that splits the warp runs both of its sides.
     //   Hazard: -INFINITY - -INFINITY is NaN, and a row that has seen only masked keys (possible
