@@ -10,10 +10,20 @@
 // mean anything and are left out. A debrief's figure is looked for in its own lab's files and its
 // own lesson; in other labs' files only when it has four or more digits and is not a percentage
 // (a "45%" or "12.5%" in another lab is a coincidence; a "4.197 TB/s" is not).
+//
+// A figure may also be a debrief's rounded: "45.5%" or "3.98 TB/s" in its own lab's files is
+// the debrief's 45.47% or 3.979 TB/s to fewer decimals (the same unit, the debrief's number
+// rounded to the document's decimals), and a fraction of the peer written as a fraction
+// ("0.455 of cuDNN", a bare 0.455 in a "fraction of cuDNN" column) is its percentage. Both
+// only within one lab, and only for figures of three digits or more written with decimals:
+// "~45%", "80%" or "~375 us" would round too many of a lab's measured figures to tell a leak
+// from a target or a prediction.
 #include "test_support.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <regex>
 #include <set>
@@ -71,6 +81,9 @@ int digits(const std::string& number) {
 // "4x", "2 ms", "5%" are too common to be a debrief's figure; "45%", "0.5%", "16x" are not.
 bool significant(const std::string& number) { return number.find('.') != std::string::npos || number.size() >= 2; }
 
+// A fraction of the peer written as one: "0.455 of cuDNN", "0.96 of the roof". Read as a percentage.
+const std::regex kFraction(R"((^|[^A-Za-z0-9_.])(0\.\d+|1\.\d+)\s+of\s+(?:the\s+)?(?:cuDNN|cuBLAS|cudaMemcpy|peer|roof|peak))");
+
 std::vector<Figure> inline_figures(const std::string& text) {
     std::vector<Figure> figures;
     for (auto it = std::sregex_iterator(text.begin(), text.end(), kFigure); it != std::sregex_iterator(); ++it) {
@@ -78,6 +91,8 @@ std::vector<Figure> inline_figures(const std::string& text) {
         std::string unit = normal_unit(m[3].matched ? m[3].str() : m[4].str());
         if (significant(m[2].str())) figures.push_back({m[2].str(), unit});
     }
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), kFraction); it != std::sregex_iterator(); ++it)
+        figures.push_back({(*it)[2].str(), "fraction"});
     return figures;
 }
 
@@ -159,7 +174,9 @@ std::vector<Found> figures_of(const std::vector<std::string>& lines, bool debrie
             if (std::regex_match(cells[c], bare, kBareCell)) {
                 std::string unit = header_unit(column);
                 std::string n = bare[1].str();
-                if (!unit.empty() && significant(n)) found.push_back({{n, unit}, number});
+                if (unit == "%" && !debrief && n.find('.') != std::string::npos && std::stod(n) < 2.0)
+                    found.push_back({{n, "fraction"}, number});  // "0.45" in a "fraction of cuDNN" column
+                else if (!unit.empty() && significant(n)) found.push_back({{n, unit}, number});
                 // A bare measured number whose unit only the table's caption gives ("289.3"):
                 // specific enough to look for as a number with any unit, or none.
                 else if (unit.empty() && debrief && n.find('.') != std::string::npos && digits(n) >= 3)
@@ -250,9 +267,49 @@ const std::vector<Allowed> kAllowed = {
     {"labs/08-attention/README.md", "0.50 ms", "causal ~0.50 ms at 4k",
      "our prediction for rung 4's schedule, kept as written before its run; the debrief has it beside the measurement"},
     {"lessons/01-roofline.md", "425.9 us", "l4 ", "`roofline calc`'s compute floor on an L4, a coincidence with a lab 04 time"},
+    {"lessons/01-roofline.md", "3.98 TB/s", "ceilings' 16-byte copy kernel",
+     "`roofline ceilings`' copy kernel, the machine's roof a student measures first; rounds a lab 01 debrief's 3.979"},
+    {"lessons/01-roofline.md", "3.98 TB/s", "the ceilings' copy kernel measured", "the same ceilings figure"},
     {"lessons/03-gemm.md", "12.5 %", "12.5% occupancy", "rung 9's theoretical occupancy (8 warps of 64), not a time"},
     {"lessons/02-profile.md", "95 %", "at 95% of the DRAM roof", "a checkpoint question's made-up kernel"},
 };
+
+int decimals(const std::string& number) {
+    auto dot = number.find('.');
+    return dot == std::string::npos ? 0 : static_cast<int>(number.size() - dot - 1);
+}
+
+// The debrief's measured `key` (a number with more decimals) that `figure`, written with fewer,
+// rounds: "45 %" or "45.5 %" <- "45.47 %"; a fraction "0.455" <- "45.5 %". Same lab only.
+std::vector<const Source*> rounded_sources(const Figure& figure, const std::string& lab, const DebriefFigures& measured) {
+    std::vector<const Source*> sources;
+    if (lab.empty()) return sources;
+    const bool fraction = figure.unit == "fraction";
+    const std::string unit = fraction ? "%" : figure.unit;
+    if (unit.empty()) return sources;
+    // Three digits or more, with decimals: a "~45%", an "80%" or a "~375 us" rounds too many of
+    // a lab's measured figures to tell a leak from a target or a prediction; a "45.5%", a
+    // "3.98 TB/s" or a "0.455" does not.
+    if (digits(figure.number) < 3 || figure.number.find('.') == std::string::npos) return sources;
+    double value = std::stod(figure.number);
+    int places = decimals(figure.number);
+    if (fraction) {
+        value *= 100;
+        places = std::max(0, places - 2);
+    }
+    const double scale = std::pow(10.0, places);
+    for (const auto& [key, where] : measured) {
+        auto space = key.rfind(' ');
+        if (key.substr(space + 1) != unit) continue;
+        const std::string number = key.substr(0, space);
+        if (!fraction && decimals(number) <= places) continue;  // the exact match is looked up elsewhere
+        const double measured_value = std::stod(number);
+        if (std::fabs(std::round(measured_value * scale) - std::round(value * scale)) > 0.5) continue;
+        for (const auto& s : where)
+            if (s.lab == lab) sources.push_back(&s);
+    }
+    return sources;
+}
 
 // "file:line: figure, measured in debrief:line" for every figure of a before-grade file that a
 // debrief measured, in scope (see the file's head comment).
@@ -279,12 +336,14 @@ std::map<std::string, std::vector<std::string>> leaks_by_file(const fs::path& ro
                     if (same_lab || distinctive) sources.push_back(&s);
                 }
             }
+            if (sources.empty()) sources = rounded_sources(f.figure, lab, measured);
             if (sources.empty()) continue;
             leaks[relative].push_back(fmt::format("{}:{}: {}{}{} is what {} measured; move it into that debrief (or "
                                                   "delete it here) and keep the target as a fraction of the peer",
                                                   relative, f.line, f.figure.number,
                                                   f.figure.unit == "%" || f.figure.unit == "x" ? "" : " ",
-                                                  f.figure.unit, sources.front()->where));
+                                                  f.figure.unit == "fraction" ? "of the peer" : f.figure.unit,
+                                                  sources.front()->where));
         }
     }
     return leaks;
@@ -323,6 +382,28 @@ TEST_CASE("a number with its unit is read from prose and from a table's header",
     CHECK(figures_of({"## What we predicted before measuring", "| v | TFLOP/s |", "|-|-|", "| a | 290.0 |"}, true).empty());
     CHECK(figures_of({"it ran at 305.2 TFLOP/s"}, true).empty());
     CHECK(figures_of({"it ran at 305.2 TFLOP/s"}, false).size() == 1);
+    // A fraction of the peer, in prose or in a "fraction of" column, is read as one.
+    keys.clear();
+    for (const auto& f : inline_figures("reached 0.455 of cuDNN and 0.96 of the roof; 0.5 s")) keys.push_back(f.key());
+    CHECK(keys == std::vector<std::string>{"0.455 fraction", "0.96 fraction"});
+    auto column = figures_of({"| variant | fraction of cuDNN |", "|---|---|", "| fused | ~0.455 |"}, false);
+    REQUIRE(column.size() == 1);
+    CHECK(column[0].figure.key() == "0.455 fraction");
+}
+
+TEST_CASE("a debrief's figure rounded, or as a fraction of the peer, is found in its own lab only", "[lessons][edition]") {
+    DebriefFigures measured;
+    measured["45.47 %"].push_back({"labs/08-attention/debrief/fused.md:61", "08"});
+    measured["3.979 TB/s"].push_back({"labs/01-memory-roof/debrief/copy.md:14", "01"});
+    measured["45.5 %"].push_back({"labs/08-attention/debrief/fused.md:62", "08"});
+    CHECK(rounded_sources({"45.5", "%"}, "08", measured).size() == 1);       // 45.47 to one decimal
+    CHECK(rounded_sources({"3.98", "TB/s"}, "01", measured).size() == 1);
+    CHECK(rounded_sources({"0.455", "fraction"}, "08", measured).size() == 2);  // 45.5% and 45.47%
+    CHECK(rounded_sources({"0.455", "fraction"}, "03", measured).empty());      // another lab's
+    CHECK(rounded_sources({"3.98", "GB/s"}, "01", measured).empty());           // another unit
+    CHECK(rounded_sources({"3.97", "TB/s"}, "01", measured).empty());           // not its rounding
+    CHECK(rounded_sources({"45", "%"}, "08", measured).empty());  // two digits: a target or a guess
+    CHECK(rounded_sources({"375", "us"}, "08", measured).empty());  // no decimals: a prediction's ~375
 }
 
 TEST_CASE("no figure a debrief measured is readable in the student edition before the variant's grade",
@@ -354,4 +435,20 @@ TEST_CASE("no figure a debrief measured is readable in the student edition befor
     CHECK(contains(planted["labs/08-attention/lab.yaml"].back(),
                    fmt::format("labs/08-attention/lab.yaml:{}: ", lines_of(yaml).size())));
     CHECK(contains(planted["labs/08-attention/lab.yaml"].back(), "is what labs/08-attention/debrief/"));
+
+    // and a measured percentage of the peer written as a fraction, in the lab's README
+    std::string percent;
+    for (const auto& [key, sources] : measured)
+        if (sources.front().lab == "08" && contains(key, " %") && decimals(key.substr(0, key.find(' '))) == 1 &&
+            digits(key.substr(0, key.find(' '))) == 3 && key.front() != '1')
+            percent = key.substr(0, key.find(' '));  // "45.5"
+    REQUIRE_FALSE(percent.empty());
+    const std::string fraction = fmt::format("{:.3f}", std::stod(percent) / 100);  // "0.455"
+    const fs::path readme = edition / "labs" / "08-attention" / "README.md";
+    roofline_test::write_file(readme, roofline_test::read_file(readme) + "\nThe reference reached " + fraction +
+                                          " of cuDNN.\n");
+    planted = leaks_by_file(edition);
+    REQUIRE(planted.count("labs/08-attention/README.md"));
+    CHECK(contains(planted["labs/08-attention/README.md"].back(),
+                   fmt::format("labs/08-attention/README.md:{}: {} of the peer is what", lines_of(readme).size(), fraction)));
 }

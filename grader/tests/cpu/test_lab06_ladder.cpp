@@ -128,7 +128,9 @@ std::vector<std::string> mechanism_section_problems(
                 !(roofline_test::contains(step, "cuBLAS") || roofline_test::contains(step, "cudaMemcpy")))
                 problems.push_back(in_debrief + ":" + std::to_string(bought.line) +
                                    ": the bought section gives no step in points of cuBLAS or cudaMemcpy; give one");
-            if (!roofline_test::contains(debrief, "](../../../results/"))
+            // (the student edition leaves results/ out and names the file instead of linking it)
+            if (!roofline_test::contains(debrief, "](../../../results/") &&
+                std::filesystem::exists(roofline_test::repo_root() / "results"))
                 problems.push_back(in_debrief + ": cites no results/ file; link the one the step comes from");
             static const std::regex measured(R"(\d+\.\d%)");
             for (std::sregex_iterator m(step.begin(), step.end(), measured), end; m != end; ++m) {

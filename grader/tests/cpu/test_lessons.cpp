@@ -156,7 +156,7 @@ struct Checker {
     fs::path root;
     std::set<std::string> markdown;  // file names, for bare citations
     std::set<std::string> tails;     // every tail of every file's path, for code files cited in comments
-    bool student_edition;            // scripts/student_edition.sh leaves out solutions/, instructor/, some scripts/
+    bool student_edition;            // scripts/student_edition.sh leaves out solutions/, instructor/, results/, some scripts/
 
     explicit Checker(fs::path repo) : root(std::move(repo)), student_edition(fs::exists(root / "EDITION.md")) {
         auto files = repository_files(root);
@@ -166,7 +166,7 @@ struct Checker {
 
     bool left_out_of_edition(const std::string& path) const {
         if (!student_edition) return false;
-        for (const char* folder : {"solutions/", "instructor/", "scripts/"})
+        for (const char* folder : {"solutions/", "instructor/", "scripts/", "results/"})
             if (path.rfind(folder, 0) == 0) return true;
         return false;
     }
@@ -278,6 +278,9 @@ std::vector<fs::path> course_documents(const fs::path& root) {
         for (const auto& debrief : fs::directory_iterator(entry.path() / "debrief"))  // labs/NN/debrief/VARIANT.md
             if (debrief.path().extension() == ".md") documents.push_back(debrief.path());
     }
+    documents.erase(std::remove_if(documents.begin(), documents.end(),
+                                   [](const fs::path& d) { return !fs::exists(d); }),  // the edition: no results/
+                    documents.end());
     std::sort(documents.begin(), documents.end());
     return documents;
 }

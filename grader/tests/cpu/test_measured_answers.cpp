@@ -106,6 +106,7 @@ TEST_CASE("the recorded gradings are read: times per lab and variant", "[lessons
     CHECK(*times["03-gemm"]["r1_naive"].begin() == Approx(1.372e-3));
     CHECK_FALSE(times.count("02-gemm"));
 
+    if (!fs::exists(roofline_test::repo_root() / "results")) return;  // the student edition
     auto real = recorded_times(roofline_test::repo_root() / "results");
     CHECK(real.size() >= 5);  // labs 00, 01, 03, 04 and 06 were graded on the H200
     CHECK(real["01-memory-roof"].count("copy_naive_fp32"));
@@ -130,6 +131,10 @@ TEST_CASE("a measured time in the prose is found, rounded or as a range end; oth
 
 TEST_CASE("no lesson or lab README states a measured time of its own lab's variants", "[lessons][debrief]") {
     auto root = roofline_test::repo_root();
+    if (!fs::exists(root / "results")) {
+        WARN("the student edition has no results/: nothing to check against");
+        return;
+    }
     auto times = recorded_times(root / "results");
     std::set<std::string> profiles;  // the first column of `roofline calc`'s table
     for (const auto& entry : fs::directory_iterator(root / "hardware"))
@@ -276,6 +281,10 @@ TEST_CASE("the debrief checks find a figure missing from its source and a run a 
 
 TEST_CASE("each debrief's bold measured figures are in the results file it cites", "[lessons][debrief]") {
     auto root = roofline_test::repo_root();
+    if (!fs::exists(root / "results")) {
+        WARN("the student edition has no results/: nothing to check against");
+        return;
+    }
     std::vector<std::string> problems;
     for (const auto& lab : fs::directory_iterator(root / "labs")) {
         if (!fs::is_directory(lab.path() / "debrief")) continue;
@@ -314,6 +323,10 @@ TEST_CASE("each debrief's bold measured figures are in the results file it cites
 
 TEST_CASE("no debrief says its variant never ran while results/ holds its run", "[lessons][debrief]") {
     auto root = roofline_test::repo_root();
+    if (!fs::exists(root / "results")) {
+        WARN("the student edition has no results/: nothing to check against");
+        return;
+    }
     std::string results;
     for (const auto& entry : fs::directory_iterator(root / "results")) {
         auto ext = entry.path().extension();

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The student edition (scripts/student_edition.sh): the copy holds no solutions
-# and no instructor files (by path and by content), holds every given header
-# (labs/LAB/given/), repeats no six-line run of
+# The student edition (scripts/student_edition.sh): the copy holds no solutions,
+# no instructor files (by path and by content) and no recorded runs (results/, nor a
+# link into it), holds every given header (labs/LAB/given/), repeats no six-line run of
 # answer code from solutions/ anywhere (SOLUTION_OVERLAP, built from
 # solution_overlap.cpp, whose header says what counts; compiled here if not
 # given); every header its kernel files include is in grader/include; and it
@@ -23,7 +23,7 @@ if [[ ! -x $overlap ]]; then
 fi
 
 "$course/scripts/student_edition.sh" "$edition" || fail "student_edition.sh exited $?"
-for gone in solutions instructor .git build .roofline predictions.yaml scripts/make_test_submissions.sh \
+for gone in solutions instructor results .git build .roofline predictions.yaml scripts/make_test_submissions.sh \
             scripts/probes/lab06_overlap_timeline.cu scripts/probes/rung9_variants.cu; do
   [[ ! -e $edition/$gone ]] || fail "the edition holds $gone"
 done
@@ -32,6 +32,14 @@ for kept in README.md setup.sh CMakeLists.txt labs/01-memory-roof/lab.yaml grade
             lessons hardware EDITION.md; do
   [[ -e $edition/$kept ]] || fail "the edition lacks $kept"
 done
+# results/ (our recorded runs: the reference solutions' measured figures) is left out, so no
+# Markdown file of the copy may still link into it (student_edition.sh turns such links into
+# named paths); and the rewrite must keep a link's text.
+linked=$(cd "$edition" && grep -rlP '\]\((\.\./)*results/' --include='*.md' . | head -3)
+[[ -z $linked ]] || fail "the edition still links into results/, which it does not hold: $linked"
+cited=$(cd "$course" && grep -rlP '\]\((\.\./)*results/' --include='*.md' labs lessons | head -1)
+[[ -z $cited ]] || grep -q '`results/\|(results/' "$edition/$cited" \
+  || fail "$cited linked into results/, and the edition's copy no longer names the file (the link's text was lost)"
 # A kernel file sees one grader folder, grader/include, and its lab's folder (the given code,
 # labs/LAB/given/*.cuh, which the skeleton and the solution share): every header it includes is
 # there or beside it.

@@ -20,11 +20,13 @@ __global__ __launch_bounds__(kThreads) void gemm_register_1d(const float* A, con
     // TODO 2: this block's tile starts at row bm = blockIdx.y * BM, column bn = blockIdx.x * BN.
     //   Thread t = threadIdx.x owns column t % BN of the tile and rows (t / BN) * TM .. + TM-1.
     //   A warp is then 32 consecutive columns of the same rows: what does that make the reads of sA?
-    // TODO 3: loading: 512 threads, 512 elements per tile: one of A and one of B each.
-    //   A: sA[t / BK][t % BK] = A[bm + t / BK][k0 + t % BK]
-    //   B: sB[t / BN][t % BN] = B[k0 + t / BN][bn + t % BN]
-    //   (zero when outside A or B; __syncthreads() before and after the compute, as in rung 3).
-    // TODO 4: compute, for kk in 0..BK-1: b = sB[kk][my column]; acc[i] += sA[my row i][kk] * b for i < TM.
+    // TODO 3: loading: 512 threads, 512 elements per tile: one of A and one of B each. Choose
+    //   which thread loads which element so that a warp's 32 loads are consecutive addresses
+    //   of global memory (coalesced: a row of each tile is contiguous there). Zero when outside
+    //   A or B; a barrier before and after the compute, as in rung 3, and for the same reasons.
+    // TODO 4: compute: each of the thread's TM outputs takes the tile's BK products; the point
+    //   of the rung is that one value of B, read once from shared memory into a register, serves
+    //   all TM of them.
     //   float acc[TM] lives in registers only if every index is a compile-time constant:
     //   fully unroll the loops (#pragma unroll) and never index acc with a runtime value.
     // TODO 5: store the TM results, skipping rows >= M and columns >= N.

@@ -18,15 +18,15 @@ constexpr int kThreads = (BM / TM) * (BN / TN);  // 256
 __global__ __launch_bounds__(kThreads, 2) void gemm_register_2d(const float* A, const float* B, float* C, int M, int N,
                                                                 int K) {
     // TODO 1: shared tiles sA[BM][BK] and sB[BK][BN].
-    // TODO 2: thread t owns the 8x8 block at tile rows (t / 16) * 8 .. +7, columns (t % 16) * 8 .. +7.
-    //   Point at this block's strips: A + blockIdx.y * BM * K, B + blockIdx.x * BN,
-    //   C + blockIdx.y * BM * N + blockIdx.x * BN.
+    // TODO 2: each thread owns one 8x8 block of the 128x128 tile (16 x 16 threads' blocks tile
+    //   it); the block's own strips of A and B and its tile of C follow from blockIdx.
     // TODO 3: loading: 1024 elements of each tile, 256 threads: 4 of A and 4 of B per thread.
-    //   A: row t / 8 + 32 i, column t % 8 (i = 0..3); B: row t / 128 + 2 i, column t % 128.
-    //   Check that a warp's 32 loads of B are 32 consecutive floats (coalesced).
-    // TODO 4: for kk in 0..BK-1: rA[i] = sA[my row i][kk], rB[j] = sB[kk][my column j],
-    //   acc[i][j] += rA[i] * rB[j]. Fully unrolled, so that acc[8][8], rA and rB stay in registers
-    //   (compile with -Xptxas -v and check for "spill").
+    //   Split them so that a warp's 32 loads of B are 32 consecutive floats (coalesced), and
+    //   those of A as few lines as the 8-wide tile allows.
+    // TODO 4: per k step the outer product: the thread's 8 values of A and 8 of B (one column
+    //   of sA, one row of sB) into registers, then 64 FMAs into its 8x8 accumulators. Fully
+    //   unrolled, with compile-time indices only, so that the accumulators and the 16 values
+    //   stay in registers (compile with -Xptxas -v and check for "spill").
     // TODO 5: store the 8x8 block of C.
 }
 

@@ -18,17 +18,18 @@ constexpr int kThreads = (BM / TM) * (BN / TN);  // 256
 
 __global__ __launch_bounds__(kThreads, 2) void gemm_vectorized(const float* A, const float* B, float* C, int M, int N,
                                                                int K) {
-    // TODO 1: __shared__ __align__(16) float sA[BK][BM] (transposed) and sB[BK][BN].
-    // TODO 2: loading: each tile is 256 float4s, one of A and one of B per thread.
-    //   A: row t / 2 of the tile, k (t % 2) * 4 .. +3: one float4 load from global, then four
-    //      scalar stores sA[k + 0..3][row] (this is where the transpose happens).
-    //   B: row t / 32, columns (t % 32) * 4 .. +3: one float4 load, one float4 store to sB.
-    //   Load with *reinterpret_cast<const float4*>(&ptr[index]).
-    // TODO 3: compute, per kk: two float4 reads of sA[kk][my rows], two of sB[kk][my columns],
-    //   then the 64 FMAs of the outer product. Copy the float4 components into small float arrays
-    //   (const float rA[8] = {a0.x, ...}) rather than casting a float array to float4*: the cast
-    //   can push the array into local memory.
-    // TODO 4: store C with float4 stores: two per row of the thread's 8x8 block.
+    // TODO 1: the shared tiles: A's transposed (k-major: for each k, the tile's BM rows in a
+    //   row), B's as in rung 5; both 16-byte aligned, since every access below is a float4.
+    // TODO 2: loading: each tile is 256 float4s (4 consecutive floats of a row of A or B in
+    //   global memory), one of A and one of B per thread. B's go to sB as they are. A's four
+    //   floats are four consecutive k of one row m: in the transposed sA they belong to four
+    //   different rows, so they are four scalar stores (this is where the transpose happens).
+    // TODO 3: compute, per k step: the thread's 8 values of A are now contiguous in sA, and its
+    //   8 of B in sB: two float4 reads of each, then the 64 FMAs of the outer product. Copy the
+    //   float4 components into small float arrays rather than casting a float array to float4*:
+    //   the cast can push the array into local memory.
+    // TODO 4: store C with float4 stores: each row of the thread's 8x8 block is 8 consecutive
+    //   floats of C.
 }
 
 void launch_vectorized(const float* A, const float* B, float* C, int M, int N, int K, cudaStream_t stream) {

@@ -24,25 +24,23 @@ constexpr int kThreads = 32 * kWarpsM * kWarpsN;     // 256
 
 __global__ __launch_bounds__(kThreads, 2) void gemm_warptiled(const float* A, const float* B, float* C, int M, int N,
                                                               int K) {
-    // TODO 1: shared memory, two copies of each tile (double buffering):
-    //   __shared__ __align__(16) float sA[2][BK][BM + 4];  // transposed; the +4 pad: see TODO 3
-    //   __shared__ __align__(16) float sB[2][BK][BN];
-    // TODO 2: indices. warp = t / 32, lane = t % 32.
-    //   Warp tile origin: w_m = (warp / kWarpsN) * WM, w_n = (warp % kWarpsN) * WN.
-    //   Lane piece origin: l_m = (lane / 8) * 4, l_n = (lane % 8) * 4.
+    // TODO 1: shared memory, two copies of each tile (double buffering), A's transposed as in
+    //   rung 6 and its rows padded by a few floats (TODO 3 says why), 16-byte aligned.
+    // TODO 2: indices: the warp's tile in the block tile, and the lane's 4x4 pieces in the warp
+    //   tile, as the header lays them out (4 x 2 warps; in each 16 x 32 sub-tile, 4 x 8 lanes).
     // TODO 3: loading, as in rung 6 (one float4 of A, transposed into sA, one float4 of B).
     //   Work out the banks of the four scalar stores sA[buf][k][row] across a warp with a row
     //   length of 128 floats, then of 132: why does the pad remove the conflict?
-    // TODO 4: the main loop, one __syncthreads per tile:
-    //   load tile 0 into registers, store it into copy 0, __syncthreads;
-    //   for each tile: if there is a next tile, issue its float4 loads into registers now;
-    //                  compute on the current copy;
-    //                  store the registers into the other copy; __syncthreads; swap copies.
-    //   Why is one barrier enough? (Which copy was last read when, and by whom?)
-    // TODO 5: compute, per kk: float4 a0 = sA[buf][kk][w_m + l_m], a1 = ...[w_m + 16 + l_m],
-    //   b0 = sB[buf][kk][w_n + l_n], b1 = ...[w_n + 32 + l_n]; 64 FMAs into acc[8][8].
-    // TODO 6: store: acc[i][j] belongs to row w_m + (i / 4) * 16 + l_m + i % 4 and column
-    //   w_n + (j / 4) * 32 + l_n + j % 4 of the block tile; four consecutive j make one float4 store.
+    // TODO 4: the main loop, a two-stage pipeline with one __syncthreads per tile: the next
+    //   tile's global loads must be in flight (into registers) while this tile's math runs on
+    //   one shared copy, and land in the other copy afterwards (lesson 03, section 4: rung 7's
+    //   two-stage form). Why is one barrier a tile enough? (Which copy was last read when, and
+    //   by whom, and which is written next?)
+    // TODO 5: compute, per k step: the lane's 8 values of A and 8 of B are two 4-float pieces
+    //   of each (its pieces' rows and columns): four float4 reads, 64 FMAs. The point of the
+    //   layout: in each of those reads the warp touches 64 or 128 contiguous bytes.
+    // TODO 6: store: each accumulator is the C element of its piece's row and column; a row of
+    //   a 4x4 piece is 4 consecutive floats of C, one float4 store.
 }
 
 void launch_warptiled(const float* A, const float* B, float* C, int M, int N, int K, cudaStream_t stream) {

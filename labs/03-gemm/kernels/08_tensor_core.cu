@@ -33,22 +33,23 @@ constexpr int kThreads = 256;
 
 __global__ __launch_bounds__(kThreads, 2) void gemm_tensor_core(const __nv_bfloat16* A, const __nv_bfloat16* B,
                                                                 __nv_bfloat16* C, int M, int N, int K) {
-    // TODO 1: shared tiles __shared__ __align__(16) __nv_bfloat16 sA[BM][BK] (k contiguous)
-    //   and sB[BK][BN] (n contiguous).
-    // TODO 2: warp = t / 32 owns the warp tile at w_m = (warp / 4) * WM, w_n = (warp % 4) * WN.
-    // TODO 3: loading: a tile is 512 chunks of 8 bf16 (16 bytes); thread t copies chunks t and t + 256.
-    //   A: chunk c is row c / 4, columns (c % 4) * 8 .. +7; B: row c / 16, columns (c % 16) * 8 .. +7.
-    //   Load as uint4 from global into registers, store as uint4 into shared, then __syncthreads.
-    // TODO 4: per k16 step ks (0 and 16), fragments:
-    //   A (row-major 16x16 per mi): ldmatrix_x4 with lane address &sA[w_m + mi*16 + lane % 16][ks + (lane / 16) * 8].
-    //     Check against the mma layout in roofline/ptx/mma_sync.cuh that matrices 0..3 land in a[0..3].
-    //   B (16x8 per ni, but stored k-major): one ldmatrix_x4_trans covers two n8 tiles:
-    //     lane address &sB[ks + lane % 8 + ((lane / 8) % 2) * 8][w_n + nj*16 + (lane / 16) * 8];
-    //     r[0], r[1] are (b0, b1) of n tile 2*nj, r[2], r[3] of n tile 2*nj+1.
-    //   Then mma_bf16_16816(acc[mi][ni], fA[mi], fB[ni][0], fB[ni][1]) for all MI x NI tiles.
-    //   __syncthreads before the next tile overwrites shared memory.
-    // TODO 5: store: acc[mi][ni][0..1] is C[w_m + mi*16 + g][w_n + ni*8 + 2q, +1], [2..3] row g + 8
-    //   (plus the block's origin). Convert pairs with __floats2bfloat162_rn and store __nv_bfloat162.
+    // TODO 1: the shared tiles, plain row-major as in global memory (A's rows k-contiguous,
+    //   B's n-contiguous), 16-byte aligned: ldmatrix reads 16-byte rows.
+    // TODO 2: the warp's 64 x 32 tile in the block tile (2 x 4 warps).
+    // TODO 3: loading: a tile is 512 chunks of 16 bytes (8 bf16 of one row), 2 per thread,
+    //   global -> registers -> shared, 16 bytes at a time; neighbouring threads take
+    //   neighbouring chunks of a row (coalesced). Then a barrier.
+    // TODO 4: per k16 step, the warp's fragments and its MI x NI mmas:
+    //   A: one ldmatrix_x4 per 16-row mma tile gives a[0..3]; which lane addresses which row
+    //     of which 8x8 matrix follows from ldmatrix_x4's comment and mma_sync.cuh's A table.
+    //   B: stored k-major in sB (a row is one k), but each B register wants two consecutive k
+    //     of one n: ldmatrix_x4_trans transposes each 8x8 matrix on the way, and its four
+    //     matrices can cover two n8 tiles (b0 and b1 of each). Work out the lane addresses the
+    //     same way, and check the registers against the B table.
+    //   Then every (mi, ni) mma of the warp tile, each A fragment reused across the NI tiles
+    //   and each B fragment across the MI. A barrier before the next tile overwrites sA, sB.
+    // TODO 5: store: mma_sync.cuh's C table says which two adjacent columns of which two rows
+    //   each accumulator pair is; convert each pair to bf16 and store it as one 4-byte value.
 }
 
 void launch_tensor_core(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N, int K,

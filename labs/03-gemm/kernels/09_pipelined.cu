@@ -54,42 +54,44 @@ template <int kPending>
 
 __global__ __launch_bounds__(kThreads, 1) void gemm_pipelined(const __nv_bfloat16* A, const __nv_bfloat16* B,
                                                               __nv_bfloat16* C, int M, int N, int K) {
-    // TODO 0: which tile? The grid is 1-D: M/BM * ceil(N/BN) blocks. Rasterize in groups of
-    //   kGroupM block rows (consecutive blocks walk down a group's rows, then one column right):
-    //   per_group = kGroupM * blocks_n; first_m = (blockIdx.x / per_group) * kGroupM;
-    //   rows = min(blocks_m - first_m, kGroupM); bm = first_m + (blockIdx.x % per_group) % rows;
-    //   bn = (blockIdx.x % per_group) / rows.
-    // TODO 1: extern __shared__ __align__(128) unsigned char smem[];
-    //   stage s at byte s * 48 KiB: A ([128][64] bf16) then B ([64][256]).
-    //   Work with 32-bit shared addresses (smem_addr) from here on.
-    // TODO 2: swizzle helpers, element offset of (row, 16-byte chunk) inside one stage:
-    //   A: row * BK + (chunk ^ (row & 7)) * 8;  B: row * BN + (chunk ^ (row & 7)) * 8.
-    //   Check: the 8 rows one ldmatrix phase reads (same logical chunk) land in 8 different
-    //   16-byte bank groups of a 128-byte line.
-    // TODO 3: load_tile(kt, stage): chunk t + 256 i of each tile (A: 4 per thread, row t/8 + 32 i;
-    //   B: 8 per thread, row t/32 + 8 i), cp_async_16 into the swizzled position, from
-    //   A[block rows][kt * BK ..] and B[kt * BK ..][block columns]. Skip B chunks whose column
-    //   is >= N (last block column when N % 256 == 128). Chunks whose k is >= K (the last tile
-    //   when K % 64 == 32) are copied with src_bytes = 0: zeros, which add nothing to the dot
-    //   products (what would a chunk left unwritten hold?). Point src at A or B itself there.
-    // TODO 4: the pipeline, with ktiles = ceil(K / BK) and fragments double-buffered in registers:
-    //   prologue: for s < kStages - 1: if (s < ktiles) load_tile(s, s); cp_async_commit() (always:
-    //             one group per tile, even an empty one, keeps the wait counts right);
-    //             cp_async_wait<kStages - 2>(); __syncthreads(); fragments of tile 0, k16 step 0.
-    //   for kt, k16 step s = 0 .. 3:
-    //           s == 3 first: cp_async_wait<kStages - 2>(); __syncthreads(); (tile kt+1 visible)
-    //           fragments of step s + 1 (after s == 3: tile kt+1, step 0, next stage);
-    //           s == 0: if (kt + kStages - 1 < ktiles) load_tile(kt + kStages - 1, its slot);
-    //                   cp_async_commit();
-    //           the 32 mma of step s.
-    //   Why is the slot of tile kt-1 safe to overwrite at step 0 of tile kt?
+    // TODO 0: which tile? The grid is 1-D, one block per tile of C. Map blockIdx.x to a block
+    //   row and column so that the blocks running at the same time cover a compact patch of C
+    //   (groups of kGroupM block rows, walked down a group's rows before moving a column right:
+    //   lesson 03, rung 9, the order of the blocks), so their strips of A and B are shared
+    //   through the L2. Every tile exactly once, the last group possibly shorter than kGroupM.
+    // TODO 1: the dynamic shared memory, kStages stages of one A tile (128 x 64 bf16) and one
+    //   B tile (64 x 256), 48 KiB a stage, 128-byte aligned; address it as 32-bit shared
+    //   addresses (smem_addr), which ldmatrix and cp.async take.
+    // TODO 2: swizzle helpers, the element offset of (row, 16-byte chunk) inside a stage's A or
+    //   B tile, as the header maps them. What they must guarantee: the 8 rows one ldmatrix
+    //   phase reads (the same logical chunk) land in 8 different 16-byte bank groups, and each
+    //   row's chunks stay a permutation of that row (cp.async and ldmatrix use the same map).
+    // TODO 3: load_tile(kt, stage): every 16-byte chunk of A's and B's tile kt, each thread
+    //   the same number, into its swizzled place by cp_async_16; neighbouring threads on
+    //   neighbouring chunks of a row (coalesced). The edges: a chunk of B whose columns lie
+    //   past N (the last block column when N % 256 == 128) is neither read nor needed; a chunk
+    //   whose k lies past K (the last tile when K % 64 == 32) must be zeros, which add nothing
+    //   to the dot products (what would a chunk left unwritten hold?): cp.async with 0 source
+    //   bytes writes zeros and reads nothing, but still wants a valid address.
+    // TODO 4: the pipeline (lesson 03, section 4), kStages - 1 tiles in flight while one is
+    //   computed, one barrier per K step, and the fragments double-buffered in registers (the
+    //   ldmatrix of the next k16 step issued before the mma of this one). The invariants:
+    //   - cp_async_wait<N> counts committed groups, so commit exactly one group per tile
+    //     slot, even an empty one past the last tile (K may be a single tile, fewer than the
+    //     stages), or the counts stop meaning "tile kt has landed";
+    //   - a tile is read by ldmatrix only after this thread's wait for its group and a barrier
+    //     (the other threads' copies of it);
+    //   - a stage is overwritten only after every warp has done its last ldmatrix from it.
+    //   Why is the slot of tile kt-1 safe to refill early in tile kt? (Which barrier proves
+    //   that every warp has left it?)
 //   Faster: the barrier lines all warps up, so they all reach load_tile at once, and while
 //   both warps of a scheduler run its address code the tensor pipe idles. Keep that code
 //   short (per tile: the two tile pointers and the zero-fill sizes; per chunk: one address
 //   and the cp.async, no branch) and spread its copies over steps 0-2, between the mma.
-    // TODO 5: cp_async_wait<0>(), then the epilogue of rung 8 (warps whose 64 columns lie past N
-    //   store nothing). Faster: stage the C tile in the idle stages (swizzled by row, as B is),
-    //   __syncthreads(), then 16-byte stores by consecutive threads along each row of C.
+    // TODO 5: the epilogue, once no copy is in flight: rung 8's store (warps whose 64 columns
+    //   lie past N store nothing). Faster (lesson 03, rung 9's epilogue through shared
+    //   memory): stage the C tile in the idle stages, conflict-free, then wide stores by
+    //   consecutive threads along each row of C.
 }
 
 void launch_pipelined(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N, int K,

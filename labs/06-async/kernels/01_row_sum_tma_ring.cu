@@ -5,18 +5,15 @@
 // map that cuts x into 32 x 256 tiles, and the shared memory (kStages tiles and one
 // "full" mbarrier per stage). Block b owns row groups b, b + gridDim.x, ... (32 rows
 // each) and walks their tiles in order: all column tiles of its first group, then of
-// the next. Write the kernel:
-//   1. thread 0: init each full barrier for 1 arrival (mbarrier::init), fence_init(),
-//      then start the first kStages tiles: mbarrier::arrive_expect_tx(&full[s], kTileBytes)
-//      and tma::load_2d(tile, &x_map, first row, first column, &full[s]);
-//      everyone: __syncthreads();
-//   2. for the i-th tile: wait on full[i % kStages] with parity (i / kStages) & 1; each
-//      warp adds its 4 rows (one 16-byte load per lane covers a 256-wide row;
-//      reduction::sum_of_8_bf16 adds the 8 values of one load);
-//      __syncthreads() so that nobody still reads the stage; thread 0 refills it
-//      with tile i + kStages;
-//   3. after a group's last column tile: reduce each row across the warp
-//      (__shfl_xor_sync) and lane 0 writes sums[row].
+// the next. Write the kernel: rung 1's (kernels/06_row_sum_double_buffer.cu) with kStages
+// buffers in a ring instead of two (lesson 06, section 4 and 10.2). What changes, and why:
+//   - kStages tiles start before the first is summed, so kStages tiles are in flight: the
+//     ring's depth is the bytes in flight that Little's law asks of an SM;
+//   - tile i lives in stage i % kStages, and a stage's barrier completes one phase per tile
+//     it receives: the parity of tile i's wait follows (section 3's figure);
+//   - a stage is refilled, with the tile kStages further on, only after every warp has read
+//     it; here a block-wide barrier says so (part 2 replaces it by "empty" barriers);
+//   - the sums as in rung 1.
 // Predict first: how many bytes must be in flight per SM to keep HBM busy?
 #include "roofline/ptx/mbarrier.cuh"
 #include "roofline/ptx/tma.cuh"
@@ -38,7 +35,7 @@ __global__ void __launch_bounds__(kThreads) row_sum_ring(const __grid_constant__
     const int col_tiles = cols / kTileCols;
     const int my_groups = (rows / kTileRows - blockIdx.x + gridDim.x - 1) / gridDim.x;
     const int my_tiles = my_groups * col_tiles;
-    // TODO: steps 1-3 above.
+    // TODO: the kernel the head of this file describes.
 }
 
 }  // namespace

@@ -2,13 +2,18 @@
 //
 // Nine warps: warps 0-7 consume (4 rows of each tile each, as in part 1), warp 8
 // produces. Each stage now has two barriers: "full" (1 arrival + the tile's bytes) and
-// "empty" (kConsumerWarps arrivals). Write the kernel:
-//   1. thread 0 inits both barriers of every stage, fence_init(); __syncthreads();
-//   2. producer (warp 8, lane 0 only): for each tile i, wait on empty[i % kStages] with
-//      parity ((i / kStages) & 1) ^ 1 (on the first pass through the ring that returns
-//      at once), then arrive_expect_tx on full and load_2d, as in part 1;
-//   3. consumers: wait full, add, __syncwarp(), lane 0 arrives on empty; no __syncthreads
-//      in the loop. Finish each group's rows as in part 1.
+// "empty" (kConsumerWarps arrivals). Write the kernel (lesson 06, sections 5 and 10.3); what
+// it must guarantee, and why:
+//   - both barriers of every stage initialised (for the arrivals they will really get: one
+//     producer thread on full, one per consumer warp on empty) and fenced before any use;
+//   - the producer (one lane of warp 8) refills a stage only after the stage's empty barrier
+//     says every consumer warp has finished it, and its first pass through the ring must not
+//     wait at all: a fresh barrier counts the phase before its first as complete (section 3),
+//     which decides the parity the producer waits for;
+//   - a consumer warp frees a stage only when all its lanes are done reading it (a lane that
+//     arrives for the warp must know that), and no block-wide barrier remains in the loop:
+//     removing it is the rung, since a __syncthreads makes every warp wait for the slowest;
+//   - the sums as in part 1.
 // Predict first: what did part 1's __syncthreads per tile cost, and what will this gain?
 #include "roofline/ptx/mbarrier.cuh"
 #include "roofline/ptx/tma.cuh"
@@ -30,7 +35,7 @@ __global__ void __launch_bounds__(kThreads) row_sum_specialized(const __grid_con
     const int col_tiles = cols / kTileCols;
     const int my_groups = (rows / kTileRows - blockIdx.x + gridDim.x - 1) / gridDim.x;
     const int my_tiles = my_groups * col_tiles;
-    // TODO: steps 1-3 above.
+    // TODO: the kernel the head of this file describes.
 }
 
 }  // namespace

@@ -4,20 +4,18 @@
 // Given: the launch (a persistent grid of one 384-thread block per SM), the tensor maps
 // (A in 128 x 64 boxes, Bt in 256 x 64 boxes, both 128-byte swizzled), the shared
 // memory (a 4-stage ring of A and Bt slices with full/empty barriers), the tile order,
-// and the store of the accumulators. Write the pipeline:
-//   producer, warpgroup 0: wgmma::release_registers<40>(); then thread 0 alone, for each
-//     tile this block owns (tile = blockIdx.x; tile += gridDim.x) and each K slice k:
-//     wait on empty[stage] (parity phase ^ 1), arrive_expect_tx(full[stage], both tiles'
-//     bytes), load_2d the A slice (row tile_m * 128, column k * 64) and the Bt slice
-//     (row tile_n * 256, column k * 64); advance stage, flipping phase when it wraps.
-//   consumers, warpgroups 1 and 2: wgmma::claim_registers<232>(); consumer c computes
-//     rows 64c..64c+63 of the tile. For each K slice: wait on full[stage] (parity phase);
-//     descriptors with wgmma::sw128_kmajor_descriptor for its A rows (64 rows further =
-//     64 * 64 elements) and for the whole Bt slice; wgmma::fence(); four
-//     mma_m64n256k16_bf16, stepping 2 (32 bytes) along K in each descriptor, the very
-//     first of the tile with accumulate = false; commit(); wait<1>(); then lane 0 of
-//     each warp arrives on the PREVIOUS slice's empty barrier. After the last slice:
-//     wait<0>(), free that stage too, and store_tile().
+// and the store of the accumulators. Write the pipeline (lesson 06, section 7 and 10.5):
+// rung 5's producer and consumers (kernels/08_wgmma_two_consumers.cu), with the blocks
+// persistent: each block walks the tiles it owns (every gridDim.x-th, from its own index)
+// through ONE ring. What that changes, and why:
+//   - the ring's stages and phases run on across tiles: the producer's stage and parity, and
+//     each consumer's, continue from one tile to the next instead of restarting, so that the
+//     producer loads the next tile's first slices while the consumers finish this one (the
+//     point of the persistent grid);
+//   - a consumer's accumulators start again at each tile (the first wgmma of a tile does not
+//     accumulate), and the last stage of a tile must be freed too, since the next tile's
+//     slices will come through it;
+//   - the barriers' arrival counts and the slices' coordinates as in rung 5.
 // Predict first: at 4096^3, what fraction of the H200's bf16 peak can 132 blocks reach
 // if each SM's tensor cores never wait?
 #include "roofline/ptx/mbarrier.cuh"

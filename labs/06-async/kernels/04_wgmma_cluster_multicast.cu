@@ -10,17 +10,19 @@
 // Given: the cluster launch (cudaLaunchKernelEx with a cluster dimension of 2), the tensor
 // maps (Bt now in 128 x 64 boxes: half a slice), the shared memory, the pair order, the
 // store, the barrier initialisation (empty[s] expects 16 arrivals: 8 consumer warps in
-// EACH block) and the two cluster barriers. Write, from your part 3:
-//   producer (warpgroup 0): release_registers<40>(); thread 0, for each pair this cluster
-//     owns (pair = cluster_index(); pair += cluster_count()), tile_m = 2 pair_m + rank, and
-//     each K slice: mbarrier::wait on empty[stage] (parity phase ^ 1); arrive_expect_tx on
-//     full[stage] for the WHOLE stage (A + the full Bt slice: half of it comes from the other
-//     block's multicast); load_2d your A slice; cluster::load_2d_multicast your half of Bt
-//     to shared.b[stage] + rank * 128 * 64 (row tile_n * 256 + rank * 128), mask 0b11.
-//   consumers (warpgroups 1, 2): as in part 3, except that freeing a stage means lane 0 of
-//     each warp arriving on empty[stage] of BOTH blocks (cluster::arrive_remote, ranks 0
-//     and 1): the other block's producer writes into this block's stage too. Keep fences
-//     out of this loop (cluster::arrive_remote's comment says what a cluster-scope one costs).
+// EACH block) and the two cluster barriers. Write, from your part 3 (lesson 06, sections 8
+// and 10.6); what changes, and why:
+//   producer (warpgroup 0): walks the pairs this cluster owns (as part 3 walks tiles, by
+//     cluster), its block's tile being its rank's row of the pair. Per K slice it loads its
+//     own A slice and HALF the Bt slice, multicast (cluster::load_2d_multicast) to the same
+//     place in both blocks' stage; its half is the rank's half, and lands where that half
+//     of the slice belongs. The full barrier must still announce the WHOLE stage's bytes: the
+//     other half arrives on it from the other block's multicast.
+//   consumers (warpgroups 1, 2): as in part 3, except that a stage is now written by both
+//     producers, so freeing it means arriving on the empty barrier of BOTH blocks
+//     (cluster::arrive_remote, ranks 0 and 1): neither producer may refill until both
+//     blocks' consumers are done with it. Keep fences out of this loop
+//     (cluster::arrive_remote's comment says what a cluster-scope one costs).
 // Do not return early from any warpgroup: every thread must reach the final cluster::sync().
 // Predict first: how many bytes does one SM pull from L2 per K slice here, and in part 3?
 #include "roofline/ptx/cluster.cuh"

@@ -12,21 +12,25 @@
 // wait_stores<0>() of thread 0 of each consumer warpgroup; and the schedule (Schedule,
 // WorkWalk, save_partial, add_partial below): the pairs in groups of 8 pair rows, and the
 // last wave's worth of pairs split along K over every cluster (stream-K), so a cluster runs
-// pieces (a pair, K slices [k_begin, k_end)), not always whole pairs. Write:
+// pieces (a pair, K slices [k_begin, k_end)), not always whole pairs. Write (lesson 06,
+// section 10.7):
 //   1. the producer and consumer loops: your part 4, walking the pieces instead of the pairs
-//      (`WorkWalk<S> walk(cluster, clusters, pairs, k_slices); for (Work work; walk.next(work);)`,
-//      pair_position<S::kGroupPairs>(work.pair, ...), k from work.k_begin to work.k_end, the
-//      piece's first wgmma not accumulating); after a piece's last wgmma, in the consumers:
-//      if saves_partial(work), save_partial(...) and go on to the next piece (no store);
-//      else, if adds_partial(work, k_slices), add_partial(...) first; then store_tile_tma.
-//   2. store_tile_tma, for each half (128 columns = 2 boxes):
-//      thread 0 of the warpgroup: tma::wait_stores_read<0>() (the TMA unit has read the
-//      previous boxes); wgmma::warpgroup_sync(1 + consumer); every thread writes its
-//      accumulators of those columns as bf16 pairs: row r (and r + 8) = 16 (warp in group) +
-//      lane / 4, 16-byte column j % 8 of the box, stored at byte r * 128 + ((j % 8) ^ (r % 8))
-//      * 16 + 4 (lane % 4) (the swizzle); tma::fence_shared_to_async(); warpgroup_sync again;
-//      thread 0: store_2d each box at (tile row + 64 consumer, its first column), then
-//      commit_stores().
+//      (WorkWalk<S> and pair_position<S::kGroupPairs> below give a piece's pair and its K
+//      range; a piece's first wgmma does not accumulate). After a piece's last wgmma, the
+//      consumers either hand a partial sum on (saves_partial: save it, store nothing) or
+//      finish the tile (adds_partial first, where another piece's partial is owed to it),
+//      then store it with store_tile_tma.
+//   2. store_tile_tma: the warpgroup's 64 x 256 part of the tile as bf16, through shared.c,
+//      one half (two 64 x 64 boxes) at a time. The staging boxes must hold the layout the C
+//      tensor map describes: rows of 128 bytes with the 128-byte swizzle (the 16-byte chunk
+//      number XORed with the row's position in its 8-row group, lesson 06, section 2), each
+//      thread writing its own accumulators (wgmma.cuh's accumulator layout says whose rows and
+//      columns those are). The hazards, in order: the staging boxes are reused, so wait until
+//      the TMA unit has READ the previous boxes before overwriting them
+//      (tma::wait_stores_read); the whole warpgroup writes, one thread issues the stores, so
+//      a warpgroup barrier separates the two, and the generic-proxy writes must be made
+//      visible to the TMA unit first (tma::fence_shared_to_async); then one thread stores
+//      each box at its place in C and commits the group.
 // Predict first: how long does part 4's epilogue keep a consumer warpgroup from its next
 // tile, and what fraction of a tile's time is that at 8192^3?
 #include "roofline/ptx/cluster.cuh"

@@ -6,19 +6,23 @@
 // map that cuts x into 32 x 256 tiles, and the shared memory (two tiles and one "full"
 // mbarrier per buffer). Block b owns row groups b, b + gridDim.x, ... (32 rows each)
 // and walks their tiles in order: all column tiles of its first group, then of the
-// next. Tile i of the block goes to buffer i % 2. Write the kernel:
-//   1. thread 0: init both full barriers for 1 arrival (mbarrier::init), fence_init(),
-//      then start tile 0: mbarrier::arrive_expect_tx(&full[0], kTileBytes) and
-//      tma::load_2d(tile, &x_map, first row, first column, &full[0]);
-//      everyone: __syncthreads();
-//   2. for the i-th tile: thread 0 first starts tile i + 1 into the other buffer (if
-//      there is one); then everyone waits on full[i % 2]. Which parity? Each buffer's
-//      barrier completes one phase per tile it receives, and tile i is buffer i % 2's
-//      (i / 2)-th. Each warp adds its 4 rows (one 16-byte load per lane covers a
-//      256-wide row; reduction::sum_of_8_bf16 adds the 8 values of one load); then
-//      __syncthreads() so that nobody still reads the buffer the next prefetch refills;
-//   3. after a group's last column tile: reduce each row across the warp
-//      (__shfl_xor_sync) and lane 0 writes sums[row].
+// next. Tile i of the block goes to buffer i % 2. Write the kernel (lesson 06, sections 2-3
+// and 10.1); what it must guarantee, and why:
+//   - each full barrier exists before anything uses it: initialised by one thread for the
+//     one arrival it will get (the thread that starts the copies), the init made visible to
+//     the TMA unit (mbarrier::fence_init) and to the block before any copy or wait;
+//   - a barrier completes only when its arrival has come and the bytes announced for it
+//     (arrive_expect_tx) have landed: announce exactly one tile's bytes per tile;
+//   - the next tile is on its way while this one is summed: that is the rung (Little's law,
+//     section 4, says how many bytes in flight an SM needs; count what two buffers give);
+//   - a wait names the phase tile i completes. Each buffer's barrier completes one phase per
+//     tile it receives, and a phase is named by its parity: work it out from how many tiles
+//     that buffer received before tile i;
+//   - a buffer is refilled only once every warp has finished reading it: the TMA unit does
+//     not wait for a slow warp, and would overwrite the tile under it;
+//   - the sums: a warp takes 4 rows of each 32-row tile; one lane's 16-byte load is 8 values
+//     of a 256-wide row (reduction::sum_of_8_bf16); a row's total is the warp's reduction
+//     over its lanes once the group's last column tile is in, written once.
 // Predict first: while the block sums one tile, how many bytes are on their way to
 // this SM, and how many does Little's law ask for?
 #include "roofline/ptx/mbarrier.cuh"
@@ -41,7 +45,7 @@ __global__ void __launch_bounds__(kThreads) row_sum_double_buffer(const __grid_c
     const int col_tiles = cols / kTileCols;
     const int my_groups = (rows / kTileRows - blockIdx.x + gridDim.x - 1) / gridDim.x;
     const int my_tiles = my_groups * col_tiles;
-    // TODO: steps 1-3 above.
+    // TODO: the kernel the head of this file describes.
 }
 
 }  // namespace

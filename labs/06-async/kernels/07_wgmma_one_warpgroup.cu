@@ -6,21 +6,24 @@
 // Given: the launch (one 128-thread block, one warpgroup, per 64 x 256 tile of C; not
 // persistent), the tensor maps (A in 64 x 64 boxes, Bt in 256 x 64 boxes, both 128-byte
 // swizzled), the shared memory (a 4-stage ring of A and Bt slices, one "full" barrier
-// per stage) and the store of the accumulators. Write the kernel:
-//   1. thread 0: init each full barrier for 1 arrival, fence_init(), then start the
-//      first kStages K slices (fewer if K has fewer): for slice k into stage k % kStages,
-//      arrive_expect_tx(full[stage], both tiles' bytes), load_2d the A slice (row
-//      tile_m * 64, column k * 64) and the Bt slice (row tile_n * 256, column k * 64);
-//      everyone: __syncthreads();
-//   2. for each K slice k: wait on full[k % kStages] (which parity?); descriptors with
-//      wgmma::sw128_kmajor_descriptor for the A and the Bt stage; wgmma::fence(); four
-//      mma_m64n256k16_bf16, stepping 2 (32 bytes) along K in each descriptor, the very
-//      first with accumulate = false; commit(); wait<0>() (slice k's MMAs are done);
-//      __syncthreads() (so in every warp); then thread 0 refills slice k's stage with
-//      slice k + kStages, if there is one. Not wait<1>: a TMA copy issued while a wgmma
-//      group is still running makes ptxas serialize every wgmma of the kernel (C7515,
-//      shown with nvcc -Xptxas -v); rung 5 gives the copies to a producer to get around it;
-//   3. store_tile().
+// per stage) and the store of the accumulators. Write the kernel (lesson 06, sections 6 and
+// 10.4); what it must do, and why:
+//   - the ring of part 1 with K slices instead of row tiles: a stage holds one 64 x 64 slice
+//     of A and one 256 x 64 slice of Bt, both announced on its full barrier (their bytes
+//     together), the first kStages slices started before the loop (fewer if K has fewer);
+//   - per K slice, the 64 x 256 x 64 product into the same accumulators: wgmma's K is 16, so
+//     a slice is a chain of wgmmas, the first of the tile not accumulating (the registers
+//     hold garbage). Each reads its operands through shared-memory descriptors
+//     (wgmma::sw128_kmajor_descriptor): the slice's base, and for each step along K the same
+//     descriptor moved by 16 elements (the descriptor's address field counts 16-byte units);
+//     wgmma::fence() before the chain (the accumulators were last written by ordinary code
+//     or by another chain), commit() after it;
+//   - a stage is refilled only when the wgmmas that read it are finished (wgmma reads shared
+//     memory asynchronously, after it is issued) and every warp has passed that point. Here,
+//     wait for all of them (wait<0>): a TMA copy issued while a wgmma group is still running
+//     makes ptxas serialize every wgmma of the kernel (C7515, shown with nvcc -Xptxas -v);
+//     rung 5 gives the copies to a producer to get around it;
+//   - then store_tile().
 // Predict first: per K slice, how many bytes does a block pull from L2 for how many
 // FLOPs, and what rate does that allow if L2 delivers about what part 3 needs?
 #include "roofline/ptx/mbarrier.cuh"
@@ -45,7 +48,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_one_warpgroup(const __grid_c
     auto& shared = *reinterpret_cast<SharedStorage*>(base);
     const int tile_n = blockIdx.x, tile_m = blockIdx.y;
     const int k_slices = K / kBlockK;
-    // TODO: steps 1-3 above.
+    // TODO: the kernel the head of this file describes.
 }
 
 }  // namespace

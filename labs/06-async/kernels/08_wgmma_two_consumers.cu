@@ -8,20 +8,20 @@
 // Given: the launch (one 384-thread block per 128 x 256 tile of C, in raster order,
 // blockIdx.x along N; not persistent), the tensor maps (A in 128 x 64 boxes, Bt in
 // 256 x 64 boxes, both 128-byte swizzled), the shared memory (a 4-stage ring with full
-// and empty barriers, initialised for you) and the store of the accumulators. Write:
-//   producer, warpgroup 0: wgmma::release_registers<40>() (the whole warpgroup: setmaxnreg
-//     acts per warpgroup); then thread 0 alone, for each K slice k into stage k % kStages:
-//     wait on empty[stage] (which parity? on the first pass through the ring the wait must
-//     return at once: a fresh barrier counts parity 1 as complete), arrive_expect_tx(
-//     full[stage], both tiles' bytes), load_2d the A slice (row tile_m * 128, column k * 64)
-//     and the Bt slice (row tile_n * 256, column k * 64).
-//   consumers, warpgroups 1 and 2: wgmma::claim_registers<232>(); consumer c computes rows
-//     64c..64c+63 of the tile. For each K slice: wait on full[stage]; descriptors with
-//     wgmma::sw128_kmajor_descriptor for its A rows (64 rows further = 64 * 64 elements)
-//     and for the whole Bt slice; wgmma::fence(); four mma_m64n256k16_bf16, stepping 2
-//     (32 bytes) along K, the first with accumulate = false; commit(); wait<1>(); then
-//     lane 0 of each warp arrives on the PREVIOUS slice's empty barrier. After the last
-//     slice: wait<0>() and store_tile().
+// and empty barriers, initialised for you) and the store of the accumulators. Write (lesson
+// 06, sections 5-7 and 10.4); what it must do, and why:
+//   producer, warpgroup 0: gives up registers first (wgmma::release_registers: setmaxnreg
+//     acts per warpgroup, so the whole warpgroup calls it), then one thread runs part 2's
+//     producer over K slices: a stage refilled only once its empty barrier has completed
+//     (the first pass through the ring passes at once), both slices announced on full.
+//   consumers, warpgroups 1 and 2: take the registers (wgmma::claim_registers); consumer c
+//     owns the tile's rows 64c..64c+63: its own rows of the A slice (a descriptor 64 rows
+//     further into the stage), all of the Bt slice. Per K slice rung 4's chain of wgmmas, but
+//     without waiting for all of them: keep one group in flight (wait<1>), so the tensor
+//     cores always have the next slice's work. The hazard that moves: the slice whose wgmmas
+//     are known finished is the PREVIOUS one, so that is the stage a consumer may free (one
+//     arrival per warp on its empty barrier); after the last slice, wait for everything and
+//     store_tile() (no later tile of this block needs the stage).
 // Predict first: what does the 128-row tile do to the bytes pulled from L2 per FLOP,
 // against rung 4, and what does each block still lose at its start and its end?
 #include "roofline/ptx/mbarrier.cuh"

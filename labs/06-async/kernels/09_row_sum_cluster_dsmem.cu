@@ -9,21 +9,22 @@
 // r, r + 4, r + 8, ... A chunk is 8 rows x 1024 columns (16 KiB): four 8 x 256 TMA boxes
 // (a box side is at most 256) counted on one mbarrier. Cluster c owns groups c,
 // c + cluster_count(), ...; the block's i-th chunk is chunk rank + (i % my_chunks) * 4 of
-// group cluster + (i / my_chunks) * clusters. Write the kernel:
-//   1. as part 1: thread 0 inits the kStages full barriers, fence_init(), and starts the
-//      first kStages chunks (arrive_expect_tx(&full[s], kChunkBytes), then the four
-//      tma::load_2d of the chunk's boxes onto the same barrier); __syncthreads();
-//   2. for each of my_groups groups: for each of my_chunks chunks, wait on its stage
-//      (parity as in part 1), warp w adds row w of the four boxes (one 16-byte load per
-//      lane per box), __syncthreads(), thread 0 refills the stage kStages chunks ahead;
-//      then reduce the row across the warp and lane 0 stores it in partials[g % 2][w];
-//   3. cluster::sync() (release and acquire across the cluster: every block's partials are
-//      written and visible); then one thread per row adds that row's four partials, read
-//      from each rank's shared memory with cluster::load_remote, and writes sums[row]
-//      (spread the rows over the four blocks);
-//   4. after the last group, cluster::sync() once more: a block must not exit while
-//      another still reads its shared memory. Every thread of every block must make the
-//      same cluster::sync() calls; a rank with no chunks (my_chunks == 0) still takes part.
+// group cluster + (i / my_chunks) * clusters. Write the kernel (lesson 06, section 10.6);
+// what it must guarantee, and why:
+//   1. part 1's ring, with a chunk instead of a tile: a chunk is four TMA boxes counted on
+//      one full barrier (announce the chunk's bytes, all four copies onto that barrier);
+//   2. per group: every chunk of it this block owns summed (warp w takes row w of the four
+//      boxes), the stage refilled kStages chunks ahead once no warp reads it; then each row's
+//      partial, reduced across the warp, kept in this block's shared memory where the other
+//      ranks can read it;
+//   3. the four partials of a row meet only after every block of the cluster has written
+//      its partials AND they are visible to the others: cluster::sync() is that release and
+//      acquire. Then each row's four partials (one per rank, cluster::load_remote) summed
+//      once into sums[row], the rows spread over the four blocks;
+//   4. a block's shared memory must outlive every read of it: no block exits while another
+//      may still load its partials, so a last cluster::sync() after the last group. Every
+//      thread of every block makes the same cluster::sync() calls, a rank with no chunks
+//      (my_chunks == 0) included, or the cluster deadlocks.
 // Why partials[2]: with one buffer, which block could overwrite a partial still being read?
 // Predict first: rung 1's kernel at this shape would run 6 blocks. What fraction of
 // cudaMemcpy would that reach, and what does splitting each group over 4 blocks change?

@@ -9,8 +9,9 @@
 // a[3] = A[g+8][2c+8..], g = lane/4 + 16 warp, c = lane%4, two bf16 per register, the lower
 // column in the low half), the matrix-descriptor format, and the last immediate (imm-trans-b)
 // that reads B N-major. The accumulator layout of D is the same as for m64n256k16, so the
-// scores' fp32 accumulators for keys 16k..16k+15 become P's A fragment for k16 step k:
-// a = {s[8k], s[8k+1]}, {s[8k+2], s[8k+3]}, {s[8k+4], s[8k+5]}, {s[8k+6], s[8k+7]}.
+// scores' fp32 accumulators for keys 16k..16k+15, rounded to bf16 in pairs, are P's A
+// fragment for k16 step k, each thread's from its own scores, with no shuffle (which pairs
+// go where follows from the two layouts: lab 08's rung 4 asks for it).
 #pragma once
 #include <cstdint>
 

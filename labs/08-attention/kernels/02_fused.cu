@@ -1,5 +1,7 @@
 // Rung 2: fused attention, FlashAttention-2 style. YOUR TURN: the three TODOs (S = Q K^T,
-// the online softmax, O += P V). One block of 4 warps takes 128 queries
+// the online softmax, O += P V), each lane's fragment addresses included. The TODOs say what
+// each step must leave and why; the how is yours, from lesson 08 (sections 3 and 4) and
+// mma_sync.cuh's fragment table. One block of 4 warps takes 128 queries
 // of one head; each warp owns 32 of them (two 16-row tiles) for the whole kernel. The block
 // walks K and V in tiles of 64 keys (cp.async into shared memory); per tile each warp
 //
@@ -27,13 +29,13 @@
 // feeds two mmas: 1 wavefront an mma, plus Q's A fragments (reread from shared memory each
 // tile: the registers go to the second row tile's accumulators), 1.25 in all.
 //
-// V's B fragment wants two keys (rows 2t, 2t + 1) of one column g, which are not adjacent
-// in a row-major V. The columns of O are ours to number, though: n-tile 2p of the P V mma
-// computes O's even columns 16p + 2j, n-tile 2p + 1 the odd ones 16p + 2j + 1. Then one
-// 32-bit load of row 2t at columns 16p + 2g, +1 holds lane g's value for both n-tiles, and
-// two such loads (rows 2t, 2t + 1) give both B registers after one byte permute each
-// (PRMT): 2 loads a fragment, like K, instead of four 16-bit ones. The store at the end puts
-// the columns back in order (each thread writes 4 consecutive columns, 8 bytes).
+// V's B fragment wants two consecutive keys of one column of O in each register, and those
+// sit in different rows of a row-major V: loaded directly, four 16-bit loads a fragment.
+// The columns of O are ours to number, though: let one n-tile of the P V mma compute the
+// even columns of a 16-column group and its neighbour the odd ones. Then one 32-bit load of
+// two adjacent columns of a key row holds a lane's value for both n-tiles, and one byte
+// permute (PRMT) per register sorts the halves: 2 loads a fragment, like K. The store at the
+// end puts the columns back in order.
 //
 // Few instructions around the mmas: a scheduler issues one instruction a clock, and every
 // one that is not an mma delays the next mma. So the tile copies are one cp.async per
@@ -69,34 +71,38 @@ using namespace roofline::gemm::mma;
 
 using Chosen = Tuning<4, 2, 64, true, true, 2>;  // 128 queries a block, 32 a warp, 64 keys a tile
 
-// The online softmax on one tile of raw scores x, row by row: row i of this thread is row tile
-// i / 2, half i % 2 (query first_row + 16 (i / 2) + 8 (i % 2)); its scores are x[i / 2][n][2 (i % 2)
-// + 0 and + 1]. Masks them (kMask only), finds the tile's max, rescales the running sum l and
-// the output accumulators out when the running max m rises (kLazyMax: only when it rises by more
-// than kLazyMaxSlack in exp2's units, and then for the whole warp), and leaves P = 2^(x scale -
-// m scale) in x, summed into l (this thread's part of each row).
+// The online softmax (lesson 08, section 3) on one tile of raw scores x, for this thread's rows.
+// x[mt][n] is the m16n8k16 accumulator of row tile mt and key n-tile n, out[mt][n] that of row
+// tile mt and n-tile n of O's columns (mma_sync.cuh's C table: in each row tile a thread holds
+// two rows, and two adjacent columns of each n-tile in each of them). m[mt] and l[mt] are those
+// two rows' running max (raw-score units) and this thread's part of their running sums.
+// first_row is the query of this thread's first row (row tile 0, upper row), first_col the key
+// of its first column in n-tile 0; scale turns a raw score into exp2's units.
 template <bool kMask, bool kLazyMax, int kRowTiles, int kKeys, int D>
 __device__ __forceinline__ void online_softmax(float (&x)[kRowTiles][kKeys / 8][4], float (&out)[kRowTiles][D / 8][4],
                                                float (&m)[kRowTiles][2], float (&l)[kRowTiles][2], int first_row,
                                                int first_col, int seq, bool causal, float scale) {
-    // TODO(2): for each of this thread's rows (row tile mt, half r: scores x[mt][n][2r] and
-    //   x[mt][n][2r + 1] for every n < kKeys / 8; query first_row + 16 mt + 8 r; the score's
-    //   key is first_col + 8n (+ 1 for the second)):
-    //   - if kMask, set the masked scores (key >= seq, or causal and key > query) to -INFINITY;
-    //   - the tile's row max over the raw scores, across the 4 threads of the row
-    //     (__shfl_xor_sync with 1 and 2);
-    //   - when the row's max rises: new m = max(m, tile max); multiply l and the row's
-    //     accumulators out[mt][n][2r], out[mt][n][2r + 1] (every n < D / 8) by
-    //     exp2_approx((old m - new m) * scale). Careful: while a row has seen only masked keys
-    //     its m is -INFINITY, and -INFINITY - -INFINITY is NaN. With kLazyMax, rescale only
-    //     when some row's tile max exceeds its m by more than kLazyMaxSlack in exp2's units
-    //     ((tile max - m) * scale > kLazyMaxSlack), decided for the whole warp by __any_sync so
-    //     that the branch never splits it (every row of the warp then takes its new max);
-    //   - then x = exp2_approx(fmaf(x, scale, -m * scale)) (one FFMA, one MUFU), added into l.
-    //     Careful here too: while m is still -INFINITY (every key the row has seen, this tile's
-    //     included, was masked), -m * scale is +inf and a masked score's x * scale is -inf, so
-    //     the FFMA gives NaN, not -inf. Subtract 0 for such a row instead: its scores are all
-    //     -INFINITY, exp2 of them is 0, and l and the accumulators stay 0 (lesson 08, section 3).
+    // TODO(2): leave, for each of this thread's rows:
+    //   - the masked scores (kMask tiles only: a key past the sequence, or, causal, a key
+    //     after the row's query) at -INFINITY before anything reads them;
+    //   - m: the row's running max over every key seen so far. It is the max of the whole row,
+    //     whose scores are spread over the threads that share it (the C table), so every
+    //     thread of the row must end with the same m;
+    //   - l and the row's accumulators in out, sums taken against the old m, brought to the new
+    //     one (the factor 2^((old m - new m) scale)) before this tile's terms join them: the
+    //     recurrence of section 3;
+    //   - x = P = 2^((x - m) scale), and l grown by this thread's part of the row's sum of them.
+    //   Why kLazyMax may keep a stale m: the final division by l cancels any m exactly; m need
+    //   only keep P from overflowing. Keep the old m unless some row's tile max exceeds it by more than
+    //   kLazyMaxSlack in exp2's units, so that most tiles skip the rescale; decide it once for
+    //   the whole warp, since a branch that splits the warp runs both of its sides.
+    //   Hazard: -INFINITY - -INFINITY is NaN, and a row that has seen only masked keys (possible
+    //   at a causal diagonal or past the sequence) still has m = -INFINITY. It must come out of
+    //   this tile with P = 0, l = 0 and out untouched, in both places m is subtracted: the
+    //   rescale factor, and P's exponent (with the scale folded into one FFMA, a masked score's
+    //   -inf plus +inf is NaN too). Section 3's empty-row rule says what to use instead.
+    //   Cost (the issue slots of section 4): the max on the raw scores (scale > 0 keeps the
+    //   order), then one FFMA and one exp2_approx a score; no division here (the end does it).
 }
 
 template <int D, class T>
@@ -125,25 +131,9 @@ __global__ void __launch_bounds__(T::kThreads, T::kBlocksPerSm)
     cp_async_wait<0>();
     __syncthreads();
 
-    // Each lane's fragment addresses, as 32-bit words; everything further on is a constant
-    // offset from them. Q (A fragment): rows g, g + 8, columns 2t, 2t + 8 of each 16. K (B of
-    // S = Q K^T, B[k][n] = K[key n][d k]): key g, columns 2t, 2t + 8. V (paired): rows 2t,
-    // 2t + 1, 2t + 8, 2t + 9, columns 2g, 2g + 1 of each 16.
-    const auto* q_lane = reinterpret_cast<const std::uint32_t*>(sQ + (warp * 16 * kRowTiles + g) * kStride + 2 * t);
-    const auto* k_lane = reinterpret_cast<const std::uint32_t*>(sK + g * kStride + 2 * t);
-    const auto* v_lane = reinterpret_cast<const std::uint32_t*>(sV + 2 * t * kStride + 2 * g);
-
-    // One row tile: Q's fragments fit in registers for the whole kernel.
-    std::uint32_t qf[T::kHoldQ ? D / 16 : 1][4];
-    if constexpr (T::kHoldQ) {
-#pragma unroll
-        for (int kk = 0; kk < D / 16; ++kk) {
-            qf[kk][0] = q_lane[kk * 8];
-            qf[kk][1] = q_lane[8 * kW + kk * 8];
-            qf[kk][2] = q_lane[kk * 8 + 4];
-            qf[kk][3] = q_lane[8 * kW + kk * 8 + 4];
-        }
-    }
+    // Your fragment addresses go here (TODOs 1 and 3): each lane's, worked out once, so that
+    // every fragment register further on is one 32-bit shared load at that address plus a
+    // constant (the issue slots of section 4).
 
     float acc[kRowTiles][D / 8][4] = {};  // O rows g and g+8 of each row tile
     float row_max[kRowTiles][2], row_sum[kRowTiles][2];
@@ -164,13 +154,16 @@ __global__ void __launch_bounds__(T::kThreads, T::kBlocksPerSm)
 
         // 1. S = Q K^T, 16 columns of head_dim (kk) at a time: each K fragment feeds every row tile.
         float s[kRowTiles][kKeys / 8][4] = {};
-        // TODO(1): for each 16 columns kk of head_dim: the A fragments qa[mt][4] of each row tile
-        //   (T::kHoldQ: qf[kk]; otherwise from q_lane: rows g, g + 8 are 0 and 8 * kW words on,
-        //   columns 2t, 2t + 8 are kk * 8 and kk * 8 + 4 words on, row tile mt 16 * mt * kW); then
-        //   for each n-tile n (keys 8n .. 8n+7 of this tile): b0 = K[key 8n+g][d 16kk+2t, +1], b1
-        //   the same 8 columns on (from k_lane, in words), and
-        //   mma_bf16_16816(s[mt][n], qa[mt], b0, b1) for every row tile: one K fragment, kRowTiles
-        //   mmas.
+        // TODO(1): s[mt][n] = this tile's scores of row tile mt against the 8 keys of n-tile n,
+        //   summed over all D columns of head_dim: one m16n8k16 mma per row tile, n-tile and 16
+        //   columns. A is Q (the warp's row tile, 16 columns), B is K^T: B[column][key] =
+        //   K[key][column], so a key's row of sK is a column of B, and its pairs of adjacent
+        //   columns are the pairs a B register holds. Every register of either fragment is one
+        //   32-bit load from the padded tiles (the pairs mma_sync.cuh's table names).
+        //   Why the order: a K fragment, once loaded, should feed every row tile (kRowTiles mmas
+        //   a load: the wavefront count of section 4). Q's fragments are read again each tile,
+        //   since the second row tile's accumulators need their registers; with one row tile
+        //   (T::kHoldQ, not the shipped Tuning) they fit in registers for the whole kernel.
 
         // 2. Online softmax in log2 units; the mask only where this tile can hold a masked key.
         const bool masked = kv0 + kKeys > seq || (causal && kv0 + kKeys - 1 > warp_q0);
@@ -183,18 +176,19 @@ __global__ void __launch_bounds__(T::kThreads, T::kBlocksPerSm)
 
         // 3. O += P V, 16 keys (kk) at a time. P's accumulators for keys 16kk..16kk+15 are
         //    n-tiles 2kk and 2kk+1: exactly an A fragment.
-        // TODO(3): for each kk < kKeys / 16 build a[mt][4] from s[mt] (mma_sync.cuh's A table;
-        //   pack_bf16x2 pairs two scores into a bf16 register), then
-        //   - T::kPairedV (the shipped choice): for each 16 columns p of head_dim, four 32-bit
-        //     loads from v_lane (keys 16kk + 2t, +1, +8, +9: 16 * kk * kW plus 0, kW, 8 * kW,
-        //     9 * kW words; columns 16p + 2g, +1: 8p words), low_halves / high_halves of the
-        //     pairs (x0, x1) and (x8, x9) give the B fragments of the even n-tile 2p and the odd
-        //     n-tile 2p + 1; mma_bf16_16816(acc[mt][2p], a[mt], even0, even1) and the same for
-        //     2p + 1 with odd0, odd1, for every row tile;
-        //   - otherwise: for each n-tile n of head_dim, b0 = {V[key 16kk+2t][d 8n+g],
-        //     V[key 16kk+2t+1][d 8n+g]} (a column of V: two 16-bit loads from sV, rows kStride
-        //     elements apart, packed with pack_bf16x2), b1 the same 8 keys on;
-        //     mma_bf16_16816(acc[mt][n], a[mt], b0, b1) for every row tile.
+        // TODO(3): acc += P V over this tile's keys, 16 keys a step. P (x after step 2, rounded
+        //   to bf16) is the A operand and needs no shuffle: the accumulators of two adjacent key
+        //   n-tiles are an A fragment's layout already (section 4); pack_bf16x2 pairs them.
+        //   V is the B operand with the keys as its reduction index: a B register wants two
+        //   consecutive keys of one column of O, which sit in different rows of sV.
+        //   T::kPairedV (the shipped choice): the store below reads acc[mt][2p] as O's even
+        //   columns of the 16-column group p and acc[mt][2p + 1] as its odd ones, so compute
+        //   them that way: a 32-bit load of two adjacent columns of one key row then feeds both
+        //   n-tiles, and low_halves / high_halves sort two such loads (two keys) into the even
+        //   and the odd B register (the header above).
+        //   Otherwise: acc[mt][n] holds O's columns of n-tile n in order, and a B register is two
+        //   16-bit loads of one column, packed with pack_bf16x2.
+        //   As in step 1, each V fragment loaded should feed every row tile.
     }
 
     // O = acc / l, each row's sum first gathered from its 4 threads.

@@ -68,8 +68,14 @@ using Chosen = Tuning<4, 2, 64, true, false>;  // 128 queries a block, 32 a warp
 // Element offset of (row, 16-byte chunk) in a swizzled [rows][D] bf16 tile.
 template <int D>
 __device__ inline int swizzled(int row, int chunk) {
-    // TODO(1): chunk c of row r is stored at chunk c ^ (r % 8) (a plain row * D + chunk * 8
-    //   is correct too, but every ldmatrix then waits on an 8-way bank conflict).
+    // TODO(1): where chunk `chunk` of row `row` lives. What it must give: within each row a
+    //   permutation of the row's chunks (every chunk stored once, the row's 16-byte alignment
+    //   kept), such that the 8 chunks one ldmatrix reads (the same logical chunk of 8
+    //   consecutive rows) land in 8 different groups of 4 banks. Lesson 03's XOR swizzle
+    //   (rung 9) is that map, and it is the one the address arithmetic below assumes (the next
+    //   16 columns of a lane's address are the same address with a bit flipped). The plain
+    //   row-major offset returned now is correct too, but every ldmatrix then waits on an
+    //   8-way bank conflict (rows of 128 or 256 bytes all start in the same banks).
     return row * D + chunk * 8;
 }
 
@@ -115,22 +121,27 @@ __global__ void __launch_bounds__(T::kThreads)
     // bytes; 16 more columns (chunks 2c, 2c + 1 -> 2c + 2, 2c + 3) flip bits of the chunk number,
     // and since row % 8 is XORed into it, the address is this one XOR (32 * c) bytes (swizzled).
     const int matrix = lane / 8, matrix_row = lane % 8;
-    // TODO(2): Q: this lane's row and chunk, so that the 4 matrices are a0..a3 of mma_sync.cuh's
-    //   table for the warp's first row tile (the matrices are named in step 1 below).
+    // TODO(2): Q: the row and chunk this lane gives ldmatrix_x4, so that the 4 matrices it
+    //   loads are the registers a[0..3] of mma_sync.cuh's A table for the warp's first row tile
+    //   and first 16 columns (which matrix each lane addresses: ldmatrix_x4's comment).
     const std::uint32_t q_lane = sQ + 2 * swizzled<D>(warp * 16 * kRowTiles, 0);
-    // TODO(3): K: this lane's key row and chunk for the four matrices named in step 1.
+    // TODO(3): K: the key row and chunk for the four matrices step 1 names: two n-tiles' B
+    //   fragments (b0, b1 of each) for the tile's first 16 keys and first 16 columns.
     const std::uint32_t k_lane = sK + 2 * swizzled<D>(0, 0);
-    // TODO(4): V: this lane's key row and chunk for the four matrices named in step 3.
+    // TODO(4): V: the key row and chunk for the four matrices step 3 names, loaded transposed
+    //   (ldmatrix_x4_trans), so that each becomes a B register of P V for the first 16 keys.
     const std::uint32_t v_lane = sV + 2 * swizzled<D>(0, 0);
 
     for (int tile = 0; tile < tiles; ++tile) {
         const int stage = tile % kStages, kv0 = tile * kKeys;
         cp_async_wait<0>();  // this tile's group (the only one in flight)
         __syncthreads();     // its K and V are visible, and every warp is done with the other stage
-        // TODO(5): if there is a next tile, issue its K and V copies (load_tile, keys from
-        //   kv0 + kKeys on) into the other stage, (tile + 1) % kStages (kTileBytes apart), then
-        //   cp_async_commit: they land while this tile's math runs, and the wait at the top of
-        //   the next iteration collects them.
+        // TODO(5): the double buffer. The next tile's K and V (if there is one) must be on
+        //   their way before this tile's math starts, so that the copy runs behind the tensor
+        //   cores instead of in front of them: one committed group, into the stage this tile does
+        //   not read. Why here and not earlier: the barrier just above is what tells every warp
+        //   that the previous tile's math, the last reader of that stage, is done; the wait at
+        //   the top of the next iteration is what collects the group.
         if (causal && kv0 > warp_q0 + 16 * kRowTiles - 1) continue;  // every key after every query of this warp
         const std::uint32_t tK = k_lane + stage * kTileBytes, tV = v_lane + stage * kTileBytes;
 

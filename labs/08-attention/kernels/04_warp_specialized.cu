@@ -33,16 +33,20 @@ using namespace roofline;
 using Chosen = Schedule<2, false, false, true, true>;
 
 
-// O += P V: V's 128 keys are the K index (16 rows = 2048 bytes = 128 units a step), head_dim
-// the N. Issued, not committed.
+// O += P V: V's 128 keys are the K index, head_dim the N. Issued, not committed.
 template <int D, int Stages>
 __device__ __forceinline__ void issue_pv(float (&out)[D / 2], const std::uint32_t (&p)[8][4],
                                          const Descriptors<D, Stages>& descriptors, int stage) {
-    // TODO 3 (O += P V): eight wgmma calls, one per 16 keys (p[step]): mma_m64n128k16_rs_bt
-    //   at D = 128, mma_m64n64k16_rs_bt at D = 64 (if constexpr), B's descriptor V's of this
-    //   stage (descriptors.v + stage * Descriptors<D, Stages>::kStageUnits) plus 16 rows of V
-    //   a step: 2048 bytes, 128 units of the start-address field. No fence, commit or wait
-    //   here: the schedules below do those.
+    // TODO 3 (O += P V): out (64 queries x D columns, accumulating) += P (64 x 128 keys, in
+    //   registers: p, one A fragment per 16 keys) times this stage's V tile (128 keys x D, in
+    //   shared memory, N-major). The reduction runs over keys, 16 a wgmma, so the tile is a
+    //   chain of wgmmas into the same accumulators, each with A from registers and B described
+    //   by V's descriptor (descriptors.v is stage 0's first 16 keys). Move it as
+    //   issue_scores in fa3_pieces.cuh moves K's: by offsets in the start-address field (16-byte
+    //   units), one stage's worth a stage and 16 keys' worth a step (wgmma_attention.cuh's
+    //   descriptor comment gives the bytes). The wgmma's N is D (wgmma_attention.cuh has one
+    //   for each head_dim the lab runs). No fence, commit or wait here: the schedules in
+    //   fa3_kernel.cuh do those, and a wait here would undo their overlap.
     (void)out, (void)p, (void)descriptors, (void)stage;
 }
 
@@ -70,25 +74,36 @@ struct SoftmaxRows {
                 }
             }
         }
-        // TODO 1 (online softmax): for each of this thread's two rows, the tile's maximum over
-        //   the 4 threads that share the row (__shfl_xor_sync 1 and 2), the new running maximum
-        //   in log2 units (max0/max1, times scale_log2), the rescale factors exp2(old - new)
-        //   (fast_exp2) into rescale0/rescale1 and applied to sum0/sum1 (the output is the
-        //   caller's: rescale_out), then s = exp2(s * scale_log2 - new maximum) in place
-        //   (tile_exp2<PolyQuarters>(j, ...) for column pair j) and the row sums (s[4j], s[4j+1]:
-        //   row0; s[4j+2], s[4j+3]: row1). Careful with a row whose maximum is still -inf. For
-        //   speed: keep the chains of dependent fmaxf and additions short (partial maxima and
-        //   sums, combined at the end).
+        // TODO 1 (online softmax, lesson 08 section 3): leave, for each of this thread's two rows
+        //   (which of s's accumulators belong to which row: mma_m64n128k16_ss's comment in
+        //   wgmma_attention.cuh):
+        //   - max0/max1: the row's running max in log2 units (raw score times scale_log2), over
+        //     the whole row, whose scores are spread over the threads that share it, so every
+        //     one of them must end with the same value;
+        //   - rescale0/rescale1: the factor that brings sums taken against the old max to the
+        //     new one, applied here to sum0/sum1 (the caller applies it to the output:
+        //     rescale_out); 1 when the max did not move;
+        //   - s: P = 2^(score scale_log2 - max) in place, each exponential by tile_exp2, which
+        //     chooses the unit per column pair (PolyQuarters); sum0/sum1 grown by this
+        //     thread's part of each row's sum.
+        //   Hazard: a row that has seen only masked keys still has max -inf, and -inf - -inf is
+        //   NaN, in the rescale factor and in P's exponent alike; such a row must leave P = 0,
+        //   its sum 0 and the output as it is (section 3's empty-row rule).
+        //   Speed: the softmax sits on the consumer's critical path between two wgmmas. A max
+        //   or a sum taken in one chain of dependent instructions waits a latency per element;
+        //   independent partial results, combined at the end, do not.
         rescale0 = rescale1 = 1.0f;  // TODO 1 replaces this
     }
 };
 
-// P's A fragments, one per k16 step over the tile's keys: {s[8t], s[8t+1]}, ... (wgmma_attention.cuh).
+// P's A fragments, one per k16 step over the tile's keys (wgmma_attention.cuh).
 __device__ __forceinline__ void pack_p(std::uint32_t (&p)[8][4], const float (&s)[64]) {
-    // TODO 2 (P as the A operand): pack s into bf16 pairs (pack_bf16), one uint32_t[4] per k16
-    //   step: step t takes s[8t .. 8t+7] as {s[8t], s[8t+1]}, {s[8t+2], s[8t+3]},
-    //   {s[8t+4], s[8t+5]}, {s[8t+6], s[8t+7]} (wgmma_attention.cuh explains why no shuffle
-    //   is needed).
+    // TODO 2 (P as the A operand): p[step] is the A fragment of the P V wgmma for keys
+    //   16 step .. 16 step + 15, in bf16 (pack_bf16 rounds a pair of them into one register).
+    //   What makes it cheap: the scores' fp32 accumulator layout and the register layout of
+    //   wgmma's A operand match, so every value this thread needs is already one of its own
+    //   scores: no shuffle, only the right pairs in the right order (wgmma_attention.cuh's
+    //   head sets the two layouts side by side).
     (void)p, (void)s;
 }
 }  // namespace
