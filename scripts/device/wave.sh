@@ -3,7 +3,7 @@
 # steps in the order given, each under its own time limit and the call's budget, the results
 # packed into OUT_DIR/all.tgz after every step (a call cut short still brings back what ran).
 #   bash scripts/device/wave.sh BUILD_DIR OUT_DIR SECONDS STEP...
-# Steps: ceilings, lab06, lab10, skeletons, open, fixture, server, broken, tests, causal, fp8x5.
+# Steps: ceilings, lab06, lab10, skeletons, open, fixture, server, broken, tests, causal, x5.
 # Set ROOFLINE_BWRAP to a bubblewrap binary for the sandboxed GPU tests (scripts/fetch_bwrap.sh).
 set -uo pipefail
 build=${1:?usage: wave.sh BUILD_DIR OUT_DIR SECONDS STEP...}; out=${2:?}; budget=${3:?}; shift 3
@@ -113,10 +113,11 @@ for step in "$@"; do
         timeout "$(limit 60)" $R profile "08-attention/$v" --solutions --no-build --json > "$o/profile-$v.json" 2> "$o/profile-$v.err"
         note "profile 08-attention/$v rc=$?"
       done; pack ;;
-    fp8x5)
+    x5)  # lab 06's new rungs graded five times each, beside their peers, for the spread
       for i in 1 2 3 4 5; do
-        for v in fp8_gemm_4096 fp8_gemm_8192 fp8_gemm_block_scaled_4096 fp8_gemm_block_scaled_8192; do
-          grade_json "fp8-$v-$i" "06-async/$v" --solutions
+        for v in fp8_gemm_4096 fp8_gemm_8192 fp8_gemm_block_scaled_4096 fp8_gemm_block_scaled_8192 \
+                 mma_sync_tma_4096 mma_sync_tma_8192; do
+          grade_json "x5-$v-$i" "06-async/$v" --solutions
         done
       done ;;
     *) note "unknown step $step" ;;
