@@ -51,6 +51,8 @@ void register_judge_kinds() {
     gemm::register_gemm(name(), remote_launch<gemm::LaunchFp32>(), kJudge);
     gemm::register_gemm(name(), remote_launch<gemm::LaunchBf16>(), kJudge);
     gemm::register_gemm_abt(name(), remote_launch<gemm::LaunchBf16ABt>(), kJudge);
+    gemm::register_gemm_fp8(name(), remote_launch<gemm::LaunchFp8>(), kJudge);
+    gemm::register_gemm_fp8_block_scaled(name(), remote_launch<gemm::LaunchFp8>(), kJudge);
     gemv::register_gemv(name(), remote_launch<gemv::GemvLaunch>(), kJudge);
     gemv::register_gemv_batched(name(), remote_launch<gemv::GemvBatchedLaunch>(), kJudge);
     gemv::register_gemv_int8(name(), remote_launch<gemv::GemvInt8Launch>(), kJudge);

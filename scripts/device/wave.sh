@@ -96,9 +96,10 @@ for step in "$@"; do
         done
       done; pack ;;
     broken)
+      # Catch2 reads a comma as "or": the names are given up to their first comma.
       (cd "$build/grader/tests/gpu" && timeout "$(limit 150)" ./roofline_gpu_tests "each broken kernel is caught and named" \
         "grade --all: each variant's outcome is the one it gets in a program of its own" \
-        "grade: a launch on the legacy default stream is named, not given a random verdict" > "$o/gpu-broken.txt" 2>&1)
+        "grade: a launch on the legacy default stream is named*" > "$o/gpu-broken.txt" 2>&1)
       note "gpu tests (broken kernels) rc=$?: $(tail -3 "$o/gpu-broken.txt" | tr '\n' ' ')"; pack ;;
     tests)
       lim=$(limit 300)
@@ -115,8 +116,8 @@ for step in "$@"; do
       done; pack ;;
     x5)  # lab 06's new rungs graded five times each, beside their peers, for the spread
       for i in 1 2 3 4 5; do
-        for v in fp8_gemm_4096 fp8_gemm_8192 fp8_gemm_block_scaled_4096 fp8_gemm_block_scaled_8192 \
-                 mma_sync_tma_4096 mma_sync_tma_8192; do
+        for v in ${X5_VARIANTS:-fp8_gemm_4096 fp8_gemm_8192 fp8_gemm_block_scaled_4096 fp8_gemm_block_scaled_8192 \
+                 mma_sync_tma_4096 mma_sync_tma_8192}; do
           grade_json "x5-$v-$i" "06-async/$v" --solutions
         done
       done ;;
