@@ -112,7 +112,6 @@ __device__ inline void load_box(void* destination, const CUtensorMap* map, int c
 struct WorkItem {
     int head, q_block, key_tiles;
 };
-constexpr int kCausalHeadGroup = 8;
 template <bool HeadMajor>
 __device__ inline WorkItem work_item(int index, int heads_total, int seq, bool causal) {
     const int q_blocks = (seq + kBlockQ - 1) / kBlockQ;
@@ -121,17 +120,6 @@ __device__ inline WorkItem work_item(int index, int heads_total, int seq, bool c
     if (HeadMajor && !causal) {
         item.head = index / q_blocks;
         item.q_block = index % q_blocks;
-    } else if (HeadMajor) {
-        // Causal: longest first within groups of kCausalHeadGroup heads, whose K and V (8 x 2 MB
-        // at 4k) fit the L2 together. Longest first across all heads spread the items in flight
-        // over every head's K and V, and the L2 became the roof (results/2026-12-02-h200-runs92-94.md).
-        const int group_heads = min(kCausalHeadGroup, heads_total);
-        const int group = index / (group_heads * q_blocks);
-        const int first_head = group * group_heads;
-        const int heads_here = min(group_heads, heads_total - first_head);
-        const int rank = index - group * group_heads * q_blocks;
-        item.head = first_head + rank % heads_here;
-        item.q_block = q_blocks - 1 - rank / heads_here;
     } else {
         item.head = index % heads_total;
         item.q_block = q_blocks - 1 - index / heads_total;
