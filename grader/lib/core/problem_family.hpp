@@ -2,7 +2,7 @@
 // under it, the sizes and dtypes each takes, and the FLOP and byte model of a
 // variant, of its peer and, where the family shows what fusion saves, of the
 // unfused chain it replaces. One descriptor per family (problems/NAME/family.cpp),
-// listed in one table generated from the folders (problems/families.cpp.in); its op
+// listed in one table generated from the folders (problems/families_table.in); its op
 // names and shape keys come from problems/NAME/ops.hpp, which the lab program's side
 // reads too; the lab.yaml loader, the scorer
 // and `roofline calc` all read them. The lab program's side of a family (inputs,
@@ -46,7 +46,7 @@ struct ProblemFamily {
     std::vector<std::string> op_names() const;
 };
 
-// Every family, from the table generated from the folders of problems/ (families.cpp.in).
+// Every family, from the table generated from the folders of problems/ (families_table.in).
 const std::vector<ProblemFamily>& problem_families();
 const ProblemFamily* find_family(std::string_view name);  // nullptr: no such family
 std::vector<std::string> family_names();

@@ -3,7 +3,7 @@
 // peer is cudaMemcpy moving the bytes the kernel must move. cuDNN's attention is not shown
 // beside it: lab 08's cuDNN graph takes one sequence length for Q and K, the same head count
 // for both, and no per-sequence lengths, and only lab 08's program links cuDNN.
-// Launch signature: grader/include/roofline/decode_attention.cuh.
+// Launch signature: grader/include/roofline/contract/decode_attention.cuh.
 #include "model.hpp"
 #include "problem_family.hpp"
 

@@ -1,4 +1,4 @@
-// FLOP and byte model of lab 10's decode attention (grader/include/roofline/decode_attention.cuh):
+// FLOP and byte model of lab 10's decode attention (grader/include/roofline/contract/decode_attention.cuh):
 // one new token per sequence, 32 query heads sharing 8 KV heads of 128, bf16.
 //   FLOPs: per query head and cached position, q . k (128 multiply-adds) and p v (128 more):
 //          4 x 128 FLOPs, times 32 query heads, times the batch's positions P = sum of lengths.

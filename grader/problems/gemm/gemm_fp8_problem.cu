@@ -1,5 +1,5 @@
 // Inputs, trusted reference and peer for lab 06's FP8 GEMMs (ops gemm_fp8 and
-// gemm_fp8_block_scaled; the contract is in grader/include/roofline/gemm.cuh):
+// gemm_fp8_block_scaled; the contract is in grader/include/roofline/contract/gemm.cuh):
 // C[M,N] (bf16) = scales * A[M,K] Bt[N,K]^T, A and Bt e4m3, K a multiple of 128.
 //
 // Inputs: A and Bt uniform in [0, 1) rounded to e4m3; per-tensor scales uniform in

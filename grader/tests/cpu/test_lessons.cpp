@@ -437,7 +437,7 @@ TEST_CASE("the source check names file:line for a code file a comment cites that
           "[lessons]") {
     TempDir dir;
     const fs::path root = dir.path();
-    write_file(root / "grader" / "include" / "roofline" / "mma_sync.cuh", "#pragma once\n");
+    write_file(root / "grader" / "include" / "roofline" / "ptx" / "mma_sync.cuh", "#pragma once\n");
     write_file(root / "grader" / "lib" / "svg_canvas.hpp", "#pragma once\n");
     write_file(root / "labs" / "02-gemm" / "kernels" / "08_tensor_core.cu",
                "// the layout in roofline/ptx/mma_sync.cuh and svg_canvas.hpp\n"      // 1: both exist
