@@ -1,6 +1,6 @@
 // Decode attention over the KV cache, split over the context (flash-decoding), grouped-query.
 //                                                                  (your file: edit the TODOs)
-// The contract is the first comment of roofline/decode_attention.cuh: for each sequence b and
+// The contract is the first comment of roofline/contract/decode_attention.cuh: for each sequence b and
 // query head h, out = softmax(q . K^T / sqrt(128)) V over the positions p < lengths[b] of KV
 // head h / 4; q, K, V, out bf16, the softmax and the sums in fp32; the cache's rows past a
 // sequence's length hold NaN.
