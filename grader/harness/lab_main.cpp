@@ -149,9 +149,8 @@ protocol::Check check_once(Problem& problem, InputGuard& guard, const Shape& sha
     CUDA_CHECK(cudaGetLastError());
     bool on_legacy_stream = false;
     if (is_judge()) {
-        // The launch was recorded, not made: the runner makes it, once the judge's fills and
-        // poison are done (two processes' work is not ordered on the GPU).
-        CUDA_CHECK(cudaStreamSynchronize(stream));
+        // The launch was recorded, not made: the runner makes it now, after the wait above for
+        // the judge's fills and poison (two processes' work is not ordered on the GPU).
         on_legacy_stream = launch_remotely(launch_timeout_s).legacy_stream_busy;
     } else {
         on_legacy_stream = legacy_stream_busy();
