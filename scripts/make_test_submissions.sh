@@ -26,11 +26,22 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 echo "name,expected" > "$out/expected.csv"
 
-# new NAME EXPECTED: a submission holding the reference kernels.
+# new NAME EXPECTED: a submission holding the reference kernels. A solution file that includes a
+# header shared with another rung (`#include "../add.cuh"`) gets the header's text in its place:
+# a student hands in kernel files only, so a submission must stand on its own.
 new() {
   rm -rf "${out:?}/$1"
   mkdir -p "$out/$1/kernels"
-  cp "$solutions"/*.cu "$out/$1/kernels/"
+  local file
+  for file in "$solutions"/*.cu; do
+    awk -v dir="$solutions/.." '
+      match($0, /^#include "\.\.\/[A-Za-z0-9_]+\.cuh"/) {
+        header = dir "/" substr($0, 13, RLENGTH - 13)
+        while ((getline line < header) > 0) print line
+        close(header); next
+      }
+      { print }' "$file" > "$out/$1/kernels/$(basename "$file")"
+  done
   echo "$1,$2" >> "$out/expected.csv"
 }
 
