@@ -3,7 +3,9 @@
 # steps in the order given, each under its own time limit and the call's budget, the results
 # packed into OUT_DIR/all.tgz after every step (a call cut short still brings back what ran).
 #   bash scripts/device/wave.sh BUILD_DIR OUT_DIR SECONDS STEP...
-# Steps: ceilings, lab06, lab10, skeletons, open, fixture, server, broken, tests, causal, x5.
+# Steps: ceilings, lab06, lab10, skeletons, open, fixture, server, broken, tests, causal, x5,
+# repeat (REPEAT_TARGETS="LAB/VARIANT ..." graded REPEAT_N times each, default 3, solutions),
+# script:PATH (another device script, run as `bash PATH BUILD OUT/NAME`, e.g. a helper's sweep).
 # Set ROOFLINE_BWRAP to a bubblewrap binary for the sandboxed GPU tests (scripts/fetch_bwrap.sh).
 set -uo pipefail
 build=${1:?usage: wave.sh BUILD_DIR OUT_DIR SECONDS STEP...}; out=${2:?}; budget=${3:?}; shift 3
@@ -122,6 +124,16 @@ for step in "$@"; do
           grade_json "x5-$v-$i" "06-async/$v" --solutions
         done
       done ;;
+    repeat)
+      for i in $(seq "${REPEAT_N:-3}"); do
+        for target in ${REPEAT_TARGETS:?repeat needs REPEAT_TARGETS}; do
+          grade_json "rep-${target//\//_}-$i" "$target" --solutions
+        done
+      done ;;
+    script:*)
+      path=${step#script:}; name=$(basename "$path" .sh); mkdir -p "$o/$name"
+      timeout "$(limit 300)" bash "$root/$path" "$build" "$o/$name" > "$o/$name/stdout.txt" 2>&1
+      note "$path rc=$?: $(tail -2 "$o/$name/stdout.txt" | tr '\n' ' ' | cut -c1-300)"; pack ;;
     *) note "unknown step $step" ;;
   esac
 done
