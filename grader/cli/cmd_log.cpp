@@ -4,6 +4,7 @@
 #include "byte_calibration.hpp"
 #include "output_file.hpp"
 #include "calibration.hpp"
+#include "time_on_lab.hpp"
 #include "command.hpp"
 #include "number_flags.hpp"
 #include "prediction_log.hpp"
@@ -104,8 +105,16 @@ void run_log(Context& context, const LogFlags& f) {
                              {"variant", p.prediction->variant}, {"predicted_bytes", *p.prediction->predicted_dram_bytes},
                              {"counted_bytes", p.first->dram_bytes}, {"ratio", p.ratio()}, {"gpu", p.first->gpu}});
     }
+    // Time on each lab, from the entries' own times (time_on_lab.hpp: a lower bound).
+    auto labs_timed = time_on_labs(log);
+    nlohmann::json time_rows = nlohmann::json::array();
+    for (const auto& t : labs_timed) {
+        time_rows.push_back({{"lab", t.lab}, {"logged_hours", t.logged_hours}, {"sittings", t.sittings},
+                             {"entries", t.entries}});
+    }
     if (f.json) {
         nlohmann::json out = {{"log", path.string()},
+                              {"time_on_labs", {{"idle_gap_minutes", kIdleGapMinutes}, {"labs", time_rows}}},
                               {"bytes", {{"entries", byte_rows},
                                          {"count", bytes.count},
                                          {"median_abs_log2_ratio", bytes.count ? nlohmann::json(bytes.median_abs_log2)
@@ -179,6 +188,13 @@ void run_log(Context& context, const LogFlags& f) {
         }
         fmt::print("  byte calibration: {} entries, median error {:.2f}x, {:.0f}% within 10%\n", bytes.count,
                    std::exp2(bytes.median_abs_log2), 100 * bytes.share_within_10pct);
+    }
+    if (!labs_timed.empty()) {
+        fmt::print("\ntime logged on each lab (between this log's entries; a gap of {:g} min or more is a break,\n"
+                   "and the time before a sitting's first entry is not in the log):\n",
+                   kIdleGapMinutes);
+        for (const auto& t : labs_timed)
+            fmt::print("  {:<24} {:>5.1f} h in {} sitting{}\n", t.lab, t.logged_hours, t.sittings, t.sittings == 1 ? "" : "s");
     }
     if (!pending.empty()) fmt::print("\nnot graded yet: {}\n", fmt::join(pending, ", "));
     std::vector<std::string> unexplained;

@@ -292,7 +292,7 @@ private:
                 if (run.process.interrupted) return;  // no result, no marker: a re-run grades it
                 auto result = classify_grading(job.submission.name, lab_,
                                                {job.staged.log, job.staged.log_message, job.staged.notes,
-                                                job.staged.gap_noted}, run);
+                                                job.staged.gap_noted, job.staged.logged_hours}, run);
                 result.gpu = gpu.empty() ? "-" : gpu;
                 finish(job.submission, result, job.build_s + seconds_since(began), &job.staged);
             } catch (const std::exception& e) {

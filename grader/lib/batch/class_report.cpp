@@ -5,6 +5,7 @@
 #include "html_page.hpp"
 #include "html_text.hpp"
 #include "input_error.hpp"
+#include "time_on_lab.hpp"
 
 #include <fmt/format.h>
 
@@ -58,6 +59,30 @@ std::string distribution(const std::vector<SubmissionResult>& results) {
     return "<figure>" + svg + "<figcaption>The score distribution.</figcaption></figure>\n"
            "<div class='table-wrap'><table id='distribution'><caption>Score distribution</caption>\n<thead><tr>"
            "<th>score</th><th class='num'>submissions</th></tr></thead>\n<tbody>\n" + rows + "</tbody></table></div>\n";
+}
+
+// The hours each student's log shows on the lab (time_on_lab.hpp), for setting the module's
+// hours: the class's median and range, with what the figure is and is not.
+std::string logged_hours(const std::vector<SubmissionResult>& results) {
+    std::vector<double> hours;
+    for (const auto& r : results)
+        if (r.logged_hours) hours.push_back(*r.logged_hours);
+    std::string about = fmt::format(
+        "<p>From each student's <code>predictions.yaml</code>: the time between the lab's entries, a gap of {:g} "
+        "minutes or more counted as a break. It is a lower bound (reading the lesson and writing code before a "
+        "sitting's first entry leave no entry) and the student's own account (the times are in a file the student "
+        "holds): a guide to the module's hours, never part of a grade.</p>\n",
+        kIdleGapMinutes);
+    if (hours.empty()) return about + "<p>No submission's log has two entries of this lab.</p>\n";
+    std::sort(hours.begin(), hours.end());
+    const std::size_t n = hours.size();
+    const double median = n % 2 ? hours[n / 2] : (hours[n / 2 - 1] + hours[n / 2]) / 2;
+    return about + fmt::format("<div class='table-wrap'><table id='logged-hours'><caption>Hours logged on the lab"
+                               "</caption>\n<thead><tr><th>logs</th><th class='num'>median</th><th class='num'>"
+                               "shortest</th><th class='num'>longest</th></tr></thead>\n<tbody><tr><td>{}</td>"
+                               "<td class='num'>{:.1f} h</td><td class='num'>{:.1f} h</td><td class='num'>{:.1f} h</td>"
+                               "</tr></tbody></table></div>\n",
+                               n, median, hours.front(), hours.back());
 }
 
 std::string leaderboard(std::vector<SubmissionResult> ranked) {
@@ -254,7 +279,7 @@ std::string class_report_html(const BatchFacts& facts, std::vector<SubmissionRes
     }
     body += "<nav aria-label='sections'><ul><li><a href='#outcomes-title'>outcomes</a></li><li><a href='#distribution-"
             "title'>distribution</a></li><li><a href='#leaderboard-title'>leaderboard</a></li><li><a href='#rungs-title'>"
-            "per rung</a></li><li><a href='#class-roofline-title'>roofline</a></li><li><a href='#failures-title'>failures</a></li></ul></nav></header>\n<main>\n";
+            "per rung</a></li><li><a href='#class-roofline-title'>roofline</a></li><li><a href='#hours-title'>hours</a></li><li><a href='#failures-title'>failures</a></li></ul></nav></header>\n<main>\n";
     body += "<h2 id='outcomes-title'>Outcomes</h2>\n" + outcomes_table(results);
     body += "<h2 id='distribution-title'>Score distribution</h2>\n" + distribution(results);
     body += "<h2 id='leaderboard-title'>Leaderboard</h2>\n" + leaderboard(results);
@@ -265,6 +290,7 @@ std::string class_report_html(const BatchFacts& facts, std::vector<SubmissionRes
     if (points.empty()) body += "<p>No kernel was graded correct.</p>\n";
     else body += roofline_chart_html(facts.lab + ": every submission's kernels", points) +
                  roofline_table_html("Every submission's kernels", points);
+    body += "<h2 id='hours-title'>Time on the lab</h2>\n" + logged_hours(results);
     body += "<h2 id='failures-title'>Failures</h2>\n" + failures(results) + "</main>\n";
     return html_page("Batch grading: " + facts.lab, body);
 }

@@ -48,10 +48,11 @@ std::string csv_field(const std::string& text_in) {
 }
 
 std::string gradebook_row(const SubmissionResult& r) {
-    return fmt::format("{},{},{:.2f},{:.2f},{:.2f},{:.2f},{:.2f},{:.4f},{:.4f},{},{:.1f},{},{},{}", csv_field(r.submission),
+    return fmt::format("{},{},{:.2f},{:.2f},{:.2f},{:.2f},{:.2f},{:.4f},{:.4f},{},{:.1f},{},{},{},{}", csv_field(r.submission),
                        outcome_name(r.outcome), r.score, r.max_score, r.correctness, r.performance, r.prediction,
                        r.mean_fraction_of_roofline, r.best_fraction_of_roofline, csv_field(r.gpu), r.seconds,
-                       csv_field(one_line(reason_with_warnings(r))), r.gap_notes, csv_field(r.sandbox));
+                       csv_field(one_line(reason_with_warnings(r))), r.gap_notes, csv_field(r.sandbox),
+                       r.logged_hours ? fmt::format("{:.2f}", *r.logged_hours) : std::string());
 }
 
 std::string gradebook_csv(std::vector<SubmissionResult> results) {

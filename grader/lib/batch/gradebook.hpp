@@ -2,7 +2,8 @@
 // RFC 4180 CSV (comma separated, fields with a comma, quote or line break
 // quoted, quotes doubled); the reason is flattened to one line. The header is
 // stable: tools may rely on the column names and their order; new columns are
-// added at the end (gap_notes came after reason, sandbox after gap_notes).
+// added at the end (gap_notes came after reason, sandbox after gap_notes, logged_hours
+// after sandbox: empty without a log).
 #pragma once
 #include "result.hpp"
 
@@ -13,7 +14,7 @@ namespace roofline::batch {
 
 inline const char* kGradebookHeader =
     "submission,outcome,score,max_score,correctness,performance,prediction,"
-    "mean_fraction_of_roofline,best_fraction_of_roofline,gpu,seconds,reason,gap_notes,sandbox";
+    "mean_fraction_of_roofline,best_fraction_of_roofline,gpu,seconds,reason,gap_notes,sandbox,logged_hours";
 
 std::string csv_field(const std::string& text);
 std::string gradebook_row(const SubmissionResult& result);

@@ -135,6 +135,7 @@ SubmissionResult classify_grading(const std::string& submission, const LabSpec& 
     }
     add_up(r);
     r.gap_notes = static_cast<int>(log.gap_noted.size());
+    r.logged_hours = log.logged_hours;
 
     std::vector<std::string> reason = failures;
     r.outcome = kernels;

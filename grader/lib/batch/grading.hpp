@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,7 @@ struct LogFacts {
     std::string message;
     std::vector<std::string> notes;
     std::vector<std::string> gap_noted;  // variants with a gap note (`roofline explain`) in the log
+    std::optional<double> logged_hours;   // time on the lab by the log's entries (time_on_lab.hpp)
 };
 SubmissionResult classify_grading(const std::string& submission, const LabSpec& lab, const LogFacts& log,
                                   const GradingRun& run);

@@ -24,6 +24,7 @@ nlohmann::json to_json(const SubmissionResult& r) {
             {"seconds", r.seconds},
             {"reason", r.reason},
             {"gap_notes", r.gap_notes},
+            {"logged_hours", r.logged_hours ? nlohmann::json(*r.logged_hours) : nlohmann::json(nullptr)},
             {"sandbox", r.sandbox},
             {"warnings", r.warnings},
             {"variants", variants}};
@@ -44,6 +45,7 @@ SubmissionResult result_from_json(const nlohmann::json& j) {
     r.seconds = j.at("seconds").get<double>();
     r.reason = j.at("reason").get<std::string>();
     r.gap_notes = j.value("gap_notes", 0);  // result.json files from before gap notes have none
+    if (j.contains("logged_hours") && j["logged_hours"].is_number()) r.logged_hours = j["logged_hours"].get<double>();
     r.sandbox = j.value("sandbox", std::string("unrecorded"));
     r.warnings = j.value("warnings", std::vector<std::string>());
     for (const auto& v : j.at("variants")) {

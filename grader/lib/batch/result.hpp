@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,9 @@ struct SubmissionResult {
     double seconds = 0;     // build and grade, wall clock
     std::string reason;     // why the outcome is not "graded"; notes otherwise
     int gap_notes = 0;      // variants with a gap note in the student's log (`roofline explain`)
+    // Time on the lab by the entries of the student's log (time_on_lab.hpp): the student's own
+    // account, shown to the instructor for the module's hours, never scored. None without a log.
+    std::optional<double> logged_hours;
     // "bwrap": its code ran in the sandbox; "none": graded with --no-sandbox-i-trust-these-submissions;
     // "unrecorded": a result.json from before the field existed.
     std::string sandbox = "unrecorded";

@@ -3,6 +3,7 @@
 #include "input_error.hpp"
 #include "prediction_log.hpp"
 #include "source_hash.hpp"
+#include "time_on_lab.hpp"
 
 #include <fmt/format.h>
 
@@ -322,6 +323,8 @@ StagedSubmission stage_submission(const Workspace& course, const LabSpec& public
         });
         if (noted) staged.gap_noted.push_back(v.name);
     }
+    for (const auto& t : time_on_labs(log))
+        if (t.lab == public_lab.id) staged.logged_hours = t.logged_hours;
     auto staged_lab = load_lab(staged.workspace.lab_yaml(public_lab.id));
     rebase_predictions(log, public_lab, staged_lab, kernels, staged.workspace.default_log(), staged.notes);
     // Diagnoses are the student's words and come along; profiles are measurements, and the

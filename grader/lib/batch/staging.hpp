@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <map>
 #include <stdexcept>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,7 @@ struct StagedSubmission {
     std::string log_message;  // why malformed (file:line and the parser's words)
     std::vector<std::string> notes;  // missing files, predictions not matching the source
     std::vector<std::string> gap_noted;  // the lab's variants with a gap note in the student's log
+    std::optional<double> logged_hours;   // time on this lab by the log's entries (time_on_lab.hpp)
 };
 
 // Builds the staging tree in `stage_dir` (emptied first). Throws UnsafeEntry (above). `staged_lab_yaml` is the

@@ -205,7 +205,7 @@ TEST_CASE("the gradebook CSV: a stable header, one quoted row per submission", "
     auto first_newline = csv.find('\n');
     CHECK(csv.substr(0, first_newline) ==
           "submission,outcome,score,max_score,correctness,performance,prediction,"
-          "mean_fraction_of_roofline,best_fraction_of_roofline,gpu,seconds,reason,gap_notes,sandbox");
+          "mean_fraction_of_roofline,best_fraction_of_roofline,gpu,seconds,reason,gap_notes,sandbox,logged_hours");
     CHECK(count_lines(csv) == 3);  // the header and two rows: the reason's line break is flattened
     CHECK(csv.find("amy,graded,812.50,900.00") < csv.find("zed,compile_error"));  // sorted by name
     CHECK(contains(csv, "\"01_copy_naive.cu(12): error: expected a \"\";\"\" | more, lines\""));
@@ -227,7 +227,14 @@ TEST_CASE("a result file round-trips", "[batch]") {
     CHECK(back.variants.size() == r.variants.size());
     CHECK(back.gap_notes == 1);
     CHECK(gradebook_row(back) == gradebook_row(r));
-    CHECK(gradebook_row(back).ends_with(",1,unrecorded"));  // the gap_notes column, then sandbox, last
+    CHECK(gradebook_row(back).ends_with(",1,unrecorded,"));  // gap_notes, sandbox, then logged_hours: none here
+    CHECK_FALSE(back.logged_hours);
+    r.logged_hours = 2.25;
+    back = result_from_json(json::parse(to_json(r).dump()));
+    REQUIRE(back.logged_hours);
+    CHECK(*back.logged_hours == Approx(2.25));
+    CHECK(gradebook_row(back).ends_with(",1,unrecorded,2.25"));
+    r.logged_hours.reset();
     auto old = to_json(r);
     old.erase("gap_notes");  // a result.json written before gap notes
     CHECK(result_from_json(old).gap_notes == 0);

@@ -62,6 +62,38 @@ TEST_CASE("staging: a submission of regular files is staged as before", "[batch]
     CHECK(staged.log == LogState::missing);
 }
 
+TEST_CASE("staging: the hours the student's log shows on this lab come along, another lab's do not", "[batch][staging]") {
+    Stager s;
+    auto sub = s.submission("ann");
+    CHECK_FALSE(s.stage(sub).logged_hours);  // no log, no hours
+    auto log = sub / "predictions.yaml";
+    auto predict = [&](const std::string& lab, const std::string& variant) {
+        auto p = make_prediction(variant, "n=268435456", "h", 500, "w");
+        p.lab = lab;
+        return append_prediction(log, p);
+    };
+    predict(kLab, "copy_naive_fp32");
+    predict("03-gemm", "naive");
+    auto lines = read_file(log);
+    // The entries' times, set 40 minutes apart for this lab (a log is text the student holds).
+    auto first = lines.find("made_at: ");
+    auto second = lines.find("made_at: ", first + 1);
+    REQUIRE(second != std::string::npos);
+    lines.replace(first + 9, 20, "2026-12-01T10:00:00Z");
+    lines.replace(second + 9, 20, "2026-12-01T10:40:00Z");
+    write_file(log, lines);
+    auto p = make_prediction("add_fp32", "n=268435456", "h", 500, "w");
+    append_prediction(log, p);  // now: more than 40 minutes after 10:00, in another sitting
+    auto fixed = read_file(log);
+    auto third = fixed.rfind("made_at: ");
+    fixed.replace(third + 9, 20, "2026-12-01T10:30:00Z");
+    write_file(log, fixed);
+    auto staged = s.stage(sub);
+    REQUIRE(staged.log == LogState::present);
+    REQUIRE(staged.logged_hours);
+    CHECK(*staged.logged_hours == Approx(0.5));  // 10:00 and 10:30 of this lab; 03-gemm's 10:40 is not this lab's
+}
+
 TEST_CASE("staging: a kernel file that is a symbolic link is refused, naming the entry", "[batch][staging]") {
     Stager s;
     auto sub = s.submission("mallory");

@@ -388,3 +388,24 @@ TEST_CASE("roofline report writes the page and prints its path", "[html][cli]") 
     CHECK(contains(bad.err, "bad.yaml:"));
     CHECK(read_file(page) == before);
 }
+
+TEST_CASE("class report: the hours the logs show on the lab, median and range, or a line saying there are none",
+          "[batch][html]") {
+    std::vector<batch::SubmissionResult> results = {submission_result("alice", batch::SubmissionOutcome::graded, 0.81),
+                                                    submission_result("bob", batch::SubmissionOutcome::graded, 0.67),
+                                                    submission_result("cyd", batch::SubmissionOutcome::graded, 0.5),
+                                                    submission_result("dee", batch::SubmissionOutcome::no_predictions, 0.5)};
+    auto none = batch::class_report_html({"01-memory-roof", 7, "", {}}, results, {});
+    CHECK(contains(none, "<a href='#hours-title'>hours</a>"));
+    CHECK(contains(none, "No submission's log has two entries of this lab."));
+    CHECK_FALSE(contains(none, "<table id='logged-hours'>"));
+
+    results[0].logged_hours = 6.0;
+    results[1].logged_hours = 2.0;
+    results[2].logged_hours = 3.5;  // dee has no log: not counted
+    auto html = batch::class_report_html({"01-memory-roof", 7, "", {}}, results, {});
+    check_self_contained(html);
+    auto table = table_from(html, "<table id='logged-hours'>");
+    CHECK(contains(table, "<td>3</td><td class='num'>3.5 h</td><td class='num'>2.0 h</td><td class='num'>6.0 h</td>"));
+    CHECK(contains(html, "never part of a grade"));
+}
