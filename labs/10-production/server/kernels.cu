@@ -199,6 +199,13 @@ __device__ __forceinline__ void load_dims(const std::uint8_t* row, int part, flo
     }
 }
 
+// 2^x in one instruction (ex2.approx, about 2 ulp); 2^-inf = 0.
+__device__ __forceinline__ float fast_exp2(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
 __device__ __forceinline__ float row_sum(float v) {  // over the 16 lanes that share a row
     for (int offset = kLanesPerRow / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
     return v;
@@ -252,11 +259,15 @@ __global__ __launch_bounds__(kAttnThreads) void plain_attention_split_kernel(Dec
                 float s = 0;
                 for (int i = 0; i < kDimsPerLane; ++i) s = fmaf(q[h][i], k[i], s);
                 s = row_sum(s);
-                const float m_new = fmaxf(m[h], s);
-                const float correction = exp2f(m[h] - m_new), weight = exp2f(s - m_new);  // exp2(-inf) = 0
-                l[h] = l[h] * correction + weight;
-                for (int i = 0; i < kDimsPerLane; ++i) acc[h][i] = fmaf(weight, v[i], acc[h][i] * correction);
-                m[h] = m_new;
+                if (s > m[h]) {  // a new max (rare after a chunk's first rows): rescale what is summed
+                    const float correction = fast_exp2(m[h] - s);  // 2^-inf = 0 on the first row
+                    l[h] *= correction;
+                    for (int i = 0; i < kDimsPerLane; ++i) acc[h][i] *= correction;
+                    m[h] = s;
+                }
+                const float weight = fast_exp2(s - m[h]);
+                l[h] += weight;
+                for (int i = 0; i < kDimsPerLane; ++i) acc[h][i] = fmaf(weight, v[i], acc[h][i]);
             }
         }
     }

@@ -5,6 +5,7 @@
 #include "given/decode_fused_helpers.cuh"
 
 #include <algorithm>
+#include <map>
 
 namespace server {
 
@@ -12,16 +13,21 @@ namespace {
 
 constexpr int kGemvWarps = 8, kGemvThreads = 32 * kGemvWarps;
 
-int gemv_grid(long long units) {
-    static int sms = [] {
-        int device = 0, count = 0;
+// One warp per unit, blocks of 8 warps: as many blocks as there are units for, up to what the
+// GPU holds at once (the kernel's occupancy), each block looping over units (so a block sums x^2
+// for its norm once, and no second wave of blocks starts late).
+template <class Kernel>
+int gemv_grid(Kernel kernel, long long units) {
+    static std::map<const void*, int> resident;  // per kernel, asked once (host side, before any capture)
+    auto found = resident.find(reinterpret_cast<const void*>(kernel));
+    if (found == resident.end()) {
+        int device = 0, sms = 0, per_sm = 0;
         CUDA_CHECK(cudaGetDevice(&device));
-        CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-        return count;
-    }();
-    // One warp per unit; at most 6 blocks of 8 warps per SM resident, each looping over units (so a
-    // block sums x^2 for its norm once, not once per 8 rows).
-    return int(std::max<long long>(1, std::min<long long>((units + kGemvWarps - 1) / kGemvWarps, 6LL * sms)));
+        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kGemvThreads, 0));
+        found = resident.emplace(reinterpret_cast<const void*>(kernel), std::max(1, per_sm) * sms).first;
+    }
+    return int(std::max<long long>(1, std::min<long long>((units + kGemvWarps - 1) / kGemvWarps, found->second)));
 }
 
 // 1 / rms of each of the NB rows of x (hidden wide), by the whole block, for every thread.
@@ -195,26 +201,28 @@ template <int NB>
 struct QkvLaunch {
     static void run(const NormQkvArgs& a, cudaStream_t stream) {
         const int units = (a.q_heads + 2 * a.kv_heads) * 64;
-        norm_qkv_rope_kernel<NB><<<gemv_grid(units), kGemvThreads, 0, stream>>>(a);
+        norm_qkv_rope_kernel<NB><<<gemv_grid(norm_qkv_rope_kernel<NB>, units), kGemvThreads, 0, stream>>>(a);
     }
 };
 template <int NB>
 struct ResidualLaunch {
     static void run(const bf16* w, const bf16* act, bf16* x, int rows, int k, cudaStream_t stream) {
-        gemv_residual_kernel<NB><<<gemv_grid(rows), kGemvThreads, 0, stream>>>(w, act, x, rows, k);
+        gemv_residual_kernel<NB><<<gemv_grid(gemv_residual_kernel<NB>, rows), kGemvThreads, 0, stream>>>(w, act, x, rows, k);
     }
 };
 template <int NB>
 struct GateUpLaunch {
     static void run(const bf16* w, const bf16* x, const bf16* gamma, bf16* act, int hidden, int mlp, cudaStream_t stream) {
-        norm_gate_up_swiglu_kernel<NB><<<gemv_grid(mlp), kGemvThreads, 0, stream>>>(w, x, gamma, act, hidden, mlp);
+        norm_gate_up_swiglu_kernel<NB><<<gemv_grid(norm_gate_up_swiglu_kernel<NB>, mlp), kGemvThreads, 0, stream>>>(
+            w, x, gamma, act, hidden, mlp);
     }
 };
 template <int NB>
 struct LogitsLaunch {
     static void run(const bf16* w, const bf16* x, const bf16* gamma, float* y, int ldy, int rows, int hidden,
                     cudaStream_t stream) {
-        norm_gemv_f32_kernel<NB><<<gemv_grid(rows), kGemvThreads, 0, stream>>>(w, x, gamma, y, ldy, rows, hidden);
+        norm_gemv_f32_kernel<NB><<<gemv_grid(norm_gemv_f32_kernel<NB>, rows), kGemvThreads, 0, stream>>>(w, x, gamma, y, ldy,
+                                                                                                 rows, hidden);
     }
 };
 
