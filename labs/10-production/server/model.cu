@@ -1,5 +1,6 @@
 #include "check.cuh"
 #include "model.cuh"
+#include "fast_kernels.cuh"
 #include "skinny_gemv.cuh"
 
 #include <cmath>
@@ -198,7 +199,7 @@ void Server::enqueue_step(bool per_request, OpRecorder* recorder) {
         attention_(a, stream);
         // The plain kernels: split and merge. The lab's: the query gather, then (as its contract
         // suggests) a split and a combine kernel.
-        launches_ += attention_ == plain_decode_attention ? 2 : 3;
+        launches_ += attention_ == plain_decode_attention || attention_ == fast_decode_attention ? 2 : 3;
     };
 
     if (fused_) {

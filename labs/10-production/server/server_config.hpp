@@ -17,7 +17,7 @@
 //                                     (layer, KV head) for the keys and one for the values, half
 //                                     the bytes per cached position (plain attention only)
 //   fused_max_batch: 4                batches up to this size take the fused small-batch step
-//                                     (skinny_gemv.cu): the norms, RoPE, the cache append, the
+//                                     (skinny_gemv.cuh; the course's kernels): the norms, RoPE, the append, the
 //                                     residual adds and SwiGLU folded into CUDA-core GEMVs; 0: never
 #pragma once
 #include <cstdint>

@@ -12,6 +12,7 @@
 // Exit: 0 done, 1 a checked step outside the tolerance (the JSON is still written), 2 bad input,
 // 3 a CUDA or cuBLAS error (check.cuh).
 #include "check.cuh"
+#include "fast_kernels.cuh"
 #include "model.cuh"
 #include "reference.cuh"
 #include "server_config.hpp"
@@ -73,8 +74,18 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "decode server: --check %d: give 0 to 64 steps\n", f.check);
         return 2;
     }
-    DecodeAttentionFn attention = plain_decode_attention;
-    std::string attention_file = "kernels.cu (the server's plain kernels)";
+    // `attention: plain`: the course's grouped-query kernel where this build links it (fast_kernels.cuh),
+    // else kernels.cu's plain one. fp8 and the fused step need the course's kernels.
+    DecodeAttentionFn attention = fast_kernels_linked() ? fast_decode_attention : plain_decode_attention;
+    std::string attention_file = fast_kernels_linked() ? "fast_attention.cu (the course's kernels)"
+                                                       : "kernels.cu (the server's plain kernels)";
+    if (!fast_kernels_linked() && (config.fp8_kv() || config.fused_max_batch > 0)) {
+        std::fprintf(stderr, "decode server: %s: %s needs the course's kernels, which this build does not have "
+                             "(solutions/10-production/server/); set %s\n", config.file.c_str(),
+                     config.fp8_kv() ? "kv_cache: fp8" : "fused_max_batch above 0",
+                     config.fp8_kv() ? "kv_cache: bf16" : "fused_max_batch: 0");
+        return 2;
+    }
     if (config.attention == "student") {
         auto lab = lab_decode_attention(config.batch);
         if (!lab.launch) {

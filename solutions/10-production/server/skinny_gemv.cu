@@ -1,8 +1,11 @@
+// The fused small-batch step (skinny_gemv.cuh, labs/10-production/server/): an answer to lab 09's
+// fused layer in batch form, so it lives here, linked into the server where solutions/ exists
+// (fast_kernels.cuh says what the student edition's server does instead).
 #include "check.cuh"
 #include "skinny_gemv.cuh"
 
 // Lab 09's given helpers: unpack8 / load8 (8 bf16 in one 16-byte load, as floats), warp_sum, block_sum.
-#include "given/decode_fused_helpers.cuh"
+#include "given/decode_fused_helpers.cuh"  // labs/09-decode/given/
 
 #include <algorithm>
 #include <map>
