@@ -22,6 +22,8 @@ struct ServeFlags {
     int context = -1;
     std::string hardware;
     std::string json;
+    bool solutions = false;
+    std::string attention;
 };
 
 void serve_command(Context& context, const ServeFlags& f) {
@@ -35,6 +37,8 @@ void serve_command(Context& context, const ServeFlags& f) {
     request.batch = f.batch;
     request.context = f.context;
     request.hardware = f.hardware;
+    request.solutions = f.solutions;
+    request.attention = f.attention;
     auto run = run_server(ws, request);
     if (!run.report) {
         fmt::print(stderr, "{}\n", run.refusal);
@@ -63,6 +67,12 @@ void add_serve_command(CLI::App& app, Context& context) {
     cmd->add_option("--batch", f.batch, "another batch than the configuration's (1-64)")->check(CLI::Range(1, 64));
     cmd->add_option("--context", f.context, "another starting context than the configuration's (0-32768)")
         ->check(CLI::Range(0, 32768));
+    cmd->add_flag("--solutions", f.solutions,
+                  "run the server linked with the solution's decode attention (roofline-decode-server-solution) "
+                  "instead of yours");
+    cmd->add_option("--attention", f.attention, "another attention than the configuration's: plain (the server's) or "
+                                                "student (the lab's kernel)")
+        ->check(CLI::IsMember({"plain", "student"}));
     cmd->add_option("--hardware", f.hardware, "the GPU profile to take the roofs from (default: matched by name)");
     cmd->add_option("--json", f.json, "also write the report as JSON here")->check(file_path());
     cmd->footer("The server times itself (CUDA events, the host clock): a report of a server's speed, not a grade.\n"

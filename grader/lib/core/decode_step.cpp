@@ -120,51 +120,85 @@ StepReading read_step(const std::vector<DecodeOpCost>& ops, const std::vector<St
         throw InputError("read_step: the copy rate and the fp32 roof must be positive");
     StepReading r;
     r.fraction = floor.floor_s / step_s;
-    // The op furthest over its own floor (an op the model does not know has a floor of 0); its
-    // floor at the same roofs as the step's (the tensor roof recovered from the step's floor).
-    double tensor_flops_per_s = floor.flops_s > 0 ? floor.flops / floor.flops_s : 0;
-    double worst_flop_share = 0, worst_byte_share = 0;
+    // Each op against its own floor at the same roofs as the step's (the tensor roof recovered from
+    // the step's floor); an op the model does not know has a floor of 0.
+    const double tensor_flops_per_s = floor.flops_s > 0 ? floor.flops / floor.flops_s : 0;
+    struct Seen {
+        std::string name;
+        double seconds = 0, bytes = 0, flops = 0, excess = 0;
+    };
+    std::vector<Seen> seen;
     for (const auto& t : times) {
-        double op_floor = 0, bytes = 0, flops = 0;
+        Seen s{t.name, t.seconds};
         for (const auto& op : ops)
-            if (op.name == t.name) {
-                bytes = op.bytes;
-                flops = op.flops;
-                op_floor = std::max(bytes / copy_bytes_per_s, tensor_flops_per_s > 0 ? flops / tensor_flops_per_s : 0.0);
-            }
-        double excess = t.seconds - op_floor;
-        if (excess > r.culprit_excess_s) {
-            r.culprit = t.name;
-            r.culprit_excess_s = excess;
-            worst_byte_share = t.seconds > 0 ? bytes / t.seconds / copy_bytes_per_s : 0;
-            worst_flop_share = t.seconds > 0 ? flops / t.seconds / fp32_flops_per_s : 0;
-        }
+            if (op.name == t.name) s.bytes = op.bytes, s.flops = op.flops;
+        double op_floor = std::max(s.bytes / copy_bytes_per_s, tensor_flops_per_s > 0 ? s.flops / tensor_flops_per_s : 0.0);
+        s.excess = t.seconds - op_floor;
+        seen.push_back(s);
     }
+    const Seen* worst = nullptr;
+    for (const auto& s : seen)
+        if (s.excess > (worst ? worst->excess : 0.0)) worst = &s;
+    // Rule 2's candidates: tensor-core work done at a CUDA-core rate, the largest excess first.
+    const Seen* idle = nullptr;
+    for (const auto& s : seen) {
+        if (s.flops <= 0 || s.seconds <= 0) continue;
+        const bool tensor_work = s.flops / fp32_flops_per_s > s.bytes / copy_bytes_per_s;
+        const bool cuda_core_rate = s.flops / s.seconds <= fp32_flops_per_s;
+        if (tensor_work && cuda_core_rate && s.excess >= kTensorIdleStepShare * step_s &&
+            (!idle || s.excess > idle->excess))
+            idle = &s;
+    }
+    auto name = [&](const Seen* s) {
+        r.culprit = s ? s->name : "";
+        r.culprit_excess_s = s ? s->excess : 0;
+    };
     const double launch_cost_s = timing.launches * timing.per_launch_s;
     if (host_enqueue_s >= 0.9 * lone_s) {
         r.regime = "overhead";
+        r.rule = "host";
+        name(worst);
         r.evidence = fmt::format(
             "the host took {:.3f} ms to enqueue a step the GPU ran in {:.3f} ms ({:.0f}%): the GPU waited for launches",
             host_enqueue_s * 1e3, lone_s * 1e3, 100 * host_enqueue_s / lone_s);
     } else if (launch_cost_s >= 0.5 * step_s) {
         r.regime = "overhead";
+        r.rule = "launches";
+        name(worst);
         r.evidence = fmt::format("{} launches a step at {:.1f} us each is {:.3f} ms, {:.0f}% of the {:.3f} ms step",
                                  timing.launches, timing.per_launch_s * 1e6, launch_cost_s * 1e3,
                                  100 * launch_cost_s / step_s, step_s * 1e3);
+    } else if (idle) {
+        r.regime = "compute";
+        r.rule = "tensor_cores_idle";
+        name(idle);
+        const double rate = idle->flops / idle->seconds;
+        r.evidence = fmt::format(
+            "{} does {:.1f} GFLOP in {:.3f} ms, {:.1f} TFLOP/s: {:.0f}% of the CUDA cores' fp32 roof and {:.1f}% of the "
+            "tensor roof. At the tensor roof its FLOPs take {:.3f} ms and its bytes {:.3f} ms at the copy rate; it is "
+            "{:.3f} ms over that ({:.0f}% of the step): the tensor cores are not doing its FLOPs",
+            idle->name, idle->flops / 1e9, idle->seconds * 1e3, rate / 1e12, 100 * rate / fp32_flops_per_s,
+            tensor_flops_per_s > 0 ? 100 * rate / tensor_flops_per_s : 0.0,
+            tensor_flops_per_s > 0 ? idle->flops / tensor_flops_per_s * 1e3 : 0.0, idle->bytes / copy_bytes_per_s * 1e3,
+            idle->excess * 1e3, 100 * idle->excess / step_s);
     } else if (r.fraction >= 0.7) {
         r.regime = floor.memory_binds ? "memory" : "compute";
+        r.rule = "near_floor";
         r.evidence = fmt::format("the step runs at {:.0f}% of its floor ({:.3f} ms of {} at the roof)", 100 * r.fraction,
                                  floor.floor_s * 1e3, floor.memory_binds ? "bytes" : "FLOPs");
-        r.culprit.clear();
-        r.culprit_excess_s = 0;
-    } else if (!r.culprit.empty()) {
-        r.regime = worst_flop_share > worst_byte_share ? "compute" : "memory";
+    } else if (worst) {
+        name(worst);
+        r.rule = "worst_op";
+        const double byte_share = worst->seconds > 0 ? worst->bytes / worst->seconds / copy_bytes_per_s : 0;
+        const double flop_share = worst->seconds > 0 ? worst->flops / worst->seconds / fp32_flops_per_s : 0;
+        r.regime = flop_share > byte_share ? "compute" : "memory";
         r.evidence = fmt::format(
             "{} is {:.3f} ms over its own floor; it moves bytes at {:.0f}% of the copy rate and does FLOPs at {:.0f}% "
             "of the CUDA cores' fp32 roof",
-            r.culprit, r.culprit_excess_s * 1e3, 100 * worst_byte_share, 100 * worst_flop_share);
+            worst->name, worst->excess * 1e3, 100 * byte_share, 100 * flop_share);
     } else {
         r.regime = floor.memory_binds ? "memory" : "compute";
+        r.rule = "floor";
         r.evidence = "no op's time was given; the floor's own regime";
     }
     return r;

@@ -84,17 +84,29 @@ struct StepReading {
     std::string culprit;      // the op furthest over its own floor ("" when the step is near its floor)
     double culprit_excess_s = 0;
     std::string evidence;     // one or two sentences with the numbers that decided it
+    // Which rule decided (below): "host", "launches", "tensor_cores_idle", "near_floor", "worst_op"
+    // or "floor" (no op times given).
+    std::string rule;
 };
 // The rules, in order (the lesson explains them):
 //   1. overhead: the host took at least 90% of a lone step's GPU time to enqueue it (the GPU
 //      waited for launches), or the launches' fixed cost (launches x per_launch_s) is at least half
 //      the step (a storm of tiny kernels costs the GPU about a launch each, even when the host keeps up);
-//   2. near the floor (fraction >= 0.7): the floor's own regime (memory for every decode shape);
-//   3. else the op with the largest time over its own floor names it: compute when its FLOP rate
-//      is a larger share of the CUDA cores' fp32 roof than its byte rate is of the copy rate
-//      (tensor cores not firing show up as a GEMM at CUDA-core rates), memory otherwise.
+//   2. compute, tensor cores idle: an op whose FLOPs are the tensor cores' work (at the CUDA cores'
+//      fp32 roof they would take longer than its bytes at the copy rate: only the tensor cores keep
+//      it memory-bound) runs at a FLOP rate the CUDA cores reach (at most their fp32 roof), and that
+//      costs at least a tenth of the step over the op's floor. A healthy decode GEMM at batch 64
+//      runs several times faster than the fp32 roof; one that fell off the tensor cores does not,
+//      however large the memory-bound ops beside it (the step-level byte rule missed it);
+//   3. near the floor (fraction >= 0.7): the floor's own regime (memory for every decode shape);
+//   4. else the op with the largest time over its own floor names it: compute when its FLOP rate
+//      is a larger share of the CUDA cores' fp32 roof than its byte rate is of the copy rate,
+//      memory otherwise.
 StepReading read_step(const std::vector<DecodeOpCost>& ops, const std::vector<StepOpTime>& times,
                       const StepTiming& timing, const DecodeStepFloor& floor, double copy_bytes_per_s,
                       double fp32_flops_per_s);
+
+// The share of a step an op must cost over its floor for rule 2 to name it.
+inline constexpr double kTensorIdleStepShare = 0.1;
 
 }  // namespace roofline

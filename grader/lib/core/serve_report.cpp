@@ -45,9 +45,12 @@ ServeReport serve_report(const nlohmann::json& out, const std::string& source, c
     r.model.mlp = (long long)positive(m, "mlp", source);
     // The LM head reads every one of its rows, padding included.
     r.model.vocab = (long long)positive(m, "vocab_rows", source);
+    // Bytes per cached element: 2 (bf16), 1 with `kv_cache: fp8`; a server that predates the key wrote bf16.
+    if (m.contains("kv_bytes")) r.model.kv_bytes = positive(m, "kv_bytes", source);
     r.batch = int(positive(out, "batch", source));
     r.graph = field(out, "graph", source).get<bool>();
     r.per_request = field(out, "per_request", source).get<bool>();
+    r.server = out;  // every key the server wrote, for serve_json's "server" (kv_cache, fused, attention_file, ...)
     r.launches_per_step = int(positive(out, "launches_per_step", source));
     for (const auto& c : field(out, "contexts", source)) r.contexts.push_back(c.get<long long>());
     if (int(r.contexts.size()) != r.batch)
@@ -105,6 +108,10 @@ std::string serve_text(const ServeReport& r) {
     line(fmt::format("decode server on {} ({}): batch {}, ~{:.0f} cached tokens per sequence, {}{}, {} launches a step",
                      r.device, r.config, r.batch, context_mean, r.graph ? "CUDA graph" : "eager",
                      r.per_request ? ", one request at a time" : "", r.launches_per_step));
+    if (r.server.contains("attention") && r.server.contains("kv_cache"))
+        line(fmt::format("attention {} ({}), KV cache {}{}", r.server.value("attention", ""),
+                         r.server.value("attention_file", ""), r.server.value("kv_cache", ""),
+                         r.server.value("fused", false) ? ", the fused small-batch step" : ""));
     if (r.check_ran)
         line(fmt::format("reference check: {} ({} steps; logits rel err {:.2e}, new K/V {:.2e}, tolerance {})",
                          r.check_passed ? "passed" : "FAILED", r.check.value("steps", 0),
@@ -126,7 +133,7 @@ std::string serve_text(const ServeReport& r) {
     for (const auto& op : r.ops)
         line(fmt::format("  {:<14} {:>10.3f} {:>6.1f}% {:>10.3f} {:>10.3f} {:>11.1f}", op.name, op.seconds * 1e3,
                          100 * op.seconds / r.instrumented_step_s, op.floor_s * 1e3, op.bytes / 1e9, op.flops / 1e9));
-    line(fmt::format("\nregime: {}. {}", r.reading.regime, r.reading.evidence));
+    line(fmt::format("\nregime: {} (rule: {}). {}", r.reading.regime, r.reading.rule, r.reading.evidence));
     line("(the server's own timing of itself, CUDA events and the host clock: a report, not a grade)");
     return text;
 }
@@ -158,11 +165,16 @@ nlohmann::json serve_json(const ServeReport& r) {
         {"regime", r.reading.regime},
         {"culprit", r.reading.culprit},
         {"evidence", r.reading.evidence},
+        {"regime_rule", r.reading.rule},
         {"instrumented_step_s", r.instrumented_step_s},
         {"ops", ops},
         {"timing_note", "the server's own timing of itself (CUDA events, host clock): a report, not a grade"},
     };
     if (r.check_ran) out["check"] = r.check;
+    // What the server ran, as it said: its configuration's choices (absent from an older server's output).
+    for (const char* key : {"attention", "attention_file", "kv_cache", "fused", "fused_max_batch"})
+        if (r.server.contains(key)) out[key] = r.server.at(key);
+    out["kv_bytes_per_element"] = r.model.kv_bytes;
     return out;
 }
 

@@ -42,6 +42,7 @@ struct ServeReport {
     std::vector<ServeOp> ops;
     bool check_ran = false, check_passed = false;
     nlohmann::json check;  // the server's "check" object, as it wrote it
+    nlohmann::json server;  // the server's whole output
 };
 
 // From the server's JSON (InputError naming `source` and the missing or bad key), the GPU's

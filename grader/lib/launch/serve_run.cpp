@@ -18,10 +18,16 @@ ServeRun run_server(const Workspace& ws, const ServeRequest& request) {
         throw InputError(fmt::format("{}: no such server configuration; the course's are in "
                                      "labs/10-production/server/incidents/", request.config.string()));
     ServeRun out;
+    const char* target = request.solutions ? kDecodeServerSolutionTarget : kDecodeServerTarget;
+    if (request.solutions && !std::filesystem::is_directory(ws.root / "solutions" / "10-production"))
+        throw InputError("--solutions: this edition of the course has no solutions/10-production; run without it "
+                         "(attention: student then runs your labs/10-production/kernels/01_decode_attention.cu)");
+    if (request.attention != "" && request.attention != "plain" && request.attention != "student")
+        throw InputError(fmt::format("--attention {}: give plain or student", request.attention));
     if (request.build) {
-        auto build = build_with_progress(ws.build_dir, kDecodeServerTarget, true);
+        auto build = build_with_progress(ws.build_dir, target, true);
         if (!build.ok) {
-            out.refusal = fmt::format("build of {} failed:\n{}", kDecodeServerTarget, build.output);
+            out.refusal = fmt::format("build of {} failed:\n{}", target, build.output);
             out.exit_code = kBuildFailed;
             return out;
         }
@@ -34,12 +40,13 @@ ServeRun run_server(const Workspace& ws, const ServeRequest& request) {
     auto work_dir = std::filesystem::temp_directory_path() / fmt::format("roofline-serve-{}", ::getpid());
     std::filesystem::create_directories(work_dir);
     auto result_file = work_dir / "server.json";
-    std::vector<std::string> argv{(ws.build_dir / "labs" / kDecodeServerTarget).string(), "--config",
+    std::vector<std::string> argv{(ws.build_dir / "labs" / target).string(), "--config",
                                   std::filesystem::absolute(request.config).string(), "--json", result_file.string()};
     if (request.check_steps > 0) argv.insert(argv.end(), {"--check", std::to_string(request.check_steps)});
     if (request.no_graph) argv.push_back("--no-graph");
     if (request.batch > 0) argv.insert(argv.end(), {"--batch", std::to_string(request.batch)});
     if (request.context >= 0) argv.insert(argv.end(), {"--context", std::to_string(request.context)});
+    if (!request.attention.empty()) argv.insert(argv.end(), {"--attention", request.attention});
     auto run = run_child(argv, request.timeout_s, work_dir);
     out.output_tail = run.output_tail;
     std::string text = std::filesystem::exists(result_file) ? read_file_text(result_file) : "";
@@ -69,7 +76,7 @@ ServeRun run_server(const Workspace& ws, const ServeRequest& request) {
         throw InputError(fmt::format("no hardware profile matches '{}'; name one with --hardware (hardware/*.yaml)", device));
     std::optional<MeasuredCeilings> measured;
     if (std::filesystem::exists(ws.measured_ceilings(profile->id))) measured = load_measured(ws.measured_ceilings(profile->id));
-    out.report = serve_report(server_output, kDecodeServerTarget, *profile, measured ? &*measured : nullptr);
+    out.report = serve_report(server_output, target, *profile, measured ? &*measured : nullptr);
     out.exit_code = out.report->check_ran && !out.report->check_passed ? kGradedIncorrect : 0;
     return out;
 }

@@ -12,6 +12,9 @@
 namespace roofline {
 
 inline constexpr const char* kDecodeServerTarget = "roofline-decode-server";
+// The same server linked with solutions/10-production's decode attention (`attention: student`
+// then runs the solution's kernel); absent from the student edition.
+inline constexpr const char* kDecodeServerSolutionTarget = "roofline-decode-server-solution";
 
 struct ServeRequest {
     std::filesystem::path config;  // a server configuration (incidents/*.yaml)
@@ -21,6 +24,8 @@ struct ServeRequest {
     int batch = 0;          // 0: the configuration's
     int context = -1;       // -1: the configuration's
     std::string hardware;   // a profile id instead of the one matched by the device's name
+    bool solutions = false;  // the server linked with the solution's decode attention
+    std::string attention;   // "": the configuration's; plain or student
     double timeout_s = 600;
 };
 

@@ -139,6 +139,108 @@ TEST_CASE("reading a measured step: overhead, memory at the floor, a GEMM off th
     }
 }
 
+// Incident D's step as the server timed it on the H200 (2026-12-02): batch 64 at ~4k, a vocabulary
+// of 128,258, whose LM head (ld 128,258, not a multiple of 8) fell to the CUDA-core GEMM. The op
+// times are built from that run: the step at 39.8 ms against 34.5 ms healthy, the LM head ~5.5 ms
+// instead of ~0.3, the server's plain attention far over its bytes in both.
+namespace {
+
+std::vector<StepOpTime> incident_d_times(double lm_head_s) {
+    return {{"embed", 0.05e-3},       {"rmsnorm", 0.40e-3},  {"qkv_gemm", 0.45e-3}, {"rope_kv", 0.20e-3},
+            {"attention", 28.0e-3},   {"o_gemm", 0.30e-3},   {"residual", 0.25e-3}, {"gate_up_gemm", 1.95e-3},
+            {"swiglu", 0.20e-3},      {"down_gemm", 1.00e-3}, {"lm_head", lm_head_s}, {"argmax", 0.10e-3}};
+}
+
+}  // namespace
+
+TEST_CASE("incident D: a GEMM off the tensor cores reads as compute beside a slower memory-bound attention",
+          "[decode_step]") {
+    auto model = llama3_8b_shapes();
+    model.vocab = 128258;
+    std::vector<long long> contexts(64, 4100);
+    auto ops = decode_step_ops(model, contexts);
+    const double copy = 4.195e12, tensor = 989.4e12, fp32 = 63.6e12;  // run 93's ceilings
+    auto floor = decode_step_floor(model, contexts, copy, tensor);
+    const StepTiming timing{39.8e-3, 39.8e-3, 0.02e-3, 229, 1e-6};
+
+    auto r = read_step(ops, incident_d_times(5.5e-3), timing, floor, copy, fp32);
+    // The attention is ~20 ms over its floor, the LM head ~5.2 ms: naming the op furthest over its floor
+    // (the rule before this one) reads memory. 67.3 GFLOP in 5.5 ms is 12.2 TFLOP/s, under the fp32
+    // roof, and at that roof those FLOPs would take 1.06 ms against 0.25 ms of bytes: tensor-core work.
+    CHECK(r.regime == "compute");
+    CHECK(r.rule == "tensor_cores_idle");
+    CHECK(r.culprit == "lm_head");
+    CHECK(r.culprit_excess_s == Approx(5.5e-3 - 128258.0 * 4096 * 2 / copy).epsilon(1e-6));
+    roofline_test::check_mentions(r.evidence, {"lm_head", "fp32 roof", "tensor cores are not doing its FLOPs"});
+
+    SECTION("the same step with the LM head on the tensor cores reads memory, the attention named") {
+        auto healthy = read_step(ops, incident_d_times(0.3e-3), {34.5e-3, 34.5e-3, 0.02e-3, 229, 1e-6}, floor, copy, fp32);
+        CHECK(healthy.regime == "memory");
+        CHECK(healthy.rule == "worst_op");
+        CHECK(healthy.culprit == "attention");
+    }
+    SECTION("a GEMM at batch 64 on the tensor cores is never 'idle': its FLOP rate is far above the fp32 roof") {
+        // gate/up at 64 sequences: 481 GFLOP. In 4 ms, 2.2 ms over its 1.79 ms of bytes and the op
+        // furthest over its floor, it still runs at 120 TFLOP/s: the tensor cores are working.
+        auto times = incident_d_times(0.3e-3);
+        for (auto& t : times)
+            if (t.name == "gate_up_gemm") t.seconds = 4e-3;
+            else if (t.name == "attention") t.seconds = 8e-3;
+        auto slow = read_step(ops, times, {16e-3, 16e-3, 0.02e-3, 229, 1e-6}, floor, copy, fp32);
+        CHECK(slow.rule != "tensor_cores_idle");
+        CHECK(slow.regime == "memory");
+        // At 9 ms the same GEMM runs at 53 TFLOP/s, under the fp32 roof: that is the tensor cores idle.
+        for (auto& t : times)
+            if (t.name == "gate_up_gemm") t.seconds = 9e-3;
+        auto idle = read_step(ops, times, {22e-3, 22e-3, 0.02e-3, 229, 1e-6}, floor, copy, fp32);
+        CHECK(idle.rule == "tensor_cores_idle");
+        CHECK(idle.culprit == "gate_up_gemm");
+    }
+    SECTION("an off-tensor-core GEMM costing under a tenth of the step is left to the other rules") {
+        auto small = read_step(ops, incident_d_times(3.0e-3), {60e-3, 60e-3, 0.02e-3, 229, 1e-6}, floor, copy, fp32);
+        CHECK(small.rule != "tensor_cores_idle");
+    }
+    SECTION("batch 1's recorded step (run 92): every op moves more bytes than the CUDA cores' FLOPs would take") {
+        auto b1 = llama3_8b_shapes();
+        std::vector<long long> one{4103};
+        auto b1_ops = decode_step_ops(b1, one);
+        auto b1_floor = decode_step_floor(b1, one, copy, tensor);
+        std::vector<StepOpTime> recorded{{"embed", 0.031e-3},       {"rmsnorm", 0.860e-3},   {"qkv_gemm", 0.603e-3},
+                                         {"rope_kv", 0.162e-3},     {"attention", 1.177e-3}, {"o_gemm", 0.508e-3},
+                                         {"residual", 0.257e-3},    {"gate_up_gemm", 1.930e-3}, {"swiglu", 0.156e-3},
+                                         {"down_gemm", 1.079e-3},   {"lm_head", 0.238e-3},   {"argmax", 0.053e-3}};
+        auto b1_reading = read_step(b1_ops, recorded, {5.860e-3, 5.893e-3, 0.009e-3, 389, 1e-6}, b1_floor, copy, fp32);
+        CHECK(b1_reading.regime == "memory");
+        CHECK(b1_reading.rule == "worst_op");
+        CHECK(b1_reading.culprit == "attention");
+    }
+}
+
+TEST_CASE("roofline serve reads an fp8 KV cache's bytes per element from the server", "[decode_step]") {
+    auto profile = roofline_test::test_gpu();
+    auto out = nlohmann::json::parse(R"({
+      "program": "roofline-decode-server", "config": "incidents/incident-a-fixed.yaml", "device": "Test GPU",
+      "model": {"hidden": 4096, "layers": 32, "q_heads": 32, "kv_heads": 8, "head_dim": 128, "mlp": 14336,
+                "vocab": 128256, "vocab_rows": 128256, "kv_bytes": 1},
+      "batch": 2, "context": 8192, "contexts": [8195, 8195], "graph": true, "per_request": false,
+      "launches_per_step": 196, "step_s": 0.0075, "single_step_s": 0.0076, "host_enqueue_s": 0.00001,
+      "instrumented_step_s": 0.0080, "kv_cache": "fp8", "attention": "plain", "fused": true,
+      "ops": [{"name": "attention", "seconds": 0.0004}]
+    })");
+    auto r = serve_report(out, "server.json", profile, nullptr);
+    auto model = llama3_8b_shapes();
+    model.kv_bytes = 1;
+    CHECK(r.floor.bytes == Approx(decode_step_bytes(model, {8195, 8195})));
+    // Half the KV bytes of bf16 at the same context: each sequence reads 8,196 positions and writes
+    // one, 131,072 bytes each in bf16 (all layers, K and V), 65,536 fewer in fp8.
+    model.kv_bytes = 2;
+    CHECK(decode_step_bytes(model, {8195, 8195}) - r.floor.bytes == Approx(2 * 8197 * 65536.0));
+    auto json = serve_json(r);
+    CHECK(json["kv_cache"] == "fp8");
+    CHECK(json["kv_bytes_per_element"] == 1);
+    CHECK(json["regime_rule"] == r.reading.rule);
+}
+
 namespace {
 
 // What roofline-decode-server writes (server_main.cu), for a batch of 2 at ~4k, made up here:

@@ -65,3 +65,50 @@ TEST_CASE("a bad decode-server configuration is refused with its file and line",
     CHECK(fine.padded_vocab() == 128320);
     CHECK(fine.uses_graph());
 }
+
+TEST_CASE("the instructor's fixed incidents change only what the lab's rules let a fix change", "[server_config]") {
+    // The rules (labs/10-production/README.md, "The incidents"): a fix keeps the traffic (batch,
+    // context, vocabulary, seed) and changes the server's configuration: the KV cache's element,
+    // the captured graphs, the LM head's padding, the fused small-batch step.
+    auto incidents = repo_root() / "labs" / "10-production" / "server" / "incidents";
+    auto fixes = repo_root() / "instructor" / "incidents" / "10-production-fixes";
+    int fixed = 0;
+    for (const char* name : {"incident-a", "incident-b", "incident-d"}) {
+        INFO(name);
+        auto before = server::read_config((incidents / (std::string(name) + ".yaml")).string());
+        auto after = server::read_config((fixes / (std::string(name) + "-fixed.yaml")).string());
+        CHECK(after.batch == before.batch);
+        CHECK(after.context == before.context);
+        CHECK(after.vocab == before.vocab);
+        CHECK(after.seed == before.seed);
+        CHECK(after.attention == before.attention);
+        bool changed = after.kv_cache != before.kv_cache || after.uses_graph() != before.uses_graph() ||
+                       after.padded_vocab() != before.padded_vocab() || after.fused() != before.fused();
+        CHECK(changed);
+        ++fixed;
+    }
+    CHECK(fixed == 3);  // incident C is the healthy control: nothing to fix
+    auto a = server::read_config((fixes / "incident-a-fixed.yaml").string());
+    CHECK(a.fp8_kv());
+    auto b = server::read_config((fixes / "incident-b-fixed.yaml").string());
+    CHECK(b.uses_graph());
+    auto d = server::read_config((fixes / "incident-d-fixed.yaml").string());
+    CHECK(d.padded_vocab() % 8 == 0);
+}
+
+TEST_CASE("the decode server's kv_cache and fused_max_batch keys", "[server_config]") {
+    TempDir dir;
+    auto file = dir / "server.yaml";
+    write_file(file, "batch: 4\nkv_cache: int4\n");
+    check_mentions(refusal_of(file), {"server.yaml:2", "bf16 or fp8"});
+    write_file(file, "batch: 4\nfused_max_batch: 9\n");
+    check_mentions(refusal_of(file), {"server.yaml:2", "from 0 to 8"});
+    write_file(file, "batch: 4\nkv_cache: fp8\nattention: student\n");
+    check_mentions(refusal_of(file), {"server.yaml", "needs attention: plain"});
+    write_file(file, "batch: 4\nkv_cache: fp8\nfused_max_batch: 4\n");
+    auto c = server::read_config(file.string());
+    CHECK(c.fp8_kv());
+    CHECK(c.fused());
+    c.batch = 5;
+    CHECK_FALSE(c.fused());
+}

@@ -10,8 +10,16 @@
 
 namespace server {
 
+// What the server was running that a failure may be due to (the lab's attention kernel file), added
+// to every failure's message.
+inline std::string& failure_note() {
+    static std::string note;
+    return note;
+}
+
 [[noreturn]] inline void fail_now(const std::string& what) {
     std::fprintf(stderr, "decode server: %s\n", what.c_str());
+    if (!failure_note().empty()) std::fprintf(stderr, "decode server: %s\n", failure_note().c_str());
     std::exit(3);
 }
 

@@ -1,6 +1,6 @@
-// The server's decode attention, behind one function pointer: the plain kernel here (fp32 softmax,
-// one block per sequence and query head) or the student's decode-attention kernel (module 10's lab),
-// chosen by the configuration's `attention: plain | student`.
+// The server's decode attention, behind one function pointer: the plain kernels (kernels.cu) or the
+// student's decode-attention kernel (module 10's lab, linked in by student_attention.cu), chosen by
+// the configuration's `attention: plain | student`.
 //
 // Layouts (bf16, row-major):
 //   q        [batch][q_heads][head_dim]          the new token's queries, RoPE applied; sequence b's
@@ -16,6 +16,8 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
 
 namespace server {
 
@@ -33,6 +35,13 @@ struct DecodeAttentionArgs {
     int max_context = 0;  // positions per sequence the cache holds (its stride)
     int longest = 0;      // the largest positions[b] + 1 of this call, known on the host (for grid sizes)
     float scale = 0;      // 1 / sqrt(head_dim)
+    // `kv_cache: fp8` (the plain kernels only): the caches hold e4m3 bytes in the same layout, and
+    // k_cache / v_cache are null. A stored byte x means x * scale, one scale per KV head of this
+    // layer for the keys and one for the values.
+    const std::uint8_t* k_cache_fp8 = nullptr;
+    const std::uint8_t* v_cache_fp8 = nullptr;
+    const float* k_scales = nullptr;  // device, [kv_heads]
+    const float* v_scales = nullptr;
     // Scratch the kernel may use (partial results of a split over the context): at least
     // kDecodeAttentionWorkspaceFloats(batch, q_heads, max_context) floats, on the device.
     float* workspace = nullptr;
@@ -46,10 +55,17 @@ inline std::size_t decode_attention_workspace_floats(int batch, int q_heads, int
 using DecodeAttentionFn = void (*)(const DecodeAttentionArgs& args, cudaStream_t stream);
 
 // The plain kernels' launcher (kernels.cu): the context split into chunks of positions, one
-// thread block per (query head, sequence, chunk), then one block per (query head, sequence) merging them.
+// thread block per (chunk, KV head, sequence) reading each row once for the KV head's query
+// heads, then one block per (query head, sequence) merging the chunks. bf16 or fp8 caches.
 void plain_decode_attention(const DecodeAttentionArgs& args, cudaStream_t stream);
-// The student's kernel where one is linked in (student_attention.cu), else nullptr: the server
-// then refuses `attention: student` with a message saying so.
-DecodeAttentionFn student_decode_attention();
+// The lab's kernel linked into this program (student_attention.cu: the student's file in
+// roofline-decode-server, the solution's in roofline-decode-server-solution), bridged to this
+// call and ready for batches up to max_batch; launch is nullptr where no kernel file registered one.
+struct LabAttention {
+    DecodeAttentionFn launch = nullptr;
+    std::string file;     // the kernel file, as it registered itself
+    std::string variant;  // the first variant it registered
+};
+LabAttention lab_decode_attention(int max_batch);
 
 }  // namespace server

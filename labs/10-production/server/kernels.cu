@@ -1,6 +1,11 @@
+#include "check.cuh"
 #include "decode_attention_api.cuh"
 #include "kernels.cuh"
 
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+
+#include <algorithm>
 #include <cfloat>
 
 namespace server {
@@ -25,6 +30,21 @@ __global__ void fill_uniform_kernel(bf16* data, std::size_t count, std::uint64_t
         float u = float(splitmix64(seed * 0x100000001B3ull + i) >> 40) * (1.0f / 16777216.0f);  // [0, 1)
         data[i] = __float2bfloat16(offset + scale * (2.0f * u - 1.0f));
     }
+}
+
+__global__ void fill_uniform_fp8_kernel(std::uint8_t* data, std::size_t count, std::uint64_t seed, float scale,
+                                        float inv_quant_scale) {
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
+         i += std::size_t(gridDim.x) * blockDim.x) {
+        float u = float(splitmix64(seed * 0x100000001B3ull + i) >> 40) * (1.0f / 16777216.0f);  // as fill_uniform
+        data[i] = fp8_e4m3(__bfloat162float(__float2bfloat16(scale * (2.0f * u - 1.0f))) * inv_quant_scale);
+    }
+}
+
+__global__ void fill_value_kernel(float* data, std::size_t count, float value) {
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
+         i += std::size_t(gridDim.x) * blockDim.x)
+        data[i] = value;
 }
 
 __global__ void fill_tokens_kernel(int* tokens, int batch, int vocab, std::uint64_t seed) {
@@ -62,8 +82,11 @@ __global__ void rmsnorm_kernel(const bf16* x, const bf16* weight, bf16* y, int h
 }
 
 // grid (batch, q_heads + 2 kv_heads), head_dim / 2 threads: thread i rotates the pair (i, i + d/2).
-__global__ void rope_and_append_kv_kernel(bf16* qkv, const int* positions, bf16* k_cache, bf16* v_cache, int q_heads,
-                                          int kv_heads, int head_dim, int max_context) {
+// The cache: bf16 (k_cache, v_cache), or fp8 e4m3 (k_cache8, v_cache8: the value over its KV
+// head's scale, saturated at +-448) when those are given.
+__global__ void rope_and_append_kv_kernel(bf16* qkv, const int* positions, bf16* k_cache, bf16* v_cache,
+                                          std::uint8_t* k_cache8, std::uint8_t* v_cache8, const float* k_scales,
+                                          const float* v_scales, int q_heads, int kv_heads, int head_dim, int max_context) {
     int b = blockIdx.x, head = blockIdx.y, i = threadIdx.x, half = head_dim / 2;
     int pos = positions[b];
     bf16* vec = qkv + (std::size_t(b) * (q_heads + 2 * kv_heads) + head) * head_dim;
@@ -81,9 +104,17 @@ __global__ void rope_and_append_kv_kernel(bf16* qkv, const int* positions, bf16*
     if (head >= q_heads) {
         bool is_k = head < q_heads + kv_heads;
         int kv = is_k ? head - q_heads : head - q_heads - kv_heads;
-        bf16* cache = (is_k ? k_cache : v_cache) + ((std::size_t(b) * kv_heads + kv) * max_context + pos) * head_dim;
-        cache[i] = __float2bfloat16(lo);
-        cache[i + half] = __float2bfloat16(hi);
+        std::size_t at = ((std::size_t(b) * kv_heads + kv) * max_context + pos) * head_dim;
+        if (k_cache8) {  // what the cache stores is the bf16 value the step computed, then quantized
+            float inv = 1.0f / (is_k ? k_scales[kv] : v_scales[kv]);
+            std::uint8_t* cache = (is_k ? k_cache8 : v_cache8) + at;
+            cache[i] = fp8_e4m3(__bfloat162float(__float2bfloat16(lo)) * inv);
+            cache[i + half] = fp8_e4m3(__bfloat162float(__float2bfloat16(hi)) * inv);
+        } else {
+            bf16* cache = (is_k ? k_cache : v_cache) + at;
+            cache[i] = __float2bfloat16(lo);
+            cache[i + half] = __float2bfloat16(hi);
+        }
     }
 }
 
@@ -273,6 +304,15 @@ void fill_uniform(bf16* data, std::size_t count, std::uint64_t seed, float scale
     fill_uniform_kernel<<<132 * 16, 256, 0, stream>>>(data, count, seed, scale, offset);
 }
 
+void fill_uniform_fp8(std::uint8_t* data, std::size_t count, std::uint64_t seed, float scale, float quant_scale,
+                      cudaStream_t stream) {
+    fill_uniform_fp8_kernel<<<132 * 16, 256, 0, stream>>>(data, count, seed, scale, 1.0f / quant_scale);
+}
+
+void fill_value(float* data, std::size_t count, float value, cudaStream_t stream) {
+    fill_value_kernel<<<grid_for(count, 256), 256, 0, stream>>>(data, count, value);
+}
+
 void fill_tokens(int* tokens, int batch, int vocab, std::uint64_t seed, cudaStream_t stream) {
     fill_tokens_kernel<<<1, 64, 0, stream>>>(tokens, batch, vocab, seed);
 }
@@ -288,7 +328,14 @@ void rmsnorm(const bf16* x, const bf16* weight, bf16* y, int batch, int hidden, 
 void rope_and_append_kv(bf16* qkv, const int* positions, bf16* k_cache, bf16* v_cache, int batch, int q_heads,
                         int kv_heads, int head_dim, int max_context, cudaStream_t stream) {
     rope_and_append_kv_kernel<<<dim3(batch, q_heads + 2 * kv_heads), head_dim / 2, 0, stream>>>(
-        qkv, positions, k_cache, v_cache, q_heads, kv_heads, head_dim, max_context);
+        qkv, positions, k_cache, v_cache, nullptr, nullptr, nullptr, nullptr, q_heads, kv_heads, head_dim, max_context);
+}
+
+void rope_and_append_kv_fp8(bf16* qkv, const int* positions, std::uint8_t* k_cache, std::uint8_t* v_cache,
+                            const float* k_scales, const float* v_scales, int batch, int q_heads, int kv_heads,
+                            int head_dim, int max_context, cudaStream_t stream) {
+    rope_and_append_kv_kernel<<<dim3(batch, q_heads + 2 * kv_heads), head_dim / 2, 0, stream>>>(
+        qkv, positions, nullptr, nullptr, k_cache, v_cache, k_scales, v_scales, q_heads, kv_heads, head_dim, max_context);
 }
 
 void residual_add(bf16* x, const bf16* y, int batch, int hidden, cudaStream_t stream) {
@@ -309,6 +356,7 @@ void advance(const int* tokens, int* positions, int* history, int* step, int bat
 }
 
 void plain_decode_attention(const DecodeAttentionArgs& args, cudaStream_t stream) {
+    if (args.k_cache_fp8) fail_now("the plain decode attention reads a bf16 cache");
     // Lanes hold 4 dimensions each and the merge one per thread: head_dim 128, the server's.
     int chunks = (args.longest + kChunk - 1) / kChunk;
     plain_attention_chunk_kernel<<<dim3(args.q_heads, args.batch, chunks), 32 * kAttnWarps, 0, stream>>>(args);

@@ -1,5 +1,7 @@
 #include "check.cuh"
 #include "model.cuh"
+#include "fast_kernels.cuh"
+#include "skinny_gemv.cuh"
 
 #include <cmath>
 
@@ -39,7 +41,7 @@ std::vector<std::pair<std::string, double>> OpRecorder::times() const {
 }
 
 Server::Server(const ServerConfig& config, DecodeAttentionFn attention, cudaStream_t s)
-    : stream(s), attention_(attention) {
+    : stream(s), attention_(attention), fused_(config.fused()) {
     shapes.vocab = config.vocab;
     shapes.vocab_rows = config.padded_vocab();
     shapes.batch = config.batch;
@@ -84,11 +86,28 @@ Server::Server(const ServerConfig& config, DecodeAttentionFn attention, cudaStre
 
     // The KV cache: random keys and values of about unit variance, as a prefill would leave them.
     std::size_t cache_elements = std::size_t(S.layers) * layer_cache_elements();
-    cache_bytes = 2 * cache_elements * sizeof(bf16);
-    CUDA_CHECK(cudaMalloc(&k_cache, cache_elements * sizeof(bf16)));
-    CUDA_CHECK(cudaMalloc(&v_cache, cache_elements * sizeof(bf16)));
-    fill_uniform(k_cache, cache_elements, seed++, 1.7f, 0, stream);
-    fill_uniform(v_cache, cache_elements, seed++, 1.7f, 0, stream);
+    fp8_kv = config.fp8_kv();
+    if (!fp8_kv) {
+        cache_bytes = 2 * cache_elements * sizeof(bf16);
+        CUDA_CHECK(cudaMalloc(&k_cache, cache_elements * sizeof(bf16)));
+        CUDA_CHECK(cudaMalloc(&v_cache, cache_elements * sizeof(bf16)));
+        fill_uniform(k_cache, cache_elements, seed++, kPrefillAmax, 0, stream);
+        fill_uniform(v_cache, cache_elements, seed++, kPrefillAmax, 0, stream);
+    } else {
+        // One scale per (layer, KV head) for the keys and one for the values, as a calibration on the
+        // prefill sets them: twice the prefill's largest magnitude maps to e4m3's largest, 448, so a
+        // new token's values up to twice the prefill's range are kept, larger ones clipped. The random
+        // prefill has the same range in every head, so here the scales are equal.
+        cache_bytes = 2 * cache_elements;
+        CUDA_CHECK(cudaMalloc(&k_cache8, cache_elements));
+        CUDA_CHECK(cudaMalloc(&v_cache8, cache_elements));
+        std::size_t scales = std::size_t(S.layers) * 2 * S.kv_heads;
+        CUDA_CHECK(cudaMalloc(&kv_scales, scales * sizeof(float)));
+        const float scale = 2 * kPrefillAmax / 448.0f;
+        fill_value(kv_scales, scales, scale, stream);
+        fill_uniform_fp8(k_cache8, cache_elements, seed++, kPrefillAmax, scale, stream);
+        fill_uniform_fp8(v_cache8, cache_elements, seed++, kPrefillAmax, scale, stream);
+    }
 
     std::size_t B = S.batch;
     CUDA_CHECK(cudaMalloc(&x_, B * H * sizeof(bf16)));
@@ -119,7 +138,8 @@ Server::~Server() {
                     static_cast<void*>(tmp_), static_cast<void*>(gate_up_), static_cast<void*>(act_),
                     static_cast<void*>(logits), static_cast<void*>(tokens), static_cast<void*>(positions),
                     static_cast<void*>(history), static_cast<void*>(step_counter), static_cast<void*>(k_cache),
-                    static_cast<void*>(v_cache), static_cast<void*>(attention_workspace_), weight_block_})
+                    static_cast<void*>(v_cache), static_cast<void*>(attention_workspace_), weight_block_,
+                    static_cast<void*>(k_cache8), static_cast<void*>(v_cache8), static_cast<void*>(kv_scales)})
         cudaFree(p);
 }
 
@@ -152,36 +172,108 @@ void Server::enqueue_step(bool per_request, OpRecorder* recorder) {
     const std::size_t xs = H, layer_cache = layer_cache_elements(),
                       seq_cache = std::size_t(S.kv_heads) * S.max_context * S.head_dim;
 
+    auto attention = [&](int l, int b, int n) {
+        DecodeAttentionArgs a;
+        // q: the first q_heads x head_dim of each [q | k | v] row of qkv.
+        a.q = qkv_ + std::size_t(b) * S.qkv_dim();
+        if (fp8_kv) {
+            a.k_cache_fp8 = k_cache8 + l * layer_cache + b * seq_cache;
+            a.v_cache_fp8 = v_cache8 + l * layer_cache + b * seq_cache;
+            a.k_scales = k_scales(l);
+            a.v_scales = v_scales(l);
+        } else {
+            a.k_cache = k_cache + l * layer_cache + b * seq_cache;
+            a.v_cache = v_cache + l * layer_cache + b * seq_cache;
+        }
+        a.positions = positions + b;
+        a.out = attn_ + std::size_t(b) * QD;
+        a.batch = n;
+        a.q_heads = S.q_heads;
+        a.kv_heads = S.kv_heads;
+        a.head_dim = S.head_dim;
+        a.max_context = S.max_context;
+        a.longest = S.max_context;  // a graph replays at growing positions: size the grid for the cache
+        a.scale = 1.0f / std::sqrt(float(S.head_dim));
+        a.q_stride = S.qkv_dim();
+        a.workspace = attention_workspace_;  // the per-request calls take turns with it, in stream order
+        attention_(a, stream);
+        // The plain kernels: split and merge. The lab's: the query gather, then (as its contract
+        // suggests) a split and a combine kernel.
+        launches_ += attention_ == plain_decode_attention || attention_ == fast_decode_attention ? 2 : 3;
+    };
+
+    if (fused_) {
+        // The fused small-batch step (skinny_gemv.cuh): 5 kernels a layer and the attention's, each op
+        // named after the GEMM its small ops were folded into. The whole batch at once.
+        op("embed");
+        embed(embedding, tokens, x_, B, H, stream);
+        ++launches_;
+        for (int l = 0; l < S.layers; ++l) {
+            const auto& w = layers[l];
+            op("qkv_gemm");
+            NormQkvArgs q;
+            q.w = w.wqkv;
+            q.x = x_;
+            q.gamma = w.attn_norm;
+            q.qkv = qkv_;
+            q.positions = positions;
+            if (fp8_kv) {
+                q.k_cache8 = k_cache8 + l * layer_cache;
+                q.v_cache8 = v_cache8 + l * layer_cache;
+                q.k_scales = k_scales(l);
+                q.v_scales = v_scales(l);
+            } else {
+                q.k_cache = k_cache + l * layer_cache;
+                q.v_cache = v_cache + l * layer_cache;
+            }
+            q.batch = B;
+            q.hidden = H;
+            q.q_heads = S.q_heads;
+            q.kv_heads = S.kv_heads;
+            q.max_context = S.max_context;
+            norm_qkv_rope(q, stream);
+            ++launches_;
+            op("attention");
+            attention(l, 0, B);
+            op("o_gemm");
+            gemv_residual(w.wo, attn_, x_, B, H, QD, stream);
+            op("gate_up_gemm");
+            norm_gate_up_swiglu(w.gate_up, x_, w.mlp_norm, act_, B, H, S.mlp, stream);
+            op("down_gemm");
+            gemv_residual(w.down, act_, x_, B, H, S.mlp, stream);
+            launches_ += 3;
+        }
+        op("lm_head");
+        norm_gemv_f32(lm_head, x_, final_norm, logits, S.vocab_rows, B, S.vocab_rows, H, stream);
+        op("argmax");
+        argmax(logits, S.vocab_rows, S.vocab, tokens, B, stream);
+        advance(tokens, positions, history, step_counter, B, stream);
+        launches_ += 3;
+        if (recorder) recorder->end(stream);
+        return;
+    }
+
     each("embed", [&](int b, int n) { embed(embedding, tokens + b, x_ + b * xs, n, H, stream); });
     for (int l = 0; l < S.layers; ++l) {
         const auto& w = layers[l];
-        bf16* kc = k_cache + l * layer_cache;
-        bf16* vc = v_cache + l * layer_cache;
+        bf16* kc = fp8_kv ? nullptr : k_cache + l * layer_cache;
+        bf16* vc = fp8_kv ? nullptr : v_cache + l * layer_cache;
+        std::uint8_t* kc8 = fp8_kv ? k_cache8 + l * layer_cache : nullptr;
+        std::uint8_t* vc8 = fp8_kv ? v_cache8 + l * layer_cache : nullptr;
         each("rmsnorm", [&](int b, int n) { rmsnorm(x_ + b * xs, w.attn_norm, h_ + b * xs, n, H, stream); });
         gemm("qkv_gemm", w.wqkv, h_, H, qkv_, nullptr, S.qkv_dim(), S.qkv_dim());
         each("rope_kv", [&](int b, int n) {
-            rope_and_append_kv(qkv_ + std::size_t(b) * S.qkv_dim(), positions + b, kc + b * seq_cache,
-                               vc + b * seq_cache, n, S.q_heads, S.kv_heads, S.head_dim, S.max_context, stream);
+            if (fp8_kv)
+                rope_and_append_kv_fp8(qkv_ + std::size_t(b) * S.qkv_dim(), positions + b, kc8 + b * seq_cache,
+                                       vc8 + b * seq_cache, k_scales(l), v_scales(l), n, S.q_heads, S.kv_heads,
+                                       S.head_dim, S.max_context, stream);
+            else
+                rope_and_append_kv(qkv_ + std::size_t(b) * S.qkv_dim(), positions + b, kc + b * seq_cache,
+                                   vc + b * seq_cache, n, S.q_heads, S.kv_heads, S.head_dim, S.max_context, stream);
         });
         each("attention", [&](int b, int n) {
-            DecodeAttentionArgs a;
-            // q: the first q_heads x head_dim of each [q | k | v] row of qkv.
-            a.q = qkv_ + std::size_t(b) * S.qkv_dim();
-            a.k_cache = kc + b * seq_cache;
-            a.v_cache = vc + b * seq_cache;
-            a.positions = positions + b;
-            a.out = attn_ + std::size_t(b) * QD;
-            a.batch = n;
-            a.q_heads = S.q_heads;
-            a.kv_heads = S.kv_heads;
-            a.head_dim = S.head_dim;
-            a.max_context = S.max_context;
-            a.longest = S.max_context;  // a graph replays at growing positions: size the grid for the cache
-            a.scale = 1.0f / std::sqrt(float(S.head_dim));
-            a.q_stride = S.qkv_dim();
-            a.workspace = attention_workspace_;  // the per-request calls take turns with it, in stream order
-            attention_(a, stream);
-            if (attention_ == plain_decode_attention) ++launches_;  // its second kernel (the merge)
+            attention(l, b, n);
+            --launches_;  // each() counts one
         });
         gemm("o_gemm", w.wo, attn_, QD, tmp_, nullptr, H, H);
         each("residual", [&](int b, int n) { residual_add(x_ + b * xs, tmp_ + b * xs, n, H, stream); });

@@ -55,11 +55,18 @@ public:
     void capture_graph();  // the batched step as a CUDA graph
     void launch_graph();
     int launches_in_last_step() const { return launches_; }  // kernels and cuBLASLt calls enqueued
+    bool fused() const { return fused_; }
 
     Shapes shapes;
     std::vector<LayerWeights> layers;
     bf16 *embedding = nullptr, *lm_head = nullptr, *final_norm = nullptr;
-    bf16 *k_cache = nullptr, *v_cache = nullptr;  // [layer][batch][kv_heads][max_context][head_dim]
+    bf16 *k_cache = nullptr, *v_cache = nullptr;  // [layer][batch][kv_heads][max_context][head_dim]; null with fp8
+    // kv_cache: fp8: the caches in e4m3, the same layout, and the scales: [layer][2][kv_heads] (keys, then values).
+    std::uint8_t *k_cache8 = nullptr, *v_cache8 = nullptr;
+    float* kv_scales = nullptr;
+    bool fp8_kv = false;
+    const float* k_scales(int layer) const { return kv_scales + std::size_t(layer) * 2 * shapes.kv_heads; }
+    const float* v_scales(int layer) const { return k_scales(layer) + shapes.kv_heads; }
     int *tokens = nullptr, *positions = nullptr, *history = nullptr, *step_counter = nullptr;
     float* logits = nullptr;  // [batch][vocab_rows]
     std::size_t layer_cache_elements() const {
@@ -70,6 +77,7 @@ public:
 
 private:
     DecodeAttentionFn attention_;
+    bool fused_ = false;  // the fused small-batch step (config.fused())
     Gemms gemms_;
     bf16 *x_ = nullptr, *h_ = nullptr, *qkv_ = nullptr, *attn_ = nullptr, *tmp_ = nullptr, *gate_up_ = nullptr,
          *act_ = nullptr;

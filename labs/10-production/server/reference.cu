@@ -45,7 +45,10 @@ __global__ void ref_rmsnorm_to_bf16(const float* x, const bf16* weight, bf16* ou
 }
 
 // kv_new: [batch][2][kv_heads][head_dim], the step's new K (RoPE'd) and V rounded as the cache stores them.
-__global__ void ref_rope(float* qkv, const int* positions, bf16* kv_new, int q_heads, int kv_heads, int head_dim) {
+// With an fp8 cache (kv_scales non-null: this layer's [2][kv_heads]), "as the cache stores them" is
+// the value rounded to e4m3 at its head's scale, kept here as bf16 of the dequantized value.
+__global__ void ref_rope(float* qkv, const int* positions, bf16* kv_new, const float* kv_scales, int q_heads,
+                         int kv_heads, int head_dim) {
     int b = blockIdx.x, head = blockIdx.y, i = threadIdx.x, half = head_dim / 2;
     float* vec = qkv + (std::size_t(b) * (q_heads + 2 * kv_heads) + head) * head_dim;
     double lo = vec[i], hi = vec[i + half];
@@ -60,17 +63,29 @@ __global__ void ref_rope(float* qkv, const int* positions, bf16* kv_new, int q_h
     if (head >= q_heads) {
         int which = head < q_heads + kv_heads ? 0 : 1, kv = head - q_heads - which * kv_heads;
         bf16* dst = kv_new + ((std::size_t(b) * 2 + which) * kv_heads + kv) * head_dim;
-        dst[i] = __float2bfloat16(float(lo));
-        dst[i + half] = __float2bfloat16(float(hi));
+        if (kv_scales) {
+            float scale = kv_scales[which * kv_heads + kv];
+            dst[i] = __float2bfloat16(from_fp8_e4m3(fp8_e4m3(float(lo) / scale)) * scale);
+            dst[i + half] = __float2bfloat16(from_fp8_e4m3(fp8_e4m3(float(hi) / scale)) * scale);
+        } else {
+            dst[i] = __float2bfloat16(float(lo));
+            dst[i + half] = __float2bfloat16(float(hi));
+        }
     }
 }
+
+// A cached element as a float: bf16, or fp8 e4m3 times its head's scale.
+__device__ __forceinline__ float cached(const bf16* row, int j, float) { return __bfloat162float(row[j]); }
+__device__ __forceinline__ float cached(const std::uint8_t* row, int j, float scale) { return from_fp8_e4m3(row[j]) * scale; }
+__device__ __forceinline__ float cached(const bf16* row, int j) { return __bfloat162float(row[j]); }
 
 // One block of 128 threads per (query head, sequence). Positions before positions[b] come from the
 // cache; position positions[b] from kv_new (the reference's own new K and V). Three passes: the
 // scores into `scores`, their max and sum, then the weighted values (thread t: dimension t).
-__global__ void ref_attention(const float* qkv, const bf16* k_cache, const bf16* v_cache, const bf16* kv_new,
-                              const int* positions, float* scores, float* out, int q_heads, int kv_heads, int head_dim,
-                              int max_context) {
+template <class Cache>
+__global__ void ref_attention(const float* qkv, const Cache* k_cache, const Cache* v_cache, const bf16* kv_new,
+                              const float* kv_scales, const int* positions, float* scores, float* out, int q_heads,
+                              int kv_heads, int head_dim, int max_context) {
     __shared__ float shared[32];
     __shared__ float q[128];
     int head = blockIdx.x, b = blockIdx.y, kv = head / (q_heads / kv_heads), t = threadIdx.x;
@@ -82,11 +97,14 @@ __global__ void ref_attention(const float* qkv, const bf16* k_cache, const bf16*
     const bf16* k_last = kv_new + ((std::size_t(b) * 2 + 0) * kv_heads + kv) * head_dim;
     const bf16* v_last = kv_new + ((std::size_t(b) * 2 + 1) * kv_heads + kv) * head_dim;
     float* my_scores = scores + (std::size_t(b) * q_heads + head) * max_context;
+    const float k_scale = kv_scales ? kv_scales[kv] : 1.f, v_scale = kv_scales ? kv_scales[kv_heads + kv] : 1.f;
     float local_max = -FLT_MAX;
     for (int p = t; p <= pos; p += blockDim.x) {
-        const bf16* k = p < pos ? k_cache + cache + std::size_t(p) * head_dim : k_last;
         float s = 0;
-        for (int j = 0; j < head_dim; ++j) s += q[j] * __bfloat162float(k[j]);
+        if (p < pos)
+            for (int j = 0; j < head_dim; ++j) s += q[j] * cached(k_cache + cache + std::size_t(p) * head_dim, j, k_scale);
+        else
+            for (int j = 0; j < head_dim; ++j) s += q[j] * cached(k_last, j);
         s *= scale;
         my_scores[p] = s;
         local_max = fmaxf(local_max, s);
@@ -98,8 +116,8 @@ __global__ void ref_attention(const float* qkv, const bf16* k_cache, const bf16*
     float total = block_sum(local_sum, shared);
     double acc = 0;
     for (int p = 0; p <= pos; ++p) {
-        const bf16* v = p < pos ? v_cache + cache + std::size_t(p) * head_dim : v_last;
-        acc += double(expf(my_scores[p] - top)) * __bfloat162float(v[t]);
+        float v = p < pos ? cached(v_cache + cache + std::size_t(p) * head_dim, t, v_scale) : cached(v_last, t);
+        acc += double(expf(my_scores[p] - top)) * v;
     }
     out[(std::size_t(b) * q_heads + head) * head_dim + t] = float(acc / total);
 }
@@ -163,16 +181,18 @@ __global__ void ref_row_stats(const float* server, const float* reference, int l
 
 // The K and V the server's step wrote at positions[b], against kv_new, every layer: sums[0] the
 // squared differences, sums[1] the squares. grid (layers x batch x 2 x kv_heads), head_dim threads.
-__global__ void ref_kv_diff(const bf16* k_cache, const bf16* v_cache, const bf16* kv_new, const int* positions,
-                            double* sums, int batch, int kv_heads, int head_dim, int max_context) {
+template <class Cache>
+__global__ void ref_kv_diff(const Cache* k_cache, const Cache* v_cache, const float* kv_scales, const bf16* kv_new,
+                            const int* positions, double* sums, int batch, int kv_heads, int head_dim, int max_context) {
     int id = blockIdx.x;
     int kv = id % kv_heads, which = (id / kv_heads) % 2, b = (id / (2 * kv_heads)) % batch, l = id / (2 * kv_heads * batch);
     std::size_t layer_cache = std::size_t(batch) * kv_heads * max_context * head_dim;
-    const bf16* cache = (which == 0 ? k_cache : v_cache) + l * layer_cache +
-                        ((std::size_t(b) * kv_heads + kv) * max_context + positions[b]) * head_dim;
+    const Cache* cache = (which == 0 ? k_cache : v_cache) + l * layer_cache +
+                         ((std::size_t(b) * kv_heads + kv) * max_context + positions[b]) * head_dim;
+    const float scale = kv_scales ? kv_scales[(std::size_t(l) * 2 + which) * kv_heads + kv] : 1.f;
     const bf16* mine = kv_new + std::size_t(l) * batch * 2 * kv_heads * head_dim +
                        ((std::size_t(b) * 2 + which) * kv_heads + kv) * head_dim;
-    float s = __bfloat162float(cache[threadIdx.x]), r = __bfloat162float(mine[threadIdx.x]);
+    float s = cached(cache, threadIdx.x, scale), r = __bfloat162float(mine[threadIdx.x]);
     float diff = (s - r) * (s - r), square = r * r;
     for (int o = 16; o > 0; o /= 2) {
         diff += __shfl_xor_sync(0xffffffffu, diff, o);
@@ -240,11 +260,17 @@ StepCheck Reference::check_step() {
         const auto& w = s_.layers[l];
         ref_rmsnorm_to_bf16<<<B, 256, 0, st>>>(x_, w.attn_norm, gemm_in_, H);
         gemm(w.wqkv, gemm_in_, qkv_, S.qkv_dim(), H);
+        const float* scales = s_.fp8_kv ? s_.k_scales(l) : nullptr;  // [2][kv_heads]: keys, then values
         ref_rope<<<dim3(B, S.q_heads + 2 * S.kv_heads), S.head_dim / 2, 0, st>>>(qkv_, positions_, kv_new_ + l * kv_new_layer,
-                                                                                S.q_heads, S.kv_heads, S.head_dim);
-        ref_attention<<<dim3(S.q_heads, B), S.head_dim, 0, st>>>(qkv_, s_.k_cache + l * layer_cache, s_.v_cache + l * layer_cache,
-                                                                 kv_new_ + l * kv_new_layer, positions_, scores_, attn_,
-                                                                 S.q_heads, S.kv_heads, S.head_dim, S.max_context);
+                                                                                scales, S.q_heads, S.kv_heads, S.head_dim);
+        if (s_.fp8_kv)
+            ref_attention<<<dim3(S.q_heads, B), S.head_dim, 0, st>>>(
+                qkv_, s_.k_cache8 + l * layer_cache, s_.v_cache8 + l * layer_cache, kv_new_ + l * kv_new_layer, scales,
+                positions_, scores_, attn_, S.q_heads, S.kv_heads, S.head_dim, S.max_context);
+        else
+            ref_attention<<<dim3(S.q_heads, B), S.head_dim, 0, st>>>(
+                qkv_, s_.k_cache + l * layer_cache, s_.v_cache + l * layer_cache, kv_new_ + l * kv_new_layer, scales,
+                positions_, scores_, attn_, S.q_heads, S.kv_heads, S.head_dim, S.max_context);
         ref_to_bf16<<<blocks(std::size_t(B) * QD), 256, 0, st>>>(attn_, gemm_in_, std::size_t(B) * QD);
         gemm(w.wo, gemm_in_, out_, H, QD);
         ref_residual<<<blocks(std::size_t(B) * H), 256, 0, st>>>(x_, out_, std::size_t(B) * H);
@@ -259,8 +285,14 @@ StepCheck Reference::check_step() {
 
     ref_row_stats<<<B, 1024, 0, st>>>(s_.logits, logits_, S.vocab_rows, S.vocab, row_stats_);
     CUDA_CHECK(cudaMemsetAsync(sums_, 0, 2 * sizeof(double), st));
-    ref_kv_diff<<<S.layers * B * 2 * S.kv_heads, S.head_dim, 0, st>>>(s_.k_cache, s_.v_cache, kv_new_, positions_, sums_, B,
-                                                                     S.kv_heads, S.head_dim, S.max_context);
+    if (s_.fp8_kv)
+        ref_kv_diff<<<S.layers * B * 2 * S.kv_heads, S.head_dim, 0, st>>>(s_.k_cache8, s_.v_cache8, s_.kv_scales, kv_new_,
+                                                                         positions_, sums_, B, S.kv_heads, S.head_dim,
+                                                                         S.max_context);
+    else
+        ref_kv_diff<<<S.layers * B * 2 * S.kv_heads, S.head_dim, 0, st>>>(s_.k_cache, s_.v_cache, nullptr, kv_new_,
+                                                                         positions_, sums_, B, S.kv_heads, S.head_dim,
+                                                                         S.max_context);
     std::vector<float> stats(std::size_t(B) * 5);
     std::vector<int> server_tokens(B);
     double kv_sums[2];
@@ -271,6 +303,7 @@ StepCheck Reference::check_step() {
     CUDA_CHECK(cudaGetLastError());
 
     StepCheck out;
+    out.kv_tolerance = s_.fp8_kv ? kFp8KvTolerance : kLogitTolerance;
     double sq = 0, diff = 0;
     for (int b = 0; b < B; ++b) {
         const float* row = &stats[std::size_t(b) * 5];

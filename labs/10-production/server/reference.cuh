@@ -23,13 +23,21 @@
 namespace server {
 
 constexpr double kLogitTolerance = 0.05;
+// kv_cache: fp8. The server and the reference round the same new key or value to e4m3, each from
+// its own value (the server's carries the bf16 errors above, up to kLogitTolerance relative). The
+// two roundings differ by one e4m3 step (2^-3 relative at most) where an error of relative size e
+// crosses a rounding boundary, which it does with probability about e / 2^-3: the RMS difference
+// is about sqrt(e x 2^-3) = sqrt(0.05 / 8) = 0.079. The new K and V are checked within 0.08. The
+// logits keep 0.05: both sides read the same cache, and the new position is one of the many.
+constexpr double kFp8KvTolerance = 0.08;
 
 struct StepCheck {
     double logits_rel_err = 0;  // ||server - reference|| / ||reference|| over the batch's logits
     double kv_rel_err = 0;      // the same over the K and V the step wrote into the cache, all layers
     int token_mismatches = 0;   // rows whose token differs where the margin says it must not
     int close_calls = 0;        // rows too close to call (not counted against the server)
-    bool passed() const { return logits_rel_err <= kLogitTolerance && kv_rel_err <= kLogitTolerance && token_mismatches == 0; }
+    double kv_tolerance = kLogitTolerance;  // kFp8KvTolerance with an fp8 cache
+    bool passed() const { return logits_rel_err <= kLogitTolerance && kv_rel_err <= kv_tolerance && token_mismatches == 0; }
 };
 
 class Reference {

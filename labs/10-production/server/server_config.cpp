@@ -33,6 +33,7 @@ long long whole_number(const std::string& file, const std::string& key, const YA
 
 constexpr int kMaxBatch = 64;
 constexpr int kMaxContext = 32768;
+constexpr int kMaxFusedBatch = 8;  // skinny_gemv.cu's widest instantiation
 
 }  // namespace
 
@@ -50,6 +51,11 @@ void check_config(const ServerConfig& c) {
     if (c.steps < 1) fail(c.file, none, "steps must be at least 1");
     if (c.attention != "plain" && c.attention != "student")
         fail(c.file, none, "attention '" + c.attention + "' is not one of: plain, student");
+    if (c.kv_cache != "bf16" && c.kv_cache != "fp8")
+        fail(c.file, none, "kv_cache '" + c.kv_cache + "' is not one of: bf16, fp8");
+    // The lab's kernel (the student's, or the solution's) reads a bf16 cache: the contract's layout.
+    if (c.kv_cache == "fp8" && c.attention == "student")
+        fail(c.file, none, "kv_cache: fp8 needs attention: plain (the lab's decode attention reads a bf16 cache)");
 }
 
 ServerConfig read_config(const std::string& file) {
@@ -65,14 +71,14 @@ ServerConfig read_config(const std::string& file) {
     ServerConfig c;
     c.file = file;
     const std::set<std::string> known{"batch", "context", "steps", "warmup", "seed", "vocab", "pad_vocab_to",
-                                      "graph_batch_sizes", "attention"};
+                                      "graph_batch_sizes", "attention", "kv_cache", "fused_max_batch"};
     for (const auto& item : root) {
         auto key = item.first.as<std::string>();
         const auto& value = item.second;
         if (!known.count(key))
             fail(file, item.first.Mark(),
                  "unknown key `" + key + "`; the keys are batch, context, steps, warmup, seed, vocab, pad_vocab_to, "
-                                         "graph_batch_sizes, attention");
+                                         "graph_batch_sizes, attention, kv_cache, fused_max_batch");
         if (key == "batch") c.batch = int(whole_number(file, key, value, 1, kMaxBatch));
         else if (key == "context") c.context = int(whole_number(file, key, value, 0, kMaxContext));
         else if (key == "steps") c.steps = int(whole_number(file, key, value, 1, 1000));
@@ -83,6 +89,12 @@ ServerConfig read_config(const std::string& file) {
         else if (key == "graph_batch_sizes") {
             if (!value.IsSequence()) fail(file, value.Mark(), "`graph_batch_sizes` must be a list, e.g. [16, 32, 64]");
             for (const auto& size : value) c.graph_batch_sizes.push_back(int(whole_number(file, key, size, 1, kMaxBatch)));
+        } else if (key == "kv_cache") {
+            c.kv_cache = value.IsScalar() ? value.Scalar() : "";
+            if (c.kv_cache != "bf16" && c.kv_cache != "fp8")
+                fail(file, value.Mark(), "`kv_cache` is '" + c.kv_cache + "'; give bf16 or fp8");
+        } else if (key == "fused_max_batch") {
+            c.fused_max_batch = int(whole_number(file, key, value, 0, kMaxFusedBatch));
         } else if (key == "attention") {
             c.attention = value.as<std::string>();
             if (c.attention != "plain" && c.attention != "student")

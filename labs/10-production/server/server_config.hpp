@@ -13,6 +13,12 @@
 //                                     any other batch runs eagerly, one request at a time for the
 //                                     per-sequence ops
 //   attention: plain                  plain | student: which decode-attention kernel the step calls
+//   kv_cache: bf16                    bf16 | fp8: the cache's element; fp8 is e4m3 with a scale per
+//                                     (layer, KV head) for the keys and one for the values, half
+//                                     the bytes per cached position (plain attention only)
+//   fused_max_batch: 4                batches up to this size take the fused small-batch step
+//                                     (skinny_gemv.cuh; the course's kernels): the norms, RoPE, the append, the
+//                                     residual adds and SwiGLU folded into CUDA-core GEMVs; 0: never
 #pragma once
 #include <cstdint>
 #include <string>
@@ -31,10 +37,14 @@ struct ServerConfig {
     int pad_vocab_to = 1;
     std::vector<int> graph_batch_sizes;
     std::string attention = "plain";
+    std::string kv_cache = "bf16";
+    int fused_max_batch = 0;
 
     // The LM head's rows: vocab rounded up to pad_vocab_to.
     int padded_vocab() const { return (vocab + pad_vocab_to - 1) / pad_vocab_to * pad_vocab_to; }
     bool uses_graph() const;
+    bool fp8_kv() const { return kv_cache == "fp8"; }
+    bool fused() const { return batch <= fused_max_batch; }
 };
 
 // Throws std::runtime_error with "FILE:LINE: what is wrong; the fix".

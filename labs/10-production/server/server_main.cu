@@ -12,6 +12,7 @@
 // Exit: 0 done, 1 a checked step outside the tolerance (the JSON is still written), 2 bad input,
 // 3 a CUDA or cuBLAS error (check.cuh).
 #include "check.cuh"
+#include "fast_kernels.cuh"
 #include "model.cuh"
 #include "reference.cuh"
 #include "server_config.hpp"
@@ -73,14 +74,31 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "decode server: --check %d: give 0 to 64 steps\n", f.check);
         return 2;
     }
-    DecodeAttentionFn attention = plain_decode_attention;
+    // `attention: plain`: the course's grouped-query kernel where this build links it (fast_kernels.cuh),
+    // else kernels.cu's plain one. fp8 and the fused step need the course's kernels.
+    DecodeAttentionFn attention = fast_kernels_linked() ? fast_decode_attention : plain_decode_attention;
+    std::string attention_file = fast_kernels_linked() ? "fast_attention.cu (the course's kernels)"
+                                                       : "kernels.cu (the server's plain kernels)";
+    if (!fast_kernels_linked() && (config.fp8_kv() || config.fused_max_batch > 0)) {
+        std::fprintf(stderr, "decode server: %s: %s needs the course's kernels, which this build does not have "
+                             "(solutions/10-production/server/); set %s\n", config.file.c_str(),
+                     config.fp8_kv() ? "kv_cache: fp8" : "fused_max_batch above 0",
+                     config.fp8_kv() ? "kv_cache: bf16" : "fused_max_batch: 0");
+        return 2;
+    }
     if (config.attention == "student") {
-        attention = student_decode_attention();
-        if (!attention) {
-            std::fprintf(stderr, "decode server: %s asks for the student's attention, but none is linked into this "
-                                 "program (student_attention.cu); use attention: plain\n", config.file.c_str());
+        auto lab = lab_decode_attention(config.batch);
+        if (!lab.launch) {
+            std::fprintf(stderr, "decode server: %s asks for the lab's attention, but no kernel file registered one in "
+                                 "this program (labs/10-production/kernels/*.cu: ROOFLINE_DECODE_ATTENTION_VARIANT); "
+                                 "use attention: plain\n", config.file.c_str());
             return 2;
         }
+        attention = lab.launch;
+        attention_file = lab.file;
+        // A kernel that faults is named in the CUDA error's message, whichever call reports it.
+        failure_note() = "the step runs the lab's decode attention from " + lab.file + " (attention: student)";
+        std::printf("attention: the lab's kernel, %s (variant %s's launcher)\n", lab.file.c_str(), lab.variant.c_str());
     }
     // The checked steps come out of the cache's spare positions too.
     config.steps += f.check;
@@ -94,7 +112,8 @@ int main(int argc, char** argv) {
     double make_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - made).count();
     config.steps -= f.check;
     const bool graph = config.uses_graph() && !f.no_graph;
-    const bool per_request = !config.uses_graph();  // the eager fallback serves one request at a time
+    // The eager fallback serves one request at a time (the fused small-batch step is always batched).
+    const bool per_request = !config.uses_graph() && !config.fused();
     std::printf("decode server on %s: batch %d, context %d, vocab %d (LM head rows %d), %s%s\n", prop.name, config.batch,
                 config.context, config.vocab, s.shapes.vocab_rows, graph ? "CUDA graph" : "eager",
                 per_request ? ", one request at a time" : "");
@@ -130,9 +149,13 @@ int main(int argc, char** argv) {
             close_calls += c.close_calls;
             if (!c.passed()) status = 1;
         }
+        if (status != 0 && config.attention == "student")
+            std::printf("the lab's decode attention from %s is outside the reference's tolerance: fix the kernel (roofline "
+                        "grade 10-production) before timing the server with it\n", attention_file.c_str());
         out["check"] = {{"steps", f.check},           {"max_logits_rel_err", worst_logits},
                         {"max_kv_rel_err", worst_kv}, {"token_mismatches", mismatches},
                         {"close_calls", close_calls}, {"tolerance", kLogitTolerance},
+                        {"kv_tolerance", s.fp8_kv ? kFp8KvTolerance : kLogitTolerance},
                         {"passed", status == 0}};
     }
 
@@ -187,13 +210,18 @@ int main(int argc, char** argv) {
     out["device"] = prop.name;
     out["model"] = {{"hidden", s.shapes.hidden}, {"layers", s.shapes.layers},   {"q_heads", s.shapes.q_heads},
                     {"kv_heads", s.shapes.kv_heads}, {"head_dim", s.shapes.head_dim}, {"mlp", s.shapes.mlp},
-                    {"vocab", s.shapes.vocab},   {"vocab_rows", s.shapes.vocab_rows}};
+                    {"vocab", s.shapes.vocab},   {"vocab_rows", s.shapes.vocab_rows},
+                    {"kv_bytes", s.fp8_kv ? 1 : 2}};
     out["batch"] = config.batch;
     out["context"] = config.context;
     out["contexts"] = contexts;
     out["graph"] = graph;
     out["per_request"] = per_request;
     out["attention"] = config.attention;
+    out["attention_file"] = attention_file;
+    out["kv_cache"] = config.kv_cache;
+    out["fused"] = config.fused();
+    out["fused_max_batch"] = config.fused_max_batch;
     out["weight_bytes"] = s.weight_bytes;
     out["cache_bytes"] = s.cache_bytes;
     out["timed_steps"] = config.steps;
