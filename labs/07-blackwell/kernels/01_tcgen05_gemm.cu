@@ -126,10 +126,10 @@ __global__ __launch_bounds__(kThreads, 1) void gemm_tcgen05(const __grid_constan
             // TODO 3: the MMAs of this K step. The stage holds BK of K for A and for Bt; one
             //   tcgen05.mma (tcgen05::mma_f16) takes kMmaK of it, from two shared-memory
             //   descriptors (TODO 2) and the instruction descriptor (TODO 1), into the
-            //   accumulator at tmem_d. What moves from one MMA of the step to the next: its
-            //   operands start kMmaK bf16 further along each 128-byte row of both tiles. Which
-            //   field of the descriptor that changes, in which units, and why the swizzle still
-            //   finds the right bytes (lesson 07, section 4). TMEM holds garbage until an MMA
+            //   accumulator at tmem_d. From one MMA of the step to the next, the operands start
+            //   kMmaK bf16 further along each 128-byte row of both tiles: which field of the
+            //   descriptors changes, by how much in its units, and why does the swizzle still
+            //   find the right bytes (lesson 07, section 4)? TMEM holds garbage until an MMA
             //   writes it: which MMA of the whole kernel must overwrite rather than add?
             tcgen05::commit(smem_address(&empty[s]));  // stage s is free once these MMAs have read it
         }
