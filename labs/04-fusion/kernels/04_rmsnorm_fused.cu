@@ -62,7 +62,7 @@ void fused(const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y, flo
     if (rows <= 0 || cols <= 0) return;
     // TODO: the fused kernel, one block per row, whenever it can take the row: cols a multiple
     //       of 8 and the row's vectors fit kVecsPerThread to a thread in at most kMaxThreads
-    //       threads; its block just large enough for that, in whole warps (block_sum counts
+    //       threads; its block just large enough for that, in whole warps (block_sum works on
     //       whole warps). Otherwise the fallback. Check -Xptxas -v for spills and registers.
     rmsnorm_fallback_kernel<<<rows, kFallbackThreads, 0, stream>>>(x, w, y, cols);
 }
