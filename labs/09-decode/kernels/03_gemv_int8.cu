@@ -53,9 +53,9 @@ __global__ __launch_bounds__(kWarpsPerBlock * 32) void gemv_int8_kernel(const st
     //         result is not stored): simpler than a branch inside the loop.
     // TODO 2: each row's dot product with x in fp32, as in rung 1 (16-byte loads of W spread
     //         over the lanes, kUnroll of them per row in flight, W streaming): a 16-byte load
-    //         now holds 16 weights, which meet two 16-byte vectors of x, and each x vector loaded
-    //         serves every row of the warp. Each weight must meet its own x: work out which words of
-    //         which x vectors go with each word of weights, and convert with int8_at.
+    //         now holds 16 weights, which meet two 16-byte vectors of x, and each x vector
+    //         loaded serves every row of the warp. Each weight must meet its own x: work out
+    //         which words of which x vectors go with each word of weights; convert with int8_at.
     // TODO 3: each row's lanes reduced to one sum; one lane writes y = bf16(sum * scale[row]):
     //         the scale applies to the finished dot product, once a row.
 }

@@ -25,8 +25,8 @@ void step(const DecodeLayer& layer, cudaStream_t stream) {
     //       key_of(layer) in `graphs`), record launch_decode_layer_steps on the stream by stream
     //       capture and instantiate the result, as lab 00's rung 4 did (capture thread-local, so
     //       that other threads' CUDA calls are not refused meanwhile); every time, launch that
-    //       layer's graph on the stream. Nothing is synchronized or freed here: the graph is
-    //       made once and replayed at every later step.
+    //       layer's graph on the stream. Nothing is synchronized here, and the instantiated
+    //       graph is kept: made once, replayed at every later step.
     (void)graphs;
     (void)layer;
     (void)stream;

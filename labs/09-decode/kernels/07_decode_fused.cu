@@ -80,8 +80,8 @@ template <class Residual, class Out>
 __global__ __launch_bounds__(kWarps * 32) void gemv_residual_kernel(const __nv_bfloat16* W, const float* in,
                                                                     const Residual* residual, Out* out, int N, int K) {
     // TODO: one warp per row (blockIdx.x * kWarps + the warp): out[row] = (row of W) . in +
-    //       residual[row], the residual added in the store, not by a kernel of its own (out is
-    //       float for h, bf16 for y: round once).
+    //       residual[row] (dot_row, the given one-row dot product), the residual added in the
+    //       store, not by a kernel of its own (out is float for h, bf16 for y: round once).
     (void)W, (void)in, (void)residual, (void)out, (void)N, (void)K;
 }
 
