@@ -16,14 +16,14 @@ namespace {
 constexpr int kBlock = 32;  // 32 x 32 = 1024 threads per block
 
 __global__ void gemm_naive(const float* A, const float* B, float* C, int M, int N, int K) {
-    // TODO 1: which element of C is this thread's?
-    //   row = blockIdx.x * kBlock + threadIdx.x   (x runs along M: on purpose, see above)
-    //   col = blockIdx.y * kBlock + threadIdx.y
-    // TODO 2: the grid is rounded up to whole blocks, so some threads fall outside C:
-    //   return early if row >= M or col >= N (otherwise you write into the guard region
-    //   around C, and the grader reports a stray write).
-    // TODO 3: acc = sum over k of A[row * K + k] * B[k * N + col], in a float;
-    //   then C[row * N + col] = acc.
+    // TODO 1: which element of C is this thread's? Its row comes from the x coordinates (block
+    //   and thread) and its column from the y ones, as the launch below lays the grid out:
+    //   x along M, on purpose (see above).
+    // TODO 2: the grid is rounded up to whole blocks, so some threads fall outside C. They must
+    //   write nothing: a write past C lands in the guard region around it, and the grader
+    //   reports a stray write.
+    // TODO 3: the element is the dot product of its row of A with its column of B (both
+    //   row-major, as the contract says), summed over all K in a float and stored once.
 }
 
 void launch_naive(const float* A, const float* B, float* C, int M, int N, int K, cudaStream_t stream) {

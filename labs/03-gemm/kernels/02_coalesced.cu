@@ -11,11 +11,11 @@ namespace {
 constexpr int kBlock = 32;
 
 __global__ void gemm_coalesced(const float* A, const float* B, float* C, int M, int N, int K) {
-    // TODO 1: col = blockIdx.x * kBlock + threadIdx.x (consecutive threads, consecutive columns);
-    //         row = blockIdx.y * kBlock + threadIdx.y.
-    //         Check the launch below: grid.x must now cover N and grid.y M.
-    // TODO 2: skip threads outside C (row >= M or col >= N).
-    // TODO 3: the dot product of row `row` of A with column `col` of B, stored to C[row * N + col].
+    // TODO 1: which element of C is this thread's, now with consecutive threads of a warp
+    //   (threadIdx.x) on consecutive columns of C and the rows from y. Check the launch below:
+    //   grid.x must now cover N and grid.y M.
+    // TODO 2: threads outside C write nothing, as in rung 1.
+    // TODO 3: the same dot product as rung 1, stored to the thread's element of C.
 }
 
 void launch_coalesced(const float* A, const float* B, float* C, int M, int N, int K, cudaStream_t stream) {

@@ -17,17 +17,20 @@ namespace {
 constexpr int kTile = 32;
 
 __global__ void gemm_smem_tiled(const float* A, const float* B, float* C, int M, int N, int K) {
-    // TODO 1: declare the tiles: __shared__ float sA[kTile][kTile] (sA[m][k]) and sB[kTile][kTile] (sB[k][n]).
-    // TODO 2: row = blockIdx.y * kTile + threadIdx.y, col = blockIdx.x * kTile + threadIdx.x.
-    // TODO 3: for k0 = 0, kTile, 2*kTile, ... < K:
-    //   - thread (ty, tx) loads sA[ty][tx] = A[row][k0 + tx] and sB[ty][tx] = B[k0 + ty][col]
-    //     (consecutive tx read consecutive addresses: coalesced), or 0 when outside A or B;
-    //   - __syncthreads(): nobody may read a tile before everybody has written it;
-    //   - acc += sA[ty][kk] * sB[kk][tx] for kk = 0 .. kTile-1;
-    //   - __syncthreads() again: nobody may overwrite the tiles while others still read them.
-    //   Pitfall: every thread of the block must reach both __syncthreads, including the ones
+    // TODO 1: the two tiles in shared memory, kTile x kTile floats each: one of A (indexed by
+    //   m, then k) and one of B (by k, then n).
+    // TODO 2: the thread's element of C, mapped as in rung 2 (threadIdx.x along N).
+    // TODO 3: walk K one tile at a time. Per tile:
+    //   - the block copies the tile of A (its rows of C, the tile's k) and the tile of B (the
+    //     tile's k, its columns of C) into shared memory, one element of each per thread.
+    //     Choose which thread copies which so that consecutive threadIdx.x read consecutive
+    //     addresses of global memory (coalesced). An element outside A or B is copied as 0;
+    //   - a barrier: nobody may read a tile before everybody has written it;
+    //   - the thread's kTile FMAs: its row of the A tile against its column of the B tile;
+    //   - a barrier again: nobody may overwrite the tiles while others still read them.
+    //   Pitfall: every thread of the block must reach both barriers, including the ones
     //   outside C. Do not `return` early for them; guard the loads and the final store instead.
-    // TODO 4: if (row < M && col < N) C[row * N + col] = acc.
+    // TODO 4: the store, only by threads inside C.
 }
 
 void launch_smem_tiled(const float* A, const float* B, float* C, int M, int N, int K, cudaStream_t stream) {

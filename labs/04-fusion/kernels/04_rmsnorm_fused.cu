@@ -22,10 +22,12 @@ constexpr int kFallbackThreads = 256;
 
 // The sum of v over the block, returned to every thread.
 [[maybe_unused]] __device__ __forceinline__ float block_sum(float v) {
-    // TODO: reduce within each warp with __shfl_xor_sync (offsets 16, 8, 4, 2, 1); lane 0 of each
-    //       warp writes its sum to __shared__ float warp_sums[32]; __syncthreads(); warp 0 sums the
-    //       (blockDim.x + 31) / 32 partial sums the same way and writes the total to shared memory;
-    //       __syncthreads(); every thread returns the total.
+    // TODO: the block reduction of lesson 04, section 4: within each warp by shuffles (no shared
+    //       memory, no barrier), then across the warps through shared memory. Every thread must
+    //       return the total, and the function must work for any whole number of warps up to 32
+    //       (the launch picks the block size per width). Mind the barriers: one between the
+    //       warps' writes and anyone's read, and, if you reuse the shared slots, none of them
+    //       overwritten while another warp may still read them.
     return 0.0f;
 }
 
@@ -34,33 +36,34 @@ template <int kVecs>
 __global__ __launch_bounds__(kMaxThreads) void rmsnorm_fused_kernel(const __nv_bfloat16* __restrict__ x,
                                                                      const __nv_bfloat16* __restrict__ w,
                                                                      __nv_bfloat16* __restrict__ y, int cols) {
-    // TODO 1: row = blockIdx.x. View row `row` of x and of y, and w, as uint4 arrays (cols / 8 vectors;
-    //         with cols a multiple of 8 every row starts 16-byte aligned).
-    // TODO 2: uint4 buf[kVecs]: vector threadIdx.x + k * blockDim.x of the row for k < kVecs, or zeros
-    //         past the end. Issue all the loads before using any (a fully unrolled loop does).
-    // TODO 3: the fp32 sum of squares of the values in buf (a bf16 is the top half of a float:
-    //         __uint_as_float(word << 16), __uint_as_float(word & 0xffff0000u)), block_sum(), then
-    //         s = rsqrtf(total / cols + kRmsNormEps).
-    // TODO 4: for each vector you hold, load the same vector of w, y = x * s * w in fp32, round once
-    //         (__floats2bfloat162_rn), one 16-byte store.
+    // TODO 1: the block's row of x and of y, and w, as 16-byte vectors (with cols a multiple of 8
+    //         every row starts 16-byte aligned).
+    // TODO 2: the row into registers: each thread holds up to kVecs vectors of it, zeros for the
+    //         ones past the end. Issue all the loads before using any, so they are in flight
+    //         together, and index the array with compile-time constants only (fully unrolled
+    //         loops), or it goes to local memory and the "one pass" reads the row twice.
+    // TODO 3: the row's scale: the fp32 sum of squares of the values held, block_sum() of it,
+    //         then s = 1 / sqrt(mean square + kRmsNormEps) (the contract's definition).
+    // TODO 4: y = x * s * w in fp32 for each value held, rounded once, stored 16 bytes at a time.
+    //         w is read by every row: it comes from L1/L2, not HBM.
 }
 
 // Any cols (the verify shapes include cols = 100: rows not 16-byte aligned). One block per row.
 __global__ __launch_bounds__(kFallbackThreads) void rmsnorm_fallback_kernel(const __nv_bfloat16* __restrict__ x,
                                                                              const __nv_bfloat16* __restrict__ w,
                                                                              __nv_bfloat16* __restrict__ y, int cols) {
-    // TODO: scalar loop over the row summing squares, block_sum(), s as above, then a second scalar
-    //       loop writing y[j] = x[j] * s * w[j] (reading the row again: it hits L1/L2, and these
-    //       shapes are small).
+    // TODO: the same result for any cols, one element at a time: the row's sum of squares,
+    //       block_sum(), s as above, then y. Reading the row a second time here is fine: it
+    //       hits L1/L2, and these shapes are small.
 }
 
 void fused(const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y, float* /*row_scratch*/, int rows,
            int cols, cudaStream_t stream) {
     if (rows <= 0 || cols <= 0) return;
-    // TODO: if cols % 8 == 0 and the row fits (cols / 8 vectors, kVecsPerThread per thread, at most
-    //       kMaxThreads threads), launch rmsnorm_fused_kernel<kVecsPerThread> with one block per row
-    //       and just enough whole warps: cols 4096 -> 128 threads, 8192 -> 256, 4104 -> 160.
-    //       Otherwise launch the fallback. Check -Xptxas -v for spills and registers per thread.
+    // TODO: the fused kernel, one block per row, whenever it can take the row: cols a multiple
+    //       of 8 and the row's vectors fit kVecsPerThread to a thread in at most kMaxThreads
+    //       threads; its block just large enough for that, in whole warps (block_sum works on
+    //       whole warps). Otherwise the fallback. Check -Xptxas -v for spills and registers.
     rmsnorm_fallback_kernel<<<rows, kFallbackThreads, 0, stream>>>(x, w, y, cols);
 }
 

@@ -10,8 +10,8 @@
 // output, 4mn bytes, and the intermediate is rounded to bf16 twice on the way.
 //
 // At 4096^3: Y is 32 MiB, so each extra kernel moves 64 MiB, ~16 us at ~4.2
-// TB/s, plus a launch. Expect rung 5's time (~302 us with rung 9's main loop)
-// + ~2 x 16 us + launch gaps, about 335 us: 1.1x rung 5. Rung 7 moves the bias and the GELU into the
+// TB/s, plus a launch. Expect rung 5's time (predict it first: lesson 04, section 3.1)
+// + ~2 x 16 us + two launch gaps. Rung 7 moves the bias and the GELU into the
 // GEMM's epilogue, where the two passes cost no bytes at all.
 //
 // Needs N to be a multiple of 8 (the GEMM already needs 128): each 16-byte

@@ -33,11 +33,11 @@ struct BiasGeluEpilogue {
     int N;  // row length of Y and length of bias
     // v0 = (A B)[row][col], v1 = (A B)[row][col + 1], fp32; col is even.
     __device__ void operator()(int row, int col, float v0, float v1) const {
-        // TODO: add bias[col] and bias[col + 1]. col is even, so the two are one aligned 32-bit
-        //       load of a __nv_bfloat162 (__bfloat1622float2 widens it).
+        // TODO: add the bias of both columns. col is even, so the two biases are one aligned
+        //       4-byte pair in memory (one load, not two).
         // TODO: the GELU of both sums, in fp32. roofline::fusion::gelu_tanh(v) is correct but uses
-        //       the accurate tanhf; the fast, exact identity from rung 2 (chain_fused) works here too:
-        //           gelu(v) = v - v / (1 + e),   e = exp(2u),   u = sqrt(2/pi) (v + 0.044715 v^3).
+        //       the accurate tanhf; rung 2's fast, exact form (chain_fused) works here too, and
+        //       here every instruction of it is time the tensor cores wait (the header's count).
         // TODO: round once and store the pair: this line is StoreBf16's, and stores the plain
         //       product A B, without bias or GELU.
         *reinterpret_cast<__nv_bfloat162*>(Y + std::size_t(row) * N + col) = __floats2bfloat162_rn(v0, v1);

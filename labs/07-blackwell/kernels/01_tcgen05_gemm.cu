@@ -123,12 +123,14 @@ __global__ __launch_bounds__(kThreads, 1) void gemm_tcgen05(const __grid_constan
             const int s = kt % kStages, round = kt / kStages;
             mbarrier::wait(&full[s], round & 1);  // the TMA bytes of this stage have landed
             tcgen05::fence_after_thread_sync();
-            // TODO 3: issue the MMAs of this K step: BK / kMmaK calls of
-            //   tcgen05::mma_f16(tmem_d, a_desc, b_desc, make_instr_desc(), accumulate)
-            //   with a_desc / b_desc built by make_smem_desc from tile_a(s) / tile_b(s). Step k
-            //   starts k * kMmaK bf16 further along each 128-byte row: by how much does that
-            //   move the descriptor's start-address field? And which call must NOT accumulate
-            //   (TMEM holds garbage until the first MMA writes it)?
+            // TODO 3: the MMAs of this K step. The stage holds BK of K for A and for Bt; one
+            //   tcgen05.mma (tcgen05::mma_f16) takes kMmaK of it, from two shared-memory
+            //   descriptors (TODO 2) and the instruction descriptor (TODO 1), into the
+            //   accumulator at tmem_d. From one MMA of the step to the next, the operands start
+            //   kMmaK bf16 further along each 128-byte row of both tiles: which field of the
+            //   descriptors changes, by how much in its units, and why does the swizzle still
+            //   find the right bytes (lesson 07, section 4)? TMEM holds garbage until an MMA
+            //   writes it: which MMA of the whole kernel must overwrite rather than add?
             tcgen05::commit(smem_address(&empty[s]));  // stage s is free once these MMAs have read it
         }
         tcgen05::commit(smem_address(&mma_done));      // and the accumulator is final after the last
@@ -137,12 +139,16 @@ __global__ __launch_bounds__(kThreads, 1) void gemm_tcgen05(const __grid_constan
 
     mbarrier::wait(&mma_done, 0);
     tcgen05::fence_after_thread_sync();
-    // TODO 4: the epilogue. Warp w may read TMEM lanes 32w .. 32w+31 only; lane i of the warp
-    //   owns row bm * BM + 32w + i of C. A TMEM address holds the lane in bits 31-16 and the
-    //   column in bits 15-0; column j of the accumulator is column j of the tile (fp32).
-    //   For each group of 32 columns: tcgen05::ld_32x32b_x32(address, regs) (all 32 lanes of
-    //   the warp together: it is .sync.aligned), round pairs to bf16 (__floats2bfloat162_rn
-    //   on __uint_as_float of the registers) and store the 64 bytes with 16-byte stores.
+    // TODO 4: the epilogue: the tile's 128 x 256 fp32 accumulators, rounded to bf16, into C.
+    //   Facts the PTX ISA fixes ("Tensor Memory", "tcgen05.ld"; roofline/ptx/tcgen05.cuh
+    //   restates them): warp w may read TMEM lanes 32w .. 32w+31 only, and the M = 128
+    //   accumulator puts row i of the tile in TMEM lane i, column j of the tile in column j
+    //   (offset from tmem_d); a TMEM address holds the lane in bits 31-16 and the column in
+    //   bits 15-0. tcgen05.ld is .sync.aligned: the whole warp issues it together, for the
+    //   same columns, each lane receiving its own TMEM lane (ld_32x32b_x32: 32 columns a call).
+    //   So each lane of warp w ends up holding pieces of one row of C: what stores does that
+    //   make cheap, given a row of C is contiguous? (And how many of the 256 accumulators
+    //   can a lane hold in registers at once?)
 
     // Every warp's tcgen05.ld is done before warp 0 frees the columns.
     tcgen05::fence_before_thread_sync();

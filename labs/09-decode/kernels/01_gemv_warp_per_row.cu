@@ -38,28 +38,31 @@ constexpr int kWarpsPerBlock = 8;
 __global__ __launch_bounds__(kWarpsPerBlock * 32) void gemv_vector_kernel(const __nv_bfloat16* __restrict__ W,
                                                                           const __nv_bfloat16* __restrict__ x,
                                                                           __nv_bfloat16* __restrict__ y, int N, int K) {
-    // TODO 1: lane = threadIdx.x % 32, row = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32; return past N.
-    // TODO 2: view row `row` of W and x as uint4 arrays (K / 8 vectors). Lane l takes vectors l, l + 32, ...:
-    //         the warp's 32 loads of one step are 512 consecutive bytes. Issue kUnroll loads of W
-    //         (load_streaming) before using any, then multiply each with the same vector of x
-    //         (__ldg) in fp32: 8 FMAs per pair of uint4, with bf16_lo / bf16_hi on each word.
-    //         Finish the vectors left over after the last whole step one at a time.
-    // TODO 3: add the 32 lanes' sums with __shfl_xor_sync (offsets 16, 8, 4, 2, 1); lane 0 writes
-    //         y[row] = __float2bfloat16(sum).
+    // TODO 1: the warp's row (the comment above: warp w of block b); a warp past N does nothing.
+    // TODO 2: the warp's dot product of its row of W with x, in fp32. The whole job is to read W
+    //         at the memory roof, so: 16-byte loads (K / 8 vectors a row), spread over the lanes
+    //         so that each load instruction of the warp reads consecutive bytes of the row;
+    //         kUnroll loads of W in flight per lane before any of them is used (Little's law: the
+    //         header's count); W through load_streaming (read once), x through the read-only
+    //         cache (every warp reads it). bf16_lo / bf16_hi widen a word's two weights without a
+    //         conversion. K / 8 need not be a multiple of the vectors a warp takes per step:
+    //         the vectors left after the last whole step still count.
+    // TODO 3: the lanes' partial sums into one (a warp reduction, no shared memory), and one
+    //         lane writes y[row], rounded once to bf16.
 }
 
 // Any K: rows that do not start 16-byte aligned (the verify shapes include K = 4099).
 __global__ __launch_bounds__(kWarpsPerBlock * 32) void gemv_scalar_kernel(const __nv_bfloat16* __restrict__ W,
                                                                           const __nv_bfloat16* __restrict__ x,
                                                                           __nv_bfloat16* __restrict__ y, int N, int K) {
-    // TODO: one warp per row as above, lane l summing elements l, l + 32, ... one bf16 at a time,
-    //       the same shuffle reduction, lane 0 writes y[row].
+    // TODO: the same result for any K, where a row need not start 16-byte aligned: one warp
+    //       per row as above, one bf16 at a time, the same reduction and store.
 }
 
 void gemv(const __nv_bfloat16* W, const __nv_bfloat16* x, __nv_bfloat16* y, int N, int K, cudaStream_t stream) {
     if (N <= 0 || K <= 0) return;
     const int blocks = (N + kWarpsPerBlock - 1) / kWarpsPerBlock;
-    // TODO: the vector kernel when K % 8 == 0, else the scalar one.
+    // TODO: the vector kernel whenever its requirement holds, the scalar one otherwise.
     gemv_scalar_kernel<<<blocks, kWarpsPerBlock * 32, 0, stream>>>(W, x, y, N, K);
 }
 

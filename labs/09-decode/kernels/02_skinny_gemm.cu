@@ -10,13 +10,13 @@
 // reading W? That is why this rung uses the tensor cores (mma.sync m16n8k16;
 // roofline/ptx/mma_sync.cuh, lab 03).
 //
-// The layout trick: in one 16x8x16 mma, lane (g, q) = (lane / 4, lane % 4) holds
-// A[g][2q, 2q+1], A[g+8][2q, 2q+1], A[g][2q+8, 2q+9], A[g+8][2q+8, 2q+9] and
-// B[2q, 2q+1][g], B[2q+8, 2q+9][g]. A dot product does not care in which order
-// k is summed as long as A and B agree, so let lane (g, q) load 8 consecutive
-// weights k0 + 8q .. 8q+7 of W rows g and g + 8 (one uint4 each) and the same 8
-// activations of X row g, and feed elements 0-3 to one mma and 4-7 to another:
-// 16-byte loads, no shared memory, no shuffles.
+// The layout trick. In one m16n8k16 mma each lane holds two pairs of consecutive k of each
+// of its A rows and of its B column, k 2q, 2q+1 and 2q+8, 2q+9 for lane (g, q) = (lane / 4,
+// lane % 4) (the PTX ISA's fragment layout for mma.m16n8k16; mma_sync.cuh's table). A dot
+// product does not care in which order k is summed, as long as A and B agree on it: so the
+// k a lane's registers stand for may be renumbered, and a lane can take 8 consecutive k of
+// its rows (one 16-byte load each) for two mmas instead of the 2 + 2 scattered k the table
+// names. 16-byte loads straight from global memory, no shared memory, no shuffles.
 #include "roofline/contract/gemv.cuh"
 #include "roofline/ptx/mma_sync.cuh"
 
@@ -45,23 +45,29 @@ template <int kTiles>
 __global__ __launch_bounds__(kWarps * 32, 4) void skinny_mma_kernel(const __nv_bfloat16* __restrict__ W,
                                                                  const __nv_bfloat16* __restrict__ X,
                                                                  __nv_bfloat16* __restrict__ Y, int M, int N, int K) {
-    // TODO 1: g = lane / 4, q = lane % 4, n0 = blockIdx.x * kRows. This lane's rows: W rows n0 + g and
-    //         n0 + g + 8 (zeros past N), X rows g + 8 t for t < kTiles (zeros past M), as uint4 arrays.
-    // TODO 2: float d[kTiles][4] = {}. Warp w takes chunks of 4 * kUnroll uint4 (128 k) at
-    //         w, w + kWarps, ...; in step u of a chunk lane (g, q) loads uint4 number c0 + 4 u + q of
-    //         each of its rows (zero past K / 8). All loads first, then per step and tile:
-    //           mma_bf16_16816(d[t], {lo.x, hi.x, lo.y, hi.y}, b.x, b.y);
-    //           mma_bf16_16816(d[t], {lo.z, hi.z, lo.w, hi.w}, b.z, b.w);
-    // TODO 3: the 8 warps' tiles: each writes d to __shared__ float partial[kWarps][kTiles][4][32],
-    //         __syncthreads(), then one thread per output sums the 8 warps' values. d[t][i] of lane
-    //         (g, q) is Y[m = 8 t + 2 q + i % 2][n = n0 + g + 8 (i / 2)]; store it as bf16 if m < M, n < N.
+    // TODO 1: which rows of W (the mma's A: the block's 16 outputs) and of X (its B: the tile's
+    //         8 rows of activations) this lane's fragments come from, by mma_sync.cuh's table.
+    //         Rows past N or past M must feed zeros, not garbage: a zero row adds nothing to any
+    //         output, and its results are not stored.
+    // TODO 2: the accumulators, one m16n8 tile per n8 tile of X, over the warp's share of K
+    //         (the block's kWarps warps split K between them). Each k step of a warp covers 32
+    //         consecutive k: 8 for each of the four lanes that share a row, by the renumbering of
+    //         the header, and each 16-byte piece becomes the A or B registers of two mmas (which
+    //         halves of a piece go to which register follows from the table and the renumbering:
+    //         A and B must make the same choice). Issue the loads of kUnroll steps before the
+    //         first mma uses them (the bytes in flight); a piece past the row's K / 8 is zeros.
+    // TODO 3: the kWarps warps' partial tiles summed into one (through shared memory: they are
+    //         in different warps), and each output of the block's tile stored once as bf16 if
+    //         it lies inside Y. Which lane's accumulator is which Y[m][n]: the table's C rows are
+    //         the outputs n, its columns the activation rows m.
 }
 
 // Any K (rows not 16-byte aligned): one warp per row of W, every row of X.
 __global__ void skinny_scalar_kernel(const __nv_bfloat16* __restrict__ W, const __nv_bfloat16* __restrict__ X,
                                      __nv_bfloat16* __restrict__ Y, int M, int N, int K) {
-    // TODO: warp n = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; for each m < M a strided
-    //       scalar dot product of W row n with X row m, shuffle-reduced; lane 0 writes Y[m][n].
+    // TODO: the same result for any K, one bf16 at a time: warp n (its global warp index, as
+    //       the launch below sizes the grid) takes row n of W and, for every row m of X, their dot
+    //       product, reduced over the warp and stored by one lane as Y[m][n].
 }
 
 void skinny(const __nv_bfloat16* W, const __nv_bfloat16* X, __nv_bfloat16* Y, int M, int N, int K,
@@ -74,7 +80,8 @@ void skinny(const __nv_bfloat16* W, const __nv_bfloat16* X, __nv_bfloat16* Y, in
     const int blocks = (N + kRows - 1) / kRows;
     for (int m0 = 0; m0 < M; m0 += kMaxM) {
         const int rows = M - m0 < kMaxM ? M - m0 : kMaxM;
-        // TODO: launch skinny_mma_kernel<1> (rows <= 8) or <2> on X + m0 K and Y + m0 N.
+        // TODO: the mma kernel on this slice of up to kMaxM rows of X and Y, with one n8 tile of
+        //       X when the slice's rows fit in 8 and two otherwise.
         (void)rows;
         (void)blocks;
     }

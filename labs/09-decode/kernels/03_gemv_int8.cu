@@ -34,9 +34,13 @@ constexpr int kRowsPerWarp = 2;             // each 16-byte piece of x then serv
 // Byte i of a word of 4 int8 weights, as an exact fp32.
 template <int i>
 [[maybe_unused]] __device__ __forceinline__ float int8_at(std::uint32_t word) {
-    // TODO: without I2F. Flip the sign bits (word ^ 0x80808080u: byte w becomes w + 128, unsigned);
-    //       __byte_perm(flipped, 0x4B000000u, 0x7440 + i) puts byte i under the exponent of 2^23,
-    //       i.e. the float 2^23 + w + 128; subtract 8388736.0f (2^23 + 128). Exact.
+    // TODO: the exact value, without the I2F conversion the header warns about: lesson 09,
+    //       section 3's trick, a byte put under the exponent of 2^23 reads as the float 2^23 +
+    //       that byte, and one subtraction takes the 2^23 away. Two things to work out: the trick
+    //       wants an unsigned byte and the weights are signed (offset them into 0..255 first, and
+    //       take the offset away in the same subtraction), and putting byte i of the word under
+    //       that exponent is one byte permute (__byte_perm; its selector is in the CUDA Math API
+    //       reference). Check it on -127, -1, 0 and 127 by hand.
     return 0.0f;
 }
 
@@ -45,26 +49,31 @@ __global__ __launch_bounds__(kWarpsPerBlock * 32) void gemv_int8_kernel(const st
                                                                         const float* __restrict__ scale,
                                                                         const __nv_bfloat16* __restrict__ x,
                                                                         __nv_bfloat16* __restrict__ y, int N, int K) {
-    // TODO 1: the warp's rows; a row past N may re-read the first (it is not stored).
-    // TODO 2: lane l takes uint4 number l, l + 32, ... of each row (16 weights), kUnroll of them
-    //         per row loaded before use. Weights 16 v .. 16 v + 15 meet x's uint4 number 2 v and
-    //         2 v + 1 (8 bf16 each): word j of the weights' uint4 holds 4 weights, their x are
-    //         words 2 j and 2 j + 1 of those two x vectors (bf16_lo, bf16_hi).
-    // TODO 3: shuffle-reduce each row's sum; lane 0 writes y = bf16(sum * scale[row]).
+    // TODO 1: the warp's kRowsPerWarp rows. A row past N may read another row's weights (its
+    //         result is not stored): simpler than a branch inside the loop.
+    // TODO 2: each row's dot product with x in fp32, as in rung 1 (16-byte loads of W spread
+    //         over the lanes, kUnroll of them per row in flight, W streaming): a 16-byte load
+    //         now holds 16 weights, which meet two 16-byte vectors of x, and each x vector
+    //         loaded serves every row of the warp. Each weight must meet its own x: work out
+    //         which words of which x vectors go with each word of weights; convert with int8_at.
+    // TODO 3: each row's lanes reduced to one sum; one lane writes y = bf16(sum * scale[row]):
+    //         the scale applies to the finished dot product, once a row.
 }
 
 // Any K: one element at a time, one warp per row.
 __global__ void gemv_int8_scalar_kernel(const std::int8_t* __restrict__ W, const float* __restrict__ scale,
                                         const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ y, int N,
                                         int K) {
-    // TODO: as rung 1's scalar kernel, with float(W[...]) and the scale applied to the sum.
+    // TODO: the same result for any K, as rung 1's scalar kernel: one warp per row, one weight
+    //       at a time (a plain conversion is fine here), the scale on the sum.
 }
 
 void gemv_int8(const std::int8_t* W, const float* scale, const __nv_bfloat16* x, __nv_bfloat16* y, int N, int K,
                cudaStream_t stream) {
     if (N <= 0 || K <= 0) return;
     const int rows_per_block = kWarpsPerBlock * kRowsPerWarp;
-    // TODO: gemv_int8_kernel with (N + rows_per_block - 1) / rows_per_block blocks when K % 16 == 0.
+    // TODO: the vector kernel whenever its requirement holds, with enough blocks for every row
+    //       (rows_per_block a block); the scalar one otherwise.
     (void)rows_per_block;
     gemv_int8_scalar_kernel<<<(N + 7) / 8, 256, 0, stream>>>(W, scale, x, y, N, K);
 }

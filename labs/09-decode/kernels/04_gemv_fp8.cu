@@ -42,22 +42,23 @@ __global__ __launch_bounds__(kWarpsPerBlock * 32) void gemv_fp8_kernel(const __n
                                                                        const float* __restrict__ scale,
                                                                        const __nv_bfloat16* __restrict__ x,
                                                                        __nv_bfloat16* __restrict__ y, int N, int K) {
-    // TODO: rung 3's kernel with e4m3x2_to_float2 on each half of each word of weights in place of
-    //       the byte trick (word & 0xffff: weights 0 and 1; word >> 16: weights 2 and 3).
+    // TODO: rung 3's kernel, with e4m3x2_to_float2 in place of the byte trick: each 32-bit word of
+    //       weights is two pairs, and each pair must still meet its own two values of x.
 }
 
 // Any K: one element at a time, one warp per row; static_cast<float>(W[i]) converts one e4m3.
 __global__ void gemv_fp8_scalar_kernel(const __nv_fp8_e4m3* __restrict__ W, const float* __restrict__ scale,
                                        const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ y, int N,
                                        int K) {
-    // TODO: as rung 3's scalar kernel.
+    // TODO: the same result for any K, as rung 3's scalar kernel.
 }
 
 void gemv_fp8(const __nv_fp8_e4m3* W, const float* scale, const __nv_bfloat16* x, __nv_bfloat16* y, int N, int K,
               cudaStream_t stream) {
     if (N <= 0 || K <= 0) return;
     const int rows_per_block = kWarpsPerBlock * kRowsPerWarp;
-    // TODO: gemv_fp8_kernel with (N + rows_per_block - 1) / rows_per_block blocks when K % 16 == 0.
+    // TODO: the vector kernel whenever its requirement holds, with enough blocks for every row;
+    //       the scalar one otherwise.
     (void)rows_per_block;
     gemv_fp8_scalar_kernel<<<(N + 7) / 8, 256, 0, stream>>>(W, scale, x, y, N, K);
 }

@@ -40,29 +40,38 @@ using roofline::gemv::kRopeBase;
 // 1. q, k, v = W_qkv rmsnorm(x), q and k rotated. Warp unit u owns rows base + i and base + i + 64
 // of one head (base: the section q, k or v, and the head).
 __global__ __launch_bounds__(kWarps * 32) void qkv_kernel(DecodeLayer l, float* qkv) {
-    // TODO: r = inverse_rms(l.x, l.hidden) (the whole block, before any thread returns); warp unit
-    //       u = blockIdx.x * kWarps + warp owns, for section = u / (hidden / 2) (q, k, v), head and
-    //       i < 64, the rows section * hidden + head * 128 + i and that + 64: dot_two_rows with
-    //       l.x and l.attn_norm, times r; q and k rotated by angle cache * kRopeBase^(-i / 64);
-    //       lane 0 stores both into qkv.
+    // TODO: qkv = q, k, v of the contract (its first three lines), in fp32: q and k rotated at
+    //       position l.cache, v as it comes. The launch gives one warp unit (blockIdx.x * kWarps
+    //       + the warp) per pair of rows rotary mixes, 3 hidden / 2 units: rows i and i + 64 of
+    //       one head of q, of k or of v. Why the pair: the rotation needs both dot products, and
+    //       one warp holding both needs no exchange. The norm folds in: rmsnorm(x) * attn_norm
+    //       dotted with a row is (row . (x * attn_norm)) times x's inverse rms, one scalar, so
+    //       each block computes it itself (inverse_rms: the whole block takes part, before any
+    //       thread may leave) and dot_two_rows takes the gamma.
     (void)l, (void)qkv;
 }
 
 // 2. Block (split, head): its slice of positions (the last position is the new k and v).
 __global__ __launch_bounds__(kAttentionThreads) void attention_partial_kernel(DecodeLayer l, const float* qkv,
                                                                             float* partial, int chunk) {
-    // TODO: positions first .. last of head blockIdx.y (first = blockIdx.x * chunk; position
-    //       l.cache is the new k and v, in qkv at hidden and 2 hidden): scores q . k / sqrt(128)
-    //       into weights[], their max m, weights = exp(score - m), their sum; then thread d
-    //       writes out[2 + d] = sum of weights[p] v_p[d], and thread 0 out[0] = m, out[1] = sum,
-    //       where out = partial + (head * splits + split) * kPartial. An empty slice: -inf and 0.
+    // TODO: block (split blockIdx.x, head blockIdx.y) takes its slice of chunk positions of the
+    //       head's 0 .. l.cache; the last, l.cache, is the new token, whose k and v are in qkv,
+    //       not in the cache. It leaves in `partial`, at a slot of kPartial floats of its own
+    //       (kPartial's comment gives the order), what the combine needs to merge the slices
+    //       exactly (lesson 08, section 3's recurrence): its largest score, the sum of its
+    //       exponentials taken against that max, and the 128 sums of V rows weighted by them,
+    //       unnormalized. The scores go through the dynamic shared memory the launch sizes for
+    //       one slice (weights_bytes). A slice can be empty (the splits round the positions up):
+    //       it must leave values the combine can recognise and skip.
     (void)l, (void)qkv, (void)partial, (void)chunk;
 }
 
 // 3. One block per head: the slices rescaled to the largest max and added.
 __global__ __launch_bounds__(kHeadDim) void attention_combine_kernel(const float* partial, float* o, int splits) {
-    // TODO: M = the largest max of the head's slices; o[head][d] = sum of out[2 + d] e^(m - M)
-    //       over the sum of sum e^(m - M), skipping empty slices.
+    // TODO: o for this head, thread d its column d: the slices brought to a common max (the
+    //       largest, so that no exponential overflows), their weighted outputs and their sums
+    //       added, and the one division at the end. Skip the empty slices: nothing they hold may
+    //       reach the sums (scratch is NaN on entry, and a -inf max minus another is NaN).
     (void)partial, (void)o, (void)splits;
 }
 
@@ -70,15 +79,17 @@ __global__ __launch_bounds__(kHeadDim) void attention_combine_kernel(const float
 template <class Residual, class Out>
 __global__ __launch_bounds__(kWarps * 32) void gemv_residual_kernel(const __nv_bfloat16* W, const float* in,
                                                                     const Residual* residual, Out* out, int N, int K) {
-    // TODO: row = blockIdx.x * kWarps + warp; out[row] = dot_row(row of W, in, K) + residual[row]
-    //       (out is float for h, bf16 for y).
+    // TODO: one warp per row (blockIdx.x * kWarps + the warp): out[row] = (row of W) . in +
+    //       residual[row] (dot_row, the given one-row dot product), the residual added in the
+    //       store, not by a kernel of its own (out is float for h, bf16 for y: round once).
     (void)W, (void)in, (void)residual, (void)out, (void)N, (void)K;
 }
 
 // 5. act = silu(g) u with g, u = W_gate_up rmsnorm(h): warp j owns gate row j and up row ffn + j.
 __global__ __launch_bounds__(kWarps * 32) void mlp_up_kernel(DecodeLayer l, const float* h, float* act) {
-    // TODO: r = inverse_rms(h, l.hidden); warp j: g, u = dot_two_rows of gate row j and up row
-    //       ffn + j with h and l.mlp_norm, times r; act[j] = silu(g) u.
+    // TODO: act[j] = silu(g_j) u_j (the contract's last lines) with the norm of h folded in as in
+    //       qkv_kernel (mlp_norm the gamma). Warp j owns gate row j and up row ffn + j: the two
+    //       dot products silu pairs, so one warp holding both needs no exchange.
     (void)l, (void)h, (void)act;
 }
 
