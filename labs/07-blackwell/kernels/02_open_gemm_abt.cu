@@ -4,14 +4,14 @@
 //
 // Contract (variant open_tcgen05_gemm in lab.yaml):
 //   C[M,N] = A[M,K] Bt[N,K]^T, A and Bt K-major, bf16 in and out, fp32 accumulation
-//   (roofline/gemm.cuh: LaunchBf16ABt; the tolerance is lab.yaml's bf16 one). Timed at 8192^3
+//   (roofline/contract/gemm.cuh: LaunchBf16ABt; the tolerance is lab.yaml's bf16 one). Timed at 8192^3
 //   against cuBLAS bf16 in the same run; checked on lab.yaml's verify shapes, multiples of
 //   divisible_by {m: 128, n: 256, k: 64}. Launch on `stream`; no synchronization, allocation or
 //   host copies. Built for sm_100a only: it runs on a B200 (compute capability 10.0) and nowhere
 //   else (lab.yaml `requires`).
 //
-// What you may use: roofline/tcgen05.cuh (tensor memory allocation, the MMA and its instruction
-// and shared-memory descriptors, commit, tcgen05.ld), roofline/tma.cuh, roofline/mbarrier.cuh,
+// What you may use: roofline/ptx/tcgen05.cuh (tensor memory allocation, the MMA and its instruction
+// and shared-memory descriptors, commit, tcgen05.ld), roofline/ptx/tma.cuh, roofline/ptx/mbarrier.cuh,
 // CUDA's headers and launch attributes. given/tcgen05_gemm_launch.cuh is rung 1's launch of rung
 // 1's kernel: a design, not a helper. No library that does the work (grader/README.md, "What a
 // kernel file may not do").
