@@ -320,11 +320,9 @@ namespace {
 // A course root with the hardware profiles and module 10's lab (its incident configurations).
 void module10_course(const std::filesystem::path& dir) {
     std::filesystem::copy(roofline_test::repo_root() / "hardware", dir / "hardware", std::filesystem::copy_options::recursive);
-    std::filesystem::create_directories(dir / "labs" / "10-production" / "server");
-    std::filesystem::copy_file(roofline_test::repo_root() / "labs" / "10-production" / "lab.yaml",
-                               dir / "labs" / "10-production" / "lab.yaml");
-    std::filesystem::copy(roofline_test::repo_root() / "labs" / "10-production" / "server" / "incidents",
-                          dir / "labs" / "10-production" / "server" / "incidents", std::filesystem::copy_options::recursive);
+    std::filesystem::create_directories(dir / "labs");
+    std::filesystem::copy(roofline_test::repo_root() / "labs" / "10-production", dir / "labs" / "10-production",
+                          std::filesystem::copy_options::recursive);
 }
 
 }  // namespace
