@@ -130,6 +130,7 @@ void print_report(const classify::Report& report, const std::string& answers_fil
                 nlohmann::json expected = {{"text", classify::expected_text(q, e)}};
                 switch (q.type) {
                     case classify::QuestionType::regime:
+                    case classify::QuestionType::incident:
                     case classify::QuestionType::predict:
                         expected["regime"] = regime_name(e.regime);
                         expected["time_us"] = e.time_us;

@@ -3,8 +3,10 @@
 // lib/launch/serve_run.hpp's, the report lib/core/serve_report.hpp's; here, the flags, the files
 // checked before the run and what it prints.
 #include "command.hpp"
+#include "incident_report.hpp"
 #include "number_flags.hpp"
 #include "output_file.hpp"
+#include "prediction_log.hpp"
 #include "serve_run.hpp"
 
 #include <fmt/format.h>
@@ -47,6 +49,16 @@ void serve_command(Context& context, const ServeFlags& f) {
     }
     fmt::print("{}", serve_text(*run.report));
     if (!f.json.empty()) write_json_file(f.json, serve_json(*run.report));
+    // The record `roofline diagnose LAB/NAME` scores a diagnosis against, kept by this process (never
+    // by the server) under the configuration's name; a run with --batch, --context or --no-graph is
+    // another configuration, not the incident's, and is not kept.
+    if (f.batch == 0 && f.context < 0 && !f.no_graph) {
+        auto name = std::filesystem::path(f.config).stem().string();
+        auto record = ws.serve_record(name);
+        write_output_file(record, serve_record_json(*run.report, name, f.config, utc_now_iso8601()).dump(2) + "\n",
+                          "the serve record", OutputFolder::create);
+        fmt::print("saved for `roofline diagnose`: {}\n", record.string());
+    }
     context.exit_code = run.exit_code;
 }
 

@@ -136,7 +136,8 @@ Measurement read_measurement(const YamlView& e, std::size_t number) {
 }
 
 Diagnosis read_diagnosis(const YamlView& e) {
-    e.only_keys({"kind", "lab", "variant", "cause", "why", "source_hash", "written_at"});
+    e.only_keys({"kind", "lab", "variant", "cause", "why", "source_hash", "written_at", "predicted_tokens_per_s",
+                 "report_digest"});
     Diagnosis d;
     d.line = e.line();
     d.lab = read_lab(e);
@@ -145,6 +146,8 @@ Diagnosis read_diagnosis(const YamlView& e) {
     d.why = e.string("why");
     d.source_hash = e.string("source_hash");
     d.written_at = e.string("written_at");
+    if (e.has("predicted_tokens_per_s")) d.predicted_tokens_per_s = e.positive("predicted_tokens_per_s");
+    if (e.has("report_digest")) d.report_digest = e.string("report_digest");
     return d;
 }
 
@@ -596,6 +599,9 @@ Diagnosis append_diagnosis(const std::filesystem::path& file, Diagnosis d) {
         out << YAML::Key << "why" << YAML::Value << YAML::DoubleQuoted << d.why;
         out << YAML::Key << "source_hash" << YAML::Value << d.source_hash;
         out << YAML::Key << "written_at" << YAML::Value << d.written_at;
+        if (d.predicted_tokens_per_s)
+            out << YAML::Key << "predicted_tokens_per_s" << YAML::Value << number(*d.predicted_tokens_per_s);
+        if (!d.report_digest.empty()) out << YAML::Key << "report_digest" << YAML::Value << d.report_digest;
     });
     return d;
 }

@@ -91,12 +91,19 @@ struct GapNote {
 };
 
 // The cause a student names for a slow kernel (`roofline diagnose`), bound to its source.
+// Module 10's incidents use the same entry at step level: `variant` is the incident
+// (incident-b), `cause` a regime (compute, memory, overhead), `source_hash` the hash of the
+// incident's configuration, with the tokens/s the student predicted and the digest of the serve
+// record they had seen when they wrote it (empty: none yet), so a prediction made after the
+// measurement it is scored against is told apart (incident_score.hpp).
 struct Diagnosis {
     std::string lab, variant;
-    std::string cause;  // an id of diagnosis.hpp: uncoalesced, bank_conflicts, ...
+    std::string cause;  // an id of diagnosis.hpp: uncoalesced, bank_conflicts, ...; or a regime for an incident
     std::string why;
     std::string source_hash;
     std::string written_at;  // UTC, ISO 8601
+    std::optional<double> predicted_tokens_per_s;  // an incident's prediction
+    std::string report_digest;                     // an incident: the serve record seen when written
     int line = 0;
 };
 

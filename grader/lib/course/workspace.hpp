@@ -41,6 +41,17 @@ struct Workspace {
     std::filesystem::path measured_ceilings(const std::string& profile_id) const {
         return state_dir() / "ceilings" / (profile_id + ".yaml");
     }
+    // Module 10: the record of the last `roofline serve` of a configuration (incident_report.hpp),
+    // by the configuration's name (incident-b), and the pictures `roofline diagnose` draws beside it.
+    std::filesystem::path serve_dir() const { return state_dir() / "serve"; }
+    std::filesystem::path serve_record(const std::string& config_name) const { return serve_dir() / (config_name + ".json"); }
+    // Where a lab keeps its incident configurations: labs/LAB/server/incidents/NAME.yaml.
+    std::filesystem::path incident_config(const std::string& lab, const std::string& name) const {
+        return labs_dir() / lab / "server" / "incidents" / (name + ".yaml");
+    }
+    std::filesystem::path incident_key(const std::string& lab) const {
+        return root / "instructor" / "incidents" / (lab + ".yaml");
+    }
     std::filesystem::path results_dir(const std::string& lab, bool solutions) const {
         return state_dir() / "results" / lab / (solutions ? "solutions" : "labs");
     }

@@ -6,11 +6,16 @@
 #include "html_prediction_log.hpp"
 #include "html_roofline_chart.hpp"
 #include "html_text.hpp"
+#include "incident_score.hpp"
+#include "input_error.hpp"
 #include "lab_spec.hpp"
 #include "prediction_log.hpp"
+#include "source_hash.hpp"
+#include "svg_step.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -55,6 +60,51 @@ std::string labs_section(const std::vector<LabState>& states) {
                        "<th>title</th><th class='num'>variants graded correct</th><th class='num'>points</th>"
                        "<th>left</th></tr></thead>\n<tbody>\n{}</tbody></table></div>\n</section>\n",
                        rows);
+}
+
+// Module 10's incidents: each serve record under .roofline/serve/, checked as `roofline diagnose`
+// checks it (a record that does not pass is named with the reason, never drawn), with the newest
+// diagnosis of it scored, its timeline and the step on the roofline.
+std::string incidents_section(const Workspace& ws, const PredictionLog& log) {
+    std::vector<std::filesystem::path> records;
+    std::error_code error;
+    if (std::filesystem::is_directory(ws.serve_dir(), error))
+        for (const auto& entry : std::filesystem::directory_iterator(ws.serve_dir(), error))
+            if (entry.path().extension() == ".json" && entry.is_regular_file()) records.push_back(entry.path());
+    if (records.empty()) return "";
+    std::sort(records.begin(), records.end());
+    std::string html = "<section id='incidents' aria-labelledby='incidents-title'>\n<h2 id='incidents-title'>Your "
+                       "incidents (module 10)</h2>\n<p>Each configuration you ran with <code>roofline serve</code>: "
+                       "the step's ops on one time axis, coloured by the regime each op runs in, then each op and the "
+                       "whole step on the roofline, and your diagnosis scored against the step's numbers.</p>\n";
+    for (const auto& file : records) {
+        try {
+            auto report = load_incident_report(file);
+            html += fmt::format("<h3>{}</h3>\n<pre>{}</pre>\n", html_escape(report.incident),
+                                html_escape(incident_text(report)));
+            const Diagnosis* diagnosis = nullptr;
+            for (const auto& d : log.diagnoses)
+                if (d.variant == report.incident && parse_regime(d.cause)) diagnosis = &d;
+            if (diagnosis) {
+                auto score = score_incident(*diagnosis, report, hash_file(file), std::nullopt);
+                html += fmt::format("<p>Your diagnosis ({}): {:g} of {:g} points.</p>\n<pre>{}</pre>\n",
+                                    html_escape(diagnosis->written_at), score.points, score.max_points,
+                                    html_escape(incident_score_text(score)));
+            } else {
+                html += fmt::format("<p>No diagnosis yet: <code>roofline diagnose 10-production/{} --cause ... "
+                                    "--tokens-per-s ... --why \"...\"</code>.</p>\n",
+                                    html_escape(report.incident));
+            }
+            html += "<figure class='step-timeline'>" + step_timeline_svg(report) +
+                    "<figcaption>The step's timeline: hover a bar for its times.</figcaption></figure>\n";
+            html += "<figure class='step-roofline'>" + step_roofline_svg(report) +
+                    "<figcaption>The step on the roofline: each op, and the whole step.</figcaption></figure>\n";
+        } catch (const InputError& e) {
+            html += fmt::format("<h3>{}</h3>\n<p class='note'>Not shown: {}</p>\n", html_escape(file.stem().string()),
+                                html_escape(e.what()));
+        }
+    }
+    return html + "</section>\n";
 }
 
 }  // namespace
@@ -116,6 +166,7 @@ std::string student_report_html(const Workspace& ws, const std::filesystem::path
     body += roofline;
     body += prediction_log_section(log);
     body += labs_section(states);
+    body += incidents_section(ws, log);
     body += "</main>\n";
     return html_page("The roofline course: your report", body);
 }

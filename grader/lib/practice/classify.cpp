@@ -36,6 +36,7 @@ std::string_view question_type_name(QuestionType type) {
         case QuestionType::read_roofline: return "read_roofline";
         case QuestionType::littles_law: return "littles_law";
         case QuestionType::tile_intensity: return "tile_intensity";
+        case QuestionType::incident: return "incident";
     }
     return "?";
 }
@@ -70,6 +71,7 @@ std::vector<std::string> answer_fields(QuestionType type) {
         case QuestionType::read_roofline: return {"regime", "fraction"};
         case QuestionType::littles_law: return {"kib_per_sm", "stages"};
         case QuestionType::tile_intensity: return {"flop_per_byte", "regime"};
+        case QuestionType::incident: return {"regime", "time_us"};
     }
     return {};
 }
@@ -163,6 +165,31 @@ std::pair<Question, double> with_lever(const Question& q, Lever lever, const Har
     return {changed, problems};
 }
 
+// The step's floor at the datasheet's copy rate and bf16 tensor roof, and read_step's reading of
+// the table: the same rules `roofline serve` applies to a run (lesson 10).
+Expected incident_answer(const Question& q, const HardwareProfile& profile, double launch_overhead_s) {
+    const auto& t = q.step;
+    auto model = llama3_8b_shapes();
+    if (t.vocab_rows > 0) model.vocab = t.vocab_rows;
+    std::vector<long long> contexts(std::size_t(t.batch), t.context);
+    Expected e;
+    e.ceiling = profile.datasheet_ceiling(Dtype::bf16);
+    const double copy = e.ceiling.bandwidth_tbs * 1e12, tensor = e.ceiling.peak_tflops * 1e12;
+    const double fp32 = profile.datasheet_ceiling(Dtype::fp32).peak_tflops * 1e12;
+    e.step_floor = decode_step_floor(model, contexts, copy, tensor);
+    auto costs = decode_step_ops(model, contexts);
+    for (const auto& op : t.ops) {
+        if (std::none_of(costs.begin(), costs.end(), [&](const DecodeOpCost& c) { return c.name == op.name; }))
+            unanswerable(q, fmt::format("op '{}' is not an op of the decode step", op.name));
+    }
+    StepTiming timing{t.step_s, t.single_step_s, t.host_enqueue_s, t.launches, t.graph ? kGraphNodeS : launch_overhead_s};
+    e.reading = read_step(costs, t.ops, timing, e.step_floor, copy, fp32);
+    e.regime = *parse_regime(e.reading.regime);
+    e.time_us = e.step_floor.floor_s * 1e6;
+    e.work = {e.step_floor.flops, e.step_floor.bytes};
+    return e;
+}
+
 }  // namespace
 
 Expected expected_answer(const Question& q, const HardwareProfile& profile, double launch_overhead_s) {
@@ -227,6 +254,7 @@ Expected expected_answer(const Question& q, const HardwareProfile& profile, doub
             e.regime = e.flop_per_byte >= e.point.ridge ? Regime::compute : Regime::memory;
             return e;
         }
+        case QuestionType::incident: return incident_answer(q, profile, launch_overhead_s);
     }
     return {};
 }
@@ -380,6 +408,23 @@ std::string prompt_text(const Question& q, const HardwareProfile& profile, doubl
                                profile.sm_count, q.bandwidth_tbs > 0 ? q.bandwidth_tbs : profile.memory.bandwidth_tbs,
                                q.bandwidth_tbs > 0 ? " (the rate to sustain, as given)" : " (datasheet)", q.latency_ns, q.stage_kib);
             break;
+        case QuestionType::incident: {
+            const auto& t = q.step;
+            text = fmt::format("  A decode step of Llama-3-8B's shapes (hidden 4096, 32 layers, GQA 32/8 heads of 128, MLP "
+                               "14336, LM head {} rows, bf16): batch {}, {} cached tokens per sequence, {}, {} launches a "
+                               "step.\n  GPU: {}; memory {:g} TB/s; fp32 {:g} TFLOP/s on the CUDA cores; {:g} us per {}.\n"
+                               "  Measured: step {:.3f} ms; one step alone {:.3f} ms on the GPU, enqueued by the host in "
+                               "{:.3f} ms. The step by op (one eager step, an event before each op):\n",
+                               t.vocab_rows > 0 ? t.vocab_rows : llama3_8b_shapes().vocab, t.batch, t.context,
+                               t.graph ? "from a CUDA graph" : "eager", t.launches, peak_text(profile, Dtype::bf16),
+                               profile.memory.bandwidth_tbs, profile.datasheet_ceiling(Dtype::fp32).peak_tflops,
+                               t.graph ? kGraphNodeS * 1e6 : launch_overhead_s * 1e6, t.graph ? "graph node" : "kernel launch",
+                               t.step_s * 1e3, t.single_step_s * 1e3, t.host_enqueue_s * 1e3);
+            for (const auto& op : t.ops) text += fmt::format("    {:<14} {:9.3f} ms\n", op.name, op.seconds * 1e3);
+            text += "  Which regime binds the step, and what is its floor (bytes at the memory rate or FLOPs at the "
+                    "tensor roof, whichever is longer)?\n";
+            break;
+        }
         case QuestionType::tile_intensity:
             text = fmt::format("  Peak {}, memory {:g} TB/s.\n"
                                "  A block computes a {:g} x {:g} tile of C, stepping along K, operands in {}. How many "
@@ -419,6 +464,13 @@ std::string working(const Question& q, const Expected& e) {
                                "flight + 1 being read = {} stages",
                                e.ceiling.bandwidth_tbs, q.latency_ns, si(e.bytes_in_flight, "B"), e.sm_count,
                                e.kib_per_sm, e.kib_per_sm, q.stage_kib, e.stages - 1, e.stages);
+        case QuestionType::incident:
+            return fmt::format("floor: {} / {:g} TB/s = {}, {} / {:g} TFLOP/s = {} -> {}; the step at {:.0f}% of it; {} "
+                               "-> {}",
+                               si(e.step_floor.bytes, "B"), e.ceiling.bandwidth_tbs, seconds(e.step_floor.bytes_s),
+                               si(e.step_floor.flops, "FLOP"), e.ceiling.peak_tflops, seconds(e.step_floor.flops_s),
+                               seconds(e.step_floor.floor_s), 100 * e.reading.fraction, e.reading.evidence,
+                               e.reading.regime);
         case QuestionType::tile_intensity:
             return fmt::format("2 x {:g} x {:g} / (({:g} + {:g}) x {:g} B) = {:.4g} FLOP/B {} ridge {:.4g} -> {}-bound",
                                q.tile_m, q.tile_n, q.tile_m, q.tile_n, dtype_bytes(q.dtype), e.flop_per_byte,
@@ -497,10 +549,11 @@ namespace {
 QuestionType read_type(const YamlView& view) {
     auto text = view.as_string();
     for (auto type : {QuestionType::regime, QuestionType::predict, QuestionType::lever, QuestionType::read_roofline,
-                      QuestionType::littles_law, QuestionType::tile_intensity}) {
+                      QuestionType::littles_law, QuestionType::tile_intensity, QuestionType::incident}) {
         if (question_type_name(type) == text) return type;
     }
-    view.fail(fmt::format("must be regime, predict, lever, read_roofline, littles_law or tile_intensity (got '{}')",
+    view.fail(fmt::format("must be regime, predict, lever, read_roofline, littles_law, tile_intensity or incident "
+                          "(got '{}')",
                           text));
 }
 
@@ -518,6 +571,7 @@ std::vector<std::string> type_keys(QuestionType type) {
         case QuestionType::read_roofline: return {"dtype", "point"};
         case QuestionType::littles_law: return {"latency_ns", "bandwidth_tbs", "stage_kib"};
         case QuestionType::tile_intensity: return {"dtype", "tile"};
+        case QuestionType::incident: return {"step", "ops"};
     }
     return {};
 }
@@ -588,6 +642,41 @@ void read_type_fields(const YamlView& item, Question& q) {
             q.tile_n = double(tile.positive_int("bn"));
             break;
         }
+        case QuestionType::incident: {
+            auto step = item.at("step");
+            if (!step.node().IsMap())
+                step.fail("must be a mapping such as {batch: 1, context: 4096, graph: true, launches: 389, step_ms: "
+                          "5.86, single_step_ms: 5.89, host_enqueue_ms: 0.009, source: \"...\"}");
+            step.only_keys({"batch", "context", "vocab_rows", "graph", "launches", "step_ms", "single_step_ms",
+                            "host_enqueue_ms", "source"});
+            auto& t = q.step;
+            t.batch = int(step.positive_int("batch"));
+            if (t.batch > 64) step.at("batch").fail("must be 1 to 64 (the server's batches)");
+            t.context = (long long)step.at("context").as_nonnegative_double();
+            if (auto rows = step.maybe("vocab_rows")) t.vocab_rows = rows->as_positive_int();
+            t.graph = read_bool(step.at("graph"));
+            t.launches = int(step.positive_int("launches"));
+            t.step_s = step.positive("step_ms") * 1e-3;
+            t.single_step_s = step.positive("single_step_ms") * 1e-3;
+            t.host_enqueue_s = step.at("host_enqueue_ms").as_nonnegative_double() * 1e-3;
+            t.source = step.string("source");
+            // A list of [name, ms] pairs: the server's order, which a mapping would not keep.
+            for (const auto& row : item.at("ops").items()) {
+                if (!row.node().IsSequence() || row.node().size() != 2)
+                    row.fail("must be [op, ms], e.g. [qkv_gemm, 0.603]");
+                auto name = row.node()[0].as<std::string>();
+                double ms = 0;
+                try {
+                    ms = row.node()[1].as<double>();
+                } catch (const YAML::Exception&) {
+                    row.fail(fmt::format("names {} with a time that is not a number of ms", name));
+                }
+                if (!(ms >= 0) || !std::isfinite(ms)) row.fail(fmt::format("gives {} a negative or infinite time", name));
+                t.ops.push_back({name, ms * 1e-3});
+            }
+            if (t.ops.empty()) item.at("ops").fail("is empty: list the step's ops as [op, ms]");
+            break;
+        }
     }
 }
 
@@ -622,8 +711,8 @@ std::vector<Question> load_bank(const std::filesystem::path& file) {
         auto lesson = item.at("lesson");
         auto lesson_text = lesson.as_string();
         if (lesson_text.size() > 2 || lesson_text.find_first_not_of("0123456789") != std::string::npos ||
-            std::stoi(lesson_text) > 9) {
-            lesson.fail(fmt::format("must be the number of the lesson it drills, 0 to 9 (got '{}')", lesson_text));
+            std::stoi(lesson_text) > 10) {
+            lesson.fail(fmt::format("must be the number of the lesson it drills, 0 to 10 (got '{}')", lesson_text));
         }
         q.lesson = std::stoi(lesson_text);
         if (!out.empty() && q.difficulty < out.back().difficulty) {
@@ -932,9 +1021,10 @@ void score(Grade& g) {
     };
     switch (q.type) {
         case QuestionType::regime:
+        case QuestionType::incident:
         case QuestionType::predict: {
-            double time_points = q.type == QuestionType::regime ? kTimePoints : kRegimePoints + kTimePoints;
-            if (q.type == QuestionType::regime) regime_point(kRegimePoints);
+            double time_points = q.type != QuestionType::predict ? kTimePoints : kRegimePoints + kTimePoints;
+            if (q.type != QuestionType::predict) regime_point(kRegimePoints);
             if (!a.time_us) {
                 g.misses.push_back("no time");
                 break;
@@ -1063,6 +1153,8 @@ std::string expected_text(const Question& q, const Expected& e) {
         case QuestionType::littles_law: return fmt::format("{:.1f} KiB per SM, {} stages", e.kib_per_sm, e.stages);
         case QuestionType::tile_intensity:
             return fmt::format("{:.4g} FLOP/B, {}-bound", e.flop_per_byte, regime_name(e.regime));
+        case QuestionType::incident:
+            return fmt::format("{}-bound, floor {} us", regime_name(e.regime), us_text(e.time_us));
     }
     return "?";
 }
@@ -1080,6 +1172,7 @@ std::string answer_text(const Question& q, const Answer& a) {
             return fmt::format("{} KiB per SM, {} stages", or_dash(a.kib_per_sm, number),
                                or_dash(a.stages, [](int v) { return std::to_string(v); }));
         case QuestionType::tile_intensity: return fmt::format("{} FLOP/B, {}", or_dash(a.flop_per_byte, number), regime);
+        case QuestionType::incident: return fmt::format("{}, {} us", regime, or_dash(a.time_us, us_text));
     }
     return "?";
 }

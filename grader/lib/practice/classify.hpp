@@ -7,6 +7,7 @@
 // Everything here is a pure function of its arguments, so the tests can
 // hand-work an answer and compare.
 #pragma once
+#include "decode_step.hpp"
 #include "dtype.hpp"
 #include "hardware.hpp"
 #include "roofline.hpp"
@@ -47,6 +48,7 @@ enum class QuestionType {
     read_roofline,   // regime (memory or compute) + fraction: the roof above a plotted point, and how close
     littles_law,     // kib_per_sm + stages: bytes in flight per SM for a bandwidth, and ring stages of a size
     tile_intensity,  // flop_per_byte + regime: a block tile's FLOP per byte loaded (lesson 03)
+    incident,        // regime + time_us: a decode step's per-op table; which regime binds, and its floor (lesson 10)
 };
 std::string_view question_type_name(QuestionType type);
 
@@ -61,11 +63,24 @@ enum class Lever {
 std::string_view lever_name(Lever lever);
 std::optional<Lever> parse_lever(std::string_view name);
 
+// An incident question's decode step (Llama-3-8B's shapes, lesson 10): what `roofline serve` printed,
+// its per-op times; the bytes and FLOPs of each op and the floor are computed (decode_step.hpp).
+struct StepTable {
+    int batch = 0;
+    long long context = 0;     // cached positions of every sequence
+    long long vocab_rows = 0;  // the LM head's rows (0: the model's 128,256)
+    bool graph = false;
+    int launches = 0;
+    double step_s = 0, single_step_s = 0, host_enqueue_s = 0;
+    std::vector<StepOpTime> ops;  // the instrumented step, by op, summed over the layers
+    std::string source;           // where the table came from
+};
+
 struct Question {
     std::string id;
     QuestionType type = QuestionType::regime;
     int difficulty = 1;  // 1 one step, 2 two or three steps, 3 a judgement over several; the bank is in this order
-    int lesson = 1;      // the lesson it drills (0-9)
+    int lesson = 1;      // the lesson it drills (0-10)
     Operation op;        // regime, predict and lever questions
     std::string gpu;          // a hardware profile id
     int launches = 1;         // separate kernel launches the operation takes
@@ -87,6 +102,8 @@ struct Question {
     double latency_ns = 0, bandwidth_tbs = 0, stage_kib = 0;
     // tile_intensity: the block tile of C (bm x bn), stepping along K
     double tile_m = 0, tile_n = 0;
+    // incident: the step
+    StepTable step;
     std::filesystem::path file;  // where it came from (empty for generated questions)
     int line = 0;
 };
@@ -122,6 +139,8 @@ struct Expected {
     double kib_per_sm = 0;   // littles_law: bandwidth x latency / SMs
     int stages = 0;          // littles_law: ceil(kib_per_sm / stage_kib) in flight, plus the one being read
     double flop_per_byte = 0;  // tile_intensity
+    StepReading reading;       // incident: read_step on the table at the datasheet's roofs
+    DecodeStepFloor step_floor;  // incident
 };
 
 // A lever helps when it cuts the time per unit of work to this share or less, does

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 
@@ -207,6 +208,7 @@ std::vector<std::string> explanation_must_name(const Question& q, const Expected
     switch (q.type) {
         case QuestionType::regime:
         case QuestionType::predict:
+        case QuestionType::incident:
         case QuestionType::tile_intensity: return {std::string(regime_name(e.regime)) + "-bound"};
         case QuestionType::read_roofline: return {std::string(regime_name(e.regime)) + " roof"};
         case QuestionType::littles_law: return {std::to_string(e.stages) + " stages"};
@@ -257,8 +259,8 @@ TEST_CASE("the shipped bank loads, covers what the lessons promise, and agrees w
         multi_launch |= q.launches > 1 && e.regime == Regime::overhead;
     }
     CHECK(regimes.size() == 3);
-    CHECK(types.size() == 6);                              // every question type
-    CHECK(lessons == std::set<int>{0, 1, 3, 4, 6, 7});     // every lesson the bank promises
+    CHECK(types.size() == 7);                              // every question type
+    CHECK(lessons == std::set<int>{0, 1, 3, 4, 6, 7, 10});  // every lesson the bank promises
     CHECK(difficulties == std::set<int>{1, 2, 3});
     CHECK(lever_helps);
     CHECK(lever_nothing);  // some lever in the bank does nothing
@@ -651,4 +653,65 @@ TEST_CASE("answers files: the template round-trips and malformed files name the 
         CHECK(contains(message, file.path.string() + c.where));
         CHECK(contains(message, c.says));
     }
+}
+
+TEST_CASE("incident questions: a decode step's per-op table, its regime and floor computed by lesson 10's rules",
+          "[classify][incident]") {
+    auto bank = load_bank(kRoot / "lessons" / "practice" / "bank.yaml");
+    std::map<std::string, Question> by_id;
+    for (const auto& q : bank)
+        if (q.type == QuestionType::incident) by_id[q.id] = q;
+    REQUIRE(by_id.size() >= 3);
+    std::set<Regime> regimes;
+    for (const auto& [id, q] : by_id) regimes.insert(answer_for(q).regime);
+    CHECK(regimes.size() == 3);  // one table per regime
+
+    // The recorded run: 15.55 GB at the H200's 4.8 TB/s is the 3.239 ms floor `roofline serve` printed.
+    const auto& recorded = by_id.at("incident-step-b1-recorded");
+    auto e = answer_for(recorded);
+    CHECK(e.regime == Regime::memory);
+    CHECK(near(e.time_us, 3239, 5e-4));
+    CHECK(e.reading.culprit == "attention");
+    CHECK(contains(working(recorded, e), "attention"));
+    CHECK(answer_for(by_id.at("incident-step-lm-head-fp32")).reading.culprit == "lm_head");
+    CHECK(answer_for(by_id.at("incident-step-launch-storm")).regime == Regime::overhead);
+    // The prompt gives the table and the roofs, never the answer.
+    auto prompt = prompt_text(recorded, find_profile(profiles(), "h200-sxm"));
+    CHECK(contains(prompt, "attention"));
+    CHECK(contains(prompt, "1.177 ms"));
+    CHECK_FALSE(contains(prompt, "memory-bound"));
+
+    // The answer's rule changes with the table, not with the bank: the same step with the host as slow as the GPU.
+    auto slow_host = recorded;
+    slow_host.step.host_enqueue_s = slow_host.step.single_step_s;
+    CHECK(answer_for(slow_host).regime == Regime::overhead);
+
+    // Scored like a regime question: regime, then the floor within 1.5x.
+    std::vector<Question> qs{recorded, by_id.at("incident-step-launch-storm")};
+    TempFile file("answers_incident.yaml",
+                  "- {id: incident-step-b1-recorded, regime: memory, time_us: 3700}\n"
+                  "- {id: incident-step-launch-storm, regime: memory, time_us: 20000}\n");
+    auto report = check_answers(qs, profiles(), load_answers(file.path, qs));
+    CHECK(report.grades[0].points == kRegimePoints + kTimePoints);
+    CHECK(report.grades[1].points == 0);  // the wrong regime, and the step's time is not its floor
+}
+
+TEST_CASE("a malformed incident question is refused, naming its line", "[classify][incident]") {
+    std::string head = "  - id: a\n    type: incident\n    difficulty: 3\n    lesson: 10\n    gpu: h200-sxm\n"
+                       "    explanation: x\n    step: {batch: 1, context: 4096, graph: true, launches: 389, step_ms: 5.9,\n"
+                       "           single_step_ms: 5.9, host_enqueue_ms: 0.01, source: test}\n";
+    TempFile unknown_op("bank_incident_op.yaml", "questions:\n" + head + "    ops: [[moe_router, 1.0]]\n");
+    auto questions = load_bank(unknown_op.path);
+    auto message = error_of([&] { validate_questions(questions, profiles()); });
+    CHECK(contains(message, unknown_op.path.string() + ":2"));
+    CHECK(contains(message, "moe_router"));
+    TempFile bad_row("bank_incident_row.yaml", "questions:\n" + head + "    ops: [[attention, fast]]\n");
+    message = error_of([&] { load_bank(bad_row.path); });
+    CHECK(contains(message, bad_row.path.string() + ":10"));
+    CHECK(contains(message, "not a number"));
+    auto batch_65 = head;
+    batch_65.replace(batch_65.find("batch: 1,"), 9, "batch: 65,");
+    TempFile big_batch("bank_incident_batch.yaml", "questions:\n" + batch_65 + "    ops: [[attention, 1]]\n");
+    message = error_of([&] { load_bank(big_batch.path); });
+    CHECK(contains(message, "1 to 64"));
 }

@@ -1,0 +1,401 @@
+// Module 10's incident lab on the CPU: the serve record (incident_report.hpp) written from a
+// report and read back as untrusted input, the diagnosis scored against the step's own numbers
+// (incident_score.hpp), the answer key, the log entry, the two pictures (svg_step.hpp), the
+// `roofline diagnose LAB/INCIDENT` command and the report's incidents section. The steps are the
+// recorded batch-1 run (results/2026-12-02-h200-run92-serve-b1.txt) and two built by hand, one
+// per remaining regime.
+#include "catch.hpp"
+#include "test_support.hpp"
+
+#include "html_report.hpp"
+#include "incident_report.hpp"
+#include "incident_score.hpp"
+#include "input_error.hpp"
+#include "prediction_log.hpp"
+#include "serve_report.hpp"
+#include "source_hash.hpp"
+#include "svg_step.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <regex>
+
+using namespace roofline;
+using roofline_test::contains;
+
+namespace {
+
+using OpTimes = std::vector<std::pair<std::string, double>>;  // name, ms
+
+// What roofline-decode-server writes (server_main.cu) for a step of these figures.
+nlohmann::json server_output(int batch, long long context, bool graph, int launches, double step_ms, double single_ms,
+                             double host_ms, double instrumented_ms, const OpTimes& ops, long long vocab_rows = 128256) {
+    nlohmann::json op_list = nlohmann::json::array();
+    for (const auto& [name, ms] : ops) op_list.push_back({{"name", name}, {"seconds", ms * 1e-3}});
+    return {{"program", "roofline-decode-server"},
+            {"config", "incidents/x.yaml"},
+            {"device", "Test GPU"},
+            {"model",
+             {{"hidden", 4096}, {"layers", 32}, {"q_heads", 32}, {"kv_heads", 8}, {"head_dim", 128}, {"mlp", 14336},
+              {"vocab", 128256}, {"vocab_rows", vocab_rows}}},
+            {"batch", batch},
+            {"context", context},
+            {"contexts", std::vector<long long>(std::size_t(batch), context)},
+            {"graph", graph},
+            {"per_request", !graph},
+            {"launches_per_step", launches},
+            {"step_s", step_ms * 1e-3},
+            {"single_step_s", single_ms * 1e-3},
+            {"host_enqueue_s", host_ms * 1e-3},
+            {"instrumented_step_s", instrumented_ms * 1e-3},
+            {"ops", op_list}};
+}
+
+// The recorded run: batch 1 from its graph on an H200 (run 92), its table as `serve` printed it.
+nlohmann::json recorded_b1() {
+    return server_output(1, 4103, true, 389, 5.860, 5.893, 0.009, 7.056,
+                         {{"embed", 0.031}, {"rmsnorm", 0.860}, {"qkv_gemm", 0.603}, {"rope_kv", 0.162},
+                          {"attention", 1.177}, {"o_gemm", 0.508}, {"residual", 0.257}, {"gate_up_gemm", 1.930},
+                          {"swiglu", 0.156}, {"down_gemm", 1.079}, {"lm_head", 0.238}, {"argmax", 0.053}});
+}
+
+// Built by hand: batch 64 near each op's floor but the LM head at CUDA-core rates (4.5 ms).
+nlohmann::json lm_head_on_cuda_cores() {
+    return server_output(64, 4096, true, 389, 15.7, 15.8, 0.012, 16.1,
+                         {{"embed", 0.02}, {"rmsnorm", 0.05}, {"qkv_gemm", 0.40}, {"rope_kv", 0.03}, {"attention", 7.9},
+                          {"o_gemm", 0.27}, {"residual", 0.04}, {"gate_up_gemm", 1.80}, {"swiglu", 0.04},
+                          {"down_gemm", 0.92}, {"lm_head", 4.5}, {"argmax", 0.03}},
+                         128258);
+}
+
+// Built by hand: batch 12 with no graph, one request at a time, the host as slow as the GPU.
+nlohmann::json launch_storm() {
+    return server_output(12, 1024, false, 3238, 19.8, 19.9, 18.0, 19.9,
+                         {{"embed", 0.06}, {"rmsnorm", 1.9}, {"qkv_gemm", 0.75}, {"rope_kv", 2.1}, {"attention", 6.3},
+                          {"o_gemm", 0.55}, {"residual", 0.7}, {"gate_up_gemm", 2.3}, {"swiglu", 0.5},
+                          {"down_gemm", 1.2}, {"lm_head", 0.45}, {"argmax", 2.6}});
+}
+
+// The record `roofline serve` keeps of that output, as the grader writes it.
+nlohmann::json record_of(const nlohmann::json& server, const std::string& incident) {
+    auto report = serve_report(server, "server.json", roofline_test::test_gpu(), nullptr);
+    return serve_record_json(report, incident, "labs/10-production/server/incidents/" + incident + ".yaml",
+                             "2026-12-02T08:00:00Z");
+}
+
+IncidentReport read_back(const nlohmann::json& record) { return read_incident_report(record.dump(2), "incident.json"); }
+
+Diagnosis diagnosis_of(const std::string& incident, const std::string& cause, std::optional<double> tokens_per_s,
+                       const std::string& digest_seen = "") {
+    Diagnosis d;
+    d.lab = "10-production";
+    d.variant = incident;
+    d.cause = cause;
+    d.why = "the figures";
+    d.source_hash = "config-hash";
+    d.written_at = "2026-12-02T07:59:00Z";
+    d.predicted_tokens_per_s = tokens_per_s;
+    d.report_digest = digest_seen;
+    return d;
+}
+
+int count_of(const std::string& text, const std::string& pattern) {
+    std::regex re(pattern);
+    return int(std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
+}
+
+}  // namespace
+
+TEST_CASE("the recorded batch-1 run read back from its record: memory, at the floor serve printed", "[incident]") {
+    auto r = read_back(record_of(recorded_b1(), "baseline"));
+    CHECK(r.reading.regime == "memory");
+    CHECK(r.reading.culprit == "attention");
+    // The run printed: floor 3.239 ms (308.7 tokens/s), 15.55 GB; step 5.860 ms, 170.6 tokens/s; 55% of the floor.
+    CHECK(r.floor.floor_s * 1e3 == Approx(3.239).epsilon(5e-4));
+    CHECK(r.floor.bytes / 1e9 == Approx(15.55).epsilon(5e-4));
+    CHECK(r.tokens_per_s == Approx(170.6).epsilon(5e-4));
+    CHECK(r.reading.fraction == Approx(0.55).margin(0.005));
+    // Twelve ops end to end; they fill the 7.056 ms step to 0.03%, under the events' resolution: no gap.
+    REQUIRE(r.spans.size() == 12);
+    CHECK(r.spans.back().end_s * 1e3 == Approx(7.054).epsilon(1e-6));
+    for (const auto& s : r.spans) CHECK_FALSE(s.gap());
+    // rmsnorm's 0.86 ms for 1 MB: neither resource busy, an op of launches.
+    for (const auto& op : r.ops) {
+        if (op.name == "rmsnorm") CHECK(op.regime == "overhead");
+        if (op.name == "gate_up_gemm") CHECK(op.regime == "memory");  // 7.5 GB in 1.93 ms, 81% of its floor
+    }
+}
+
+TEST_CASE("each hand-built step reads its own regime, op by op too", "[incident]") {
+    auto compute = read_back(record_of(lm_head_on_cuda_cores(), "incident-d"));
+    CHECK(compute.reading.regime == "compute");
+    CHECK(compute.reading.culprit == "lm_head");
+    std::map<std::string, std::string> regime_of;
+    for (const auto& op : compute.ops) regime_of[op.name] = op.regime;
+    CHECK(regime_of["lm_head"] == "compute");
+    CHECK(regime_of["attention"] == "memory");  // 7.9 ms against a 7.16 ms floor
+    CHECK(regime_of["rmsnorm"] == "overhead");
+
+    auto storm = read_back(record_of(launch_storm(), "incident-b"));
+    CHECK(storm.reading.regime == "overhead");
+}
+
+TEST_CASE("op_regime: the floor's regime near it; else the larger rate share, or overhead under 10% of both",
+          "[incident]") {
+    const double copy = 4.8e12, tensor = 989.4e12, fp32 = 67e12;
+    CHECK(op_regime(1e-3, 4.5e9, 0, copy, tensor, fp32) == "memory");          // 0.94 ms floor: near it
+    CHECK(op_regime(1e-3, 1e6, 900e12 * 1e-3, copy, tensor, fp32) == "compute");  // 0.91 ms of tensor FLOPs
+    CHECK(op_regime(1e-3, 1e9, 30e9, copy, tensor, fp32) == "compute");        // 45% of fp32 against 21% of the copy rate
+    CHECK(op_regime(1e-3, 1e9, 1e9, copy, tensor, fp32) == "memory");          // 21% of the copy rate, 1.5% of fp32
+    CHECK(op_regime(1e-3, 1e6, 1e6, copy, tensor, fp32) == "overhead");        // neither resource busy
+}
+
+TEST_CASE("a diagnosis is scored against the step's numbers: right earns, wrong names the evidence", "[incident]") {
+    auto storm = read_back(record_of(launch_storm(), "incident-b"));
+    SECTION("the right regime and a close prediction: full marks") {
+        auto s = score_incident(diagnosis_of("incident-b", "overhead", 650), storm, "digest-now", std::nullopt);
+        CHECK(s.regime_right);
+        CHECK(s.prediction_counts);
+        CHECK(s.prediction_credit == 1);  // 650 against 606: 1.07x
+        CHECK(s.points == kIncidentRegimePoints + kIncidentPredictionPoints);
+    }
+    SECTION("the wrong regime: no regime points, and the figures that read otherwise") {
+        auto s = score_incident(diagnosis_of("incident-b", "memory", 650), storm, "digest-now", std::nullopt);
+        CHECK_FALSE(s.regime_right);
+        CHECK(s.points == kIncidentPredictionPoints);
+        auto text = incident_score_text(s);
+        roofline_test::check_mentions(text, {"you named memory", "read overhead", "18.000 ms", "19.900 ms",
+                                            "against memory", "of its byte floor"});
+    }
+    SECTION("compute named for the launch storm: the evidence against compute is the op most over its floor") {
+        auto s = score_incident(diagnosis_of("incident-b", "compute", std::nullopt), storm, "d", std::nullopt);
+        CHECK(s.points == 0);
+        CHECK(contains(incident_score_text(s), "against compute"));
+        CHECK(contains(incident_score_text(s), "no prediction"));
+    }
+    SECTION("the prediction: half within 2x, nothing beyond, nothing when written after the record") {
+        CHECK(score_incident(diagnosis_of("incident-b", "overhead", 1000), storm, "d", std::nullopt).prediction_credit ==
+              0.5);
+        CHECK(score_incident(diagnosis_of("incident-b", "overhead", 2000), storm, "d", std::nullopt).prediction_credit == 0);
+        auto late = score_incident(diagnosis_of("incident-b", "overhead", 606, "d"), storm, "d", std::nullopt);
+        CHECK_FALSE(late.prediction_counts);
+        CHECK(late.points == kIncidentRegimePoints);
+        CHECK(contains(incident_score_text(late), "earns nothing"));
+    }
+    SECTION("the answer key beside it: agreeing, or naming a run that read otherwise") {
+        auto agrees = score_incident(diagnosis_of("incident-b", "overhead", 600), storm, "d", IncidentKey{"overhead", "", ""});
+        CHECK(agrees.key_agrees);
+        auto other = score_incident(diagnosis_of("incident-b", "overhead", 600), storm, "d", IncidentKey{"memory", "", "x"});
+        CHECK_FALSE(other.key_agrees);
+        CHECK(contains(incident_score_text(other), "look at this run"));
+        // The key changes no points: the step's numbers decide.
+        CHECK(other.points == agrees.points);
+    }
+}
+
+TEST_CASE("the course's answer key: each incident's regime, by name with or without .yaml", "[incident]") {
+    auto key = load_incident_key(roofline_test::repo_root() / "instructor" / "incidents" / "10-production.yaml");
+    REQUIRE(key.count("incident-b"));
+    CHECK(key["baseline"].regime == "memory");
+    CHECK(key["incident-a"].regime == "memory");
+    CHECK(key["incident-b"].regime == "overhead");
+    CHECK(key["incident-c"].regime == "memory");
+    CHECK(key["incident-d"].regime == "compute");
+    CHECK(load_incident_key("/no/such/key.yaml").empty());  // the student edition has none
+    roofline_test::TempDir dir;
+    roofline_test::write_file(dir / "key.yaml", "incident-a:\n  regime: bandwidth\n");
+    auto message = roofline_test::input_error_of([&] { load_incident_key(dir / "key.yaml"); });
+    CHECK(contains(message, "key.yaml:2"));
+}
+
+TEST_CASE("a forged or malformed serve record is refused, naming the file and the field", "[incident]") {
+    auto good = record_of(launch_storm(), "incident-b");
+    REQUIRE_NOTHROW(read_back(good));
+    struct Case {
+        std::string what, field;
+        std::function<void(nlohmann::json&)> edit;
+    };
+    std::vector<Case> cases{
+        {"a step time missing", "serve.step_s", [](nlohmann::json& j) { j["serve"].erase("step_s"); }},
+        {"tokens/s raised", "serve.tokens_per_s", [](nlohmann::json& j) { j["serve"]["tokens_per_s"] = 5000; }},
+        {"the regime rewritten", "serve.regime", [](nlohmann::json& j) { j["serve"]["regime"] = "memory"; }},
+        {"an op's bytes", "serve.ops[4].bytes", [](nlohmann::json& j) { j["serve"]["ops"][4]["bytes"] = 1.0; }},
+        {"an op renamed to one the model does not count", "serve.ops[0].bytes",
+         [](nlohmann::json& j) { j["serve"]["ops"][0]["name"] = "moe_router"; }},
+        {"an op's name that is not a name", "serve.ops[3].name",
+         [](nlohmann::json& j) { j["serve"]["ops"][3]["name"] = "<script>"; }},
+        {"an op twice", "serve.ops[1].name", [](nlohmann::json& j) { j["serve"]["ops"][1]["name"] = "embed"; }},
+        {"a negative time", "serve.ops[2].seconds", [](nlohmann::json& j) { j["serve"]["ops"][2]["seconds"] = -1; }},
+        {"a time that is text", "serve.single_step_s", [](nlohmann::json& j) { j["serve"]["single_step_s"] = "fast"; }},
+        {"a context dropped", "serve.contexts", [](nlohmann::json& j) { j["serve"]["contexts"].erase(0); }},
+        {"the floor lowered", "serve.floor.floor_s", [](nlohmann::json& j) { j["serve"]["floor"]["floor_s"] = 1e-3; }},
+        {"another format", "format", [](nlohmann::json& j) { j["format"] = "something else"; }},
+        {"a batch of 1000", "serve.batch", [](nlohmann::json& j) { j["serve"]["batch"] = 1000; }},
+        {"a model of 0 layers", "model.layers", [](nlohmann::json& j) { j["model"]["layers"] = 0; }},
+        {"an event before the last", "serve.events[1].start_s",
+         [](nlohmann::json& j) {
+             j["serve"]["events"] = {{{"name", "embed"}, {"start_s", 0.0}, {"end_s", 1e-3}},
+                                     {{"name", "rmsnorm"}, {"start_s", 0.5e-3}, {"end_s", 2e-3}}};
+         }},
+    };
+    for (const auto& c : cases) {
+        INFO(c.what);
+        auto forged = good;
+        c.edit(forged);
+        auto message = roofline_test::input_error_of([&] { read_back(forged); });
+        CHECK(contains(message, "incident.json"));
+        CHECK(contains(message, "`" + c.field + "`"));
+    }
+    auto message = roofline_test::input_error_of([] { read_incident_report("{\"format\": ", "cut.json"); });
+    CHECK(contains(message, "cut.json"));
+    CHECK(contains(message, "not a JSON record"));
+    CHECK(contains(roofline_test::input_error_of([] { load_incident_report("/no/such/record.json"); }), "roofline serve"));
+}
+
+TEST_CASE("an incident diagnosis goes into the log and comes back, the newest one found", "[incident][log]") {
+    roofline_test::TempDir dir;
+    auto log = dir / "predictions.yaml";
+    append_diagnosis(log, diagnosis_of("incident-b", "memory", 400));
+    append_diagnosis(log, diagnosis_of("incident-b", "overhead", 606.5, "abc123"));
+    auto kernel = diagnosis_of("decode_attention_b1_4k", "occupancy", std::nullopt);
+    append_diagnosis(log, kernel);  // a kernel's, in the same lab
+    auto read = load_log(log);
+    REQUIRE(read.diagnoses.size() == 3);
+    CHECK(read.diagnoses[0].predicted_tokens_per_s == Approx(400));
+    CHECK(read.diagnoses[0].report_digest.empty());
+    CHECK(read.diagnoses[1].report_digest == "abc123");
+    CHECK_FALSE(read.diagnoses[2].predicted_tokens_per_s);
+    const auto* newest = newest_incident_diagnosis(read, "10-production", "incident-b");
+    REQUIRE(newest);
+    CHECK(newest->cause == "overhead");
+    CHECK(newest_incident_diagnosis(read, "10-production", "incident-d") == nullptr);
+    CHECK(newest_incident_diagnosis(read, "10-production", "decode_attention_b1_4k") == nullptr);  // not a regime
+}
+
+TEST_CASE("the step's timeline: one bar per op coloured by its regime, a gap where the events leave one",
+          "[incident][pictures]") {
+    auto compute = read_back(record_of(lm_head_on_cuda_cores(), "incident-d"));
+    auto svg = step_timeline_svg(compute);
+    CHECK(count_of(svg, "<rect class='op'") == int(compute.ops.size()));
+    for (const auto& op : compute.ops) {
+        INFO(op.name);
+        CHECK(count_of(svg, "data-op='" + op.name + "' data-regime='" + op.regime + "'[^>]*fill='" +
+                                std::string(regime_colour(op.regime)) + "'") == 1);
+    }
+    // All three colours are there: lm_head compute, attention memory, rmsnorm overhead.
+    for (const auto* regime : {"compute", "memory", "overhead"})
+        CHECK(count_of(svg, std::string("class='op'[^>]*fill='") + regime_colour(regime) + "'") >= 1);
+    // 16.1 ms instrumented, the ops add up to 16.0: the last 0.1 ms is a gap at the end.
+    CHECK(count_of(svg, "<rect class='gap'") == 1);
+
+    // Events with a 1 ms hole between the second op and the third: the gap is drawn there.
+    auto record = record_of(recorded_b1(), "baseline");
+    record["serve"]["events"] = {{{"name", "embed"}, {"start_s", 0.0}, {"end_s", 0.5e-3}},
+                                 {{"name", "rmsnorm"}, {"start_s", 0.5e-3}, {"end_s", 1.5e-3}},
+                                 {{"name", "qkv_gemm"}, {"start_s", 2.5e-3}, {"end_s", 7.056e-3}}};
+    auto with_events = read_back(record);
+    REQUIRE(with_events.spans.size() == 4);
+    CHECK(with_events.spans[2].gap());
+    auto drawn = step_timeline_svg(with_events);
+    REQUIRE(count_of(drawn, "<rect class='gap'") == 1);
+    std::smatch m;
+    REQUIRE(std::regex_search(drawn, m, std::regex("<rect class='gap' x='([0-9.]+)' y='[0-9.]+' width='([0-9.]+)'")));
+    // The axis: 760 px for 7.056 ms from x = 16.
+    CHECK(std::stod(m[1]) == Approx(16 + 1.5 / 7.056 * 760).margin(0.02));
+    CHECK(std::stod(m[2]) == Approx(1.0 / 7.056 * 760).margin(0.02));
+}
+
+TEST_CASE("the step on the roofline: a mark for each op that moves bytes, and one for the step", "[incident][pictures]") {
+    auto r = read_back(record_of(recorded_b1(), "baseline"));
+    auto svg = step_roofline_svg(r);
+    int placed = 0;
+    for (const auto& op : r.ops) placed += op.bytes > 0 || op.flops > 0;
+    CHECK(placed == 9);  // residual, swiglu and argmax: no bytes counted (activations are left out)
+    CHECK(count_of(svg, "<circle class='mark'") == placed + 1);
+    CHECK(contains(svg, "the whole step (memory)"));
+}
+
+namespace {
+
+// A course root with the hardware profiles and module 10's lab (its incident configurations).
+void module10_course(const std::filesystem::path& dir) {
+    std::filesystem::copy(roofline_test::repo_root() / "hardware", dir / "hardware", std::filesystem::copy_options::recursive);
+    std::filesystem::create_directories(dir / "labs");
+    std::filesystem::copy(roofline_test::repo_root() / "labs" / "10-production", dir / "labs" / "10-production",
+                          std::filesystem::copy_options::recursive);
+}
+
+}  // namespace
+
+TEST_CASE("roofline diagnose 10-production/incident-b: recorded in the log, scored, pictures written", "[incident][cli]") {
+    roofline_test::TempDir dir;
+    module10_course(dir.path());
+    auto record_file = dir / ".roofline/serve/incident-b.json";
+    roofline_test::write_file(record_file, record_of(launch_storm(), "incident-b").dump(2));
+    auto root = "--root " + roofline_test::shell_quote(dir.path().string());
+
+    SECTION("the wrong regime: recorded, scored down, the evidence named") {
+        auto r = roofline_test::run_cli(root + " diagnose 10-production/incident-b --cause memory --tokens-per-s 650 "
+                                               "--why 'attention reads the KV cache'");
+        INFO(r.all());
+        CHECK(r.exit_code == 0);
+        roofline_test::check_mentions(r.out, {"recorded in", "you named memory", "read overhead", "launches",
+                                              "points: 0 of 3", "incident-b-timeline.svg"});
+        auto log = load_log(dir / "predictions.yaml");
+        REQUIRE(log.diagnoses.size() == 1);
+        CHECK(log.diagnoses[0].cause == "memory");
+        CHECK(log.diagnoses[0].report_digest == hash_file(record_file));  // written after the run: seen
+        CHECK(contains(roofline_test::read_file(dir / ".roofline/serve/incident-b-timeline.svg"), "<rect class='op'"));
+        CHECK(std::filesystem::exists(dir / ".roofline/serve/incident-b-roofline.svg"));
+        // --score: the newest diagnosis again, nothing appended.
+        auto again = roofline_test::run_cli(root + " diagnose 10-production/incident-b --score");
+        CHECK(again.exit_code == 0);
+        CHECK(contains(again.out, "you named memory"));
+        CHECK(load_log(dir / "predictions.yaml").diagnoses.size() == 1);
+    }
+    SECTION("a prediction before the run earns its point once the run is saved") {
+        std::filesystem::remove(record_file);
+        auto before = roofline_test::run_cli(root + " diagnose 10-production/incident-b --cause overhead "
+                                                    "--tokens-per-s 600 --why 'no graph for a batch of 12'");
+        INFO(before.all());
+        CHECK(before.exit_code == 0);
+        CHECK(contains(before.out, "no record of a run yet"));
+        roofline_test::write_file(record_file, record_of(launch_storm(), "incident-b").dump(2));
+        auto after = roofline_test::run_cli(root + " diagnose 10-production/incident-b --score");
+        INFO(after.all());
+        CHECK(contains(after.out, "points: 3 of 3"));
+    }
+    SECTION("a forged record: one line naming the file and the field, nothing written") {
+        auto forged = record_of(launch_storm(), "incident-b");
+        forged["serve"]["regime"] = "memory";
+        roofline_test::write_file(record_file, forged.dump(2));
+        auto r = roofline_test::run_cli(root + " diagnose 10-production/incident-b --cause memory --why 'x'");
+        roofline_test::check_one_line_error(r);
+        roofline_test::check_mentions(r.err, {"incident-b.json", "`serve.regime`"});
+        CHECK_FALSE(std::filesystem::exists(dir / "predictions.yaml"));
+    }
+    SECTION("a kernel's cause for an incident, or a regime without evidence, is refused") {
+        roofline_test::check_refused(root + " diagnose 10-production/incident-b --cause uncoalesced --why x",
+                                     {"compute, memory or overhead"});
+        roofline_test::check_refused(root + " diagnose 10-production/incident-b --cause overhead", {"--why"});
+        CHECK_FALSE(std::filesystem::exists(dir / "predictions.yaml"));
+    }
+}
+
+TEST_CASE("roofline report shows each incident's record, or why it does not", "[incident][html]") {
+    roofline_test::TempDir dir;
+    module10_course(dir.path());
+    roofline_test::write_file(dir / ".roofline/serve/incident-d.json", record_of(lm_head_on_cuda_cores(), "incident-d").dump());
+    auto forged = record_of(launch_storm(), "incident-b");
+    forged["serve"]["tokens_per_s"] = 9999;
+    roofline_test::write_file(dir / ".roofline/serve/incident-b.json", forged.dump());
+    Workspace ws{dir.path(), dir / "build"};
+    append_diagnosis(dir / "predictions.yaml", diagnosis_of("incident-d", "compute", 4000));
+    auto html = student_report_html(ws, dir / "predictions.yaml");
+    CHECK(contains(html, "id='incidents'"));
+    CHECK(count_of(html, "<figure class='step-timeline'>") == 1);
+    CHECK(count_of(html, "<figure class='step-roofline'>") == 1);
+    CHECK(contains(html, "you named compute, and the step"));
+    CHECK(contains(html, "Not shown: "));
+    CHECK(contains(html, "`serve.tokens_per_s`"));
+}
