@@ -251,10 +251,11 @@ __global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(
 #pragma unroll
     for (int j = 0; j < kGroup; ++j) {
 #pragma unroll
-        for (int c = 0; c < kChunksPerLane; ++c) {
-#pragma unroll
-            for (int e = 0; e < 8; ++e)
-                group_out[(lane_group * kGroup + j) * kHeadDim + (sub + c * kLanesPerRow) * 8 + e] = o[j][8 * c + e];
+        for (int c = 0; c < kChunksPerLane; ++c) {  // 8 floats, as two 16-byte stores
+            float4* at = reinterpret_cast<float4*>(group_out + (lane_group * kGroup + j) * kHeadDim +
+                                                   (sub + c * kLanesPerRow) * 8);
+            at[0] = make_float4(o[j][8 * c], o[j][8 * c + 1], o[j][8 * c + 2], o[j][8 * c + 3]);
+            at[1] = make_float4(o[j][8 * c + 4], o[j][8 * c + 5], o[j][8 * c + 6], o[j][8 * c + 7]);
         }
         if (sub == 0) group_max[lane_group][j] = m[j], group_sum[lane_group][j] = l[j];
     }
@@ -330,8 +331,8 @@ __global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(
     const int slot = tid % 128, part = tid / 128, j = slot / 32, d = (slot % 32) * 4;
     const int h = g * kGroup + j;
     float4 acc = make_float4(0, 0, 0, 0);
-#pragma unroll 8
-    for (int s = part; s < splits; s += kParts) {  // independent loads: many in flight per thread
+#pragma unroll 16
+    for (int s = part; s < splits; s += kParts) {  // independent loads: 16 in flight per thread, 32 KB a block
         const float4 piece = __ldcg(reinterpret_cast<const float4*>(output_record(workspace, b, h, s) + d));
         const float w = split_weight[j][s];
         acc.x = fmaf(w, piece.x, acc.x), acc.y = fmaf(w, piece.y, acc.y);
