@@ -2,7 +2,11 @@
 # sequence, 32 query heads on 8 KV heads of 128, bf16, every sequence at the full context):
 # a cross-check of the lab's numbers, never a dependency of the course. Beside each SDPA time,
 # a torch copy of the same bytes (half of them copied: reads plus writes) in the same process,
-# so that the line reads as the lab's "% of cudaMemcpy". Usage: python3 decode_attention_torch.py
+# so that the line reads as the lab's "% of cudaMemcpy". The open rung's ragged batch is not
+# timed: SDPA takes one length for every sequence (a mask would add its own bytes).
+# Usage: python3 decode_attention_torch.py [OUT_DIR]   (OUT_DIR/torch-sdpa.json gets the figures)
+import json
+import os
 import sys
 
 try:
@@ -31,6 +35,7 @@ def median_us(fn, repeats=30):
 
 
 print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}")
+rows = []
 for batch, context in SHAPES:
     g = torch.Generator(device="cuda").manual_seed(0)
     q = (torch.rand(batch, QH, 1, D, device="cuda", generator=g) * 6 - 3).to(torch.bfloat16)
@@ -56,5 +61,11 @@ for batch, context in SHAPES:
     t_copy = median_us(lambda: dst.copy_(src))
     print(f"b{batch:<2d} ctx {context:5d}: {nbytes / 1e6:8.1f} MB  SDPA {t_sdpa:9.2f} us "
           f"({nbytes / t_sdpa / 1e6:5.3f} TB/s)  copy {t_copy:9.2f} us  SDPA at {100 * t_copy / t_sdpa:5.1f}% of the copy{rel}")
+    rows.append({"batch": batch, "context": context, "bytes": nbytes, "sdpa_us": t_sdpa, "copy_us": t_copy,
+                 "sdpa_fraction_of_copy": t_copy / t_sdpa})
     del q, k, v, out, src, dst
     torch.cuda.empty_cache()
+
+if len(sys.argv) > 1:
+    with open(os.path.join(sys.argv[1], "torch-sdpa.json"), "w") as f:
+        json.dump({"torch": torch.__version__, "gpu": torch.cuda.get_device_name(), "shapes": rows}, f, indent=2)

@@ -27,6 +27,7 @@ rungs=(
   "06-async open_gemm_abt"
   "08-attention open_attention_causal"
   "09-decode open_decode_h4096"
+  "10-production open_decode_attention_b8_ragged"
 )
 note "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 targets=(roofline roofline-judge)
@@ -69,4 +70,4 @@ for entry in "${rungs[@]}"; do
   done
 done
 note "expected: every skeleton rc=1 and incorrect; every solution rc=0 and correct. Set each rung's"
-note "target_fraction to ~0.9 x the solution's fraction_scored where lab.yaml says PLACEHOLDER (06-async)."
+note "target_fraction to ~0.9 x the solution's fraction_scored where lab.yaml says PLACEHOLDER (06-async, 10-production)."

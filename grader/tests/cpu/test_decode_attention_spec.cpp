@@ -67,7 +67,7 @@ TEST_CASE("lab 10: five timed shapes from batch 1 to 64, scored against cudaMemc
           "[decode_attention]") {
     auto lab = production_lab();
     REQUIRE(lab.problem == "decode_attention");
-    REQUIRE(lab.variants.size() == 5);
+    REQUIRE(lab.variants.size() == 6);  // the five guided shapes and the open rung
     const std::vector<std::pair<std::string, Shape>> timed = {
         {"decode_attention_b1_4k", {{"batch", 1}, {"context", 4096}, {"shortest", 4096}}},
         {"decode_attention_b1_32k", {{"batch", 1}, {"context", 32768}, {"shortest", 32768}}},
@@ -101,6 +101,35 @@ TEST_CASE("lab 10: five timed shapes from batch 1 to 64, scored against cudaMemc
     for (long long b : {1, 3, 17}) CHECK(batches.count(b));
     for (long long c : {1, 127, 4097, 33000}) CHECK(contexts.count(c));
     CHECK(ragged);
+}
+
+TEST_CASE("lab 10's open rung: a ragged batch no guided variant times, its own file, the contract only",
+          "[decode_attention][open]") {
+    auto lab = production_lab();
+    const auto& open = lab.variant("open_decode_attention_b8_ragged");
+    CHECK(open.open);
+    CHECK(&open == &lab.variants.back());  // the top of the ladder
+    CHECK(open.file == "kernels/02_open_decode_attention.cu");
+    CHECK(open.timed == Shape{{"batch", 8}, {"context", 32768}, {"shortest", 4096}});
+    for (const auto& v : lab.variants) {
+        if (&v == &open) continue;
+        INFO(v.name);
+        CHECK_FALSE(v.open);
+        CHECK(v.timed != open.timed);  // the open rung's shape is its own
+        CHECK(v.file != open.file);
+    }
+    // Ragged: 32,768 down to 4,096 in steps of 4,096, longest and shortest alternating; 604 MB,
+    // about 140 us at the copy rate (past the 25 us where our aim is 90% of the copy).
+    CHECK(lengths_of(8, 32768, 4096) == std::vector<long long>{32768, 4096, 28672, 8192, 24576, 12288, 20480, 16384});
+    auto work = lab.work(open, open.timed);
+    CHECK(work.bytes == 147456.0 * 4096 + 8 * 16388);
+    CHECK(work.bytes / 4.3e12 > 25e-6);
+    CHECK(lab.peer_work(open, open.timed).bytes == work.bytes);
+    CHECK(open.target_fraction > open.floor_fraction);
+    // The skeleton hands out the contract and no kernel: no __global__ function, one launch stub.
+    auto skeleton = read_file(repo_root() / "labs" / "10-production" / open.file);
+    CHECK(skeleton.find("__global__") == std::string::npos);
+    CHECK(skeleton.find("ROOFLINE_DECODE_ATTENTION_VARIANT(open_decode_attention_b8_ragged,") != std::string::npos);
 }
 
 TEST_CASE("a decode_attention shape with the wrong keys is reported with file:line", "[decode_attention]") {

@@ -48,12 +48,13 @@ struct SplitPlan {
 
 constexpr int kChunkQuantum = 64;  // a split's positions: a multiple of this
 
-// Enough blocks for `waves` full waves of `blocks_per_sm` resident blocks on every SM, at
-// least kChunkQuantum positions per block, at most kMaxSplits splits.
+// About `waves` full waves of `blocks_per_sm` resident blocks on every SM: the whole number
+// of splits nearest to that (a wave a few blocks short idles a few SMs; one a few blocks over
+// adds a wave of stragglers), at least kChunkQuantum positions per block, at most kMaxSplits.
 inline SplitPlan plan_splits(int batch, int capacity, int sms, int blocks_per_sm, int waves) {
     const long long pairs = (long long)batch * kKvHeads;  // (sequence, KV head) pairs
     const long long wanted = (long long)sms * blocks_per_sm * waves;
-    const int splits = int(std::clamp<long long>((wanted + pairs - 1) / pairs, 1, kMaxSplits));
+    const int splits = int(std::clamp<long long>((2 * wanted + pairs) / (2 * pairs), 1, kMaxSplits));
     const int per_split = (capacity + splits - 1) / splits;
     SplitPlan plan;
     plan.chunk = (per_split + kChunkQuantum - 1) / kChunkQuantum * kChunkQuantum;

@@ -12,7 +12,12 @@
 //   K and V row 4 times (from L2 at best): the grouping is a 4x cut in bytes.
 // - At batch 1 there are only 8 (sequence, KV head) pairs: 8 blocks on a 132-SM GPU move a
 //   few percent of the bandwidth. Split each sequence's context into chunks so that the grid
-//   fills every SM, then merge the chunks' softmaxes in a second, small kernel.
+//   fills every SM, then merge the chunks' softmaxes: in a second, small kernel (below), or in
+//   the block of each pair that finishes last (a counter per pair; the lesson's "last block").
+// - A full grid is not yet a busy memory: each SM must keep some 40 KB or more of loads in
+//   flight (Little's law, lesson 01). Loads issued a few positions ahead of their use hold
+//   their bytes in registers; bulk copies of whole K and V tiles into a ring in shared memory
+//   (roofline/ptx/tma.cuh's load_1d, counted on an mbarrier) hold them in shared memory.
 // - A softmax over a chunk can be merged with another if each chunk keeps its max m, its sum
 //   l = sum exp(s - m) and its unnormalized output o = sum exp(s - m) v: rescale each by
 //   exp(m - M) with M the largest max, add, and divide the outputs by the sums.
@@ -35,8 +40,9 @@ __global__ void split_kernel(const __nv_bfloat16* q, const __nv_bfloat16* k_cach
     // TODO: a block whose first position is at or past lengths[b] has nothing to do: return.
     // TODO: load the 4 queries of group g (query heads 4g .. 4g+3) once, into registers, scaled by
     //       softmax_scale() (times log2(e) if you use fast_exp2 for exp).
-    // TODO: read each position's K row and V row once (16-byte loads, a warp's lanes on
-    //       consecutive bytes), and for each of the 4 heads: the score, a running max m, the sum
+    // TODO: read each position's K row and V row once (16-byte loads issued ahead of their use,
+    //       or bulk copies of tiles into shared memory), enough of them in flight to cover the
+    //       memory's latency, and for each of the 4 heads: the score, a running max m, the sum
     //       l of exp(s - m) and the output o += exp(s - m) v, rescaled when m grows. Offsets
     //       into the cache in 64 bits: at batch 64 and 32k it holds 2^31 elements per array.
     //       Never read a position at or past lengths[b]: those rows are NaN.
@@ -57,7 +63,7 @@ __global__ void combine_kernel(const float* partial, const int* lengths, __nv_bf
 void decode_split_kv(const __nv_bfloat16* q, const __nv_bfloat16* k_cache, const __nv_bfloat16* v_cache,
                      const int* lengths, __nv_bfloat16* out, float* workspace, int batch, int capacity,
                      cudaStream_t stream) {
-    // TODO: the plan (plan_splits: enough blocks for two waves of kBlocksPerSm per SM), then
+    // TODO: the plan (plan_splits: about two waves of kBlocksPerSm blocks per SM), then
     //       split_kernel on a grid of (plan.splits, kKvHeads, batch) and combine_kernel on
     //       (kQueryHeads, batch), both on `stream`.
     (void)q, (void)k_cache, (void)v_cache, (void)lengths, (void)out, (void)workspace, (void)batch, (void)capacity,

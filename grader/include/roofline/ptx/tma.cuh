@@ -1,4 +1,4 @@
-// Hopper's tensor memory accelerator (TMA), as labs 06 and 07 use it: a tensor map
+// Hopper's tensor memory accelerator (TMA), as labs 06, 07 and 10 use it: a tensor map
 // describes a 2-D row-major array in global memory and the box (tile) one copy moves;
 // one thread then asks for a box by its coordinates and the SM's TMA unit writes it into
 // shared memory, counting the bytes on an mbarrier (mbarrier.cuh) as they land.
@@ -75,6 +75,17 @@ __device__ inline void load_2d(void* destination, const CUtensorMap* map, int ro
         :
         : "r"(smem_address(destination)), "l"(map), "r"(col), "r"(row), "r"(smem_address(barrier))
         : "memory");
+}
+
+// The same copy without a tensor map: `bytes` contiguous bytes of global memory (a multiple
+// of 16; both addresses 16-byte aligned) into shared memory, counted on `barrier` as load_2d's
+// are (PTX ISA 8.x, "cp.async.bulk"). Nothing past `bytes` is read: a copy of a run of rows
+// whose end is not a tile's end (lab 10's cache rows up to a sequence's length) stops there.
+__device__ inline void load_1d(void* destination, const void* source, std::uint32_t bytes, std::uint64_t* barrier) {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                 :
+                 : "r"(smem_address(destination)), "l"(source), "r"(bytes), "r"(smem_address(barrier))
+                 : "memory");
 }
 
 // Pulls the map's 128 bytes into the constant cache before the first copy needs them.

@@ -1,0 +1,390 @@
+// Decode attention, split over the context (flash-decoding), grouped-query: our design, shared
+// by the guided rung's solution (kernels/01_decode_attention.cu) and the open rung's reference
+// (kernels/02_open_decode_attention.cu); each file registers it under its own names.
+//
+// One kernel, block (split, KV head g, sequence b), positions [split * chunk, min(split * chunk
+// + chunk, lengths[b])) of KV head g, served to the group's 4 query heads from one read:
+//
+// - The bytes in flight. A memory-bound kernel must keep bandwidth x latency in flight: about
+//   4.3 TB/s x ~1 us under load, ~33 KB per SM at the least, more to cover the latency's
+//   spread. A thread's own loads put a few KB per warp in flight and cost registers; here one
+//   thread asks the SM's TMA unit for whole tiles instead (cp.async.bulk: kTile positions of K,
+//   then of V, each a contiguous run of 256-byte rows), into a ring of kStages tiles in shared
+//   memory: kStages x kTile x 512 bytes, 96 KB by default, all of it requested before the
+//   first position is computed, and refilled as soon as the block's warps have left a tile.
+//   A copy stops at the sequence's length, so no row past it is ever read.
+// - The arithmetic, from shared memory: lane groups of kLanesPerRow lanes each take one
+//   position at a time; a lane holds the group's 4 queries (scaled by log2(e) / sqrt(128), so
+//   each exponential is one ex2) and its 4 running outputs at its 128 / kLanesPerRow
+//   dimensions, in registers. A score is a partial dot product and a shuffle sum inside the
+//   lane group; each group keeps its own running max and sum per head (the online softmax,
+//   rescaling only when the max grows). At the end the groups merge in shared memory.
+// - The split: about one wave of resident blocks on the GPU (plan_splits with kWaves): 32
+//   splits at batch 1, 2 at batch 16, 1 at batch 64. With the whole ring in flight per block
+//   a wave's tail costs little: the blocks still running keep the bytes coming.
+// - The merge, in the same kernel. A sequence with one split writes `out` at once. Otherwise
+//   each block writes its partial (4 x 128 unnormalized outputs, 4 maxima and sums) to the
+//   workspace and counts itself on its (sequence, KV head)'s arrival counter; the block that
+//   arrives last merges the splits' partials (out = sum_s 2^(m_s - M) o_s / sum_s 2^(m_s - M)
+//   l_s) and sets the counter back to zero for the next launch. No second launch, and no wait
+//   for the slowest pair before the others merge. The counters are this file's own device
+//   memory, zero when the program loads; the workspace holds NaN on a verified launch, so
+//   every record is written before it is read.
+//
+// The knobs are compile-time (scripts/device/decode_attention_sweep.sh rebuilds the solution
+// with -D to compare them): DECODE_ATTENTION_WARPS, DECODE_ATTENTION_LANES_PER_ROW (8 or 16),
+// DECODE_ATTENTION_TILE (positions a stage), DECODE_ATTENTION_STAGES, DECODE_ATTENTION_WAVES.
+#pragma once
+#include "roofline/contract/decode_attention.cuh"
+#include "roofline/ptx/mbarrier.cuh"
+#include "roofline/ptx/tma.cuh"
+
+#include "given/decode_attention_helpers.cuh"
+
+#include <algorithm>
+#include <cstdint>
+
+#ifndef DECODE_ATTENTION_WARPS
+#define DECODE_ATTENTION_WARPS 4
+#endif
+#ifndef DECODE_ATTENTION_LANES_PER_ROW
+#define DECODE_ATTENTION_LANES_PER_ROW 8
+#endif
+#ifndef DECODE_ATTENTION_TILE
+#define DECODE_ATTENTION_TILE 32
+#endif
+#ifndef DECODE_ATTENTION_STAGES
+#define DECODE_ATTENTION_STAGES 6
+#endif
+#ifndef DECODE_ATTENTION_WAVES
+#define DECODE_ATTENTION_WAVES 1
+#endif
+
+namespace {
+namespace ring {
+
+namespace mbarrier = roofline::mbarrier;
+namespace tma = roofline::tma;
+using roofline::decode_attention::softmax_scale;
+
+constexpr int kWarps = DECODE_ATTENTION_WARPS;
+constexpr int kThreads = kWarps * 32;
+constexpr int kLanesPerRow = DECODE_ATTENTION_LANES_PER_ROW;  // lanes that share one position
+constexpr int kChunksPerLane = 16 / kLanesPerRow;               // 16-byte pieces of a 256-byte row per lane
+constexpr int kDims = kChunksPerLane * 8;                       // a lane's dimensions
+constexpr int kRowsPerWarp = 32 / kLanesPerRow;
+constexpr int kLaneGroups = kWarps * kRowsPerWarp;              // positions the block works on at once
+constexpr int kTile = DECODE_ATTENTION_TILE;                    // positions a stage holds
+constexpr int kStages = DECODE_ATTENTION_STAGES;
+constexpr int kWaves = DECODE_ATTENTION_WAVES;
+constexpr int kRowBytes = kHeadDim * 2;
+constexpr int kStageBytes = 2 * kTile * kRowBytes;              // the tile's K rows, then its V rows
+constexpr int kRingBytes = kStages * kStageBytes;
+constexpr int kMergeBytes = kLaneGroups * kGroup * kHeadDim * 4;  // the lane groups' outputs, at the end
+constexpr int kSmemBytes = kRingBytes > kMergeBytes ? kRingBytes : kMergeBytes;
+constexpr int kOutputs = kGroup * kHeadDim;                     // a block's outputs: 4 heads x 128
+// Blocks an SM should hold (__launch_bounds__ caps the registers to match): two, but for 8
+// warps of 8-lane groups, whose queries and outputs alone take 128 registers a thread.
+#ifdef DECODE_ATTENTION_MIN_BLOCKS
+constexpr int kMinBlocksPerSm = DECODE_ATTENTION_MIN_BLOCKS;
+#else
+constexpr int kMinBlocksPerSm = kThreads <= 128 || kLanesPerRow == 16 ? 2 : 1;
+#endif
+// Sequences a launch takes: the arrival counters' room (the host splits a larger batch).
+constexpr int kBatchPerLaunch = 2048;
+
+static_assert(kLanesPerRow == 8 || kLanesPerRow == 16, "a lane holds one or two 16-byte pieces of a row");
+static_assert(kWarps >= kGroup, "the last block's merge gives each head a warp");
+static_assert(kOutputs % kThreads == 0 && kThreads % 128 == 0, "the merges split 512 outputs evenly");
+static_assert(kTile % 8 == 0 && kStages >= 2, "a ring of at least two tiles");
+static_assert(kMaxSplits <= 128, "the last block reads one split per thread of its first 128");
+
+// One arrival counter per (sequence, KV head) of a launch; zero at load, and the last block of
+// each pair sets its counter back to zero, so every launch finds them at zero.
+__device__ unsigned int arrivals[kBatchPerLaunch * kKvHeads];
+
+// The workspace: the splits' unnormalized outputs, [sequence][query head][split][128], then
+// their maxima and sums, [sequence][query head][split][2]: decode_attention_workspace_floats.
+__device__ inline float* output_record(float* workspace, int b, int h, int split) {
+    return workspace + ((std::size_t(b) * kQueryHeads + h) * kMaxSplits + split) * kHeadDim;
+}
+__device__ inline float* max_sum_record(float* workspace, int batch, int b, int h, int split) {
+    return workspace + std::size_t(batch) * kQueryHeads * kMaxSplits * kHeadDim +
+           ((std::size_t(b) * kQueryHeads + h) * kMaxSplits + split) * 2;
+}
+
+__device__ inline uint4 load_shared16(const __nv_bfloat16* at) { return *reinterpret_cast<const uint4*>(at); }
+
+__global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(
+    const __nv_bfloat16* q, const __nv_bfloat16* k_cache, const __nv_bfloat16* v_cache, const int* lengths,
+    __nv_bfloat16* out, float* workspace, int capacity, int chunk) {
+    extern __shared__ __align__(128) unsigned char smem[];
+    __shared__ __align__(8) std::uint64_t full[kStages], empty[kStages];
+    __shared__ float group_max[kLaneGroups][kGroup], group_sum[kLaneGroups][kGroup];
+    __shared__ float split_weight[kGroup][kMaxSplits], split_sum[kGroup][kMaxSplits];
+    __shared__ float head_sum[kGroup];
+    __shared__ int arrived_last;
+
+    const int split = blockIdx.x, g = blockIdx.y, b = blockIdx.z, batch = gridDim.z;
+    const int length = lengths[b];
+    const int first = split * chunk;
+    if (first >= length) return;  // past this sequence's end: no positions, no record, no arrival
+    const int count = min(chunk, length - first);
+    const int splits = (length + chunk - 1) / chunk;  // the pair's blocks that hold positions
+    const int tiles = (count + kTile - 1) / kTile;
+
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int row = lane / kLanesPerRow, sub = lane % kLanesPerRow;
+    const int lane_group = warp * kRowsPerWarp + row;
+
+    // 64-bit offsets: at batch 64 and 32k each cache holds 2^31 elements.
+    const std::size_t head = ((std::size_t(b) * kKvHeads + g) * std::size_t(capacity) + first) * kHeadDim;
+    const __nv_bfloat16* k_rows = k_cache + head;
+    const __nv_bfloat16* v_rows = v_cache + head;
+    auto stage_k = [&](int stage) { return reinterpret_cast<__nv_bfloat16*>(smem + stage * kStageBytes); };
+    auto stage_v = [&](int stage) {
+        return reinterpret_cast<__nv_bfloat16*>(smem + stage * kStageBytes + kTile * kRowBytes);
+    };
+    auto rows_of = [&](int tile) { return min(kTile, count - tile * kTile); };
+    auto request = [&](int tile) {  // one thread: the tile's K rows and V rows, counted on full[stage]
+        const int stage = tile % kStages;
+        const std::uint32_t bytes = std::uint32_t(rows_of(tile)) * kRowBytes;
+        const std::size_t at = std::size_t(tile) * kTile * kHeadDim;
+        mbarrier::arrive_expect_tx(&full[stage], 2 * bytes);
+        tma::load_1d(stage_k(stage), k_rows + at, bytes, &full[stage]);
+        tma::load_1d(stage_v(stage), v_rows + at, bytes, &full[stage]);
+    };
+
+    if (tid == 0) {
+        for (int s = 0; s < kStages; ++s) {
+            mbarrier::init(&full[s], 1);
+            mbarrier::init(&empty[s], kWarps);  // each warp's lane 0 arrives when the warp leaves the tile
+        }
+        mbarrier::fence_init();
+        for (int t = 0; t < min(kStages, tiles); ++t) request(t);  // the whole ring in flight at once
+    }
+
+    // The group's 4 queries at this lane's dimensions, while the first tiles are on their way.
+    const float q_scale = softmax_scale() * 1.4426950408889634f;
+    float qf[kGroup][kDims];
+#pragma unroll
+    for (int j = 0; j < kGroup; ++j) {
+        const __nv_bfloat16* q_row = q + (std::size_t(b) * kQueryHeads + g * kGroup + j) * kHeadDim;
+#pragma unroll
+        for (int c = 0; c < kChunksPerLane; ++c) widen8(load8(q_row + (sub + c * kLanesPerRow) * 8), qf[j] + 8 * c);
+#pragma unroll
+        for (int i = 0; i < kDims; ++i) qf[j][i] *= q_scale;
+    }
+    float o[kGroup][kDims], m[kGroup], l[kGroup];
+#pragma unroll
+    for (int j = 0; j < kGroup; ++j) {
+        m[j] = -INFINITY, l[j] = 0;
+#pragma unroll
+        for (int i = 0; i < kDims; ++i) o[j][i] = 0;
+    }
+    __syncthreads();  // the barriers are initialised
+
+    for (int t = 0; t < tiles; ++t) {
+        // Refill the stage the block left last time, once every warp has left it: one tile of
+        // slack, so that the fastest warp seldom waits for the slowest.
+        if (tid == 0 && t >= 1 && t - 1 + kStages < tiles) {
+            mbarrier::wait(&empty[(t - 1) % kStages], ((t - 1) / kStages) & 1);
+            request(t - 1 + kStages);
+        }
+        const int stage = t % kStages;
+        mbarrier::wait(&full[stage], (t / kStages) & 1);
+        const __nv_bfloat16* k_tile = stage_k(stage);
+        const __nv_bfloat16* v_tile = stage_v(stage);
+        const int rows = rows_of(t);
+        // The warp steps together (its shuffles need every lane); a lane group past the tile's
+        // rows reads nothing (the stage holds an older tile's rows there, or nothing).
+        for (int base = warp * kRowsPerWarp; base < rows; base += kLaneGroups) {
+            const int r = base + row;
+            const bool here = r < rows;
+            float kf[kDims];
+#pragma unroll
+            for (int c = 0; c < kChunksPerLane; ++c) {
+                const uint4 piece = here ? load_shared16(k_tile + r * kHeadDim + (sub + c * kLanesPerRow) * 8)
+                                         : make_uint4(0, 0, 0, 0);
+                widen8(piece, kf + 8 * c);
+            }
+            float s[kGroup];
+#pragma unroll
+            for (int j = 0; j < kGroup; ++j) {
+                s[j] = 0;
+#pragma unroll
+                for (int i = 0; i < kDims; ++i) s[j] = fmaf(qf[j][i], kf[i], s[j]);
+            }
+#pragma unroll
+            for (int j = 0; j < kGroup; ++j) {  // the lane group's lanes are aligned: xor stays inside it
+#pragma unroll
+                for (int offset = 1; offset < kLanesPerRow; offset *= 2) s[j] += __shfl_xor_sync(0xffffffffu, s[j], offset);
+            }
+            if (here) {
+                float vf[kDims];
+#pragma unroll
+                for (int c = 0; c < kChunksPerLane; ++c)
+                    widen8(load_shared16(v_tile + r * kHeadDim + (sub + c * kLanesPerRow) * 8), vf + 8 * c);
+#pragma unroll
+                for (int j = 0; j < kGroup; ++j) {
+                    if (s[j] > m[j]) {  // a new max: rescale what is summed so far (rare after the first few)
+                        const float scale = fast_exp2(m[j] - s[j]);
+                        l[j] *= scale;
+#pragma unroll
+                        for (int i = 0; i < kDims; ++i) o[j][i] *= scale;
+                        m[j] = s[j];
+                    }
+                    const float w = fast_exp2(s[j] - m[j]);
+                    l[j] += w;
+#pragma unroll
+                    for (int i = 0; i < kDims; ++i) o[j][i] = fmaf(w, vf[i], o[j][i]);
+                }
+            }
+        }
+        __syncwarp();
+        if (lane == 0) mbarrier::arrive(&empty[stage]);
+    }
+
+    // Merge the lane groups in shared memory (the ring's bytes: every tile has been read).
+    __syncthreads();
+    float* group_out = reinterpret_cast<float*>(smem);  // [lane group][head][128]
+#pragma unroll
+    for (int j = 0; j < kGroup; ++j) {
+#pragma unroll
+        for (int c = 0; c < kChunksPerLane; ++c) {  // 8 floats, as two 16-byte stores
+            float4* at = reinterpret_cast<float4*>(group_out + (lane_group * kGroup + j) * kHeadDim +
+                                                   (sub + c * kLanesPerRow) * 8);
+            at[0] = make_float4(o[j][8 * c], o[j][8 * c + 1], o[j][8 * c + 2], o[j][8 * c + 3]);
+            at[1] = make_float4(o[j][8 * c + 4], o[j][8 * c + 5], o[j][8 * c + 6], o[j][8 * c + 7]);
+        }
+        if (sub == 0) group_max[lane_group][j] = m[j], group_sum[lane_group][j] = l[j];
+    }
+    __syncthreads();
+    const bool alone = splits == 1;
+#pragma unroll
+    for (int k = 0; k < kOutputs / kThreads; ++k) {
+        const int index = tid + k * kThreads, j = index / kHeadDim, d = index % kHeadDim;
+        const int h = g * kGroup + j;
+        float top = -INFINITY;
+        for (int t = 0; t < kLaneGroups; ++t) top = fmaxf(top, group_max[t][j]);  // finite: a group had `first`
+        float sum = 0, acc = 0;
+        for (int t = 0; t < kLaneGroups; ++t) {
+            const float w = fast_exp2(group_max[t][j] - top);  // 0 for a group with no position (-inf)
+            sum = fmaf(group_sum[t][j], w, sum);
+            acc = fmaf(group_out[(t * kGroup + j) * kHeadDim + d], w, acc);
+        }
+        if (alone) {
+            out[(std::size_t(b) * kQueryHeads + h) * kHeadDim + d] = __float2bfloat16(acc / sum);
+        } else {
+            output_record(workspace, b, h, split)[d] = acc;
+            if (d == 0) {
+                float* record = max_sum_record(workspace, batch, b, h, split);
+                record[0] = top, record[1] = sum;
+            }
+        }
+    }
+    if (alone) return;
+
+    // Count this split in; the last of the pair's splits merges them all.
+    __threadfence();  // this block's records before its arrival, for whichever block is last
+    __syncthreads();
+    unsigned int* counter = &arrivals[std::size_t(b) * kKvHeads + g];
+    if (tid == 0) {
+        const bool last = atomicAdd(counter, 1u) == unsigned(splits - 1);
+        if (last) atomicExch(counter, 0u);  // every split has arrived: ready for the next launch
+        arrived_last = last;
+    }
+    __syncthreads();
+    if (!arrived_last) return;
+    __threadfence();  // the other splits' records, after their arrivals
+
+    // The splits' maxima and sums: thread s < splits reads split s's (L2: __ldcg, never a stale L1 line).
+    if (tid < splits) {
+#pragma unroll
+        for (int j = 0; j < kGroup; ++j) {
+            const float* record = max_sum_record(workspace, batch, b, g * kGroup + j, tid);
+            split_weight[j][tid] = __ldcg(record);
+            split_sum[j][tid] = __ldcg(record + 1);
+        }
+    }
+    __syncthreads();
+    if (warp < kGroup) {  // warp j: head j's largest max M, the weights 2^(m_s - M), the sum
+        const int j = warp;
+        float top = -INFINITY;
+        for (int s = lane; s < splits; s += 32) top = fmaxf(top, split_weight[j][s]);
+#pragma unroll
+        for (int offset = 16; offset > 0; offset /= 2) top = fmaxf(top, __shfl_xor_sync(0xffffffffu, top, offset));
+        float sum = 0;
+        for (int s = lane; s < splits; s += 32) {
+            const float w = fast_exp2(split_weight[j][s] - top);
+            split_weight[j][s] = w;
+            sum = fmaf(split_sum[j][s], w, sum);
+        }
+#pragma unroll
+        for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+        if (lane == 0) head_sum[j] = sum;
+    }
+    __syncthreads();
+    // 128 slots of 4 outputs (head j, dimensions 4i .. 4i+3); with more than 128 threads the
+    // splits are shared out and the parts summed in shared memory.
+    constexpr int kParts = kThreads / 128;
+    const int slot = tid % 128, part = tid / 128, j = slot / 32, d = (slot % 32) * 4;
+    const int h = g * kGroup + j;
+    float4 acc = make_float4(0, 0, 0, 0);
+#pragma unroll 16
+    for (int s = part; s < splits; s += kParts) {  // independent loads: 16 in flight per thread, 32 KB a block
+        const float4 piece = __ldcg(reinterpret_cast<const float4*>(output_record(workspace, b, h, s) + d));
+        const float w = split_weight[j][s];
+        acc.x = fmaf(w, piece.x, acc.x), acc.y = fmaf(w, piece.y, acc.y);
+        acc.z = fmaf(w, piece.z, acc.z), acc.w = fmaf(w, piece.w, acc.w);
+    }
+    if constexpr (kParts > 1) {
+        float4* parts = reinterpret_cast<float4*>(smem);  // the lane groups' outputs are read: free
+        __syncthreads();
+        if (part > 0) parts[(part - 1) * 128 + slot] = acc;
+        __syncthreads();
+        if (part > 0) return;
+        for (int p = 1; p < kParts; ++p) {
+            const float4 other = parts[(p - 1) * 128 + slot];
+            acc.x += other.x, acc.y += other.y, acc.z += other.z, acc.w += other.w;
+        }
+    }
+    const float inverse = 1.0f / head_sum[j];
+    __nv_bfloat162* target = reinterpret_cast<__nv_bfloat162*>(out + (std::size_t(b) * kQueryHeads + h) * kHeadDim + d);
+    target[0] = __floats2bfloat162_rn(acc.x * inverse, acc.y * inverse);
+    target[1] = __floats2bfloat162_rn(acc.z * inverse, acc.w * inverse);
+}
+
+// Resident blocks per SM at kSmemBytes of dynamic shared memory, asked once per device (the
+// attribute that lets a block have more than 48 KB is set on the way).
+inline int blocks_per_sm() {
+    static int cached_device = -1, cached = 1;
+    int device = 0;
+    cudaGetDevice(&device);
+    if (device != cached_device) {
+        cudaFuncSetAttribute(attend_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+        int blocks = 0;
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, attend_kernel, kThreads, kSmemBytes);
+        cached = blocks > 0 ? blocks : 1;
+        cached_device = device;
+    }
+    return cached;
+}
+
+void decode_attention(const __nv_bfloat16* q, const __nv_bfloat16* k_cache, const __nv_bfloat16* v_cache,
+                      const int* lengths, __nv_bfloat16* out, float* workspace, int batch, int capacity,
+                      cudaStream_t stream) {
+    const int resident = blocks_per_sm();
+    for (int b0 = 0; b0 < batch; b0 += kBatchPerLaunch) {  // one launch for any batch the lab times
+        const int part = std::min(kBatchPerLaunch, batch - b0);
+        const SplitPlan plan = plan_splits(part, capacity, sm_count(), resident, kWaves);
+        const std::size_t cache_at = std::size_t(b0) * kKvHeads * capacity * kHeadDim;
+        const std::size_t heads_at = std::size_t(b0) * kQueryHeads * kHeadDim;
+        attend_kernel<<<dim3(plan.splits, kKvHeads, part), kThreads, kSmemBytes, stream>>>(
+            q + heads_at, k_cache + cache_at, v_cache + cache_at, lengths + b0, out + heads_at,
+            workspace + roofline::decode_attention::decode_attention_workspace_floats(b0), capacity, plan.chunk);
+    }
+}
+
+}  // namespace ring
+}  // namespace
