@@ -64,7 +64,7 @@ note "$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,no
 # 1. correctness
 run_expect() {  # run_expect WANT_RC NAME CLI ARGS...
   local want=$1 name=$2; shift 2
-  timeout "$(limit 60)" "$@" --no-build > "$out/$name.txt" 2>&1
+  timeout "$(limit 25)" "$@" --no-build > "$out/$name.txt" 2>&1  # a run takes a few seconds; rc 124: it hung
   local rc=$?
   note "$name rc=$rc (want $want)$( ((rc != want)) && echo ' UNEXPECTED'): $(grep -m1 -oE '(INCORRECT|CORRECT|refused|error)[^.]*' "$out/$name.txt" | cut -c1-160)"
 }
@@ -84,7 +84,7 @@ for pass in 1 2 3; do
       for size in 4096 8192; do
         (( $(left) < 6 )) && break 4
         v=${alt}_${rung}_$size; j="$out/grade-$pass-$v.json"
-        timeout "$(limit 30)" $F grade "95-fp8-sweep/$v" --no-build --json --score-without-prediction \
+        timeout "$(limit 40)" $F grade "95-fp8-sweep/$v" --no-build --json --score-without-prediction \
           > "$j" 2>> "$out/grade-errors.txt"
         rc=$?
         if grep -q '"time_s"' "$j"; then graded=$((graded + 1))
