@@ -12,12 +12,13 @@
 // total += P_kb * (scale_a * scale_b), one FFMA per accumulator where rung 1 had an FADD.
 //
 // Given: as rung 1 (given/fp8_gemm.cuh), the same launch. Write gemm_fp8: your rung 1, with
-//   - for each tile, the thread's two rows (fragment_row: row r of the tile's rows, and r + 8)
-//     and its block column of Bt's scales (the tile is exactly 128 columns: tile_n is the
-//     block column);
-//   - per K block, after the wgmmas are committed and BEFORE wait<0>: the K block's scale of
-//     Bt and the scales of the thread's two rows (a row past M: use 0 and load nothing: the
-//     scales array ends at M), so that the loads' latency hides behind the tensor cores;
+//   - for each tile, the thread's two rows (fragment_row(consumer, 0): row r of the tile's
+//     rows, and r + 8) and its block column of Bt's scales (the tile is exactly 128 columns:
+//     tile_n is the block column; a pair's tile past N, tile_n == tiles_n, has none: scale 0);
+//   - per K block, when its wgmmas are issued: the K block's scale of Bt and the scales of the
+//     thread's two rows (a row past M: use 0 and load nothing: the scales array ends at M),
+//     kept beside the K block's accumulator until its promotion one K block later, so that
+//     the loads' latency hides behind a whole K block of tensor work;
 //   - the promotion: each accumulator of row r times scale_a(r) * scale_b, added into the fp32
 //     sums (fmaf); d[4j + 0..1] are row r, d[4j + 2..3] row r + 8;
 //   - the store with scale 1 (the scales are in already).
@@ -37,8 +38,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_fp8(const __grid_constant__ 
                                                         const float* scale_a, const float* scale_b,
                                                         __nv_bfloat16* C, int M, int N, int K) {
     SharedStorage& shared = shared_storage();
-    init_barriers(shared);
-    __syncthreads();
+    start_blocks(shared);
     // TODO: rung 1's producer and consumers, with the block scales applied at each promotion
     // (see the top of the file).
     (void)a_map, (void)b_map, (void)scale_a, (void)scale_b, (void)C, (void)M, (void)N, (void)K;

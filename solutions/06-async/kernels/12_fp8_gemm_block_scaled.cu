@@ -4,14 +4,16 @@
 // block's partial sum).
 //
 // Against rung 1: the promotion already stops at every K block with the block's partial sum
-// in registers, so the scales cost one multiply there: total += fresh * (scale_a * scale_b),
-// an FFMA where rung 1 had an FADD. A thread's 64 accumulators lie in two rows (r and r + 8)
-// and, the tile being exactly one 128-row block of Bt, one block column: two scales of A and
-// one of Bt per K block, loaded BEFORE waiting for the wgmmas so that their latency hides
-// behind the tensor cores. The scales of A are stored K-block-major (scale_a[kb * M + m]),
-// so the 8 rows a warp needs are one 32-byte sector. The tile's final store applies no scale.
-// Expected: within a few percent of rung 1 (target >= 90% of it): two cached loads and 64
-// FFMAs per K block, where rung 1 does 64 FADDs.
+// in registers, so the scales cost one multiply there: total += partial * (scale_a * scale_b),
+// an FFMA where rung 1 had an FADD. A thread's accumulators of one slab lie in two rows (r
+// and r + 8) and, the tile being exactly one 128-row block of Bt, one block column: two
+// scales of A per slab and one of Bt per K block. They are loaded when the K block's wgmmas
+// are issued and used at its promotion, which (two accumulators taking turns) comes one K
+// block later: the loads' latency hides behind a whole K block of tensor work. The scales of
+// A are stored K-block-major (scale_a[kb * M + m]), so the 8 rows a warp needs are one
+// 32-byte sector. The tile's final store applies no scale.
+// Expected: within a few percent of rung 1 (target >= 90% of it): three cached loads and 64
+// FFMAs per K block, where rung 1 does 64 FADDs, none of them on the tensor cores' path.
 #include "roofline/contract/gemm.cuh"
 #include "roofline/ptx/mbarrier.cuh"
 #include "roofline/ptx/tma.cuh"
@@ -21,6 +23,60 @@
 
 namespace {
 
+// One K block's scales for this thread: per slab wave, rows r and r + 8 (times Bt's block).
+struct BlockScales {
+    float row[kWaves][2];
+};
+
+// Where this thread's scales are: its rows of A (0 past M: those rows are zeros from the
+// TMA unit and never stored) and the tile's block row of Bt (none past N: a pair's tile
+// past N is never stored).
+struct ScaleSource {
+    const float* rows[kWaves];
+    bool row_inside[kWaves][2];
+    const float* column;  // scale_b + tile_n * k_blocks, or null past N
+};
+
+__device__ inline BlockScales load_scales(const ScaleSource& source, int kb, int M) {
+    BlockScales s;
+    const float column = source.column ? __ldg(source.column + kb) : 0.0f;
+#pragma unroll
+    for (int wave = 0; wave < kWaves; ++wave) {
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            const float row = source.row_inside[wave][half]
+                                  ? __ldg(source.rows[wave] + std::size_t(kb) * M + 8 * half)
+                                  : 0.0f;
+            s.row[wave][half] = row * column;
+        }
+    }
+    return s;
+}
+
+// Slab `slab`'s four wgmmas of the stage's K block into `partial`, committed as one group.
+__device__ inline void issue_k_block(float (&partial)[64], const SharedStorage& shared, int stage, int slab) {
+    const std::uint64_t a = a_descriptor(shared, stage, slab), b = b_descriptor(shared, stage);
+    fence_registers(partial);
+    roofline::wgmma::fence();
+#pragma unroll
+    for (int step = 0; step < kBlockK / kMmaK; ++step)
+        roofline::wgmma::mma_m64n128k32_e4m3(partial, a + 2 * step, b + 2 * step, step > 0);
+    roofline::wgmma::commit();
+}
+
+// The promotion with the block's scales: d[4j + 0..1] lie in row r, d[4j + 2..3] in row r + 8.
+__device__ inline void promote_scaled(float (&total)[kTotals], float (&partial)[64], const BlockScales& s, int wave) {
+    fence_registers(partial);
+#pragma unroll
+    for (int j = 0; j < 16; ++j) {
+        float* t = total + 64 * wave + 4 * j;
+        t[0] = fmaf(partial[4 * j], s.row[wave][0], t[0]);
+        t[1] = fmaf(partial[4 * j + 1], s.row[wave][0], t[1]);
+        t[2] = fmaf(partial[4 * j + 2], s.row[wave][1], t[2]);
+        t[3] = fmaf(partial[4 * j + 3], s.row[wave][1], t[3]);
+    }
+}
+
 __global__ void __launch_bounds__(kThreads, 1) gemm_fp8(const __grid_constant__ CUtensorMap a_map,
                                                         const __grid_constant__ CUtensorMap b_map,
                                                         const float* scale_a, const float* scale_b,
@@ -28,59 +84,88 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_fp8(const __grid_constant__ 
     SharedStorage& shared = shared_storage();
     const int tiles_m = (M + kBlockM - 1) / kBlockM, tiles_n = (N + kBlockN - 1) / kBlockN;
     const int k_blocks = K / kBlockK;
-    init_barriers(shared);
-    __syncthreads();
+    start_blocks(shared);
 
     if (threadIdx.x < 128) {  // the producer warpgroup
         roofline::wgmma::release_registers<40>();
-        if (threadIdx.x == 0) run_producer(shared, &a_map, &b_map, tiles_m, tiles_n, k_blocks);
+        if (threadIdx.x == 0) run_producer(shared, &a_map, &b_map, M, tiles_m, tiles_n, k_blocks);
+        finish_blocks();
         return;
     }
 
     roofline::wgmma::claim_registers<232>();
     const int consumer = threadIdx.x / 128 - 1;
-    const bool warp_leader = threadIdx.x % 32 == 0;
-    float fresh[64] = {};
+    float partial0[64] = {}, partial1[64] = {};
     int iteration = 0;
-    for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
+    auto wait_full = [&](int it) {
+        roofline::mbarrier::wait(&shared.full[it % kStages], (it / kStages) & 1);
+    };
+    for (int work = first_work(); work < work_count(tiles_m, tiles_n); work += work_stride()) {
         int tile_m = 0, tile_n = 0;
-        tile_position(tile, tiles_m, tiles_n, tile_m, tile_n);
-        const int row = tile_m * kBlockM + fragment_row(consumer);  // and row + 8
-        // Rows past the end of A (zeros from the TMA unit) get scale 0 and are never stored.
-        const float* row_scales = scale_a + row;
-        const bool row_inside = row < M, row8_inside = row + 8 < M;
-        const float* column_scales = scale_b + std::size_t(tile_n) * k_blocks;
-        float total[64] = {};
-        for (int kb = 0; kb < k_blocks; ++kb, ++iteration) {
-            const int stage = iteration % kStages;
-            roofline::mbarrier::wait(&shared.full[stage], (iteration / kStages) & 1);
-            const std::uint64_t a_descriptor = roofline::wgmma::sw128_kmajor_descriptor(
-                roofline::tma::smem_address(shared.a[stage] + consumer * 64 * kBlockK));
-            const std::uint64_t b_descriptor =
-                roofline::wgmma::sw128_kmajor_descriptor(roofline::tma::smem_address(shared.b[stage]));
-            roofline::wgmma::fence();
+        tile_position(work, tiles_m, tiles_n, tile_m, tile_n);
+        ScaleSource source;
+        source.column = tile_n < tiles_n ? scale_b + std::size_t(tile_n) * k_blocks : nullptr;
 #pragma unroll
-            for (int step = 0; step < kBlockK / kMmaK; ++step)
-                roofline::wgmma::mma_m64n128k32_e4m3(fresh, a_descriptor + 2 * step, b_descriptor + 2 * step,
-                                                     step > 0);
-            roofline::wgmma::commit();
-            // The K block's scales, while the tensor cores work.
-            const float scale_b_block = __ldg(column_scales + kb);
-            const float scale_r = row_inside ? __ldg(row_scales + std::size_t(kb) * M) : 0.0f;
-            const float scale_r8 = row8_inside ? __ldg(row_scales + std::size_t(kb) * M + 8) : 0.0f;
-            roofline::wgmma::wait<0>();
-            if (warp_leader) roofline::mbarrier::arrive(&shared.empty[stage]);
-            const float scale0 = scale_r * scale_b_block, scale8 = scale_r8 * scale_b_block;
+        for (int wave = 0; wave < kWaves; ++wave) {
+            const int row = tile_m * kBlockM + fragment_row(consumer, wave);
+            source.rows[wave] = scale_a + row;
+            source.row_inside[wave][0] = row < M;
+            source.row_inside[wave][1] = row + 8 < M;
+        }
+        float total[kTotals] = {};
+        if constexpr (kPartials == 1) {
+            for (int kb = 0; kb < k_blocks; ++kb, ++iteration) {
+                // The K block's scales, before waiting for its bytes and its wgmmas.
+                const BlockScales scales = load_scales(source, kb, M);
+                wait_full(iteration);
 #pragma unroll
-            for (int j = 0; j < 16; ++j) {  // d[4j + 0..1]: row; d[4j + 2..3]: row + 8
-                total[4 * j] = fmaf(fresh[4 * j], scale0, total[4 * j]);
-                total[4 * j + 1] = fmaf(fresh[4 * j + 1], scale0, total[4 * j + 1]);
-                total[4 * j + 2] = fmaf(fresh[4 * j + 2], scale8, total[4 * j + 2]);
-                total[4 * j + 3] = fmaf(fresh[4 * j + 3], scale8, total[4 * j + 3]);
+                for (int wave = 0; wave < kWaves; ++wave) {
+                    issue_k_block(partial0, shared, iteration % kStages, wave * kConsumers + consumer);
+                    roofline::wgmma::wait<0>();
+                    if (wave == kWaves - 1) release_stage(shared, iteration % kStages);
+                    promote_scaled(total, partial0, scales, wave);
+                }
+            }
+        } else {
+            // K block kb goes into partial<kb % 2>, its scales into scales<kb % 2>; once it is
+            // issued, kb - 1's partial is waited for, released and promoted with the scales
+            // loaded a K block ago. Every path into the loop's head has partial0 in flight.
+            BlockScales scales0{}, scales1{};
+            int kb = 0;
+            auto issue_next = [&](float (&into)[64], BlockScales& into_scales) {
+                into_scales = load_scales(source, kb, M);
+                wait_full(iteration);
+                issue_k_block(into, shared, iteration % kStages, consumer);
+                ++iteration;
+                ++kb;
+            };
+            auto retire_previous = [&](float (&previous)[64], const BlockScales& previous_scales) {
+                roofline::wgmma::wait<1>();
+                release_stage(shared, (iteration - 2) % kStages);
+                promote_scaled(total, previous, previous_scales, 0);
+            };
+            issue_next(partial0, scales0);  // K block 0
+            while (kb + 1 < k_blocks) {
+                issue_next(partial1, scales1);
+                retire_previous(partial0, scales0);
+                issue_next(partial0, scales0);
+                retire_previous(partial1, scales1);
+            }
+            if (kb < k_blocks) {  // an even number of K blocks: one left
+                issue_next(partial1, scales1);
+                retire_previous(partial0, scales0);
+                roofline::wgmma::wait<0>();
+                release_stage(shared, (iteration - 1) % kStages);
+                promote_scaled(total, partial1, scales1, 0);
+            } else {
+                roofline::wgmma::wait<0>();
+                release_stage(shared, (iteration - 1) % kStages);
+                promote_scaled(total, partial0, scales0, 0);
             }
         }
         store_tile_bf16(total, 1.0f, C, M, N, tile_m, tile_n, consumer);
     }
+    finish_blocks();
 }
 
 }  // namespace
