@@ -54,8 +54,11 @@ __device__ __forceinline__ float fast_exp2(float x) {
     return y;
 }
 
-__device__ __forceinline__ float row_sum(float v) {  // over the 16 lanes that share a row
-    for (int offset = kLanesPerRow / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+// Over the 16 lanes that share a row. The two halves of a warp are two row slots whose loops may
+// run a different number of times (a chunk's last pass), so each half names only itself.
+__device__ __forceinline__ float row_sum(float v) {
+    const unsigned half = 0xffffu << (threadIdx.x & 16);
+    for (int offset = kLanesPerRow / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(half, v, offset);
     return v;
 }
 
