@@ -27,12 +27,11 @@
 //               so that one warpgroup's softmax runs under the other's matmuls by
 //               schedule, not by chance.
 //   stages:     2 or 3 K/V tiles in flight.
-//   persistent: one block per SM walks the work items (round_item), so the producer loads
-//               the next item's Q, K and V while the consumers finish this one, and no
-//               ragged last wave of whole blocks.
-//   head-major: the items in the order that keeps the blocks at work on few heads, so that
-//               K and V come from the L2; causal, in mirrored pairs of query blocks, so that
-//               every block's work evens out (work_item).
+//   persistent: one block per SM walks the work items (longest first, back and forth
+//               across the grid), so the producer loads the next item's Q, K and V while the
+//               consumers finish this one, and no ragged last wave of whole blocks.
+//   head-major: (plain attention) the items in the order that keeps the blocks at work on
+//               few heads, so that K and V come from the L2 (work_item).
 //   poly-exp:   0, 1 or 2 quarters of the exponentials by a polynomial on the FMA pipe
 //               instead of the special-function unit, which is slow on Hopper (poly_exp2).
 //   TMA store:  O leaves through shared memory (32 KiB more, 2 stages only) and one TMA
@@ -41,7 +40,7 @@
 // Any sequence length: the tensor maps are 3-D ([batch x heads][seq][D]), so a tile that
 // runs past the end of a head is zero-filled by TMA, and keys >= seq are masked to -inf.
 // Causal: an item stops at its diagonal tile (128 keys = 128 queries) and masks above the
-// diagonal there; items are taken longest first, or head-major in mirrored pairs.
+// diagonal there; items are taken longest first.
 //
 // Shared memory at D = 128: Q 32 KiB + stages x (K 32 + V 32) KiB: 160 KiB at 2 stages,
 // 224 KiB at 3 (+ 32 KiB for O's staging with the TMA store, 2 stages only); one block an SM.
@@ -97,7 +96,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     auto& shared = *reinterpret_cast<Shared*>(base);
 
     const int items = heads_total * ((seq + kBlockQ - 1) / kBlockQ);
-    const bool paired = S::kPersistent && S::kHeadMajor && causal;  // round_item
     const int warpgroup = threadIdx.x / 128;
 
     if (threadIdx.x == 0) {
@@ -121,8 +119,8 @@ __global__ void __launch_bounds__(kThreads, 1)
             tma::prefetch_map(&v_map);
             RingPosition ring;
             std::uint32_t q_phase = 0;
-            for (int round = 0; round_item(round, paired) < items; ++round) {
-                const WorkItem item = work_item<S::kHeadMajor>(round_item(round, paired), heads_total, seq, causal);
+            for (int round = 0; round_item(round) < items; ++round) {
+                const WorkItem item = work_item<S::kHeadMajor>(round_item(round), heads_total, seq, causal);
                 mbarrier::wait(&shared.q_empty, q_phase ^ 1);  // the previous item's last Q K^T is done
                 mbarrier::arrive_expect_tx(&shared.q_full, kBlockQ * D * 2);
                 for (int c = 0; c < kChunks; ++c)
@@ -154,9 +152,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     turns.open();
     RingPosition ring;
     std::uint32_t q_phase = 0;
-    for (int round = 0; round_item(round, paired) < items; ++round) {
-        const WorkItem item = work_item<S::kHeadMajor>(round_item(round, paired), heads_total, seq, causal);
-        const bool last_item = round_item(round + 1, paired) >= items;
+    for (int round = 0; round_item(round) < items; ++round) {
+        const WorkItem item = work_item<S::kHeadMajor>(round_item(round), heads_total, seq, causal);
+        const bool last_item = round_item(round + 1) >= items;
         // This thread's two rows of the item (the accumulator layout) and its column pair.
         SoftmaxRows rows;
         rows.first_row = item.q_block * kBlockQ;

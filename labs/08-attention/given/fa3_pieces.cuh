@@ -105,12 +105,10 @@ __device__ inline void load_box(void* destination, const CUtensorMap* map, int c
 //     longest items come first. The blocks at work at one time then read K and V of every
 //     head: at 4k, 64 heads x 2 MiB, more than the L2 holds (the ncu profile of 2026-12-01:
 //     L2 hit rate 45%, K and V read ~10 times from DRAM);
-//   head-major: the query blocks vary fastest, so the 132 blocks at work share 4 or 5 heads'
-//     K and V (8-10 MiB) in the L2, and each tile comes from DRAM about once. Causal, a head's
-//     query blocks come in mirrored pairs, the longest and the shortest, then the next two
-//     (q_blocks - 1, 0, q_blocks - 2, 1, ...): a pair holds q_blocks + 1 key tiles wherever
-//     it sits, and round_item gives both halves of a pair to one block, so the blocks' totals
-//     even out without taking the items longest first across every head.
+//   head-major (plain attention only: every item is as long): the query blocks vary
+//     fastest, so the 132 blocks at work share 4 or 5 heads' K and V (8-10 MiB) in the L2,
+//     and each tile comes from DRAM about once. Causal keeps the block-major order, which
+//     the load balance needs.
 struct WorkItem {
     int head, q_block, key_tiles;
 };
@@ -119,10 +117,9 @@ __device__ inline WorkItem work_item(int index, int heads_total, int seq, bool c
     const int q_blocks = (seq + kBlockQ - 1) / kBlockQ;
     const int key_tiles_all = (seq + kBlockK - 1) / kBlockK;
     WorkItem item;
-    if (HeadMajor) {
+    if (HeadMajor && !causal) {
         item.head = index / q_blocks;
-        const int j = index % q_blocks;
-        item.q_block = !causal ? j : (j % 2 == 0 ? q_blocks - 1 - j / 2 : j / 2);
+        item.q_block = index % q_blocks;
     } else {
         item.head = index % heads_total;
         item.q_block = q_blocks - 1 - index / heads_total;
@@ -131,15 +128,12 @@ __device__ inline WorkItem work_item(int index, int heads_total, int seq, bool c
     return item;
 }
 
-// The work item a block takes in round `round` (one item a round) of the g blocks' grid.
-// Back and forth: block b takes item b, then 2g - 1 - b, then 2g + b, ..., so that with the
-// items sorted longest first (causal, block-major) the blocks' totals even out. Paired
-// (causal, head-major, persistent): block b takes items 2b and 2b + 1, then 2g + 2b and
-// 2g + 2b + 1, ...: a mirrored pair of query blocks (work_item) in two rounds. With one
-// block per item (not persistent) round 0 is the only one.
-__device__ inline int round_item(int round, bool paired) {
+// The work item a block takes in round `round` (one item a round), back and forth across the
+// grid of g blocks: block b takes item b, then 2g - 1 - b, then 2g + b, ..., so that with the
+// items sorted longest first (causal) the blocks' totals even out. With one block per item
+// (not persistent) round 0 is the only one.
+__device__ inline int round_item(int round) {
     const int g = gridDim.x, b = blockIdx.x;
-    if (paired) return (round >> 1) * 2 * g + 2 * b + (round & 1);
     return round * g + ((round & 1) ? g - 1 - b : b);
 }
 
