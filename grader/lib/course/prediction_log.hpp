@@ -102,9 +102,11 @@ struct Diagnosis {
     std::string why;
     std::string source_hash;
     std::string written_at;  // UTC, ISO 8601
+    int line = 0;
+    // After `line`, so that a diagnosis written as {lab, variant, cause, why, hash, when, line}
+    // keeps meaning what it did before incidents.
     std::optional<double> predicted_tokens_per_s;  // an incident's prediction
     std::string report_digest;                     // an incident: the serve record seen when written
-    int line = 0;
 };
 
 struct PredictionLog {
