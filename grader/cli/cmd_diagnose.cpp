@@ -7,6 +7,7 @@
 #include "command.hpp"
 #include "number_flags.hpp"
 #include "diagnosis.hpp"
+#include "file_text.hpp"
 #include "incident_score.hpp"
 #include "input_error.hpp"
 #include "output_file.hpp"
@@ -52,13 +53,18 @@ void run_incident_diagnose(Context& context, const DiagnoseFlags& f, const Works
     auto record = f.record.empty() ? ws.serve_record(incident) : std::filesystem::path(f.record);
     auto config = ws.incident_config(lab, incident);
     auto serve_command = fmt::format("roofline serve {}", std::filesystem::relative(config, ws.root).string());
+    const std::string config_hash = hash_file(config);
     // The record is read first (untrusted: incident_report.hpp checks it), so that a forged one is
     // refused before anything is written.
     std::optional<IncidentReport> report;
     std::string digest;
     if (std::filesystem::exists(record)) {
-        report = load_incident_report(record);
-        digest = hash_file(record);
+        // One read: the digest the diagnosis keeps is of the very bytes that are scored.
+        if (!std::filesystem::is_regular_file(record))
+            throw InputError(fmt::format("{}: not a regular file; run {}", record.string(), serve_command));
+        const std::string text = read_file_text(record);
+        report = read_incident_report(text, record);
+        digest = fnv1a64_hex(text);
         if (report->incident != incident)
             throw InputError(fmt::format("{}: the record is of {}, not {}; run {}", record.string(), report->incident,
                                          incident, serve_command));
@@ -88,7 +94,7 @@ void run_incident_diagnose(Context& context, const DiagnoseFlags& f, const Works
         written.variant = incident;
         written.cause = f.cause;
         written.why = f.why;
-        written.source_hash = hash_file(config);
+        written.source_hash = config_hash;
         written.written_at = utc_now_iso8601();
         if (f.tokens_per_s > 0) written.predicted_tokens_per_s = f.tokens_per_s;
         written.report_digest = digest;
@@ -103,7 +109,7 @@ void run_incident_diagnose(Context& context, const DiagnoseFlags& f, const Works
                    record.string(), lab, incident);
         return;
     }
-    if (scored->source_hash != hash_file(config))
+    if (scored->source_hash != config_hash)
         fmt::print("note: {} changed since this diagnosis was written; it is scored against the record as it is\n",
                    config.string());
     auto keys = load_incident_key(ws.incident_key(lab));
