@@ -26,6 +26,7 @@ struct ServeFlags {
     std::string json;
     bool solutions = false;
     std::string attention;
+    bool plain_kernels = false;
 };
 
 void serve_command(Context& context, const ServeFlags& f) {
@@ -41,6 +42,7 @@ void serve_command(Context& context, const ServeFlags& f) {
     request.hardware = f.hardware;
     request.solutions = f.solutions;
     request.attention = f.attention;
+    request.plain_kernels = f.plain_kernels;
     auto run = run_server(ws, request);
     if (!run.report) {
         fmt::print(stderr, "{}\n", run.refusal);
@@ -85,6 +87,8 @@ void add_serve_command(CLI::App& app, Context& context) {
     cmd->add_option("--attention", f.attention, "another attention than the configuration's: plain (the server's) or "
                                                 "student (the lab's kernel)")
         ->check(CLI::IsMember({"plain", "student"}));
+    cmd->add_flag("--plain-kernels", f.plain_kernels,
+                  "run the server's own plain kernels where the course's are linked too: the student edition's server");
     cmd->add_option("--hardware", f.hardware, "the GPU profile to take the roofs from (default: matched by name)");
     cmd->add_option("--json", f.json, "also write the report as JSON here")->check(file_path());
     cmd->footer("The server times itself (CUDA events, the host clock): a report of a server's speed, not a grade.\n"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The decode server's fixes on a GPU (labs/10-production/server/): the reference check at odd
 # batches and contexts with the plain attention, the lab's attention (the solution's, and the
-# skeleton's, which must be named as off, not crash the server), the fp8 cache and the cuBLASLt
+# skeleton's, which must be named as off, not crash the server), the fp8 cache (the course's kernel's,
+# and kernels.cu's plain one: the student edition's server, --plain-kernels) and the cuBLASLt
 # path; then `roofline serve` at batch 1 (the fused small-batch step, and without it) and 64, each
 # incident before and after its fix (instructor/incidents/10-production-fixes/), each with its
 # floor, fraction and regime (and the rule that read it).
@@ -36,6 +37,7 @@ log "ceilings: rc=$? in $(( $(date +%s) - s )) s: $(grep -i -m1 'memcpy' "$OUT/c
 # kernels, linked where solutions/ exists), and with an fp8 cache.
 { cat $INC/baseline.yaml; echo "fused_max_batch: 4"; } > "$OUT/baseline-fused.yaml"
 sed 's/^kv_cache: .*/kv_cache: fp8/' "$OUT/baseline-fused.yaml" > "$OUT/baseline-fp8.yaml"
+sed 's/^kv_cache: .*/kv_cache: fp8/' $INC/baseline.yaml > "$OUT/baseline-fp8-unfused.yaml"
 
 # The reference check (reference.cuh derives the tolerances). want: the exit status expected.
 check() {  # check NAME WANT PROGRAM CONFIG ARGS...
@@ -53,6 +55,10 @@ done
 check b3-c257-plain-unfused 0 "$SOLUTION" $INC/baseline.yaml --batch 3 --context 257
 check b3-c257-fp8 0 "$SOLUTION" "$OUT/baseline-fp8.yaml" --batch 3 --context 257
 check b17-c1000-fp8 0 "$SOLUTION" "$OUT/baseline-fp8.yaml" --batch 17 --context 1000
+# The student edition's path: kernels.cu's plain attention, bf16 and fp8 (--plain-kernels).
+check b3-c257-plainkernels 0 "$SOLUTION" $INC/baseline.yaml --batch 3 --context 257 --plain-kernels
+check b3-c257-plainkernels-fp8 0 "$SOLUTION" "$OUT/baseline-fp8-unfused.yaml" --batch 3 --context 257 --plain-kernels
+check b17-c1000-plainkernels-fp8 0 "$SOLUTION" "$OUT/baseline-fp8-unfused.yaml" --batch 17 --context 1000 --plain-kernels
 # The skeleton writes nothing: outside the tolerance (exit 1), its file named.
 check b3-c257-skeleton 1 "$STUDENT" $INC/baseline.yaml --batch 3 --context 257 --attention student
 
@@ -76,6 +82,10 @@ serve incident-b-fixed $FIX/incident-b-fixed.yaml
 serve incident-c $INC/incident-c.yaml
 serve incident-d $INC/incident-d.yaml
 serve incident-d-fixed $FIX/incident-d-fixed.yaml
+# The student edition's server (kernels.cu's attention): the baseline and ticket A before and after its fix.
+serve plainkernels-baseline $INC/baseline.yaml --plain-kernels
+serve plainkernels-incident-a $INC/incident-a.yaml --plain-kernels
+serve plainkernels-incident-a-fixed $FIX/incident-a-fixed.yaml --plain-kernels
 
 # Each fix against the healthy server (the lab's bar: tokens/s per sequence, one over the step's
 # time, at least 90% of baseline.yaml's).
@@ -85,16 +95,17 @@ out = sys.argv[1]
 def run(name):
     try: return json.load(open(os.path.join(out, f"serve-{name}.json")))
     except Exception: return None
-base = run("baseline")
-for inc in ("a", "b", "c", "d"):
-    before, after = run(f"incident-{inc}"), run(f"incident-{inc}-fixed")
-    line = f"incident {inc}:"
-    for label, r in (("before", before), ("fixed", after)):
-        if r: line += f" {label} {r['tokens_per_s']:.1f} tokens/s ({r['regime']}, {r.get('regime_rule', '?')}),"
-    last = after or before
-    if base and last:
-        share = base["step_s"] / last["step_s"]
-        line += f" per sequence {100 * share:.1f}% of the baseline's ({'meets' if share >= 0.9 else 'under'} the 90% bar)"
-    print(line)
+for prefix, incidents in (("", ("a", "b", "c", "d")), ("plainkernels-", ("a",))):
+    base = run(prefix + "baseline")
+    for inc in incidents:
+        before, after = run(f"{prefix}incident-{inc}"), run(f"{prefix}incident-{inc}-fixed")
+        line = f"{prefix}incident {inc}:"
+        for label, r in (("before", before), ("fixed", after)):
+            if r: line += f" {label} {r['tokens_per_s']:.1f} tokens/s ({r['regime']}, {r.get('regime_rule', '?')}),"
+        last = after or before
+        if base and last:
+            share = base["step_s"] / last["step_s"]
+            line += f" per sequence {100 * share:.1f}% of the baseline's ({'meets' if share >= 0.9 else 'under'} the 90% bar)"
+        print(line)
 EOF
 log "== done $(date -u +%FT%TZ) in $(( $(date +%s) - start )) s"

@@ -31,6 +31,13 @@
 //   memory, zero when the program loads; the workspace holds NaN on a verified launch, so
 //   every record is written before it is read.
 //
+// The same kernel serves module 10's decode server (solutions/10-production/server/
+// fast_attention.cu), through the template below: its queries sit in [q | k | v] rows (a stride
+// per sequence), it counts positions rather than lengths (a bias of one), and its cache may hold
+// e4m3 bytes with a scale per KV head (`kv_cache: fp8`): a row is then 128 bytes, a tile holds
+// twice the positions for the same bytes in flight, a lane widens 16 e4m3 values from one 16-byte
+// piece, the keys' scale is folded into the queries and the values' into the outputs.
+//
 // The knobs are compile-time (scripts/device/decode_attention_sweep.sh rebuilds the solution
 // with -D to compare them): DECODE_ATTENTION_WARPS, DECODE_ATTENTION_LANES_PER_ROW (8 or 16),
 // DECODE_ATTENTION_TILE (positions a stage), DECODE_ATTENTION_STAGES, DECODE_ATTENTION_WAVES.
@@ -42,6 +49,9 @@
 #include "roofline/ptx/tma.cuh"
 
 #include "given/decode_attention_helpers.cuh"
+
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -72,19 +82,31 @@ using roofline::decode_attention::softmax_scale;
 constexpr int kWarps = DECODE_ATTENTION_WARPS;
 constexpr int kThreads = kWarps * 32;
 constexpr int kLanesPerRow = DECODE_ATTENTION_LANES_PER_ROW;  // lanes that share one position
-constexpr int kChunksPerLane = 16 / kLanesPerRow;               // 16-byte pieces of a 256-byte row per lane
-constexpr int kDims = kChunksPerLane * 8;                       // a lane's dimensions
 constexpr int kRowsPerWarp = 32 / kLanesPerRow;
 constexpr int kLaneGroups = kWarps * kRowsPerWarp;              // positions the block works on at once
-constexpr int kTile = DECODE_ATTENTION_TILE;                    // positions a stage holds
 constexpr int kStages = DECODE_ATTENTION_STAGES;
 constexpr int kWaves = DECODE_ATTENTION_WAVES;
-constexpr int kRowBytes = kHeadDim * 2;
-constexpr int kStageBytes = 2 * kTile * kRowBytes;              // the tile's K rows, then its V rows
-constexpr int kRingBytes = kStages * kStageBytes;
-constexpr int kMergeBytes = kLaneGroups * kGroup * kHeadDim * 4;  // the lane groups' outputs, at the end
-constexpr int kSmemBytes = kRingBytes > kMergeBytes ? kRingBytes : kMergeBytes;
 constexpr int kOutputs = kGroup * kHeadDim;                     // a block's outputs: 4 heads x 128
+
+// What a cache element sets: a row's bytes, and so a lane's 16-byte pieces of it and their
+// dimensions (bf16: two pieces of 8 at 8 lanes a row; e4m3: one piece of 16), and the tile.
+template <class Element>
+struct Layout {
+    static constexpr int kRowBytes = kHeadDim * int(sizeof(Element));
+    static constexpr int kPiecesPerLane = kRowBytes / (16 * kLanesPerRow);  // 16-byte pieces of a row per lane
+    static constexpr int kDimsPerPiece = 16 / int(sizeof(Element));
+    static constexpr int kDims = kPiecesPerLane * kDimsPerPiece;             // a lane's dimensions
+    // Positions a stage holds: DECODE_ATTENTION_TILE rows of bf16, the same bytes of e4m3.
+    static constexpr int kTile = DECODE_ATTENTION_TILE * 2 / int(sizeof(Element));
+    static constexpr int kStageBytes = 2 * kTile * kRowBytes;  // the tile's K rows, then its V rows
+    static constexpr int kRingBytes = kStages * kStageBytes;
+    static constexpr int kMergeBytes = kLaneGroups * kGroup * kHeadDim * 4;  // the lane groups' outputs, at the end
+    static constexpr int kSmemBytes = kRingBytes > kMergeBytes ? kRingBytes : kMergeBytes;
+    static_assert(kPiecesPerLane >= 1, "a lane holds at least one 16-byte piece of a row (e4m3: 8 lanes a row)");
+    static_assert(kTile % 8 == 0, "a tile of a multiple of 8 positions");
+    // Dimension i of lane `sub`'s kDims: piece i / kDimsPerPiece, at (sub + piece x lanes) pieces into the row.
+    __device__ static int dim(int sub, int piece) { return (sub + piece * kLanesPerRow) * kDimsPerPiece; }
+};
 // Blocks an SM should hold (__launch_bounds__ caps the registers to match): two, but for 8
 // warps of 8-lane groups, whose queries and outputs alone take 128 registers a thread.
 #ifdef DECODE_ATTENTION_MIN_BLOCKS
@@ -98,7 +120,35 @@ constexpr int kBatchPerLaunch = 2048;
 static_assert(kLanesPerRow == 8 || kLanesPerRow == 16, "a lane holds one or two 16-byte pieces of a row");
 static_assert(kWarps >= kGroup, "the last block's merge gives each head a warp");
 static_assert(kOutputs % kThreads == 0 && kThreads % 128 == 0, "the merges split 512 outputs evenly");
-static_assert(kTile % 8 == 0 && kStages >= 2, "a ring of at least two tiles");
+static_assert(kStages >= 2, "a ring of at least two tiles");
+
+// Who the launch serves. The lab's contract: queries contiguous ([batch][32][128]), lengths.
+// The decode server: queries in its [q | k | v] rows (q_stride elements apart), positions
+// (a sequence holds positions[b] + 1), and its cache in bf16 or e4m3 with per-head scales.
+struct Sequences {
+    const __nv_bfloat16* q = nullptr;
+    int q_stride = kQueryHeads * kHeadDim;  // elements from one sequence's queries to the next's
+    const int* lengths = nullptr;
+    int length_bias = 0;                    // a sequence holds lengths[b] + length_bias positions
+};
+template <class Element>
+struct Cache {
+    const Element* k = nullptr;
+    const Element* v = nullptr;
+    const float* k_scales = nullptr;  // e4m3 only: [kKvHeads], a stored byte x means x * scale
+    const float* v_scales = nullptr;
+};
+
+// A lane's 16-byte piece of a row as floats: eight bf16, or sixteen e4m3 bytes.
+__device__ inline void widen_piece(const uint4& piece, float* f, const __nv_bfloat16*) { widen8(piece, f); }
+__device__ inline void widen_piece(const uint4& piece, float* f, const std::uint8_t*) {
+    const __nv_fp8x2_storage_t* pairs = reinterpret_cast<const __nv_fp8x2_storage_t*>(&piece);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+        const float2 two = __half22float2(__half2(__nv_cvt_fp8x2_to_halfraw2(pairs[i], __NV_E4M3)));
+        f[2 * i] = two.x, f[2 * i + 1] = two.y;
+    }
+}
 static_assert(kMaxSplits <= 128, "the last block reads one split per thread of its first 128");
 
 // One arrival counter per (sequence, KV head) of a launch; zero at load, and the last block of
@@ -115,11 +165,14 @@ __device__ inline float* max_sum_record(float* workspace, int batch, int b, int 
            ((std::size_t(b) * kQueryHeads + h) * kMaxSplits + split) * 2;
 }
 
-__device__ inline uint4 load_shared16(const __nv_bfloat16* at) { return *reinterpret_cast<const uint4*>(at); }
+__device__ inline uint4 load_shared16(const void* at) { return *reinterpret_cast<const uint4*>(at); }
 
-__global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(
-    const __nv_bfloat16* q, const __nv_bfloat16* k_cache, const __nv_bfloat16* v_cache, const int* lengths,
-    __nv_bfloat16* out, float* workspace, int capacity, int chunk) {
+template <class Element>
+__global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(Sequences sequences, Cache<Element> cache,
+                                                                           __nv_bfloat16* out, float* workspace,
+                                                                           int capacity, int chunk) {
+    using L = Layout<Element>;
+    constexpr int kTile = L::kTile, kDims = L::kDims, kRowBytes = L::kRowBytes, kStageBytes = L::kStageBytes;
     extern __shared__ __align__(128) unsigned char smem[];
     __shared__ __align__(8) std::uint64_t full[kStages], empty[kStages];
     __shared__ float group_max[kLaneGroups][kGroup], group_sum[kLaneGroups][kGroup];
@@ -128,7 +181,7 @@ __global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(
     __shared__ int arrived_last;
 
     const int split = blockIdx.x, g = blockIdx.y, b = blockIdx.z, batch = gridDim.z;
-    const int length = lengths[b];
+    const int length = sequences.lengths[b] + sequences.length_bias;
     const int first = split * chunk;
     if (first >= length) return;  // past this sequence's end: no positions, no record, no arrival
     const int count = min(chunk, length - first);
@@ -141,12 +194,10 @@ __global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(
 
     // 64-bit offsets: at batch 64 and 32k each cache holds 2^31 elements.
     const std::size_t head = ((std::size_t(b) * kKvHeads + g) * std::size_t(capacity) + first) * kHeadDim;
-    const __nv_bfloat16* k_rows = k_cache + head;
-    const __nv_bfloat16* v_rows = v_cache + head;
-    auto stage_k = [&](int stage) { return reinterpret_cast<__nv_bfloat16*>(smem + stage * kStageBytes); };
-    auto stage_v = [&](int stage) {
-        return reinterpret_cast<__nv_bfloat16*>(smem + stage * kStageBytes + kTile * kRowBytes);
-    };
+    const Element* k_rows = cache.k + head;
+    const Element* v_rows = cache.v + head;
+    auto stage_k = [&](int stage) { return reinterpret_cast<Element*>(smem + stage * kStageBytes); };
+    auto stage_v = [&](int stage) { return reinterpret_cast<Element*>(smem + stage * kStageBytes + kTile * kRowBytes); };
     auto rows_of = [&](int tile) { return min(kTile, count - tile * kTile); };
     auto request = [&](int tile) {  // one thread: the tile's K rows and V rows, counted on full[stage]
         const int stage = tile % kStages;
@@ -166,14 +217,18 @@ __global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(
         for (int t = 0; t < min(kStages, tiles); ++t) request(t);  // the whole ring in flight at once
     }
 
-    // The group's 4 queries at this lane's dimensions, while the first tiles are on their way.
-    const float q_scale = softmax_scale() * 1.4426950408889634f;
+    // The group's 4 queries at this lane's dimensions, while the first tiles are on their way
+    // (an e4m3 cache's key scale folded in).
+    const float q_scale = softmax_scale() * 1.4426950408889634f * (cache.k_scales ? cache.k_scales[g] : 1.0f);
     float qf[kGroup][kDims];
 #pragma unroll
     for (int j = 0; j < kGroup; ++j) {
-        const __nv_bfloat16* q_row = q + (std::size_t(b) * kQueryHeads + g * kGroup + j) * kHeadDim;
+        const __nv_bfloat16* q_row = sequences.q + std::size_t(b) * sequences.q_stride + (g * kGroup + j) * kHeadDim;
 #pragma unroll
-        for (int c = 0; c < kChunksPerLane; ++c) widen8(load8(q_row + (sub + c * kLanesPerRow) * 8), qf[j] + 8 * c);
+        for (int c = 0; c < L::kPiecesPerLane; ++c)
+#pragma unroll
+            for (int e = 0; e < L::kDimsPerPiece; e += 8)
+                widen8(load8(q_row + L::dim(sub, c) + e), qf[j] + c * L::kDimsPerPiece + e);
 #pragma unroll
         for (int i = 0; i < kDims; ++i) qf[j][i] *= q_scale;
     }
@@ -195,8 +250,8 @@ __global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(
         }
         const int stage = t % kStages;
         mbarrier::wait(&full[stage], (t / kStages) & 1);
-        const __nv_bfloat16* k_tile = stage_k(stage);
-        const __nv_bfloat16* v_tile = stage_v(stage);
+        const Element* k_tile = stage_k(stage);
+        const Element* v_tile = stage_v(stage);
         const int rows = rows_of(t);
         // The warp steps together (its shuffles need every lane); a lane group past the tile's
         // rows reads nothing (the stage holds an older tile's rows there, or nothing).
@@ -205,10 +260,9 @@ __global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(
             const bool here = r < rows;
             float kf[kDims];
 #pragma unroll
-            for (int c = 0; c < kChunksPerLane; ++c) {
-                const uint4 piece = here ? load_shared16(k_tile + r * kHeadDim + (sub + c * kLanesPerRow) * 8)
-                                         : make_uint4(0, 0, 0, 0);
-                widen8(piece, kf + 8 * c);
+            for (int c = 0; c < L::kPiecesPerLane; ++c) {
+                const uint4 piece = here ? load_shared16(k_tile + r * kHeadDim + L::dim(sub, c)) : make_uint4(0, 0, 0, 0);
+                widen_piece(piece, kf + c * L::kDimsPerPiece, k_tile);
             }
             float s[kGroup];
 #pragma unroll
@@ -225,8 +279,8 @@ __global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(
             if (here) {
                 float vf[kDims];
 #pragma unroll
-                for (int c = 0; c < kChunksPerLane; ++c)
-                    widen8(load_shared16(v_tile + r * kHeadDim + (sub + c * kLanesPerRow) * 8), vf + 8 * c);
+                for (int c = 0; c < L::kPiecesPerLane; ++c)
+                    widen_piece(load_shared16(v_tile + r * kHeadDim + L::dim(sub, c)), vf + c * L::kDimsPerPiece, v_tile);
 #pragma unroll
                 for (int j = 0; j < kGroup; ++j) {
                     if (s[j] > m[j]) {  // a new max: rescale what is summed so far (rare after the first few)
@@ -253,16 +307,18 @@ __global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(
 #pragma unroll
     for (int j = 0; j < kGroup; ++j) {
 #pragma unroll
-        for (int c = 0; c < kChunksPerLane; ++c) {  // 8 floats, as two 16-byte stores
-            float4* at = reinterpret_cast<float4*>(group_out + (lane_group * kGroup + j) * kHeadDim +
-                                                   (sub + c * kLanesPerRow) * 8);
-            at[0] = make_float4(o[j][8 * c], o[j][8 * c + 1], o[j][8 * c + 2], o[j][8 * c + 3]);
-            at[1] = make_float4(o[j][8 * c + 4], o[j][8 * c + 5], o[j][8 * c + 6], o[j][8 * c + 7]);
+        for (int c = 0; c < L::kPiecesPerLane; ++c) {  // a piece's floats, in 16-byte stores
+            float4* at = reinterpret_cast<float4*>(group_out + (lane_group * kGroup + j) * kHeadDim + L::dim(sub, c));
+            const float* from = o[j] + c * L::kDimsPerPiece;
+#pragma unroll
+            for (int e = 0; e < L::kDimsPerPiece / 4; ++e)
+                at[e] = make_float4(from[4 * e], from[4 * e + 1], from[4 * e + 2], from[4 * e + 3]);
         }
         if (sub == 0) group_max[lane_group][j] = m[j], group_sum[lane_group][j] = l[j];
     }
     __syncthreads();
     const bool alone = splits == 1;
+    const float v_scale = cache.v_scales ? cache.v_scales[g] : 1.0f;  // an e4m3 cache's value scale
 #pragma unroll
     for (int k = 0; k < kOutputs / kThreads; ++k) {
         const int index = tid + k * kThreads, j = index / kHeadDim, d = index % kHeadDim;
@@ -275,6 +331,7 @@ __global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(
             sum = fmaf(group_sum[t][j], w, sum);
             acc = fmaf(group_out[(t * kGroup + j) * kHeadDim + d], w, acc);
         }
+        acc *= v_scale;
         if (alone) {
             out[(std::size_t(b) * kQueryHeads + h) * kHeadDim + d] = __float2bfloat16(acc / sum);
         } else {
@@ -357,35 +414,54 @@ __global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(
     target[1] = __floats2bfloat162_rn(acc.z * inverse, acc.w * inverse);
 }
 
-// Resident blocks per SM at kSmemBytes of dynamic shared memory, asked once per device (the
-// attribute that lets a block have more than 48 KB is set on the way).
-inline int blocks_per_sm() {
+// Resident blocks per SM at the layout's shared memory, asked once per device (the attribute that
+// lets a block have more than 48 KB is set on the way).
+template <class Element>
+int blocks_per_sm() {
     static int cached_device = -1, cached = 1;
     int device = 0;
     cudaGetDevice(&device);
     if (device != cached_device) {
-        cudaFuncSetAttribute(attend_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+        constexpr int bytes = Layout<Element>::kSmemBytes;
+        cudaFuncSetAttribute(attend_kernel<Element>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
         int blocks = 0;
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, attend_kernel, kThreads, kSmemBytes);
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, attend_kernel<Element>, kThreads, bytes);
         cached = blocks > 0 ? blocks : 1;
         cached_device = device;
     }
     return cached;
 }
 
-void decode_attention(const __nv_bfloat16* q, const __nv_bfloat16* k_cache, const __nv_bfloat16* v_cache,
-                      const int* lengths, __nv_bfloat16* out, float* workspace, int batch, int capacity,
-                      cudaStream_t stream) {
-    const int resident = blocks_per_sm();
+// `capacity`: positions each sequence's cache holds (its stride); `workspace`: at least
+// decode_attention_workspace_floats(batch) floats.
+template <class Element>
+void attend(const Sequences& sequences, const Cache<Element>& cache, __nv_bfloat16* out, float* workspace, int batch,
+            int capacity, cudaStream_t stream) {
+    const int resident = blocks_per_sm<Element>();
     for (int b0 = 0; b0 < batch; b0 += kBatchPerLaunch) {  // one launch for any batch the lab times
         const int part = std::min(kBatchPerLaunch, batch - b0);
         const SplitPlan plan = plan_splits(part, capacity, sm_count(), resident, kWaves);
         const std::size_t cache_at = std::size_t(b0) * kKvHeads * capacity * kHeadDim;
-        const std::size_t heads_at = std::size_t(b0) * kQueryHeads * kHeadDim;
-        attend_kernel<<<dim3(plan.splits, kKvHeads, part), kThreads, kSmemBytes, stream>>>(
-            q + heads_at, k_cache + cache_at, v_cache + cache_at, lengths + b0, out + heads_at,
+        Sequences some = sequences;
+        some.q += std::size_t(b0) * sequences.q_stride;
+        some.lengths += b0;
+        Cache<Element> rows = cache;
+        rows.k += cache_at, rows.v += cache_at;
+        attend_kernel<Element><<<dim3(plan.splits, kKvHeads, part), kThreads, Layout<Element>::kSmemBytes, stream>>>(
+            some, rows, out + std::size_t(b0) * kQueryHeads * kHeadDim,
             workspace + roofline::decode_attention::decode_attention_workspace_floats(b0), capacity, plan.chunk);
     }
+}
+
+// The lab's contract (roofline/contract/decode_attention.cuh).
+void decode_attention(const __nv_bfloat16* q, const __nv_bfloat16* k_cache, const __nv_bfloat16* v_cache,
+                      const int* lengths, __nv_bfloat16* out, float* workspace, int batch, int capacity,
+                      cudaStream_t stream) {
+    Sequences sequences;
+    sequences.q = q, sequences.lengths = lengths;
+    Cache<__nv_bfloat16> cache;
+    cache.k = k_cache, cache.v = v_cache;
+    attend(sequences, cache, out, workspace, batch, capacity, stream);
 }
 
 }  // namespace ring

@@ -47,6 +47,7 @@ ServeRun run_server(const Workspace& ws, const ServeRequest& request) {
     if (request.batch > 0) argv.insert(argv.end(), {"--batch", std::to_string(request.batch)});
     if (request.context >= 0) argv.insert(argv.end(), {"--context", std::to_string(request.context)});
     if (!request.attention.empty()) argv.insert(argv.end(), {"--attention", request.attention});
+    if (request.plain_kernels) argv.push_back("--plain-kernels");
     auto run = run_child(argv, request.timeout_s, work_dir);
     out.output_tail = run.output_tail;
     std::string text = std::filesystem::exists(result_file) ? read_file_text(result_file) : "";

@@ -26,6 +26,7 @@ struct ServeRequest {
     std::string hardware;   // a profile id instead of the one matched by the device's name
     bool solutions = false;  // the server linked with the solution's decode attention
     std::string attention;   // "": the configuration's; plain or student
+    bool plain_kernels = false;  // the server's own plain kernels where the course's are linked too
     double timeout_s = 600;
 };
 

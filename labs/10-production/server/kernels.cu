@@ -175,8 +175,24 @@ __global__ void advance_kernel(const int* tokens, int* positions, int* history, 
 // keys and values together (4 loads in flight, not 1) and keeps one online softmax in fp32; lane l
 // holds dimensions 4l .. 4l+3 (head_dim 128). The block merges its warps and writes the chunk's
 // (max, sum, 128 accumulators) to the workspace. The second merges the chunks.
+// The cache: bf16, or e4m3 bytes (`kv_cache: fp8`) with a scale per KV head, the keys' folded
+// into the query and the values' into the chunk's outputs.
 constexpr int kAttnWarps = 4, kChunk = 64, kAttnRecord = 130;
-__global__ void plain_attention_chunk_kernel(DecodeAttentionArgs a) {
+
+// A lane's 4 dimensions of a cached row, as floats, and the raw load they come from (8 bytes of
+// bf16, 4 of e4m3).
+__device__ __forceinline__ uint2 load4(const bf16* at) { return *reinterpret_cast<const uint2*>(at); }
+__device__ __forceinline__ unsigned load4(const std::uint8_t* at) { return *reinterpret_cast<const unsigned*>(at); }
+__device__ __forceinline__ void widen4(const uint2& raw, float (&f)[4]) {
+    const bf16* v = reinterpret_cast<const bf16*>(&raw);
+    for (int j = 0; j < 4; ++j) f[j] = __bfloat162float(v[j]);
+}
+__device__ __forceinline__ void widen4(unsigned raw, float (&f)[4]) {
+    for (int j = 0; j < 4; ++j) f[j] = from_fp8_e4m3(std::uint8_t(raw >> (8 * j)));
+}
+
+template <class Element>
+__global__ void plain_attention_chunk_kernel(DecodeAttentionArgs a, const Element* k_cache, const Element* v_cache) {
     int head = blockIdx.x, b = blockIdx.y, chunk = blockIdx.z, lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     int length = a.positions[b] + 1;
     int chunks = (a.max_context + kChunk - 1) / kChunk;
@@ -187,32 +203,36 @@ __global__ void plain_attention_chunk_kernel(DecodeAttentionArgs a) {
     int kv = head / (a.q_heads / a.kv_heads);
     const bf16* q = a.q + std::size_t(b) * a.q_stride + std::size_t(head) * a.head_dim;
     std::size_t cache_offset = (std::size_t(b) * a.kv_heads + kv) * a.max_context * a.head_dim;
-    const bf16* keys = a.k_cache + cache_offset;
-    const bf16* values = a.v_cache + cache_offset;
+    const Element* keys = k_cache + cache_offset;
+    const Element* values = v_cache + cache_offset;
+    const float k_scale = a.k_scales ? a.k_scales[kv] : 1.f, v_scale = a.v_scales ? a.v_scales[kv] : 1.f;
     float qv[4], acc[4] = {0, 0, 0, 0};
-    for (int j = 0; j < 4; ++j) qv[j] = __bfloat162float(q[4 * lane + j]) * a.scale;
+    for (int j = 0; j < 4; ++j) qv[j] = __bfloat162float(q[4 * lane + j]) * a.scale * k_scale;
     float m = -FLT_MAX, l = 0;
+    using Raw = decltype(load4(keys));
     for (int base = first + 4 * warp; base < last; base += 4 * kAttnWarps) {
         float s[4];
-        uint2 kraw[4], vraw[4];
+        Raw kraw[4], vraw[4];
         for (int u = 0; u < 4; ++u) {
             int p = min(base + u, last - 1);  // past the end: a repeat, weighted 0 below
-            kraw[u] = *reinterpret_cast<const uint2*>(keys + std::size_t(p) * a.head_dim + 4 * lane);
-            vraw[u] = *reinterpret_cast<const uint2*>(values + std::size_t(p) * a.head_dim + 4 * lane);
+            kraw[u] = load4(keys + std::size_t(p) * a.head_dim + 4 * lane);
+            vraw[u] = load4(values + std::size_t(p) * a.head_dim + 4 * lane);
         }
         for (int u = 0; u < 4; ++u) {
-            const bf16* k = reinterpret_cast<const bf16*>(&kraw[u]);
+            float k[4];
+            widen4(kraw[u], k);
             float dot = 0;
-            for (int j = 0; j < 4; ++j) dot += qv[j] * __bfloat162float(k[j]);
+            for (int j = 0; j < 4; ++j) dot += qv[j] * k[j];
             s[u] = warp_sum(dot);
         }
         for (int u = 0; u < 4; ++u) {
             if (base + u >= last) break;
-            const bf16* v = reinterpret_cast<const bf16*>(&vraw[u]);
+            float v[4];
+            widen4(vraw[u], v);
             float m_new = fmaxf(m, s[u]);
             float correction = __expf(m - m_new), weight = __expf(s[u] - m_new);
             l = l * correction + weight;
-            for (int j = 0; j < 4; ++j) acc[j] = acc[j] * correction + weight * __bfloat162float(v[j]);
+            for (int j = 0; j < 4; ++j) acc[j] = acc[j] * correction + weight * v[j];
             m = m_new;
         }
     }
@@ -230,7 +250,7 @@ __global__ void plain_attention_chunk_kernel(DecodeAttentionArgs a) {
         total += warp_l[w] * f;
         out += warp_acc[w][d] * f;
     }
-    record[2 + d] = out;
+    record[2 + d] = out * v_scale;
     if (d == 0) record[0] = top, record[1] = total;
 }
 
@@ -356,10 +376,13 @@ void advance(const int* tokens, int* positions, int* history, int* step, int bat
 }
 
 void plain_decode_attention(const DecodeAttentionArgs& args, cudaStream_t stream) {
-    if (args.k_cache_fp8) fail_now("the plain decode attention reads a bf16 cache");
     // Lanes hold 4 dimensions each and the merge one per thread: head_dim 128, the server's.
     int chunks = (args.longest + kChunk - 1) / kChunk;
-    plain_attention_chunk_kernel<<<dim3(args.q_heads, args.batch, chunks), 32 * kAttnWarps, 0, stream>>>(args);
+    dim3 grid(args.q_heads, args.batch, chunks);
+    if (args.k_cache_fp8)
+        plain_attention_chunk_kernel<<<grid, 32 * kAttnWarps, 0, stream>>>(args, args.k_cache_fp8, args.v_cache_fp8);
+    else
+        plain_attention_chunk_kernel<<<grid, 32 * kAttnWarps, 0, stream>>>(args, args.k_cache, args.v_cache);
     plain_attention_merge_kernel<<<dim3(args.q_heads, args.batch), 128, 0, stream>>>(args);
 }
 

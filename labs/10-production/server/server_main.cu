@@ -9,6 +9,7 @@
 //
 //   roofline-decode-server --config incidents/incident-a.yaml [--json OUT] [--check N]
 //                          [--batch B] [--context C] [--steps S] [--no-graph] [--attention plain|student]
+//                          [--plain-kernels]
 // Exit: 0 done, 1 a checked step outside the tolerance (the JSON is still written), 2 bad input,
 // 3 a CUDA or cuBLAS error (check.cuh).
 #include "check.cuh"
@@ -34,6 +35,7 @@ struct Flags {
     int check = 0;
     int batch = 0, context = -1, steps = 0;
     bool no_graph = false;
+    bool plain_kernels = false;
     std::string attention;
 };
 
@@ -56,6 +58,8 @@ int main(int argc, char** argv) {
     app.add_option("--steps", f.steps, "override the configuration's timed steps");
     app.add_flag("--no-graph", f.no_graph, "run the batched step eagerly, without its CUDA graph");
     app.add_option("--attention", f.attention, "override the configuration's attention: plain or student");
+    app.add_flag("--plain-kernels", f.plain_kernels,
+                 "run the server's own plain kernels (kernels.cu) even where the course's are linked: the student edition's server");
     CLI11_PARSE(app, argc, argv);
 
     ServerConfig config;
@@ -75,15 +79,16 @@ int main(int argc, char** argv) {
         return 2;
     }
     // `attention: plain`: the course's grouped-query kernel where this build links it (fast_kernels.cuh),
-    // else kernels.cu's plain one. fp8 and the fused step need the course's kernels.
-    DecodeAttentionFn attention = fast_kernels_linked() ? fast_decode_attention : plain_decode_attention;
-    std::string attention_file = fast_kernels_linked() ? "fast_attention.cu (the course's kernels)"
-                                                       : "kernels.cu (the server's plain kernels)";
-    if (!fast_kernels_linked() && (config.fp8_kv() || config.fused_max_batch > 0)) {
-        std::fprintf(stderr, "decode server: %s: %s needs the course's kernels, which this build does not have "
-                             "(solutions/10-production/server/); set %s\n", config.file.c_str(),
-                     config.fp8_kv() ? "kv_cache: fp8" : "fused_max_batch above 0",
-                     config.fp8_kv() ? "kv_cache: bf16" : "fused_max_batch: 0");
+    // else kernels.cu's plain one (bf16 or fp8 cache); --plain-kernels asks for kernels.cu's where
+    // both are linked (the student edition's server, run from ours). The fused step needs the course's kernels.
+    const bool course_kernels = fast_kernels_linked() && !f.plain_kernels;
+    DecodeAttentionFn attention = course_kernels ? fast_decode_attention : plain_decode_attention;
+    std::string attention_file = course_kernels ? "fast_attention.cu (the course's kernels)"
+                                                : "kernels.cu (the server's plain kernels)";
+    if (!course_kernels && config.fused_max_batch > 0) {
+        std::fprintf(stderr, "decode server: %s: fused_max_batch above 0 needs the course's kernels, which %s; set "
+                             "fused_max_batch: 0\n", config.file.c_str(),
+                     f.plain_kernels ? "--plain-kernels leaves out" : "this build does not have (solutions/10-production/server/)");
         return 2;
     }
     if (config.attention == "student") {
