@@ -38,6 +38,7 @@ log "ceilings: rc=$? in $(( $(date +%s) - s )) s: $(grep -i -m1 'memcpy' "$OUT/c
 { cat $INC/baseline.yaml; echo "fused_max_batch: 4"; } > "$OUT/baseline-fused.yaml"
 sed 's/^kv_cache: .*/kv_cache: fp8/' "$OUT/baseline-fused.yaml" > "$OUT/baseline-fp8.yaml"
 sed 's/^kv_cache: .*/kv_cache: fp8/' $INC/baseline.yaml > "$OUT/baseline-fp8-unfused.yaml"
+{ cat "$OUT/baseline-fused.yaml"; echo "overlap_launches: true"; } > "$OUT/baseline-fused-overlap.yaml"
 
 # The reference check (reference.cuh derives the tolerances). want: the exit status expected.
 check() {  # check NAME WANT PROGRAM CONFIG ARGS...
@@ -52,6 +53,8 @@ for shape in "1 100" "3 257" "17 1000"; do
   check b$1-c$2-plain 0 "$SOLUTION" "$OUT/baseline-fused.yaml" --batch $1 --context $2
   check b$1-c$2-solution 0 "$SOLUTION" "$OUT/baseline-fused.yaml" --batch $1 --context $2 --attention student
 done
+check b1-c100-overlap 0 "$SOLUTION" "$OUT/baseline-fused-overlap.yaml" --batch 1 --context 100
+check b3-c257-overlap 0 "$SOLUTION" "$OUT/baseline-fused-overlap.yaml" --batch 3 --context 257
 check b3-c257-plain-unfused 0 "$SOLUTION" $INC/baseline.yaml --batch 3 --context 257
 check b3-c257-fp8 0 "$SOLUTION" "$OUT/baseline-fp8.yaml" --batch 3 --context 257
 check b17-c1000-fp8 0 "$SOLUTION" "$OUT/baseline-fp8.yaml" --batch 17 --context 1000
@@ -71,6 +74,9 @@ serve() {  # serve NAME CONFIG ARGS...
   log "serve $name: rc=$rc in $(( $(date +%s) - s )) s: $(grep -m1 '^step ' "$OUT/serve-$name.log"); $(grep -m1 '^fraction' "$OUT/serve-$name.log"); $(grep -m1 '^regime' "$OUT/serve-$name.log" | cut -c1-200)"
 }
 serve b1-c4096-fused "$OUT/baseline-fused.yaml" --batch 1
+serve b1-c4096-fused-overlap "$OUT/baseline-fused-overlap.yaml" --batch 1
+serve b4-c4096-fused "$OUT/baseline-fused.yaml" --batch 4
+serve b4-c4096-fused-overlap "$OUT/baseline-fused-overlap.yaml" --batch 4
 serve b1-c4096-unfused $INC/baseline.yaml --batch 1
 serve b1-c4096-fused-solution "$OUT/baseline-fused.yaml" --batch 1 --solutions --attention student
 serve baseline $INC/baseline.yaml

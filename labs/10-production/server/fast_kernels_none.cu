@@ -14,6 +14,7 @@ namespace {
 }  // namespace
 
 void fast_decode_attention(const DecodeAttentionArgs&, cudaStream_t) { absent(); }
+void set_overlap_launches(bool) {}
 void norm_qkv_rope(const NormQkvArgs&, cudaStream_t) { absent(); }
 void gemv_residual(const bf16*, const bf16*, bf16*, int, int, int, cudaStream_t) { absent(); }
 void norm_gate_up_swiglu(const bf16*, const bf16*, const bf16*, bf16*, int, int, int, cudaStream_t) { absent(); }

@@ -71,14 +71,15 @@ ServerConfig read_config(const std::string& file) {
     ServerConfig c;
     c.file = file;
     const std::set<std::string> known{"batch", "context", "steps", "warmup", "seed", "vocab", "pad_vocab_to",
-                                      "graph_batch_sizes", "attention", "kv_cache", "fused_max_batch"};
+                                      "graph_batch_sizes", "attention", "kv_cache", "fused_max_batch",
+                                      "overlap_launches"};
     for (const auto& item : root) {
         auto key = item.first.as<std::string>();
         const auto& value = item.second;
         if (!known.count(key))
             fail(file, item.first.Mark(),
                  "unknown key `" + key + "`; the keys are batch, context, steps, warmup, seed, vocab, pad_vocab_to, "
-                                         "graph_batch_sizes, attention, kv_cache, fused_max_batch");
+                                         "graph_batch_sizes, attention, kv_cache, fused_max_batch, overlap_launches");
         if (key == "batch") c.batch = int(whole_number(file, key, value, 1, kMaxBatch));
         else if (key == "context") c.context = int(whole_number(file, key, value, 0, kMaxContext));
         else if (key == "steps") c.steps = int(whole_number(file, key, value, 1, 1000));
@@ -95,6 +96,11 @@ ServerConfig read_config(const std::string& file) {
                 fail(file, value.Mark(), "`kv_cache` is '" + c.kv_cache + "'; give bf16 or fp8");
         } else if (key == "fused_max_batch") {
             c.fused_max_batch = int(whole_number(file, key, value, 0, kMaxFusedBatch));
+        } else if (key == "overlap_launches") {
+            const std::string text = value.IsScalar() ? value.Scalar() : "";
+            if (text != "true" && text != "false")
+                fail(file, value.Mark(), "`overlap_launches` is '" + text + "'; give true or false");
+            c.overlap_launches = text == "true";
         } else if (key == "attention") {
             c.attention = value.as<std::string>();
             if (c.attention != "plain" && c.attention != "student")

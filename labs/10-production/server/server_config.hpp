@@ -19,6 +19,9 @@
 //   fused_max_batch: 4                batches up to this size take the fused small-batch step
 //                                     (skinny_gemv.cuh; the course's kernels): the norms, RoPE, the append, the
 //                                     residual adds and SwiGLU folded into CUDA-core GEMVs; 0: never
+//   overlap_launches: false           the fused step's kernels launched so that each starts while the
+//                                     one before it drains (programmatic dependent launch), its first
+//                                     weights asked into L2 before it waits for that kernel's outputs
 #pragma once
 #include <cstdint>
 #include <string>
@@ -39,6 +42,7 @@ struct ServerConfig {
     std::string attention = "plain";
     std::string kv_cache = "bf16";
     int fused_max_batch = 0;
+    bool overlap_launches = false;
 
     // The LM head's rows: vocab rounded up to pad_vocab_to.
     int padded_vocab() const { return (vocab + pad_vocab_to - 1) / pad_vocab_to * pad_vocab_to; }

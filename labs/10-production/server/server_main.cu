@@ -17,6 +17,7 @@
 #include "model.cuh"
 #include "reference.cuh"
 #include "server_config.hpp"
+#include "skinny_gemv.cuh"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -91,6 +92,7 @@ int main(int argc, char** argv) {
                      f.plain_kernels ? "--plain-kernels leaves out" : "this build does not have (solutions/10-production/server/)");
         return 2;
     }
+    if (course_kernels) set_overlap_launches(config.overlap_launches);
     if (config.attention == "student") {
         auto lab = lab_decode_attention(config.batch);
         if (!lab.launch) {
@@ -227,6 +229,7 @@ int main(int argc, char** argv) {
     out["kv_cache"] = config.kv_cache;
     out["fused"] = config.fused();
     out["fused_max_batch"] = config.fused_max_batch;
+    out["overlap_launches"] = config.overlap_launches;
     out["weight_bytes"] = s.weight_bytes;
     out["cache_bytes"] = s.cache_bytes;
     out["timed_steps"] = config.steps;

@@ -25,6 +25,13 @@ namespace server {
 
 constexpr int kMaxSkinnyBatch = 8;
 
+// `overlap_launches: true`: the kernels below are launched with programmatic dependent launch. Each
+// lets the next one start as soon as it has itself started its main loop, and each, once its blocks
+// are resident, asks the L2 for the first bytes of its weight rows (they depend on nothing), then
+// waits for the kernel before it to finish before reading that kernel's outputs. The weights' reads
+// then run on across the kernel boundary instead of stopping for the drain, the launch and the ramp.
+void set_overlap_launches(bool on);
+
 // Every pointer below is bf16 row-major; x, act, qkv are [batch][width] with width their row length.
 struct NormQkvArgs {
     const bf16* w = nullptr;      // [qkv_dim][hidden]

@@ -9,12 +9,36 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 
 namespace server {
 
 namespace {
 
 constexpr int kGemvWarps = 8, kGemvThreads = 32 * kGemvWarps;
+
+// Programmatic dependent launch (skinny_gemv.cuh, set_overlap_launches). Without the launch
+// attribute both instructions return at once, so the kernels are the same either way.
+bool overlap_launches = false;
+__device__ __forceinline__ void wait_for_previous_kernel() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+__device__ __forceinline__ void let_next_kernel_start() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }
+// The first kPrefetchBytes of a weight row into L2 (one bulk prefetch, by one lane): the first
+// rounds of warp_dots' loop (4 x 32 lanes x 16 bytes = 2 KB a round). Only each warp's first unit:
+// at batch 1 that is ~5-17 MB a kernel, well inside the 50 MB L2.
+constexpr unsigned kPrefetchBytes = 2048;
+__device__ __forceinline__ void prefetch_row(const bf16* row, int width) {
+    const unsigned bytes = min(kPrefetchBytes, unsigned(width) * unsigned(sizeof(bf16))) & ~15u;
+    if (threadIdx.x % 32 == 0 && bytes > 0)
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" : : "l"(row), "r"(bytes) : "memory");
+}
+// Every fused kernel starts with this: its first rows asked for, then the wait for the outputs of
+// the kernel before (x, act: this kernel's inputs), then the next kernel allowed to start.
+__device__ __forceinline__ void begin_overlapped(const bf16* first_row, const bf16* second_row, int width) {
+    if (first_row) prefetch_row(first_row, width);
+    if (second_row) prefetch_row(second_row, width);
+    wait_for_previous_kernel();
+    let_next_kernel_start();
+}
 
 // One warp per unit, blocks of 8 warps: as many blocks as there are units for, up to what the
 // GPU holds at once (the kernel's occupancy), each block looping over units (so a block sums x^2
@@ -31,6 +55,22 @@ int gemv_grid(Kernel kernel, long long units) {
         found = resident.emplace(reinterpret_cast<const void*>(kernel), std::max(1, per_sm) * sms).first;
     }
     return int(std::max<long long>(1, std::min<long long>((units + kGemvWarps - 1) / kGemvWarps, found->second)));
+}
+
+// A launch of one of the kernels below, with the programmatic-dependent-launch attribute when
+// overlap_launches is on (a CUDA graph captured from the stream keeps it as a programmatic edge).
+template <class... Params, class... Args>
+void launch(void (*kernel)(Params...), int grid, cudaStream_t stream, Args&&... args) {
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(grid);
+    config.blockDim = dim3(kGemvThreads);
+    config.stream = stream;
+    cudaLaunchAttribute overlap{};
+    overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    overlap.val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = &overlap;
+    config.numAttrs = overlap_launches ? 1 : 0;
+    CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
 }
 
 // 1 / rms of each of the NB rows of x (hidden wide), by the whole block, for every thread.
@@ -87,11 +127,17 @@ __device__ __forceinline__ void warp_dots(const bf16* const (&w)[NR], const bf16
 // rotates; head u / 64 is a query head, then a key head, then a value head.
 template <int NB>
 __global__ __launch_bounds__(kGemvThreads) void norm_qkv_rope_kernel(NormQkvArgs a) {
-    float inv[NB];
-    inverse_rms_rows<NB>(a.x, a.hidden, inv);
     constexpr int kHalf = 64;  // head_dim 128
     const int heads = a.q_heads + 2 * a.kv_heads, units = heads * kHalf, qkv_dim = heads * 2 * kHalf;
     const int lane = threadIdx.x % 32;
+    {
+        const int u = blockIdx.x * kGemvWarps + threadIdx.x / 32, row0 = (u / kHalf) * 2 * kHalf + u % kHalf;
+        const bool mine = u < units;
+        begin_overlapped(mine ? a.w + std::size_t(row0) * a.hidden : nullptr,
+                         mine ? a.w + std::size_t(row0 + kHalf) * a.hidden : nullptr, a.hidden);
+    }
+    float inv[NB];
+    inverse_rms_rows<NB>(a.x, a.hidden, inv);
     for (int u = blockIdx.x * kGemvWarps + threadIdx.x / 32; u < units; u += gridDim.x * kGemvWarps) {
         const int head = u / kHalf, i = u % kHalf, row0 = head * 2 * kHalf + i, row1 = row0 + kHalf;
         const bf16* const rows[2] = {a.w + std::size_t(row0) * a.hidden, a.w + std::size_t(row1) * a.hidden};
@@ -136,6 +182,10 @@ template <int NB>
 __global__ __launch_bounds__(kGemvThreads) void gemv_residual_kernel(const bf16* w, const bf16* act, bf16* x, int rows,
                                                                      int k) {
     const int lane = threadIdx.x % 32;
+    {
+        const int row = blockIdx.x * kGemvWarps + threadIdx.x / 32;
+        begin_overlapped(row < rows ? w + std::size_t(row) * k : nullptr, nullptr, k);
+    }
     for (int row = blockIdx.x * kGemvWarps + threadIdx.x / 32; row < rows; row += gridDim.x * kGemvWarps) {
         const bf16* const wr[1] = {w + std::size_t(row) * k};
         float acc[1][NB];
@@ -152,6 +202,11 @@ __global__ __launch_bounds__(kGemvThreads) void gemv_residual_kernel(const bf16*
 template <int NB>
 __global__ __launch_bounds__(kGemvThreads) void norm_gate_up_swiglu_kernel(const bf16* w, const bf16* x, const bf16* gamma,
                                                                            bf16* act, int hidden, int mlp) {
+    {
+        const int j = blockIdx.x * kGemvWarps + threadIdx.x / 32;
+        begin_overlapped(j < mlp ? w + std::size_t(j) * hidden : nullptr,
+                         j < mlp ? w + (std::size_t(mlp) + j) * hidden : nullptr, hidden);
+    }
     float inv[NB];
     inverse_rms_rows<NB>(x, hidden, inv);
     const int lane = threadIdx.x % 32;
@@ -171,6 +226,10 @@ __global__ __launch_bounds__(kGemvThreads) void norm_gate_up_swiglu_kernel(const
 template <int NB>
 __global__ __launch_bounds__(kGemvThreads) void norm_gemv_f32_kernel(const bf16* w, const bf16* x, const bf16* gamma,
                                                                      float* y, int ldy, int rows, int hidden) {
+    {
+        const int row = blockIdx.x * kGemvWarps + threadIdx.x / 32;
+        begin_overlapped(row < rows ? w + std::size_t(row) * hidden : nullptr, nullptr, hidden);
+    }
     float inv[NB];
     inverse_rms_rows<NB>(x, hidden, inv);
     const int lane = threadIdx.x % 32;
@@ -204,28 +263,28 @@ template <int NB>
 struct QkvLaunch {
     static void run(const NormQkvArgs& a, cudaStream_t stream) {
         const int units = (a.q_heads + 2 * a.kv_heads) * 64;
-        norm_qkv_rope_kernel<NB><<<gemv_grid(norm_qkv_rope_kernel<NB>, units), kGemvThreads, 0, stream>>>(a);
+        launch(norm_qkv_rope_kernel<NB>, gemv_grid(norm_qkv_rope_kernel<NB>, units), stream, a);
     }
 };
 template <int NB>
 struct ResidualLaunch {
     static void run(const bf16* w, const bf16* act, bf16* x, int rows, int k, cudaStream_t stream) {
-        gemv_residual_kernel<NB><<<gemv_grid(gemv_residual_kernel<NB>, rows), kGemvThreads, 0, stream>>>(w, act, x, rows, k);
+        launch(gemv_residual_kernel<NB>, gemv_grid(gemv_residual_kernel<NB>, rows), stream, w, act, x, rows, k);
     }
 };
 template <int NB>
 struct GateUpLaunch {
     static void run(const bf16* w, const bf16* x, const bf16* gamma, bf16* act, int hidden, int mlp, cudaStream_t stream) {
-        norm_gate_up_swiglu_kernel<NB><<<gemv_grid(norm_gate_up_swiglu_kernel<NB>, mlp), kGemvThreads, 0, stream>>>(
-            w, x, gamma, act, hidden, mlp);
+        launch(norm_gate_up_swiglu_kernel<NB>, gemv_grid(norm_gate_up_swiglu_kernel<NB>, mlp), stream, w, x, gamma, act,
+               hidden, mlp);
     }
 };
 template <int NB>
 struct LogitsLaunch {
     static void run(const bf16* w, const bf16* x, const bf16* gamma, float* y, int ldy, int rows, int hidden,
                     cudaStream_t stream) {
-        norm_gemv_f32_kernel<NB><<<gemv_grid(norm_gemv_f32_kernel<NB>, rows), kGemvThreads, 0, stream>>>(w, x, gamma, y, ldy,
-                                                                                                 rows, hidden);
+        launch(norm_gemv_f32_kernel<NB>, gemv_grid(norm_gemv_f32_kernel<NB>, rows), stream, w, x, gamma, y, ldy, rows,
+               hidden);
     }
 };
 
@@ -235,6 +294,8 @@ void check_widths(int hidden, int k) {
 }
 
 }  // namespace
+
+void set_overlap_launches(bool on) { overlap_launches = on; }
 
 void norm_qkv_rope(const NormQkvArgs& a, cudaStream_t stream) {
     check_widths(a.hidden, a.hidden);
