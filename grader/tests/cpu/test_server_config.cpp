@@ -112,3 +112,14 @@ TEST_CASE("the decode server's kv_cache and fused_max_batch keys", "[server_conf
     c.batch = 5;
     CHECK_FALSE(c.fused());
 }
+
+TEST_CASE("the decode server's overlap_launches key", "[server_config]") {
+    TempDir dir;
+    auto file = dir / "server.yaml";
+    write_file(file, "batch: 1\nfused_max_batch: 4\noverlap_launches: yes please\n");
+    check_mentions(refusal_of(file), {"server.yaml:3", "true or false"});
+    write_file(file, "batch: 1\nfused_max_batch: 4\noverlap_launches: true\n");
+    CHECK(server::read_config(file.string()).overlap_launches);
+    write_file(file, "batch: 1\n");
+    CHECK_FALSE(server::read_config(file.string()).overlap_launches);
+}
