@@ -399,3 +399,21 @@ TEST_CASE("roofline report shows each incident's record, or why it does not", "[
     CHECK(contains(html, "Not shown: "));
     CHECK(contains(html, "`serve.tokens_per_s`"));
 }
+
+// The course's own recorded runs of the five configurations on an H200 (run 100, `roofline serve`'s
+// records, copied from .roofline/serve/): each reads back, checked field by field, to the regime
+// the answer key gives it. A change to the reading's rules that moves one of them fails here.
+TEST_CASE("the recorded H200 runs of the baseline and the four incidents read the answer key's regimes", "[incident]") {
+    const auto records = roofline_test::repo_root() / "results" / "2026-12-02-h200-run100-serve-records";
+    auto key = load_incident_key(roofline_test::repo_root() / "instructor" / "incidents" / "10-production.yaml");
+    int read = 0;
+    for (const char* name : {"baseline", "incident-a", "incident-b", "incident-c", "incident-d"}) {
+        INFO(name);
+        auto r = load_incident_report(records / (std::string(name) + ".json"));
+        REQUIRE(key.count(name));
+        CHECK(r.reading.regime == key[name].regime);
+        CHECK(r.incident == name);
+        ++read;
+    }
+    CHECK(read == 5);
+}
