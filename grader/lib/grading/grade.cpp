@@ -14,7 +14,9 @@
 #include "lab_job.hpp"
 #include "lab_session.hpp"
 #include "output_file.hpp"
+#include "gpu_neighbours.hpp"
 #include "own_work.hpp"
+#include "replay_retry.hpp"
 #include "report.hpp"
 #include "regime_sweep.hpp"
 #include "lab_run.hpp"
@@ -296,6 +298,14 @@ TimedRun timed_run(const VariantGrading& g, LabSession& session, const std::file
     auto mode = request.verify_only ? protocol::JobMode::verify : protocol::JobMode::grade;
     auto result_file = work_dir / "result.json";
     auto job = variant_job(g.lab, g.variant, mode, timed.seed, result_file, &timed.skipped);
+    // Who else computed on the GPU, asked just before and just after the timing (outside its
+    // wall time): a note when anyone did, never a change of score (gpu_neighbours.hpp).
+    std::vector<ComputeAppsListing> listings;
+    auto list_gpu = [&] {
+        if (request.verify_only) return;
+        if (auto listing = list_compute_apps()) listings.push_back(std::move(*listing));
+    };
+    list_gpu();
     trace_stage(g.target + ": timing job");
     auto began = std::chrono::steady_clock::now();
     timed.run = interpret(session.run(job, g.lab.timeout_s), job, g.lab.timeout_s);
@@ -304,19 +314,24 @@ TimedRun timed_run(const VariantGrading& g, LabSession& session, const std::file
                                  timed.run.result.timing->variant.median_s, work_dir);
     }
     timed.seconds = seconds_since(began);
+    list_gpu();
+    timed.gpu_neighbours = gpu_neighbours(listings);
     return timed;
 }
 
 // What the watch found, beside the verdict it may have changed.
 struct Judgement {
     std::string own_work_note;
-    std::optional<ReplayComparison> replay;
+    std::optional<ReplayComparison> replay;        // the comparison that decided (the retry's, after one)
+    std::optional<ReplayComparison> first_replay;  // after a retry: the first watch's, too slow
+    std::string replay_note;                       // a retry's second replay within the limit: said
     double watch_seconds = 0;
 };
 
 // 6b. The registration against lab.yaml; then the same checks and the timed launches once
 // more, watched, in a program that never times after it, and the judgement of whose work
-// the GPU did (own_work.hpp). A failure here becomes the run's outcome.
+// the GPU did (own_work.hpp). A failure here becomes the run's outcome. A replay too slow
+// against the timing is watched once more before it is refused (replay_retry.hpp).
 Judgement watch_and_judge(const VariantGrading& g, LabSession& session, const SymbolCheck& symbols, TimedRun& timed,
                           const std::filesystem::path& work_dir) {
     Judgement judgement;
@@ -327,10 +342,11 @@ Judgement watch_and_judge(const VariantGrading& g, LabSession& session, const Sy
         run.message = fmt::format("{}: {}", g.variant.name, *mismatch);
         return judgement;
     }
-    LabRun watched = run;  // a correctness run is watched itself
+    std::unique_ptr<LabSession> own_watch_session;
+    LabSession* watch_session = nullptr;
+    std::optional<protocol::Job> job;
     if (!g.request.verify_only) {
-        std::unique_ptr<LabSession> own_watch_session;
-        LabSession* watch_session = g.request.watch_session;
+        watch_session = g.request.watch_session;
         if (!watch_session || watch_session->executable() != session.executable()) {
             own_watch_session = std::make_unique<LabSession>(
                 session.executable(),
@@ -339,33 +355,55 @@ Judgement watch_and_judge(const VariantGrading& g, LabSession& session, const Sy
             watch_session = own_watch_session.get();
         }
         auto watch_file = work_dir / "watched.json";
-        auto job = variant_job(g.lab, g.variant, protocol::JobMode::watch, timed.seed, watch_file, &timed.skipped);
-        job.replay_launches = run.result.timing->variant.count * std::max(1, run.result.timing->batch_launches);
-        job.replay_batch_launches = std::max(1, run.result.timing->batch_launches);
-        trace_stage(g.target + ": watch job");
-        auto began = std::chrono::steady_clock::now();
-        watched = interpret(watch_session->run(job, g.lab.timeout_s), job, g.lab.timeout_s);
-        judgement.watch_seconds = seconds_since(began);
-        // Outside the two passes of `roofline grade` (grade.hpp), the watching program ends
-        // before anything else is timed: no program times while one watches.
-        if (!g.request.timed_runs) watch_session->end();
+        job = variant_job(g.lab, g.variant, protocol::JobMode::watch, timed.seed, watch_file, &timed.skipped);
+        job->replay_launches = run.result.timing->variant.count * std::max(1, run.result.timing->batch_launches);
+        job->replay_batch_launches = std::max(1, run.result.timing->batch_launches);
     }
-    if (watched.outcome != Outcome::correct) {
-        watched.message = "while watched (the same checks, re-run to see what the GPU ran): " + watched.message;
-        run = watched;
+    // Outside the two passes of `roofline grade` (grade.hpp), the watching program ends
+    // before anything else is timed: no program times while one watches.
+    struct EndWatch {
+        LabSession* session;
+        ~EndWatch() {
+            if (session) session->end();
+        }
+    } end_watch{g.request.timed_runs ? nullptr : watch_session};
+    std::vector<std::optional<ReplayComparison>> comparisons;
+    std::vector<ComputeAppsListing> listings;  // nvidia-smi's, each time a replay was too slow
+    for (int watches = 1;; ++watches) {
+        LabRun watched = run;  // a correctness run is watched itself
+        if (job) {
+            trace_stage(g.target + (watches == 1 ? ": watch job" : ": watch job, again"));
+            auto began = std::chrono::steady_clock::now();
+            watched = interpret(watch_session->run(*job, g.lab.timeout_s), *job, g.lab.timeout_s);
+            judgement.watch_seconds += seconds_since(began);
+        }
+        if (watched.outcome != Outcome::correct) {
+            watched.message = std::string(watches == 1 ? "while watched" : "while watched again") +
+                              " (the same checks, re-run to see what the GPU ran): " + watched.message;
+            run = watched;
+            return judgement;
+        }
+        auto own = judge_own_work(watched.result, symbols, g.lab.allow_calls);
+        judgement.own_work_note = own.note;
+        if (own.outcome == Outcome::correct && job) {
+            comparisons.push_back(compare_replay(run.result, watched.result));
+            const auto& latest = comparisons.back();
+            if (latest && latest->refused) {
+                if (auto listing = list_compute_apps()) listings.push_back(std::move(*listing));
+            }
+            auto decision = decide_replay(comparisons, gpu_processes_text(gpu_neighbours(listings)));
+            if (decision.step == ReplayDecision::Step::watch_again) continue;
+            judgement.replay = latest;
+            if (comparisons.size() > 1) judgement.first_replay = comparisons.front();
+            judgement.replay_note = decision.note;
+            if (decision.step == ReplayDecision::Step::refused) own = {Outcome::timing_refused, decision.message, own.note};
+        }
+        if (own.outcome != Outcome::correct) {
+            run.outcome = own.outcome;
+            run.message = fmt::format("{}: {}", g.variant.name, own.message);
+        }
         return judgement;
     }
-    auto own = judge_own_work(watched.result, symbols, g.lab.allow_calls);
-    if (own.outcome == Outcome::correct && !g.request.verify_only) {
-        judgement.replay = compare_replay(run.result, watched.result);
-        if (judgement.replay && judgement.replay->refused) own = {Outcome::timing_refused, judgement.replay->message, own.note};
-    }
-    judgement.own_work_note = own.note;
-    if (own.outcome != Outcome::correct) {
-        run.outcome = own.outcome;
-        run.message = fmt::format("{}: {}", g.variant.name, own.message);
-    }
-    return judgement;
 }
 
 // 7. The ceilings this GPU is scored against: measured where `roofline ceilings` ran here,
@@ -419,6 +457,13 @@ void record_measurement(const VariantGrading& g, const Prediction& prediction, c
     m.sm_clock_mhz = score.sm_clock_mhz;
     m.measured_at = utc_now_iso8601();
     append_measurement(g.request.log, m);
+}
+
+// The timing shared the GPU with other processes: said, the score unchanged.
+std::string shared_gpu_note(const std::vector<GpuProcess>& neighbours) {
+    if (neighbours.empty()) return {};
+    return fmt::format("{} used the GPU while this was timed: {}; the time may be slower than the GPU's own",
+                       neighbours.size() == 1 ? "another process" : "other processes", gpu_processes_text(neighbours));
 }
 
 // Lab 00's sweep, as the report shows it: a line of text and its JSON.
@@ -567,6 +612,9 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     out.exit_code = score.correct ? kGradedCorrect : kGradedIncorrect;
     out.text = timed.skipped + ceilings.note + terminal_report(context, score, run.result);
     if (!judgement.own_work_note.empty()) out.text += "  note      " + judgement.own_work_note + "\n";
+    if (!judgement.replay_note.empty()) out.text += "  note      " + judgement.replay_note + "\n";
+    auto shared_gpu = shared_gpu_note(timed.gpu_neighbours);
+    if (!shared_gpu.empty()) out.text += "  note      " + shared_gpu + "\n";
     out.json = score_json(context, score, run.result);
     if (sweep_verdict) report_sweep(*timed.sweep, *sweep_verdict, out);
     out.json["seed"] = timed.seed;
@@ -578,6 +626,21 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
         out.json["watched_replay"] = {{"launches", replay.launches},
                                       {"median_s", replay.watched_median_s},
                                       {"timed_over_watched", replay.timed_median_s / replay.watched_median_s}};
+        if (judgement.first_replay) {
+            // Watched twice: the first replay was too slow, the second (above) decided.
+            const auto& first = *judgement.first_replay;
+            out.json["watched_replay"]["first"] = {{"median_s", first.watched_median_s},
+                                                   {"timed_over_watched", first.timed_median_s / first.watched_median_s}};
+            out.json["watched_replay"]["note"] = judgement.replay_note;
+        }
+    }
+    if (!shared_gpu.empty()) {
+        auto processes = nlohmann::json::array();
+        for (const auto& p : timed.gpu_neighbours) {
+            processes.push_back({{"pid", p.pid}, {"name", p.name}});
+            if (p.used_mib) processes.back()["used_mib"] = *p.used_mib;
+        }
+        out.json["shared_gpu"] = {{"note", shared_gpu}, {"processes", processes}};
     }
     if (!judgement.own_work_note.empty()) out.json["note"] = judgement.own_work_note;
     out.gradescope = gradescope_json(lab, context, &score, nullptr);

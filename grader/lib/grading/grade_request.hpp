@@ -3,6 +3,7 @@
 // grade_variant hands a CPU-graded variant, needs only these and not grade.hpp.
 #pragma once
 #include "build_target.hpp"
+#include "gpu_neighbours.hpp"
 #include "hardware.hpp"
 #include "lab_run.hpp"
 #include "lab_spec.hpp"
@@ -36,6 +37,9 @@ struct TimedRun {
     std::uint64_t seed = 0;
     std::string skipped;  // verify shapes left out, as notes
     std::optional<SweepTimes> sweep;
+    // Other processes nvidia-smi listed on the GPU just before or just after the timing (and
+    // its sweep): the report says so in a note; the score stands.
+    std::vector<GpuProcess> gpu_neighbours;
 };
 using TimedRuns = std::map<std::string, TimedRun>;  // by variant
 

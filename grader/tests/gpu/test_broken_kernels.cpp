@@ -116,7 +116,7 @@ TEST_CASE("grade --all: each variant's outcome is the one it gets in a program o
         {"illegal_address", "cuda_error"}, {"cached", "incorrect"},      {"input_zeroing", "incorrect"},
         {"input_scratch", "incorrect"}, {"cublas_caller", "forbidden_call"}, {"dlopen_caller", "forbidden_call"},
         {"function_pointer", "forbidden_call"}, {"named_like_library", "forbidden_call"}, {"legacy_stream", "incorrect"}, {"wrong_dtype", "incorrect"},
-        {"registered_elsewhere", "incorrect"}, {"skip_when_done", "correct"}};
+        {"registered_elsewhere", "incorrect"}, {"skip_when_done", "correct"}, {"slow_when_watched", "timing_refused"}};
     REQUIRE(results.size() == expected.size());  // a fixture variant added without its expected outcome fails here
     for (const auto& r : results) {
         auto target = r["target"].get<std::string>();
@@ -329,6 +329,25 @@ TEST_CASE("grade: work skipped when the output already holds the answer is not t
     auto k = nlohmann::json::parse(skipper.output.substr(skipper.output.find('{')));
     REQUIRE(k.value("outcome", std::string()) == "correct");
     CHECK(k["time_s"]["median"].get<double>() > 0.9 * h["time_s"]["median"].get<double>());
+}
+
+// A kernel slow under every watch (as one that does less work when timed would be) is watched
+// twice and refused; the correct copy beside it is watched once (replay_retry.hpp).
+TEST_CASE("grade: a replay too slow is watched again, and refused when it is slow again", "[gpu]") {
+    auto flags = std::string(" --json --score-without-prediction --seed 7");
+    auto slow = run_cli(in_fixtures("grade 99-broken-kernels/slow_when_watched" + flags));
+    INFO(slow.output);
+    CHECK(slow.exit_code == 8);
+    auto s = nlohmann::json::parse(slow.output.substr(slow.output.find('{')));
+    CHECK(s.value("outcome", std::string()) == "timing_refused");
+    CHECK(contains(slow.output, "did less work while it was timed"));
+    CHECK(contains(slow.output, "Watched twice"));
+    auto honest = run_cli(in_fixtures("grade 99-broken-kernels/correct" + flags));
+    INFO(honest.output);
+    REQUIRE(honest.exit_code == 0);
+    auto h = nlohmann::json::parse(honest.output.substr(honest.output.find('{')));
+    REQUIRE(h.contains("watched_replay"));
+    CHECK_FALSE(h["watched_replay"].contains("first"));  // within the limit the first time
 }
 
 TEST_CASE("judged: grade jobs go to the judge and watch jobs to the lab program, in any order", "[gpu]") {

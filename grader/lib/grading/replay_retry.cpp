@@ -1,0 +1,52 @@
+#include "replay_retry.hpp"
+
+#include <fmt/format.h>
+
+namespace roofline {
+
+namespace {
+
+// "250 us, 25.0x the timed 10 us"
+std::string replay_text(const ReplayComparison& c) {
+    return fmt::format("{:.4g} us a launch, {:.1f}x the timed {:.4g} us", c.watched_median_s * 1e6,
+                       c.watched_median_s / c.timed_median_s, c.timed_median_s * 1e6);
+}
+
+}  // namespace
+
+ReplayDecision decide_replay(const std::vector<std::optional<ReplayComparison>>& comparisons,
+                             const std::string& neighbours) {
+    ReplayDecision decision;
+    if (comparisons.empty() || !comparisons.front() || !comparisons.front()->refused) return decision;
+    const auto& first = *comparisons.front();
+    if (comparisons.size() < kMostWatches) {
+        decision.step = ReplayDecision::Step::watch_again;
+        return decision;
+    }
+    const auto& second = comparisons[1];
+    if (second && !second->refused) {
+        decision.note = fmt::format(
+            "the first watched replay took {} (over the {:g}x limit); watched again, it took {} (within the limit): "
+            "the timing stands (the first replay was likely slowed by other work on the GPU{})",
+            replay_text(first), kTimedFasterLimit, replay_text(*second),
+            neighbours.empty() ? std::string() : fmt::format("; other processes on it: {}", neighbours));
+        return decision;
+    }
+    decision.step = ReplayDecision::Step::refused;
+    if (second) {
+        decision.message = fmt::format("{}. Watched twice, so that a GPU shared with another process is not taken for "
+                                       "it: the first replay took {}, the second {}",
+                                       second->message, replay_text(first), replay_text(*second));
+    } else {
+        decision.message = fmt::format("{}. Watched again, the replay gave no time to compare, so the first stands",
+                                       first.message);
+    }
+    if (!neighbours.empty()) {
+        decision.message += fmt::format(". Other processes used the GPU while it was watched: {}; if the kernel is "
+                                        "your own honest work, grade it again when the GPU is free",
+                                        neighbours);
+    }
+    return decision;
+}
+
+}  // namespace roofline

@@ -1,0 +1,79 @@
+// The watched replay, once more before a refusal (replay_retry.hpp): the decision on
+// comparisons written by hand (the GPU tests and a grading on the device make real ones).
+#include "test_support.hpp"
+
+#include "replay_retry.hpp"
+
+using namespace roofline_test;
+using roofline::ReplayComparison;
+using roofline::ReplayDecision;
+using Step = ReplayDecision::Step;
+
+namespace {
+
+// compare_replay's answer for a timed and a watched median: the comparison the grader makes.
+std::optional<ReplayComparison> compared(double timed_s, double watched_s) {
+    roofline::protocol::Result graded, watched;
+    graded.timing.emplace().variant.median_s = timed_s;
+    watched.replay = roofline::protocol::Replay{.shape = {{"n", 1}}, .launches = 40, .median_s = watched_s, .launched = {}};
+    auto comparison = roofline::compare_replay(graded, watched);
+    REQUIRE(comparison.has_value());
+    return comparison;
+}
+
+}  // namespace
+
+TEST_CASE("replay retry: a first replay within the limit is accepted, never watched again", "[replay_retry]") {
+    auto decision = roofline::decide_replay({compared(100e-6, 250e-6)}, "4242 python3 (2048 MiB)");
+    CHECK(decision.step == Step::accepted);
+    CHECK(decision.note.empty());
+    CHECK(decision.message.empty());
+    // Nothing to compare (no timing, or no replay): nothing to refuse, nothing to retry.
+    CHECK(roofline::decide_replay({std::nullopt}, "").step == Step::accepted);
+    CHECK(roofline::decide_replay({}, "").step == Step::accepted);
+}
+
+TEST_CASE("replay retry: a first replay too slow is watched once more", "[replay_retry]") {
+    auto first = compared(10e-6, 250e-6);
+    REQUIRE(first->refused);
+    auto decision = roofline::decide_replay({first}, "");
+    CHECK(decision.step == Step::watch_again);
+}
+
+TEST_CASE("replay retry: a second replay within the limit accepts the timing, with a note", "[replay_retry]") {
+    // Another process slowed the first watch: 25x. Alone, the second: 1.2x.
+    auto decision = roofline::decide_replay({compared(10e-6, 250e-6), compared(10e-6, 12e-6)}, "4242 python3 (2048 MiB)");
+    CHECK(decision.step == Step::accepted);
+    CHECK(decision.message.empty());
+    check_mentions(decision.note, {"250 us", "25.0x", "12 us", "1.2x", "timed 10 us", "within the limit",
+                                   "4242 python3 (2048 MiB)"});
+    SECTION("with no other process seen, the note names none") {
+        auto alone = roofline::decide_replay({compared(10e-6, 250e-6), compared(10e-6, 12e-6)}, "");
+        CHECK(alone.step == Step::accepted);
+        CHECK_FALSE(contains(alone.note, "other processes"));
+    }
+}
+
+// A kernel that does less work when timed than when watched is slow under every watch: the
+// retry changes nothing for it.
+TEST_CASE("replay retry: two replays too slow are refused, naming both and the other processes", "[replay_retry]") {
+    auto decision = roofline::decide_replay({compared(10e-6, 250e-6), compared(10e-6, 240e-6)}, "4242 python3 (2048 MiB)");
+    CHECK(decision.step == Step::refused);
+    CHECK(decision.note.empty());
+    check_mentions(decision.message, {"did less work while it was timed", "Watched twice", "250 us", "25.0x",
+                                      "240 us", "24.0x", "4242 python3 (2048 MiB)"});
+    SECTION("with no other process seen, the refusal names none") {
+        auto alone = roofline::decide_replay({compared(10e-6, 250e-6), compared(10e-6, 240e-6)}, "");
+        CHECK(alone.step == Step::refused);
+        CHECK_FALSE(contains(alone.message, "Other processes"));
+    }
+    SECTION("a second watch with nothing to compare keeps the first refusal") {
+        auto unmatched = roofline::decide_replay({compared(10e-6, 250e-6), std::nullopt}, "");
+        CHECK(unmatched.step == Step::refused);
+        check_mentions(unmatched.message, {"250 us", "no time to compare"});
+    }
+    SECTION("never a third watch") {
+        auto third = roofline::decide_replay({compared(10e-6, 250e-6), compared(10e-6, 240e-6), compared(10e-6, 11e-6)}, "");
+        CHECK(third.step == Step::refused);
+    }
+}
