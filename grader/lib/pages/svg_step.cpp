@@ -35,9 +35,9 @@ std::string step_timeline_svg(const IncidentReport& r) {
     c.text(left, 22, fmt::format("{}: the decode step by op on {}", r.incident, r.device), 15, "start",
            "font-weight='bold'");
     c.text(left, 40,
-           fmt::format("one eager step with an event before each op, {}; the timed step {} ({:.1f} tokens/s), "
+           fmt::format("one eager step with an event {} each op, {}; the timed step {} ({:.1f} tokens/s), "
                        "reading {}",
-                       ms(r.instrumented_step_s), ms(r.timing.step_s), r.tokens_per_s, r.reading.regime),
+                       r.has_events ? "before and after" : "before", ms(r.instrumented_step_s), ms(r.timing.step_s), r.tokens_per_s, r.reading.regime),
            kSmall);
     double span = r.instrumented_step_s;
     for (const auto& s : r.spans) span = std::max(span, s.end_s);
@@ -90,7 +90,14 @@ std::string step_timeline_svg(const IncidentReport& r) {
            fmt::format("host: a lone step enqueued in {} against {} on the GPU; {} launches a step", ms(r.timing.host_enqueue_s),
                        ms(r.timing.single_step_s), r.timing.launches),
            kSmall);
-    return c.finish(left + width + 16, ly + 24);
+    if (!r.has_events) return c.finish(left + width + 16, ly + 24);
+    // With events, hundreds of spans may be under a pixel each: every one is drawn (its <title> has
+    // its times), and the total says what the grey adds up to.
+    c.text(left, ly + 34,
+           fmt::format("gaps: {} of the instrumented step ({:.1f}%) ran no op, outside its {} spans", ms(r.gap_s),
+                       100 * r.gap_s / r.instrumented_step_s, r.event_count),
+           kSmall, "start", "class='gap-total'");
+    return c.finish(left + width + 16, ly + 40);
 }
 
 std::string step_roofline_svg(const IncidentReport& r) {
