@@ -8,6 +8,7 @@
 #include "output_file.hpp"
 #include "prediction_log.hpp"
 #include "serve_run.hpp"
+#include "svg_step.hpp"
 
 #include <fmt/format.h>
 
@@ -24,6 +25,7 @@ struct ServeFlags {
     int context = -1;
     std::string hardware;
     std::string json;
+    std::string timeline;
     bool solutions = false;
     std::string attention;
     bool plain_kernels = false;
@@ -32,6 +34,7 @@ struct ServeFlags {
 void serve_command(Context& context, const ServeFlags& f) {
     auto ws = context.build_workspace();
     if (!f.json.empty()) check_output_file(f.json, "--json");
+    if (!f.timeline.empty()) check_output_file(f.timeline, "--timeline");
     ServeRequest request;
     request.config = f.config;
     request.build = !f.no_build;
@@ -51,6 +54,13 @@ void serve_command(Context& context, const ServeFlags& f) {
     }
     fmt::print("{}", serve_text(*run.report));
     if (!f.json.empty()) write_json_file(f.json, serve_json(*run.report));
+    if (!f.timeline.empty()) {
+        // Drawn from the record this run makes, read back as `diagnose` reads it (so checked the same way).
+        auto name = std::filesystem::path(f.config).stem().string();
+        auto record = serve_record_json(*run.report, name, f.config, utc_now_iso8601());
+        auto report = read_incident_report(record.dump(), "(this run's record)");
+        write_output_file(f.timeline, step_timeline_svg(report), "the timeline picture", OutputFolder::create);
+    }
     // The record `roofline diagnose LAB/NAME` scores a diagnosis against, kept by this process (never
     // by the server) under the configuration's name; a run with --batch, --context or --no-graph is
     // another configuration, not the incident's, and is not kept.
@@ -91,6 +101,9 @@ void add_serve_command(CLI::App& app, Context& context) {
                   "run the server's own plain kernels where the course's are linked too: the student edition's server");
     cmd->add_option("--hardware", f.hardware, "the GPU profile to take the roofs from (default: matched by name)");
     cmd->add_option("--json", f.json, "also write the report as JSON here")->check(file_path());
+    cmd->add_option("--timeline", f.timeline,
+                    "also draw the instrumented step's timeline here (SVG: each op's span, the gaps between them)")
+        ->check(file_path());
     cmd->footer("The server times itself (CUDA events, the host clock): a report of a server's speed, not a grade.\n"
                 "The floor is the step's bytes (weights once, each sequence's KV cache) at the copy rate `roofline\n"
                 "ceilings` measured, or its FLOPs at the tensor roof, whichever is longer (lessons/10-production.md).");

@@ -58,6 +58,13 @@ struct IncidentReport {
     StepReading reading;  // computed again from the numbers above (read_step), equal to the record's
     std::vector<IncidentOp> ops;   // in the server's order
     std::vector<StepSpan> spans;   // the instrumented step on one axis: ops end to end, gaps where they leave time
+    // From the server's events (each op's start and end), when the record has them: the time in the
+    // instrumented step that no op's span covers (gap_seconds), and the spans' count. Shown, not read:
+    // the regime rules do not use it (the instrumented step is eager, with two events an op; the
+    // timed step may be a graph, and has none).
+    bool has_events = false;
+    double gap_s = 0;
+    std::size_t event_count = 0;
 };
 
 // Reads and checks a record. Throws InputError naming `file` and the field (`serve.ops[2].seconds`)

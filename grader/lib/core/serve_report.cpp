@@ -29,6 +29,21 @@ double positive(const nlohmann::json& object, const char* key, const std::string
 
 }  // namespace
 
+double gap_seconds(const std::vector<ServeEvent>& events, double step_s) {
+    double gaps = 0, last_end = 0;
+    for (const auto& e : events) {
+        gaps += std::max(0.0, e.start_s - last_end);
+        last_end = std::max(last_end, e.end_s);
+    }
+    return gaps + std::max(0.0, step_s - last_end);
+}
+
+std::string gap_line(double gap_s, double step_s, std::size_t spans) {
+    return fmt::format("gaps: {:.3f} ms of the instrumented step's {:.3f} ms ({:.1f}%) ran no op, outside its {} spans "
+                       "(the events' own cost, or the GPU waiting for the host's next record)",
+                       gap_s * 1e3, step_s * 1e3, 100 * gap_s / step_s, spans);
+}
+
 ServeReport serve_report(const nlohmann::json& out, const std::string& source, const HardwareProfile& profile,
                          const MeasuredCeilings* measured) {
     ServeReport r;
@@ -84,6 +99,34 @@ ServeReport serve_report(const nlohmann::json& out, const std::string& source, c
             }
         r.ops.push_back(row);
     }
+    // Each op's start and end (a server that predates them wrote none): checked here as the
+    // record's reader checks them, so that a record `serve` keeps reads back.
+    if (out.contains("events")) {
+        const auto& events = out.at("events");
+        if (!events.is_array() || events.size() > kMaxServeEvents)
+            throw InputError(fmt::format("{}: `events` must be a list of at most {} spans", source, kMaxServeEvents));
+        double last_end = 0;
+        for (std::size_t i = 0; i < events.size(); ++i) {
+            const auto& e = events[i];
+            const auto where = fmt::format("events[{}]", i);
+            const auto& name = field(e, "name", source + ": " + where);
+            ServeEvent span{name.is_string() ? name.get<std::string>() : "",
+                            positive(e, "start_s", source + ": " + where, true),
+                            positive(e, "end_s", source + ": " + where, true)};
+            if (std::none_of(r.ops.begin(), r.ops.end(), [&](const ServeOp& op) { return op.name == span.name; }))
+                throw InputError(fmt::format("{}: `{}.name` {} is not one of the ops", source, where, name.dump()));
+            if (span.end_s < span.start_s)
+                throw InputError(fmt::format("{}: `{}.end_s` is before its start_s", source, where));
+            if (span.start_s < last_end - 1e-12)
+                throw InputError(fmt::format("{}: `{}.start_s` is before the previous span's end (spans come in order)",
+                                             source, where));
+            if (span.end_s > 1.05 * r.instrumented_step_s)
+                throw InputError(fmt::format("{}: `{}.end_s` is past the instrumented step's end", source, where));
+            last_end = span.end_s;
+            r.events.push_back(span);
+        }
+        r.gap_s = gap_seconds(r.events, r.instrumented_step_s);
+    }
     // A launch's fixed cost: back-to-back empty kernels, or a graph's nodes, as `roofline ceilings`
     // measured them here; else the typical 5 us, and 1 us for a graph's node.
     r.timing.launches = r.launches_per_step;
@@ -127,12 +170,13 @@ std::string serve_text(const ServeReport& r) {
     line(fmt::format("fraction of the floor: {:.0f}%", 100 * r.reading.fraction));
     line(fmt::format("one step alone: {:.3f} ms on the GPU, enqueued by the host in {:.3f} ms",
                      r.timing.single_step_s * 1e3, r.timing.host_enqueue_s * 1e3));
-    line(fmt::format("\nthe step by op (one eager step with an event before each op: {:.3f} ms in all):",
-                     r.instrumented_step_s * 1e3));
+    line(fmt::format("\nthe step by op (one eager step with an event {} each op: {:.3f} ms in all):",
+                     r.events.empty() ? "before" : "before and after", r.instrumented_step_s * 1e3));
     line(fmt::format("  {:<14} {:>10} {:>7} {:>10} {:>10} {:>11}", "op", "ms", "share", "floor ms", "GB", "GFLOP"));
     for (const auto& op : r.ops)
         line(fmt::format("  {:<14} {:>10.3f} {:>6.1f}% {:>10.3f} {:>10.3f} {:>11.1f}", op.name, op.seconds * 1e3,
                          100 * op.seconds / r.instrumented_step_s, op.floor_s * 1e3, op.bytes / 1e9, op.flops / 1e9));
+    if (!r.events.empty()) line(gap_line(r.gap_s, r.instrumented_step_s, r.events.size()));
     line(fmt::format("\nregime: {} (rule: {}). {}", r.reading.regime, r.reading.rule, r.reading.evidence));
     line("(the server's own timing of itself, CUDA events and the host clock: a report, not a grade)");
     return text;
@@ -170,6 +214,12 @@ nlohmann::json serve_json(const ServeReport& r) {
         {"ops", ops},
         {"timing_note", "the server's own timing of itself (CUDA events, host clock): a report, not a grade"},
     };
+    if (!r.events.empty()) {
+        nlohmann::json events = nlohmann::json::array();
+        for (const auto& e : r.events) events.push_back({{"name", e.name}, {"start_s", e.start_s}, {"end_s", e.end_s}});
+        out["events"] = events;
+        out["gap_s"] = r.gap_s;
+    }
     if (r.check_ran) out["check"] = r.check;
     // What the server ran, as it said: its configuration's choices (absent from an older server's output).
     for (const char* key : {"attention", "attention_file", "kv_cache", "fused", "fused_max_batch"})

@@ -22,6 +22,22 @@ struct ServeOp {
     double floor_s = 0;  // the op's own floor at the same roofs
 };
 
+// One op's span in the instrumented step, from the events the server records before and after
+// it: seconds from the step's begin event. Between two spans, no op ran: the events' own cost, or
+// the GPU waiting for the host to record the next one (lessons/10-production.md).
+struct ServeEvent {
+    std::string name;
+    double start_s = 0, end_s = 0;
+};
+// The most spans a report or a record takes (the server keeps at most 4,096 and merges beyond).
+inline constexpr std::size_t kMaxServeEvents = 20000;
+
+// Time in a step of `step_s` outside the spans: before the first, between each two, after the last.
+// The spans in order, as serve_report and read_incident_report check them.
+double gap_seconds(const std::vector<ServeEvent>& events, double step_s);
+// The text reports' line on it: the gap time, its share of the instrumented step, the spans' count.
+std::string gap_line(double gap_s, double step_s, std::size_t spans);
+
 struct ServeReport {
     std::string source;  // where the server's JSON came from, for messages
     std::string config;
@@ -40,6 +56,8 @@ struct ServeReport {
     DecodeStepFloor floor;
     StepReading reading;
     std::vector<ServeOp> ops;
+    std::vector<ServeEvent> events;  // in order; empty when the server wrote none (an older server)
+    double gap_s = 0;                // gap_seconds of them (0 without events)
     bool check_ran = false, check_passed = false;
     nlohmann::json check;  // the server's "check" object, as it wrote it
     nlohmann::json server;  // the server's whole output

@@ -20,6 +20,8 @@ const char* regime_colour(const std::string& regime) {
 namespace {
 
 std::string ms(double seconds) { return fmt::format("{:.3f} ms", seconds * 1e3); }
+// A span's length: microseconds under a tenth of a millisecond (one launch of a small op is a few).
+std::string length(double seconds) { return seconds < 1e-4 ? fmt::format("{:.1f} us", seconds * 1e6) : ms(seconds); }
 
 const IncidentOp* op_named(const IncidentReport& r, const std::string& name) {
     for (const auto& op : r.ops)
@@ -35,31 +37,35 @@ std::string step_timeline_svg(const IncidentReport& r) {
     c.text(left, 22, fmt::format("{}: the decode step by op on {}", r.incident, r.device), 15, "start",
            "font-weight='bold'");
     c.text(left, 40,
-           fmt::format("one eager step with an event before each op, {}; the timed step {} ({:.1f} tokens/s), "
+           fmt::format("one eager step with an event {} each op, {}; the timed step {} ({:.1f} tokens/s), "
                        "reading {}",
-                       ms(r.instrumented_step_s), ms(r.timing.step_s), r.tokens_per_s, r.reading.regime),
+                       r.has_events ? "before and after" : "before", ms(r.instrumented_step_s), ms(r.timing.step_s),
+                       r.tokens_per_s, r.reading.regime),
            kSmall);
     double span = r.instrumented_step_s;
     for (const auto& s : r.spans) span = std::max(span, s.end_s);
     auto x = [&](double t) { return left + t / span * width; };
+    // With events a span is one launch of an op, often under a pixel: no outlines (they would paint the
+    // bar white and grey), and each title gives the span's times and then the op's, all its spans summed.
+    const std::string op_outline = r.has_events ? "" : " stroke='white' stroke-width='0.5'";
+    const std::string gap_outline = r.has_events ? "" : " stroke='#555' stroke-dasharray='2,2'";
     for (const auto& s : r.spans) {
         const double x0 = x(s.start_s), w = std::max(0.5, x(s.end_s) - x0);
         if (s.gap()) {
-            c.element(fmt::format("<rect class='gap' x='{:.2f}' y='{}' width='{:.2f}' height='{}' fill='{}' "
-                                  "stroke='#555' stroke-dasharray='2,2'><title>gap {} to {}: no op ran ({})</title>"
-                                  "</rect>\n",
-                                  x0, bar_top, w, bar_height, kGapColour, ms(s.start_s), ms(s.end_s),
-                                  ms(s.end_s - s.start_s)),
+            c.element(fmt::format("<rect class='gap' x='{:.2f}' y='{}' width='{:.2f}' height='{}' fill='{}'{}><title>gap "
+                                  "{} to {}: no op ran ({})</title></rect>\n",
+                                  x0, bar_top, w, bar_height, kGapColour, gap_outline, ms(s.start_s), ms(s.end_s),
+                                  length(s.end_s - s.start_s)),
                       x0 + w, bar_top + bar_height);
             continue;
         }
         const auto* op = op_named(r, s.name);
         const std::string regime = op ? op->regime : "";
+        const std::string whole = r.has_events ? fmt::format("; {} in all its spans, ", ms(op ? op->seconds : 0)) : ", ";
         c.element(fmt::format("<rect class='op' data-op='{}' data-regime='{}' x='{:.2f}' y='{}' width='{:.2f}' "
-                              "height='{}' fill='{}' stroke='white' stroke-width='0.5'><title>{}: {} to {} ({}), its "
-                              "floor {}, {}</title></rect>\n",
-                              svg_escape(s.name), regime, x0, bar_top, w, bar_height, regime_colour(regime),
-                              svg_escape(s.name), ms(s.start_s), ms(s.end_s), ms(s.end_s - s.start_s),
+                              "height='{}' fill='{}'{}><title>{}: {} to {} ({}){}its floor {}, {}</title></rect>\n",
+                              svg_escape(s.name), regime, x0, bar_top, w, bar_height, regime_colour(regime), op_outline,
+                              svg_escape(s.name), ms(s.start_s), ms(s.end_s), length(s.end_s - s.start_s), whole,
                               ms(op ? op->floor_s : 0), regime),
                   x0 + w, bar_top + bar_height);
         // A name inside its bar where it fits; the <title> carries it otherwise.
@@ -90,7 +96,14 @@ std::string step_timeline_svg(const IncidentReport& r) {
            fmt::format("host: a lone step enqueued in {} against {} on the GPU; {} launches a step", ms(r.timing.host_enqueue_s),
                        ms(r.timing.single_step_s), r.timing.launches),
            kSmall);
-    return c.finish(left + width + 16, ly + 24);
+    if (!r.has_events) return c.finish(left + width + 16, ly + 24);
+    // With events, hundreds of spans may be under a pixel each: every one is drawn (its <title> has
+    // its times), and the total says what the grey adds up to.
+    c.text(left, ly + 34,
+           fmt::format("gaps: {} of the instrumented step ({:.1f}%) ran no op, outside its {} spans", ms(r.gap_s),
+                       100 * r.gap_s / r.instrumented_step_s, r.event_count),
+           kSmall, "start", "class='gap-total'");
+    return c.finish(left + width + 16, ly + 40);
 }
 
 std::string step_roofline_svg(const IncidentReport& r) {

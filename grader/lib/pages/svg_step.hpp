@@ -1,7 +1,9 @@
 // Module 10's two pictures of a decode step, from a serve record (incident_report.hpp):
 //   the timeline: the instrumented step on one time axis, one bar per op (summed over the layers,
 //     in the server's order), coloured by the op's regime (op_regime), and a gap bar wherever the
-//     record's spans leave time with no op running;
+//     record's spans leave time with no op running; where the record has the server's events (each
+//     op's start and end), one bar per span and one gap bar per gap between them, hundreds of each,
+//     with a line giving the gaps' total and share of the step;
 //   the step on the roofline: each op that moves bytes or does FLOPs, and the whole step, on the
 //     lab roofline's convention (roof_placement.hpp: intensity across, fraction of the binding roof up).
 // `roofline diagnose` writes both beside the record; `roofline report` shows them inline.

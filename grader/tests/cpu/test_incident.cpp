@@ -16,6 +16,7 @@
 #include "source_hash.hpp"
 #include "svg_step.hpp"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <regex>
@@ -303,6 +304,161 @@ TEST_CASE("the step's timeline: one bar per op coloured by its regime, a gap whe
     // The axis: 760 px for 7.056 ms from x = 16.
     CHECK(std::stod(m[1]) == Approx(16 + 1.5 / 7.056 * 760).margin(0.02));
     CHECK(std::stod(m[2]) == Approx(1.0 / 7.056 * 760).margin(0.02));
+}
+
+namespace {
+
+struct Span {
+    const char* name;
+    double start_ms, end_ms;
+};
+
+// A server's output with the events it writes (server_main.cu): each op's start and end, in order.
+nlohmann::json with_events(nlohmann::json server, const std::vector<Span>& spans) {
+    nlohmann::json events = nlohmann::json::array();
+    for (const auto& s : spans) events.push_back({{"name", s.name}, {"start_s", s.start_ms * 1e-3}, {"end_s", s.end_ms * 1e-3}});
+    server["events"] = events;
+    return server;
+}
+
+// In the launch storm's 19.9 ms instrumented step: gaps of 0.1 ms before the first span, 0.1 ms
+// before qkv_gemm, 2 ms before argmax and 0.9 ms after it (3.1 ms, 15.6%); none between rmsnorm and
+// embed, nor around the zero-length attention.
+const std::vector<Span> kStormSpans{{"embed", 0.1, 0.2},     {"rmsnorm", 0.2, 0.5},   {"qkv_gemm", 0.6, 1.0},
+                                    {"attention", 1.0, 1.0}, {"o_gemm", 1.0, 3.0},    {"argmax", 5.0, 19.0}};
+
+}  // namespace
+
+TEST_CASE("the server's events carried through serve's report into the record: spans, gaps and their total",
+          "[incident][events]") {
+    auto server = with_events(launch_storm(), kStormSpans);
+    auto report = serve_report(server, "server.json", roofline_test::test_gpu(), nullptr);
+    REQUIRE(report.events.size() == kStormSpans.size());
+    CHECK(report.events[4].name == "o_gemm");
+    CHECK(report.events[4].start_s == Approx(1.0e-3));
+    CHECK(report.gap_s * 1e3 == Approx(3.1));
+    CHECK(contains(serve_text(report), "gaps: 3.100 ms of the instrumented step's 19.900 ms (15.6%)"));
+    CHECK(contains(serve_text(report), "an event before and after each op"));
+    auto json = serve_json(report);
+    REQUIRE(json.contains("events"));
+    CHECK(json["events"] == server["events"]);  // as the server wrote them
+    CHECK(json["gap_s"].get<double>() == Approx(3.1e-3));
+    // An older server wrote none: no events, no gap line, the split "before each op".
+    auto older = serve_report(launch_storm(), "server.json", roofline_test::test_gpu(), nullptr);
+    CHECK_FALSE(serve_json(older).contains("events"));
+    CHECK_FALSE(contains(serve_text(older), "gaps:"));
+
+    auto record = record_of(server, "incident-b");
+    CHECK(record["serve"]["events"] == server["events"]);
+    auto r = read_back(record);
+    REQUIRE(r.has_events);
+    CHECK(r.event_count == kStormSpans.size());
+    CHECK(r.gap_s * 1e3 == Approx(3.1));
+    // The axis: a gap, embed, rmsnorm, a gap, qkv_gemm, attention, o_gemm, a gap, argmax, a gap.
+    std::vector<std::string> names;
+    for (const auto& s : r.spans) names.push_back(s.gap() ? "(gap)" : s.name);
+    CHECK(names == std::vector<std::string>{"(gap)", "embed", "rmsnorm", "(gap)", "qkv_gemm", "attention", "o_gemm",
+                                            "(gap)", "argmax", "(gap)"});
+    CHECK(r.spans[7].start_s * 1e3 == Approx(3.0));
+    CHECK(r.spans[7].end_s * 1e3 == Approx(5.0));
+    CHECK(r.spans[9].end_s * 1e3 == Approx(19.9));
+    CHECK(contains(incident_text(r), "gaps: 3.100 ms of the instrumented step's 19.900 ms (15.6%) ran no op, outside "
+                                     "its 6 spans"));
+    CHECK_FALSE(contains(incident_text(read_back(record_of(launch_storm(), "incident-b"))), "gaps:"));
+    // The figure is shown beside the overhead evidence; the reading is the one without events.
+    auto evidence = regime_evidence(r);
+    CHECK(contains(evidence[0].sentence, "ran no op for 3.100 ms of its 19.900 ms (16%)"));
+    auto without = read_back(record_of(launch_storm(), "incident-b"));
+    CHECK(r.reading.regime == without.reading.regime);
+    CHECK(r.reading.rule == without.reading.rule);
+}
+
+TEST_CASE("events that are out of order, of no op, or past the step are refused, naming the field",
+          "[incident][events]") {
+    struct Case {
+        std::string what, server_field, record_field;
+        std::function<void(nlohmann::json&)> edit;  // of the events list
+    };
+    std::vector<Case> cases{
+        {"a span starting before the previous one ends", "events[2].start_s", "serve.events[2].start_s",
+         [](nlohmann::json& e) { e[2]["start_s"] = 0.4e-3; }},
+        {"an op the report does not have", "events[1].name", "serve.events[1].name",
+         [](nlohmann::json& e) { e[1]["name"] = "moe_router"; }},
+        {"a span past the step's end", "events[5].end_s", "serve.events[5].end_s",
+         [](nlohmann::json& e) { e[5]["end_s"] = 25e-3; }},
+        {"a span ending before it starts", "events[4].end_s", "serve.events[4].end_s",
+         [](nlohmann::json& e) { e[4]["end_s"] = 0.5e-3; }},
+        {"a start that is text", "start_s", "serve.events[0].start_s", [](nlohmann::json& e) { e[0]["start_s"] = "soon"; }},
+        {"a span without its end", "end_s", "serve.events[3].end_s", [](nlohmann::json& e) { e[3].erase("end_s"); }},
+    };
+    for (const auto& c : cases) {
+        INFO(c.what);
+        auto server = with_events(launch_storm(), kStormSpans);
+        c.edit(server["events"]);
+        auto from_server = roofline_test::input_error_of(
+            [&] { serve_report(server, "server.json", roofline_test::test_gpu(), nullptr); });
+        CHECK(contains(from_server, "server.json"));
+        CHECK(contains(from_server, c.server_field));
+        // The same edit in a record serve kept of a good run.
+        auto record = record_of(with_events(launch_storm(), kStormSpans), "incident-b");
+        c.edit(record["serve"]["events"]);
+        auto from_record = roofline_test::input_error_of([&] { read_back(record); });
+        CHECK(contains(from_record, "incident.json"));
+        CHECK(contains(from_record, "`" + c.record_field + "`"));
+    }
+    SECTION("the record's gap total against its events, and a list too long") {
+        auto record = record_of(with_events(launch_storm(), kStormSpans), "incident-b");
+        REQUIRE_NOTHROW(read_back(record));
+        auto forged = record;
+        forged["serve"]["gap_s"] = 0.0;
+        CHECK(contains(roofline_test::input_error_of([&] { read_back(forged); }), "`serve.gap_s`"));
+        auto long_list = record;
+        nlohmann::json many = nlohmann::json::array();
+        for (std::size_t i = 0; i <= kMaxServeEvents; ++i)
+            many.push_back({{"name", "embed"}, {"start_s", i * 1e-7}, {"end_s", i * 1e-7}});
+        long_list["serve"]["events"] = many;
+        long_list["serve"].erase("gap_s");
+        CHECK(contains(roofline_test::input_error_of([&] { read_back(long_list); }), "`serve.events` holds"));
+        auto server = with_events(launch_storm(), kStormSpans);
+        server["events"] = many;
+        CHECK(contains(roofline_test::input_error_of(
+                           [&] { serve_report(server, "server.json", roofline_test::test_gpu(), nullptr); }),
+                       "`events` must be a list of at most"));
+    }
+}
+
+TEST_CASE("the timeline from events: a bar per span, a gap bar per gap, the gaps' total in the legend",
+          "[incident][events][pictures]") {
+    // Thirty layers of the batched step's 11 ops (330 spans) in the 19.9 ms step:
+    // every third span starts 20 us after the one before ends, the others touch it.
+    const std::vector<const char*> layer{"rmsnorm",  "qkv_gemm", "rope_kv",      "attention", "o_gemm",   "residual",
+                                         "rmsnorm",  "gate_up_gemm", "swiglu", "down_gemm", "residual"};
+    std::vector<Span> spans;
+    double at = 0;
+    int gaps_between = 0;
+    for (int l = 0; l < 30; ++l)
+        for (const char* name : layer) {
+            const bool gap_before = spans.size() % 3 == 2;
+            if (gap_before) at += 0.02, ++gaps_between;
+            spans.push_back({name, at, at + 0.05});
+            at += 0.05;
+        }
+    REQUIRE(at < 19.9);  // so the step's remainder after the last span is one more gap
+    auto r = read_back(record_of(with_events(launch_storm(), spans), "incident-b"));
+    auto svg = step_timeline_svg(r);
+    CHECK(count_of(svg, "<rect class='op'") == int(spans.size()));
+    CHECK(count_of(svg, "<rect class='gap'") == gaps_between + 1);
+    int gap_spans = 0;
+    for (const auto& s : r.spans) gap_spans += s.gap();
+    CHECK(gap_spans == gaps_between + 1);
+    // Each bar keeps its title with its times.
+    CHECK(count_of(svg, "<title>gap ") == gaps_between + 1);
+    CHECK(count_of(svg, "<title>rmsnorm: ") == 60);
+    CHECK(r.gap_s * 1e3 == Approx(gaps_between * 0.02 + (19.9 - at)));
+    CHECK(contains(svg, fmt::format("class='gap-total'>gaps: {:.3f} ms", r.gap_s * 1e3)));
+    CHECK(contains(svg, "an event before and after each op"));
+    // Without events the legend has no such line.
+    CHECK_FALSE(contains(step_timeline_svg(read_back(record_of(launch_storm(), "incident-b"))), "gap-total"));
 }
 
 TEST_CASE("the step on the roofline: a mark for each op that moves bytes, and one for the step", "[incident][pictures]") {

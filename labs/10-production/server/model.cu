@@ -7,36 +7,38 @@
 
 namespace server {
 
-OpRecorder::OpRecorder(int capacity) : events_(capacity), names_(capacity) {
-    for (auto& e : events_) CUDA_CHECK(cudaEventCreate(&e));
+OpRecorder::OpRecorder(int ops) : starts_(ops), ends_(ops), names_(ops) {
+    for (auto& e : starts_) CUDA_CHECK(cudaEventCreate(&e));
+    for (auto& e : ends_) CUDA_CHECK(cudaEventCreate(&e));
 }
 
 OpRecorder::~OpRecorder() {
-    for (auto& e : events_) cudaEventDestroy(e);
+    for (auto& e : starts_) cudaEventDestroy(e);
+    for (auto& e : ends_) cudaEventDestroy(e);
 }
 
 void OpRecorder::mark(const char* name, cudaStream_t stream) {
-    if (used_ + 1 >= int(events_.size())) fail_now("the op recorder ran out of events");
+    if (used_ >= int(starts_.size())) fail_now("the op recorder ran out of events (Server::max_ops_per_step)");
+    end(stream);
     names_[used_] = name;
-    CUDA_CHECK(cudaEventRecord(events_[used_++], stream));
+    CUDA_CHECK(cudaEventRecord(starts_[used_++], stream));
+    open_ = true;
 }
 
 void OpRecorder::end(cudaStream_t stream) {
-    names_[used_] = nullptr;
-    CUDA_CHECK(cudaEventRecord(events_[used_++], stream));
+    if (!open_) return;
+    CUDA_CHECK(cudaEventRecord(ends_[used_ - 1], stream));
+    open_ = false;
 }
 
-std::vector<std::pair<std::string, double>> OpRecorder::times() const {
-    std::vector<std::pair<std::string, double>> out;
-    for (int i = 0; i + 1 < used_; ++i) {
+std::vector<OpRecorder::Span> OpRecorder::spans(cudaEvent_t origin) const {
+    auto since = [&](cudaEvent_t e) {
         float ms = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, events_[i], events_[i + 1]));
-        std::string name = names_[i];
-        auto it = out.begin();
-        while (it != out.end() && it->first != name) ++it;
-        if (it == out.end()) out.emplace_back(name, ms * 1e-3);
-        else it->second += ms * 1e-3;
-    }
+        CUDA_CHECK(cudaEventElapsedTime(&ms, origin, e));
+        return std::round(double(ms) * 1e6) * 1e-9;
+    };
+    std::vector<Span> out;
+    for (int i = 0; i < used_ - (open_ ? 1 : 0); ++i) out.push_back({names_[i], since(starts_[i]), since(ends_[i])});
     return out;
 }
 

@@ -27,21 +27,32 @@ struct LayerWeights {
     bf16 *attn_norm, *wqkv, *wo, *mlp_norm, *gate_up, *down;
 };
 
-// Events between the ops of one instrumented step: the time from one mark to the next is the
-// op's (its GPU time, and any wait for the host before it).
+// Events around the ops of one instrumented step: one recorded before each op and one after it,
+// so an op's span is its own and the time between two spans is time in which no op ran.
+// An event fires when the stream reaches it. Recorded back to back on one stream, op i's end and
+// op i+1's start are apart by the events' own cost (about 1-2 us each) when the GPU is behind, and
+// by the host's time from one record to the next when the GPU ran dry waiting for it (the eager
+// step's launches). A start event the GPU reaches before the host has launched the op's kernel
+// fires at once: the rest of that wait falls inside the op's span, which events cannot split.
 class OpRecorder {
 public:
-    explicit OpRecorder(int capacity);
+    explicit OpRecorder(int ops);  // room for this many ops' start and end
     ~OpRecorder();
-    void mark(const char* name, cudaStream_t stream);
-    void end(cudaStream_t stream);
-    // Seconds per op name, summed, in the order first seen.
-    std::vector<std::pair<std::string, double>> times() const;
+    void mark(const char* name, cudaStream_t stream);  // ends the open op, if any, and starts this one
+    void end(cudaStream_t stream);                     // ends the last op
+    struct Span {
+        std::string name;
+        double start_s = 0, end_s = 0;  // from `origin`
+    };
+    // Each op's start and end in order, seconds from `origin` (an event recorded before the step),
+    // rounded to the nanosecond (the events resolve about half a microsecond).
+    std::vector<Span> spans(cudaEvent_t origin) const;
 
 private:
-    std::vector<cudaEvent_t> events_;
+    std::vector<cudaEvent_t> starts_, ends_;
     std::vector<const char*> names_;
-    int used_ = 0;
+    int used_ = 0;  // ops started
+    bool open_ = false;
 };
 
 class Server {
@@ -55,6 +66,12 @@ public:
     void capture_graph();  // the batched step as a CUDA graph
     void launch_graph();
     int launches_in_last_step() const { return launches_; }  // kernels and cuBLASLt calls enqueued
+    // The most ops (recorder marks) one step names: per request, 7 per-sequence ops a layer, embed,
+    // the final norm and argmax per sequence; batched, 11 a layer and 5 more (fused: fewer).
+    int max_ops_per_step(bool per_request) const {
+        const int B = shapes.batch, L = shapes.layers;
+        return per_request ? B * (3 + 7 * L) + 4 * L + 2 : 11 * L + 5;
+    }
     bool fused() const { return fused_; }
 
     Shapes shapes;

@@ -46,6 +46,37 @@ double seconds_between(cudaEvent_t a, cudaEvent_t b) {
     return ms * 1e-3;
 }
 
+// Seconds per op name over the instrumented step, each op from its start to its end, summed, in
+// the order first seen.
+std::vector<std::pair<std::string, double>> op_seconds(const std::vector<OpRecorder::Span>& spans) {
+    std::vector<std::pair<std::string, double>> out;
+    for (const auto& span : spans) {
+        auto it = out.begin();
+        while (it != out.end() && it->first != span.name) ++it;
+        if (it == out.end()) out.emplace_back(span.name, span.end_s - span.start_s);
+        else it->second += span.end_s - span.start_s;
+    }
+    return out;
+}
+
+// The spans the JSON keeps. Every one up to kMaxEventsKept (the batched step's ~360; per request,
+// up to a batch of about 17); beyond, a run of one op's spans (64 sequences' RMSNorms) becomes one
+// span that starts where the run starts and lasts the run's summed op time, so that each op's
+// time and the step's total gap time stay exact and the record stays a few hundred spans.
+constexpr std::size_t kMaxEventsKept = 4096;
+std::vector<OpRecorder::Span> kept_spans(const std::vector<OpRecorder::Span>& spans) {
+    if (spans.size() <= kMaxEventsKept) return spans;
+    std::vector<OpRecorder::Span> out;
+    for (const auto& span : spans) {
+        if (!out.empty() && out.back().name == span.name) {
+            out.back().end_s += span.end_s - span.start_s;
+        } else {
+            out.push_back(span);
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -190,8 +221,9 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaStreamSynchronize(stream));
     double step_s = seconds_between(begin, end) / config.steps;
 
-    // The split: one more step, eager, with an event before every op.
-    OpRecorder recorder(per_request ? 64 * 300 + 64 : 1024);
+    // The split: one more step, eager, with an event before and after every op (model.cuh says what
+    // the time between one op's end and the next one's start is).
+    OpRecorder recorder(s.max_ops_per_step(per_request));
     CUDA_CHECK(cudaEventRecord(begin, stream));
     s.enqueue_step(per_request, &recorder);
     CUDA_CHECK(cudaEventRecord(end, stream));
@@ -205,11 +237,18 @@ int main(int argc, char** argv) {
     std::printf("step %.3f ms over %d steps: %.1f tokens/s; one step alone %.3f ms, enqueued by the host in %.3f ms "
                 "(%d launches)\n",
                 step_s * 1e3, config.steps, config.batch / step_s, single_step_s * 1e3, host_enqueue_s * 1e3, launches);
+    const auto spans = recorder.spans(begin);
     nlohmann::json ops = nlohmann::json::array();
-    for (const auto& [name, seconds] : recorder.times()) {
+    double busy_s = 0;
+    for (const auto& [name, seconds] : op_seconds(spans)) {
         std::printf("  %-14s %9.3f ms\n", name.c_str(), seconds * 1e3);
         ops.push_back({{"name", name}, {"seconds", seconds}});
+        busy_s += seconds;
     }
+    std::printf("  %-14s %9.3f ms (%.0f%% of the instrumented step's %.3f ms)\n", "(gaps)",
+                (instrumented_s - busy_s) * 1e3, 100 * (instrumented_s - busy_s) / instrumented_s, instrumented_s * 1e3);
+    nlohmann::json events = nlohmann::json::array();
+    for (const auto& e : kept_spans(spans)) events.push_back({{"name", e.name}, {"start_s", e.start_s}, {"end_s", e.end_s}});
     std::vector<long long> contexts;
     for (int p : positions) contexts.push_back(p + (config.steps - 1) / 2);  // cached positions, mid-run
     out["program"] = "roofline-decode-server";
@@ -240,6 +279,7 @@ int main(int argc, char** argv) {
     out["launches_per_step"] = launches;
     out["instrumented_step_s"] = instrumented_s;
     out["ops"] = ops;
+    out["events"] = events;
     out["first_tokens"] = first_tokens;
     if (!f.json.empty()) {
         std::ofstream file(f.json);
