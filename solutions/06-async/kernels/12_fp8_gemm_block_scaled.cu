@@ -23,9 +23,24 @@
 
 namespace {
 
+// ROOFLINE_FP8_SCALES_AT_PROMOTION (a maintenance knob, 0 in the reference as graded): 1 keeps
+// every use of a K block's scales at its promotion, a K block after their loads. With 0, A's
+// scale is multiplied by Bt's as they are loaded and a row past M takes its 0 through a select
+// of a predicated load: the thread waits for the loads there, before it issues the K block's
+// wgmmas (Nsight Compute, 8192^3: 18% of the warps' samples on a long scoreboard, most at that
+// select). With 1 a row past M reads row M - 1's scale and a tile past N the last block's
+// (real addresses, no select on a loaded value), and the scales' product is taken at the
+// promotion. Not yet measured: scripts/device/fp8_scales.sh compares the two.
+#ifndef ROOFLINE_FP8_SCALES_AT_PROMOTION
+#define ROOFLINE_FP8_SCALES_AT_PROMOTION 0
+#endif
+
 // One K block's scales for this thread: per slab wave, rows r and r + 8 (times Bt's block).
 struct BlockScales {
     float row[kWaves][2];
+#if ROOFLINE_FP8_SCALES_AT_PROMOTION
+    float column;
+#endif
 };
 
 // Where this thread's scales are: its rows of A (0 past M: those rows are zeros from the
@@ -37,6 +52,21 @@ struct ScaleSource {
     const float* column;  // scale_b + tile_n * k_blocks, or null past N
 };
 
+#if ROOFLINE_FP8_SCALES_AT_PROMOTION
+// Rows past M and a tile past N read the last row's or block's scales instead: finite numbers
+// that multiply the zero partial sums of A's zero rows, or a tile that is never stored.
+__device__ inline BlockScales load_scales(const ScaleSource& source, int kb, int M) {
+    BlockScales s;
+    s.column = __ldg(source.column + kb);
+#pragma unroll
+    for (int wave = 0; wave < kWaves; ++wave) {
+#pragma unroll
+        for (int half = 0; half < 2; ++half)
+            s.row[wave][half] = __ldg(source.rows[wave] + std::size_t(kb) * M + (source.row_inside[wave][half] ? 8 * half : 0));
+    }
+    return s;
+}
+#else
 __device__ inline BlockScales load_scales(const ScaleSource& source, int kb, int M) {
     BlockScales s;
     const float column = source.column ? __ldg(source.column + kb) : 0.0f;
@@ -52,6 +82,7 @@ __device__ inline BlockScales load_scales(const ScaleSource& source, int kb, int
     }
     return s;
 }
+#endif
 
 // Slab `slab`'s four wgmmas of the stage's K block into `partial`, committed as one group.
 __device__ inline void issue_k_block(float (&partial)[64], const SharedStorage& shared, int stage, int slab) {
@@ -65,7 +96,14 @@ __device__ inline void issue_k_block(float (&partial)[64], const SharedStorage& 
 }
 
 // The promotion with the block's scales: d[4j + 0..1] lie in row r, d[4j + 2..3] in row r + 8.
-__device__ inline void promote_scaled(float (&total)[kTotals], float (&partial)[64], const BlockScales& s, int wave) {
+__device__ inline void promote_scaled(float (&total)[kTotals], float (&partial)[64], const BlockScales& loaded, int wave) {
+#if ROOFLINE_FP8_SCALES_AT_PROMOTION
+    BlockScales s = loaded;  // the scales' product, taken here, a K block after their loads
+    s.row[wave][0] *= loaded.column;
+    s.row[wave][1] *= loaded.column;
+#else
+    const BlockScales& s = loaded;
+#endif
     fence_registers(partial);
 #pragma unroll
     for (int j = 0; j < 16; ++j) {
@@ -111,7 +149,13 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_fp8(const __grid_constant__ 
             source.rows[wave] = scale_a + row;
             source.row_inside[wave][0] = row < M;
             source.row_inside[wave][1] = row + 8 < M;
+#if ROOFLINE_FP8_SCALES_AT_PROMOTION
+            if (row >= M) source.rows[wave] = scale_a + (M - 1);  // row M - 1's scales (see load_scales)
+#endif
         }
+#if ROOFLINE_FP8_SCALES_AT_PROMOTION
+        if (!source.column) source.column = scale_b + std::size_t(tiles_n - 1) * k_blocks;
+#endif
         float total[kTotals] = {};
         if constexpr (kPartials == 1) {
             for (int kb = 0; kb < k_blocks; ++kb, ++iteration) {

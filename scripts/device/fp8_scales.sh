@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Lab 06's block-scaled FP8 rung: the reference against the same kernel with every use of a K
+# block's scales moved to its promotion (ROOFLINE_FP8_SCALES_AT_PROMOTION, the fixture lab
+# 95-fp8-sweep's `late_` variants), three gradings each beside cuBLASLt, and the per-tensor rung
+# in the same passes (the block-scaled rate's yardstick).
+#   bash scripts/device/fp8_scales.sh BUILD_DIR OUT_DIR   (BUILD_DIR built: roofline, roofline-judge,
+#   lab-95-fp8-sweep; about a minute on an H200)
+# Prediction, written before a run: the run-101 profile put 18% of the block-scaled rung's warp
+# samples on a long scoreboard at the scale loads, before each K block's wgmmas are issued. Moved
+# to the promotion, that wait falls behind a K block of tensor work: from 79-83% of the per-tensor
+# rate to 90-95% (the 64 FFMAs of the promotion, where the per-tensor rung has FADDs, remain).
+set -u
+BUILD=$(cd "${1:?usage: fp8_scales.sh BUILD_DIR OUT_DIR}" && pwd)
+OUT=${2:?usage: fp8_scales.sh BUILD_DIR OUT_DIR}
+mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
+fr=$(mktemp -d); ln -s "$root/hardware" "$fr/hardware"; ln -s "$root/solutions/06-async/fixtures/labs" "$fr/labs"
+summary="$OUT/summary.txt"
+for pass in 1 2 3; do
+  for size in 4096 8192; do
+    for v in dbuf_mc_fp8_gemm dbuf_mc_fp8_gemm_block_scaled late_fp8_gemm_block_scaled; do
+      name=${v}_$size
+      timeout 60 "$BUILD/roofline" --root "$fr" --build-dir "$BUILD" grade "95-fp8-sweep/$name" --no-build --json \
+        --score-without-prediction > "$OUT/$name-$pass.json" 2> "$OUT/$name-$pass.err"
+      echo "pass $pass $name rc=$?" >> "$summary"
+    done
+  done
+done
+python3 - "$OUT" <<'PY' | tee -a "$summary"
+import json, glob, os, statistics, sys
+out = sys.argv[1]
+rates = {}
+for f in glob.glob(os.path.join(out, "*.json")):
+    name = os.path.basename(f).rsplit("-", 1)[0]
+    try:
+        text = open(f).read(); g = json.loads(text[text.index("{"):])
+    except Exception:
+        continue
+    m = int(name.rsplit("_", 1)[1])
+    rates.setdefault(name, []).append((g.get("outcome"), 2 * m**3 / g["time_s"]["median"] / 1e12, 100 * g["fraction_of_peer"]))
+for size in (4096, 8192):
+    pt = rates.get(f"dbuf_mc_fp8_gemm_{size}", [])
+    pt_rate = statistics.median(r for _, r, _ in pt) if pt else None
+    for v in ("dbuf_mc_fp8_gemm", "dbuf_mc_fp8_gemm_block_scaled", "late_fp8_gemm_block_scaled"):
+        rows = rates.get(f"{v}_{size}", [])
+        if not rows:
+            print(f"{v}_{size}: no grading"); continue
+        rate = statistics.median(r for _, r, _ in rows)
+        line = f"{v}_{size}: {[o for o, _, _ in rows]}, {rate:.0f} TFLOP/s, {statistics.median(p for _, _, p in rows):.1f}% of cuBLASLt"
+        if pt_rate and "block" in v: line += f", {100 * rate / pt_rate:.1f}% of the per-tensor rate"
+        print(line)
+PY
+rm -rf "$fr"
