@@ -222,10 +222,8 @@ IncidentReport read_incident_report(const std::string& text, const std::filesyst
             auto e = events.item(i);
             StepSpan span{e.at("name").text(), e.at("start_s").number(0, kMaxSeconds), e.at("end_s").number(0, kMaxSeconds)};
             checked.push_back({span.name, span.start_s, span.end_s});
-            if (!seen.count(span.name)) e.at("name").fail(fmt::format("'{}' is not one of the report's ops", span.name));
-            if (span.end_s < span.start_s) e.at("end_s").fail("is before its start_s");
-            if (span.start_s < last_end - 1e-12) e.at("start_s").fail("is before the previous event's end (events come in order)");
-            if (span.end_s > 1.05 * r.instrumented_step_s) e.at("end_s").fail("is past the instrumented step's end");
+            if (auto fault = event_fault(checked.back(), seen.count(span.name) > 0, last_end, r.instrumented_step_s))
+                e.at(fault->field).fail(fault->why);
             if (span.start_s > last_end + 1e-12) r.spans.push_back({"", last_end, span.start_s});
             r.spans.push_back(span);
             last_end = span.end_s;

@@ -38,6 +38,15 @@ double gap_seconds(const std::vector<ServeEvent>& events, double step_s) {
     return gaps + std::max(0.0, step_s - last_end);
 }
 
+std::optional<EventFault> event_fault(const ServeEvent& span, bool names_an_op, double previous_end, double step_s) {
+    if (!names_an_op) return EventFault{"name", fmt::format("'{}' is not one of the report's ops", span.name)};
+    if (span.end_s < span.start_s) return EventFault{"end_s", "is before its start_s"};
+    if (span.start_s < previous_end - 1e-12)
+        return EventFault{"start_s", "is before the previous span's end (spans come in order)"};
+    if (span.end_s > 1.05 * step_s) return EventFault{"end_s", "is past the instrumented step's end"};
+    return std::nullopt;
+}
+
 std::string gap_line(double gap_s, double step_s, std::size_t spans) {
     return fmt::format("gaps: {:.3f} ms of the instrumented step's {:.3f} ms ({:.1f}%) ran no op, outside its {} spans "
                        "(the events' own cost, or the GPU waiting for the host's next record)",
@@ -113,15 +122,10 @@ ServeReport serve_report(const nlohmann::json& out, const std::string& source, c
             ServeEvent span{name.is_string() ? name.get<std::string>() : "",
                             positive(e, "start_s", source + ": " + where, true),
                             positive(e, "end_s", source + ": " + where, true)};
-            if (std::none_of(r.ops.begin(), r.ops.end(), [&](const ServeOp& op) { return op.name == span.name; }))
-                throw InputError(fmt::format("{}: `{}.name` {} is not one of the ops", source, where, name.dump()));
-            if (span.end_s < span.start_s)
-                throw InputError(fmt::format("{}: `{}.end_s` is before its start_s", source, where));
-            if (span.start_s < last_end - 1e-12)
-                throw InputError(fmt::format("{}: `{}.start_s` is before the previous span's end (spans come in order)",
-                                             source, where));
-            if (span.end_s > 1.05 * r.instrumented_step_s)
-                throw InputError(fmt::format("{}: `{}.end_s` is past the instrumented step's end", source, where));
+            const bool names_an_op =
+                std::any_of(r.ops.begin(), r.ops.end(), [&](const ServeOp& op) { return op.name == span.name; });
+            if (auto fault = event_fault(span, names_an_op, last_end, r.instrumented_step_s))
+                throw InputError(fmt::format("{}: `{}.{}` {}", source, where, fault->field, fault->why));
             last_end = span.end_s;
             r.events.push_back(span);
         }

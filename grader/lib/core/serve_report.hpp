@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,14 @@ inline constexpr std::size_t kMaxServeEvents = 20000;
 // Time in a step of `step_s` outside the spans: before the first, between each two, after the last.
 // The spans in order, as serve_report and read_incident_report check them.
 double gap_seconds(const std::vector<ServeEvent>& events, double step_s);
+// What is wrong with one span of the events, the span before it ending at `previous_end`, in an
+// instrumented step of `step_s`: the field ("name", "start_s" or "end_s") and why, or nothing.
+// serve_report and read_incident_report both check each span with it.
+struct EventFault {
+    const char* field;
+    std::string why;
+};
+std::optional<EventFault> event_fault(const ServeEvent& span, bool names_an_op, double previous_end, double step_s);
 // The text reports' line on it: the gap time, its share of the instrumented step, the spans' count.
 std::string gap_line(double gap_s, double step_s, std::size_t spans);
 

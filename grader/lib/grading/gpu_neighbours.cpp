@@ -1,6 +1,7 @@
 #include "gpu_neighbours.hpp"
 
 #include "file_text.hpp"
+#include "number_text.hpp"
 #include "process.hpp"
 #include "tool_run.hpp"
 
@@ -9,8 +10,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -24,19 +25,13 @@ std::string trimmed(const std::string& text) {
     return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
 }
 
-// "123" as a number, the whole of it; nothing for anything else.
-std::optional<long long> whole_number(const std::string& text) {
-    long long value = 0;
-    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-    return value;
-}
-
 // "2048 MiB" -> 2048; "[N/A]", "[Not Supported]" -> nothing.
 std::optional<long long> mebibytes(const std::string& field) {
     auto text = trimmed(field);
-    if (text.size() > 4 && text.compare(text.size() - 4, 4, " MiB") == 0) return whole_number(text.substr(0, text.size() - 4));
-    return whole_number(text);
+    if (text.size() > 4 && text.compare(text.size() - 4, 4, " MiB") == 0) text.resize(text.size() - 4);
+    auto value = parse_whole(text);
+    if (!value || *value > static_cast<unsigned long long>(std::numeric_limits<long long>::max())) return std::nullopt;
+    return static_cast<long long>(*value);
 }
 
 // The parent of `pid`, read off /proc/PID/stat ("pid (comm) state ppid ..."; comm may hold
@@ -83,9 +78,9 @@ std::vector<GpuProcess> parse_compute_apps(const std::string& csv) {
         if (second == std::string::npos || second >= last) continue;
         GpuProcess process;
         process.gpu_uuid = trimmed(line.substr(0, first));
-        auto pid = whole_number(trimmed(line.substr(first + 1, second - first - 1)));
-        if (!pid || *pid <= 0 || process.gpu_uuid.empty()) continue;
-        process.pid = *pid;
+        auto pid = parse_whole(trimmed(line.substr(first + 1, second - first - 1)));
+        if (!pid || *pid == 0 || *pid > (1ull << 32) || process.gpu_uuid.empty()) continue;  // pids fit in 32 bits
+        process.pid = static_cast<long long>(*pid);
         process.name = trimmed(line.substr(second + 1, last - second - 1));
         process.used_mib = mebibytes(line.substr(last + 1));
         out.push_back(std::move(process));

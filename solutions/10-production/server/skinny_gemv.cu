@@ -7,6 +7,9 @@
 // Lab 09's given helpers: unpack8 / load8 (8 bf16 in one 16-byte load, as floats), warp_sum, block_sum.
 #include "given/decode_fused_helpers.cuh"  // labs/09-decode/given/
 
+#include "roofline/ptx/grid_dependency.cuh"
+#include "roofline/ptx/tma.cuh"
+
 #include <algorithm>
 #include <map>
 #include <utility>
@@ -18,26 +21,23 @@ namespace {
 constexpr int kGemvWarps = 8, kGemvThreads = 32 * kGemvWarps;
 
 // Programmatic dependent launch (skinny_gemv.cuh, set_overlap_launches). Without the launch
-// attribute both instructions return at once, so the kernels are the same either way.
+// attribute its two instructions return at once, so the kernels are the same either way.
 bool overlap_launches = false;
-__device__ __forceinline__ void wait_for_previous_kernel() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
-__device__ __forceinline__ void let_next_kernel_start() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }
 // The first kPrefetchBytes of a weight row into L2 (one bulk prefetch, by one lane): the first
 // rounds of warp_dots' loop (4 x 32 lanes x 16 bytes = 2 KB a round). Only each warp's first unit:
 // at batch 1 that is ~5-17 MB a kernel, well inside the 50 MB L2.
 constexpr unsigned kPrefetchBytes = 2048;
 __device__ __forceinline__ void prefetch_row(const bf16* row, int width) {
     const unsigned bytes = min(kPrefetchBytes, unsigned(width) * unsigned(sizeof(bf16))) & ~15u;
-    if (threadIdx.x % 32 == 0 && bytes > 0)
-        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" : : "l"(row), "r"(bytes) : "memory");
+    if (threadIdx.x % 32 == 0 && bytes > 0) roofline::tma::prefetch_l2(row, bytes);
 }
 // Every fused kernel starts with this: its first rows asked for, then the wait for the outputs of
 // the kernel before (x, act: this kernel's inputs), then the next kernel allowed to start.
 __device__ __forceinline__ void begin_overlapped(const bf16* first_row, const bf16* second_row, int width) {
     if (first_row) prefetch_row(first_row, width);
     if (second_row) prefetch_row(second_row, width);
-    wait_for_previous_kernel();
-    let_next_kernel_start();
+    roofline::grid_dependency::wait_for_previous_kernel();
+    roofline::grid_dependency::let_next_kernel_start();
 }
 
 // One warp per unit, blocks of 8 warps: as many blocks as there are units for, up to what the

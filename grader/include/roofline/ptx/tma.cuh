@@ -88,6 +88,12 @@ __device__ inline void load_1d(void* destination, const void* source, std::uint3
                  : "memory");
 }
 
+// Asks the L2 for `bytes` (a multiple of 16, from a 16-byte aligned address) of global memory,
+// with nothing written anywhere and nothing to wait for: a bulk prefetch, one thread's instruction.
+__device__ inline void prefetch_l2(const void* source, std::uint32_t bytes) {
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" : : "l"(source), "r"(bytes) : "memory");
+}
+
 // Pulls the map's 128 bytes into the constant cache before the first copy needs them.
 __device__ inline void prefetch_map(const CUtensorMap* map) {
     asm volatile("prefetch.tensormap [%0];" : : "l"(map) : "memory");
