@@ -5,22 +5,14 @@
 # lab-99-broken-kernels, roofline_gpu_tests); about 90 s of GPU time.
 #   bash scripts/device/contention.sh BUILD_DIR OUT_DIR
 set -uo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-build=$(cd "${1:?usage: contention.sh BUILD_DIR OUT_DIR}" && pwd)
-out=${2:?usage}
-mkdir -p "$out"; out=$(cd "$out" && pwd)
-summary=$out/summary.txt
-log() { echo "$@" | tee -a "$summary"; }
-export PATH=/usr/local/cuda/bin:$PATH
-R=$build/roofline
+source "$(dirname "$0")/common.sh"
+device_script_start "contention.sh BUILD_DIR OUT_DIR" "$@"
+R=$BUILD/roofline
 query=(--query-compute-apps=gpu_uuid,pid,process_name,used_memory --format=csv,noheader)
 log "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,uuid --format=csv,noheader)"
 
 # The fixture lab with the real hardware profiles, as the GPU tests build it.
-fixtures=$out/fixture-root
-mkdir -p "$fixtures"
-ln -sfn "$root/hardware" "$fixtures/hardware"
-ln -sfn "$root/grader/tests/gpu/fixture-root/labs" "$fixtures/labs"
+fixtures=$(fixture_root "$ROOT/grader/tests/gpu/fixture-root/labs")
 flags="--json --score-without-prediction --seed 7 --no-build"
 
 fields='import json,sys
@@ -38,11 +30,11 @@ if g.get("verdict") or g.get("reason"): print("  verdict:", (g.get("verdict") or
 
 grade() {  # grade NAME VARIANT: one grading, its JSON and a summary
   local name=$1 variant=$2 s=$(date +%s.%N)
-  "$R" --root "$fixtures" --build-dir "$build" grade "99-broken-kernels/$variant" $flags \
-    > "$out/$name.json" 2> "$out/$name.err"
+  "$R" --root "$fixtures" --build-dir "$BUILD" grade "99-broken-kernels/$variant" $flags \
+    > "$OUT/$name.json" 2> "$OUT/$name.err"
   local rc=$?
   log "== $name ($variant) rc=$rc in $(python3 -c "print(f'{$(date +%s.%N)-$s:.1f}')") s"
-  python3 -c "$fields" "$out/$name.json" 2>&1 | tee -a "$summary"
+  python3 -c "$fields" "$OUT/$name.json" 2>&1 | tee -a "$summary"
 }
 
 # 1. Alone: no note about other processes, the honest copy watched once, the kernel slow under
@@ -56,7 +48,7 @@ grade alone-slow-when-watched slow_when_watched
 # 2. With another process spinning on every SM (~10 ms kernels for 30 s): the honest copy's
 #    report should carry the shared-GPU note naming the hog's pid; its replay may or may not be
 #    slowed past 3x (if so, JSON watched_replay.first and a replay note, or a refusal naming the hog).
-cat > "$out/hog.cu" <<'CU'
+cat > "$OUT/hog.cu" <<'CU'
 #include <cstdlib>
 #include <ctime>
 __global__ void spin(long long cycles, int* sink) {
@@ -76,8 +68,8 @@ int main(int argc, char** argv) {
     return 0;
 }
 CU
-if nvcc -O2 -o "$out/gpu-hog" "$out/hog.cu" > "$out/hog-build.txt" 2>&1; then
-  "$out/gpu-hog" 30 & hog=$!
+if nvcc -O2 -o "$OUT/gpu-hog" "$OUT/hog.cu" > "$OUT/hog-build.txt" 2>&1; then
+  "$OUT/gpu-hog" 30 & hog=$!
   sleep 2
   log "== hog pid $hog; nvidia-smi with it: $(nvidia-smi "${query[@]}" | tr '\n' ';')"
   grade shared-correct-1 correct
@@ -85,13 +77,13 @@ if nvcc -O2 -o "$out/gpu-hog" "$out/hog.cu" > "$out/hog-build.txt" 2>&1; then
   grade shared-slow-when-watched slow_when_watched
   kill "$hog" 2>/dev/null; wait "$hog" 2>/dev/null
 else
-  log "hog did not build: $(tail -5 "$out/hog-build.txt")"
+  log "hog did not build: $(tail -5 "$OUT/hog-build.txt")"
 fi
 
 # 3. The GPU test of the retry (fixture slow_when_watched, the control beside it).
-if [[ -x $build/grader/tests/gpu/roofline_gpu_tests ]]; then
-  "$build/grader/tests/gpu/roofline_gpu_tests" "grade: a replay too slow is watched again, and refused when it is slow again" \
-    > "$out/gpu-test-retry.txt" 2>&1
-  log "== gpu test (retry) rc=$?"; tail -4 "$out/gpu-test-retry.txt" | tee -a "$summary"
+if [[ -x $BUILD/grader/tests/gpu/roofline_gpu_tests ]]; then
+  "$BUILD/grader/tests/gpu/roofline_gpu_tests" "grade: a replay too slow is watched again, and refused when it is slow again" \
+    > "$OUT/gpu-test-retry.txt" 2>&1
+  log "== gpu test (retry) rc=$?"; tail -4 "$OUT/gpu-test-retry.txt" | tee -a "$summary"
 fi
 rm -rf "$fixtures"

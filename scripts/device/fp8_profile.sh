@@ -6,13 +6,8 @@
 # warp-state samples), OUT/summary.txt.
 # Usage: bash scripts/device/fp8_profile.sh BUILD_DIR OUT_DIR   (BUILD_DIR built; ~1 min on an H200)
 set -u
-BUILD=$(cd "${1:?usage: fp8_profile.sh BUILD_DIR OUT_DIR}" && pwd)
-OUT=${2:?usage: fp8_profile.sh BUILD_DIR OUT_DIR}
-mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
-cd "$(dirname "$0")/../.."
-export PATH=/usr/local/cuda/bin:$PATH
-summary="$OUT/summary.txt"
-log() { echo "$@" | tee -a "$summary"; }
+source "$(dirname "$0")/common.sh"
+device_script_start "fp8_profile.sh BUILD_DIR OUT_DIR" "$@"
 for variant in fp8_gemm_8192 fp8_gemm_block_scaled_8192; do
   s=$(date +%s)
   timeout 150 ncu --profile-from-start off --clock-control none --set full --launch-count 1 \

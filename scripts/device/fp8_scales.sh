@@ -10,12 +10,9 @@
 # to the promotion, that wait falls behind a K block of tensor work: from 79-83% of the per-tensor
 # rate to 90-95% (the 64 FFMAs of the promotion, where the per-tensor rung has FADDs, remain).
 set -u
-BUILD=$(cd "${1:?usage: fp8_scales.sh BUILD_DIR OUT_DIR}" && pwd)
-OUT=${2:?usage: fp8_scales.sh BUILD_DIR OUT_DIR}
-mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
-root=$(cd "$(dirname "$0")/../.." && pwd)
-fr=$(mktemp -d); ln -s "$root/hardware" "$fr/hardware"; ln -s "$root/solutions/06-async/fixtures/labs" "$fr/labs"
-summary="$OUT/summary.txt"
+source "$(dirname "$0")/common.sh"
+device_script_start "fp8_scales.sh BUILD_DIR OUT_DIR" "$@"
+fr=$(fixture_root "$ROOT/solutions/06-async/fixtures/labs")
 for pass in 1 2 3; do
   for size in 4096 8192; do
     for v in dbuf_mc_fp8_gemm dbuf_mc_fp8_gemm_block_scaled late_fp8_gemm_block_scaled; do

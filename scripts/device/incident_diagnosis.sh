@@ -8,16 +8,10 @@
 # Usage: bash scripts/device/incident_diagnosis.sh BUILD_DIR OUT_DIR   (BUILD_DIR configured and built;
 # about a minute of GPU time: five server runs of ~10 s each, the diagnoses on the CPU)
 set -u
-BUILD=${1:?usage: incident_diagnosis.sh BUILD_DIR OUT_DIR}
-OUT=${2:?usage: incident_diagnosis.sh BUILD_DIR OUT_DIR}
-mkdir -p "$OUT"
-cd "$(dirname "$0")/../.."
-export PATH=/usr/local/cuda/bin:$PATH
+source "$(dirname "$0")/common.sh"
+device_script_start "incident_diagnosis.sh BUILD_DIR OUT_DIR" "$@"
 R="$BUILD/roofline"
 INC=labs/10-production/server/incidents
-summary="$OUT/summary.txt"
-: > "$summary"
-log() { echo "$@" | tee -a "$summary"; }
 
 log "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)"
 for name in baseline incident-a incident-b incident-c incident-d; do

@@ -7,16 +7,10 @@
 # Usage: bash scripts/device/spans.sh BUILD_DIR OUT_DIR   (BUILD_DIR configured and built: roofline,
 # roofline-decode-server at least). About 1 minute on an H200. OUT_DIR/summary.txt has the lines.
 set -u
-BUILD=${1:?usage: spans.sh BUILD_DIR OUT_DIR}
-OUT=${2:?usage: spans.sh BUILD_DIR OUT_DIR}
-mkdir -p "$OUT"
-cd "$(dirname "$0")/../.."
-export PATH=/usr/local/cuda/bin:$PATH
+source "$(dirname "$0")/common.sh"
+device_script_start "spans.sh BUILD_DIR OUT_DIR" "$@"
 R="$BUILD/roofline"
 INC=labs/10-production/server/incidents
-summary="$OUT/summary.txt"
-: > "$summary"
-log() { echo "$@" | tee -a "$summary"; }
 
 log "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)"
 [[ -x $R ]] || log "MISSING: $R (build it first)"
