@@ -122,4 +122,6 @@ TEST_CASE("the decode server's overlap_launches key", "[server_config]") {
     CHECK(server::read_config(file.string()).overlap_launches);
     write_file(file, "batch: 1\n");
     CHECK_FALSE(server::read_config(file.string()).overlap_launches);
+    write_file(file, "batch: 1\noverlap_launches: true\n");
+    check_mentions(refusal_of(file), {"server.yaml", "needs the fused step"});
 }

@@ -56,6 +56,9 @@ void check_config(const ServerConfig& c) {
     // The lab's kernel (the student's, or the solution's) reads a bf16 cache: the contract's layout.
     if (c.kv_cache == "fp8" && c.attention == "student")
         fail(c.file, none, "kv_cache: fp8 needs attention: plain (the lab's decode attention reads a bf16 cache)");
+    // The overlapped launches are the fused step's: without it the key would do nothing, silently.
+    if (c.overlap_launches && c.fused_max_batch == 0)
+        fail(c.file, none, "overlap_launches: true needs the fused step (fused_max_batch above 0), whose kernels it launches");
 }
 
 ServerConfig read_config(const std::string& file) {
