@@ -21,20 +21,12 @@
 # correct or not (every verify shape of lab.yaml). The grades' JSON: OUT_DIR/grade-<config>.json.
 # About 5-7 minutes: each grading of the lab ~30 s, each rebuild ~30-60 s.
 set -u
-BUILD=${1:?usage: decode_attention_sweep.sh BUILD_DIR OUT_DIR}
-OUT=${2:?usage: decode_attention_sweep.sh BUILD_DIR OUT_DIR}
-mkdir -p "$OUT"
-OUT=$(cd "$OUT" && pwd)
-cd "$(dirname "$0")/../.."
-ROOT=$(pwd)
-BUILD=$(cd "$BUILD" && pwd)
-export PATH=/usr/local/cuda/bin:$PATH
+source "$(dirname "$0")/common.sh"
+device_script_start "decode_attention_sweep.sh BUILD_DIR OUT_DIR" "$@"
 R="$BUILD/roofline"
 LAB=10-production
-summary="$OUT/summary.txt"
-: > "$summary"
 t0=$(date +%s)
-log() { echo "$(( $(date +%s) - t0 )) s: $*" | tee -a "$summary"; }
+log() { echo "$(( $(date +%s) - t0 )) s: $*" | tee -a "$summary"; }  # common.sh's, with the seconds since the start
 budget=${SWEEP_BUDGET_S:-330}
 
 # name, then the -D flags (the knobs' defaults are in decode_attention_ring.cuh: 4 warps, 8 lanes
