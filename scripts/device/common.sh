@@ -1,5 +1,5 @@
-# Sourced by device scripts (`source "$(dirname "$0")/common.sh"`): what each would otherwise write
-# out at its top.
+# Sourced by the device scripts beside it, by its name in their own folder: what each would
+# otherwise write out at its top.
 #
 # device_script_start USAGE "$@": BUILD_DIR and OUT_DIR from the arguments (absolute; OUT_DIR made),
 # as BUILD and OUT; ROOT, the course root, made the working folder; CUDA's tools on PATH; summary,
