@@ -3,7 +3,7 @@
 # steps in the order given, each under its own time limit and the call's budget, the results
 # packed into OUT_DIR/all.tgz after every step (a call cut short still brings back what ran).
 #   bash scripts/device/wave.sh BUILD_DIR OUT_DIR SECONDS STEP...
-# Steps: ceilings, lab06, lab10, skeletons, open, fixture, server, broken, tests, causal, x5,
+# Steps: ceilings, lab06, lab10, skeletons, open, fixture, server, broken, tests, gputest, causal, x5,
 # repeat (REPEAT_TARGETS="LAB/VARIANT ..." graded REPEAT_N times each, default 3, solutions),
 # script:PATH (another device script, run as `bash PATH BUILD OUT/NAME`, e.g. a helper's sweep).
 # Set ROOFLINE_BWRAP to a bubblewrap binary for the sandboxed GPU tests (scripts/fetch_bwrap.sh).
@@ -126,6 +126,10 @@ for step in "$@"; do
           grade_json "x5-$v-$i" "06-async/$v" --solutions
         done
       done ;;
+    gputest)  # GPU_TEST_FILTER="a test name*,another*": those GPU test cases alone (Catch2 filter)
+      (cd "$build/grader/tests/gpu" && timeout "$(limit 200)" ./roofline_gpu_tests "${GPU_TEST_FILTER:?gputest needs GPU_TEST_FILTER}" \
+        > "$o/gpu-filtered.txt" 2>&1)
+      note "gpu tests ($GPU_TEST_FILTER) rc=$?: $(tail -3 "$o/gpu-filtered.txt" | tr '\n' ' ')"; pack ;;
     repeat)
       for i in $(seq "${REPEAT_N:-3}"); do
         for target in ${REPEAT_TARGETS:?repeat needs REPEAT_TARGETS}; do
