@@ -1,27 +1,27 @@
 #!/usr/bin/env bash
-# Lab 06's block-scaled FP8 rung: the reference against the same kernel with every use of a K
-# block's scales moved to its promotion (ROOFLINE_FP8_SCALES_AT_PROMOTION, the fixture lab
-# 95-fp8-sweep's `late_` variants), three gradings each beside cuBLASLt, and the per-tensor rung
-# in the same passes (the block-scaled rate's yardstick); and the `quad_` variants: clusters of
-# 2 x 2 tiles, Bt's tile multicast down each column as A's is along each row.
+# Lab 06's FP8 rungs beside cuBLASLt, three gradings each: the reference (fixture lab 95-fp8-sweep's
+# dbuf_mc_ variants, per-tensor and block-scaled) and its `quad_` variants (clusters of 2 x 2 tiles,
+# Bt's tile multicast down each column as A's is along each row), with each block-scaled rate as a
+# fraction of its per-tensor rate. VARIANTS="..." grades others of the fixture.
 #   bash scripts/device/fp8_scales.sh BUILD_DIR OUT_DIR   (BUILD_DIR built: roofline, roofline-judge,
 #   lab-95-fp8-sweep; about a minute on an H200)
-# Prediction, written before a run: the run-101 profile put 18% of the block-scaled rung's warp
+# Prediction, written before run 104: the run-101 profile put 18% of the block-scaled rung's warp
 # samples on a long scoreboard at the scale loads, before each K block's wgmmas are issued. Moved
-# to the promotion, that wait falls behind a K block of tensor work: from 79-83% of the per-tensor
-# rate to 90-95% (the 64 FFMAs of the promotion, where the per-tensor rung has FADDs, remain).
+# to the promotion (then the `late_` variants, now the reference), that wait falls behind a K
+# block of tensor work: from 79-83% of the per-tensor rate to 90-95%. Run 104: 94.8% and 88.2%.
 # Prediction for quad_ (2026-12-02, before its first run): the multicast of A took the per-tensor
 # rung from 1,115 to 1,335 TFLOP/s at 8192^3 (run 97) by cutting a block's L2 reads per K block
 # from 32 to 24 KB; the 2 x 2 cluster cuts them to 16 KB. If L2 to shared memory were the only
 # limit that would be 1.5x; the promotion's adds, the barrier round trips and the stores stay, and
 # a cluster of four may leave a few SMs idle: 1,450-1,550 TFLOP/s at 8192^3 (91-97% of cuBLASLt),
-# 1,300-1,400 at 4096^3.
+# 1,300-1,400 at 4096^3. Run 104: 1,019 / 1,169, slower than the reference's 1,088 / 1,219 in the
+# same passes, both with the cluster rank read anew (volatile) at every use in the consumers' loop;
+# run 105 measures both with the rank read once.
 set -u
 source "$(dirname "$0")/common.sh"
 device_script_start "fp8_scales.sh BUILD_DIR OUT_DIR" "$@"
 fr=$(fixture_root "$ROOT/solutions/06-async/fixtures/labs")
-VARIANTS="dbuf_mc_fp8_gemm dbuf_mc_fp8_gemm_block_scaled late_fp8_gemm_block_scaled quad_fp8_gemm
-          quad_fp8_gemm_block_scaled quad_late_fp8_gemm_block_scaled"
+VARIANTS=${VARIANTS:-"dbuf_mc_fp8_gemm dbuf_mc_fp8_gemm_block_scaled quad_fp8_gemm quad_fp8_gemm_block_scaled"}
 for pass in 1 2 3; do
   for size in 4096 8192; do
     for v in $VARIANTS; do

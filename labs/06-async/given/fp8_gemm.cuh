@@ -130,8 +130,14 @@ __device__ inline void finish_blocks() {
 // one unit = kClusterM neighbouring tile rows and kClusterN neighbouring tile columns (tile rows
 // and columns rounded up to those multiples). Cluster c takes units c, c + clusters, ...; every
 // block of a cluster walks the same units.
+// (Read without `volatile`, unlike roofline::cluster::block_rank: the rank never changes, so the
+// compiler may read it once. Read anew at every use, it cost the consumers' loop a few percent.)
 __device__ inline int block_rank() {
-    if constexpr (kCluster > 1) return int(roofline::cluster::block_rank());
+    if constexpr (kCluster > 1) {
+        std::uint32_t rank;
+        asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+        return int(rank);
+    }
     return 0;
 }
 __device__ inline int rank_m() { return block_rank() / kClusterN; }
@@ -211,10 +217,12 @@ __device__ inline void run_producer(SharedStorage& shared, const CUtensorMap* a_
 // tile column in the cluster).
 __device__ inline void release_stage(SharedStorage& shared, int stage) {
     if (threadIdx.x % 32 != 0) return;
-    if constexpr (kCluster > 1) {
+    if constexpr (kClusterM > 1) {
+        const int m = rank_m(), n = rank_n();
         for (int r = 0; r < kCluster; ++r)
-            if (r / kClusterN == rank_m() || r % kClusterN == rank_n())
-                roofline::cluster::arrive_remote(&shared.empty[stage], r);
+            if (r / kClusterN == m || r % kClusterN == n) roofline::cluster::arrive_remote(&shared.empty[stage], r);
+    } else if constexpr (kCluster > 1) {  // one tile row: every block of the cluster writes into every stage
+        for (int r = 0; r < kCluster; ++r) roofline::cluster::arrive_remote(&shared.empty[stage], r);
     } else {
         roofline::mbarrier::arrive(&shared.empty[stage]);
     }

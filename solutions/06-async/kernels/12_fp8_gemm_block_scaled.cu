@@ -9,8 +9,12 @@
 // and r + 8) and, the tile being exactly one 128-row block of Bt, one block column: two
 // scales of A per slab and one of Bt per K block. They are loaded when the K block's wgmmas
 // are issued and used at its promotion, which (two accumulators taking turns) comes one K
-// block later: the loads' latency hides behind a whole K block of tensor work. The scales of
-// A are stored K-block-major (scale_a[kb * M + m]), so the 8 rows a warp needs are one
+// block later: the loads' latency hides behind a whole K block of tensor work. EVERY use
+// waits for the promotion, the product of the two scales too, and no loaded value is
+// selected on: a row past M loads row M - 1's scale (a real address) rather than a 0 chosen
+// after the load. Either would make the thread wait for its loads before it issues the K
+// block's wgmmas (the debrief has what the first design, which did both, lost). The
+// scales of A are stored K-block-major (scale_a[kb * M + m]), so the 8 rows a warp needs are one
 // 32-byte sector. The tile's final store applies no scale.
 // Expected: within a few percent of rung 1 (target >= 90% of it): three cached loads and 64
 // FFMAs per K block, where rung 1 does 64 FADDs, none of them on the tensor cores' path.
@@ -23,38 +27,21 @@
 
 namespace {
 
-// ROOFLINE_FP8_SCALES_AT_PROMOTION (a maintenance knob, 0 in the reference as graded): 1 keeps
-// every use of a K block's scales at its promotion, a K block after their loads. With 0, A's
-// scale is multiplied by Bt's as they are loaded and a row past M takes its 0 through a select
-// of a predicated load: the thread waits for the loads there, before it issues the K block's
-// wgmmas (Nsight Compute, 8192^3: 18% of the warps' samples on a long scoreboard, most at that
-// select). With 1 a row past M reads row M - 1's scale and a tile past N the last block's
-// (real addresses, no select on a loaded value), and the scales' product is taken at the
-// promotion. Not yet measured: scripts/device/fp8_scales.sh compares the two.
-#ifndef ROOFLINE_FP8_SCALES_AT_PROMOTION
-#define ROOFLINE_FP8_SCALES_AT_PROMOTION 0
-#endif
-
 // One K block's scales for this thread: per slab wave, rows r and r + 8 (times Bt's block).
 struct BlockScales {
     float row[kWaves][2];
-#if ROOFLINE_FP8_SCALES_AT_PROMOTION
     float column;
-#endif
 };
 
-// Where this thread's scales are: its rows of A (0 past M: those rows are zeros from the
-// TMA unit and never stored) and the tile's block row of Bt (none past N: a pair's tile
-// past N is never stored).
+// Where this thread's scales are: its rows of A and the tile's block row of Bt. A row past M
+// (zeros from the TMA unit, never stored) and a tile past N (never stored) read the last
+// row's or block's scales instead: real addresses, finite numbers.
 struct ScaleSource {
     const float* rows[kWaves];
     bool row_inside[kWaves][2];
-    const float* column;  // scale_b + tile_n * k_blocks, or null past N
+    const float* column;  // scale_b + tile_n * k_blocks
 };
 
-#if ROOFLINE_FP8_SCALES_AT_PROMOTION
-// Rows past M and a tile past N read the last row's or block's scales instead: finite numbers
-// that multiply the zero partial sums of A's zero rows, or a tile that is never stored.
 __device__ inline BlockScales load_scales(const ScaleSource& source, int kb, int M) {
     BlockScales s;
     s.column = __ldg(source.column + kb);
@@ -66,23 +53,6 @@ __device__ inline BlockScales load_scales(const ScaleSource& source, int kb, int
     }
     return s;
 }
-#else
-__device__ inline BlockScales load_scales(const ScaleSource& source, int kb, int M) {
-    BlockScales s;
-    const float column = source.column ? __ldg(source.column + kb) : 0.0f;
-#pragma unroll
-    for (int wave = 0; wave < kWaves; ++wave) {
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-            const float row = source.row_inside[wave][half]
-                                  ? __ldg(source.rows[wave] + std::size_t(kb) * M + 8 * half)
-                                  : 0.0f;
-            s.row[wave][half] = row * column;
-        }
-    }
-    return s;
-}
-#endif
 
 // Slab `slab`'s four wgmmas of the stage's K block into `partial`, committed as one group.
 __device__ inline void issue_k_block(float (&partial)[64], const SharedStorage& shared, int stage, int slab) {
@@ -97,13 +67,9 @@ __device__ inline void issue_k_block(float (&partial)[64], const SharedStorage& 
 
 // The promotion with the block's scales: d[4j + 0..1] lie in row r, d[4j + 2..3] in row r + 8.
 __device__ inline void promote_scaled(float (&total)[kTotals], float (&partial)[64], const BlockScales& loaded, int wave) {
-#if ROOFLINE_FP8_SCALES_AT_PROMOTION
     BlockScales s = loaded;  // the scales' product, taken here, a K block after their loads
     s.row[wave][0] *= loaded.column;
     s.row[wave][1] *= loaded.column;
-#else
-    const BlockScales& s = loaded;
-#endif
     fence_registers(partial);
 #pragma unroll
     for (int j = 0; j < 16; ++j) {
@@ -142,20 +108,15 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_fp8(const __grid_constant__ 
         int tile_m = 0, tile_n = 0;
         tile_position(work, tiles_m, tiles_n, tile_m, tile_n);
         ScaleSource source;
-        source.column = tile_n < tiles_n ? scale_b + std::size_t(tile_n) * k_blocks : nullptr;
+        source.column = scale_b + std::size_t(tile_n < tiles_n ? tile_n : tiles_n - 1) * k_blocks;
 #pragma unroll
         for (int wave = 0; wave < kWaves; ++wave) {
             const int row = tile_m * kBlockM + fragment_row(consumer, wave);
             source.rows[wave] = scale_a + row;
             source.row_inside[wave][0] = row < M;
             source.row_inside[wave][1] = row + 8 < M;
-#if ROOFLINE_FP8_SCALES_AT_PROMOTION
             if (row >= M) source.rows[wave] = scale_a + (M - 1);  // row M - 1's scales (see load_scales)
-#endif
         }
-#if ROOFLINE_FP8_SCALES_AT_PROMOTION
-        if (!source.column) source.column = scale_b + std::size_t(tiles_n - 1) * k_blocks;
-#endif
         float total[kTotals] = {};
         if constexpr (kPartials == 1) {
             for (int kb = 0; kb < k_blocks; ++kb, ++iteration) {
