@@ -18,10 +18,7 @@
 //     second copy to hold;
 //   the two blocks of a cluster take two neighbouring tiles of one tile row (tile columns
 //     2p and 2p + 1): the same rows of A. Each block loads half of A's tile and multicasts
-//     it to both, so A's bytes are read from L2 once per pair; Bt's tile is each block's own.
-//     A cluster of four takes a square of 2 x 2 tiles: A's tile is shared along each row of
-//     the square as before, and Bt's along each column the same way, so a block loads a
-//     quarter of the bytes its stage receives from L2 instead of half;
+//     it to both, so A's bytes are read from L2 once per pair; Bt's tile is each block's own;
 //   M and N need not be multiples of the tile: the TMA unit fills rows past the end of A or
 //     Bt with zeros, and store_tile_bf16 writes only the elements inside C. A pair whose
 //     second tile column lies past N still runs both blocks (the multicast needs both); the
@@ -34,8 +31,7 @@
 //                          a consumer; 256 needs kPartials = 1: 64 + 128 registers)
 //   ROOFLINE_FP8_PARTIALS  1 (wait<0> every K block: the promotion stalls the consumer) or
 //                          2 (two wgmma accumulators taking turns: wait<1>)
-//   ROOFLINE_FP8_CLUSTER   1, 2 or 4 (blocks per cluster; 2: A's tile multicast to the pair;
-//                          4: 2 x 2 tiles, A's and Bt's tiles each multicast to a pair)
+//   ROOFLINE_FP8_CLUSTER   1 or 2 (blocks per cluster; 2: A's tile multicast to the pair)
 #pragma once
 #include "roofline/contract/gemm.cuh"
 #include "roofline/ptx/cluster.cuh"
@@ -66,30 +62,26 @@ constexpr int kMmaK = 32;                             // wgmma m64n128k32: 4 per
 constexpr int kConsumers = 2;
 constexpr int kWaves = kBlockM / (64 * kConsumers);   // slabs of 64 rows per consumer: slab wave * 2 + consumer
 constexpr int kPartials = ROOFLINE_FP8_PARTIALS;      // wgmma accumulators per consumer thread
-constexpr int kCluster = ROOFLINE_FP8_CLUSTER;        // blocks per cluster
-constexpr int kClusterN = kCluster == 1 ? 1 : 2;      // ... side by side along N (sharing A's tile)
-constexpr int kClusterM = kCluster / kClusterN;       // ... and along M (sharing Bt's tile)
+constexpr int kCluster = ROOFLINE_FP8_CLUSTER;        // blocks per cluster, side by side along N
 constexpr int kTotals = 64 * kWaves;                  // promoted fp32 sums per consumer thread
 constexpr int kThreads = 128 * (kConsumers + 1);      // warpgroup 0 produces
 constexpr int kGroupRows = 8;                         // tile rows per group of the tile order
-constexpr int kARowsPerBlock = kBlockM / kClusterN;   // the part of A's tile one block of a cluster loads
-constexpr int kBRowsPerBlock = kBlockN / kClusterM;   // ... and of Bt's
-constexpr int kWriters = kClusterM + kClusterN - 1;   // blocks whose loads land in a block's stage (itself too)
+constexpr int kARowsPerBlock = kBlockM / kCluster;    // the part of A's tile one block of a cluster loads
 constexpr std::uint32_t kATileBytes = kBlockM * kBlockK;
 constexpr std::uint32_t kBTileBytes = kBlockN * kBlockK;
 constexpr int kStages = 192 * 1024 / (kATileBytes + kBTileBytes);  // 6 at 128 x 128, 4 at 256 x 128
 static_assert(kBlockM == 128 || kBlockM == 256, "ROOFLINE_FP8_BLOCK_M: 128 or 256");
 static_assert(kPartials == 1 || (kPartials == 2 && kWaves == 1),
               "ROOFLINE_FP8_PARTIALS: 1, or 2 with 128-row tiles (2 x 64 + 128 registers would not fit)");
-static_assert(kCluster == 1 || kCluster == 2 || kCluster == 4, "ROOFLINE_FP8_CLUSTER: 1, 2 or 4");
+static_assert(kCluster == 1 || kCluster == 2, "ROOFLINE_FP8_CLUSTER: 1 or 2");
 static_assert(kBlockN == roofline::gemm::kFp8ScaleBlock, "one tile column is one 128-row block of Bt's scales");
 static_assert(kBlockK == roofline::gemm::kFp8ScaleBlock, "one K block is one block of scales and one promotion");
 
 struct SharedStorage {
     alignas(1024) std::uint8_t a[kStages][kBlockM * kBlockK];  // 128-byte-swizzled, as the TMA unit writes them
     alignas(1024) std::uint8_t b[kStages][kBlockN * kBlockK];
-    std::uint64_t full[kStages];                             // the stage's bytes have landed (every part of A and Bt)
-    std::uint64_t empty[kStages];                            // every consumer warp of the writers is done with it
+    std::uint64_t full[kStages];                             // the stage's bytes have landed (both halves of A)
+    std::uint64_t empty[kStages];                            // every consumer warp of the cluster is done with it
 };
 static_assert(sizeof(SharedStorage) + 1024 <= 227 * 1024, "an H200 block may have at most 227 KiB of shared memory");
 
@@ -106,7 +98,7 @@ __device__ inline void start_blocks(SharedStorage& shared) {
     if (threadIdx.x == 0) {
         for (int s = 0; s < kStages; ++s) {
             roofline::mbarrier::init(&shared.full[s], 1);
-            roofline::mbarrier::init(&shared.empty[s], kWriters * kConsumers * 4);  // one arrival per consumer warp
+            roofline::mbarrier::init(&shared.empty[s], kCluster * kConsumers * 4);  // one arrival per consumer warp
         }
         roofline::mbarrier::fence_init();
     }
@@ -126,102 +118,72 @@ __device__ inline void finish_blocks() {
     }
 }
 
-// This block's place in its cluster (rank = rank_m * kClusterN + rank_n), and the grid's work:
-// one unit = kClusterM neighbouring tile rows and kClusterN neighbouring tile columns (tile rows
-// and columns rounded up to those multiples). Cluster c takes units c, c + clusters, ...; every
-// block of a cluster walks the same units.
-// (Read without `volatile`, unlike roofline::cluster::block_rank: the rank never changes, so the
-// compiler may read it once. Read anew at every use, it cost the consumers' loop a few percent.)
+// This block's place in its cluster, and the grid's work: one unit = one tile row and
+// kCluster neighbouring tile columns (tile columns rounded up to a multiple of kCluster).
+// Cluster c takes units c, c + clusters, ...; both blocks of a cluster walk the same units.
 __device__ inline int block_rank() {
-    if constexpr (kCluster > 1) {
-        std::uint32_t rank;
-        asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
-        return int(rank);
-    }
+    if constexpr (kCluster > 1) return int(roofline::cluster::block_rank());
     return 0;
 }
-__device__ inline int rank_m() { return block_rank() / kClusterN; }
-__device__ inline int rank_n() { return block_rank() % kClusterN; }
-__host__ __device__ inline int work_count(int tiles_m, int tiles_n) {
-    return ((tiles_m + kClusterM - 1) / kClusterM) * ((tiles_n + kClusterN - 1) / kClusterN);
-}
+__device__ inline int work_count(int tiles_m, int tiles_n) { return tiles_m * ((tiles_n + kCluster - 1) / kCluster); }
 __device__ inline int first_work() { return blockIdx.x / kCluster; }
 __device__ inline int work_stride() { return gridDim.x / kCluster; }
 
 // Unit -> this block's tile (tile row, tile column): groups of kGroupRows tile rows, walked
 // down a group's rows before one unit right, so that the clusters running at once share A's
-// and Bt's panels in L2 (part 3's order). tile_n may be tiles_n (a pair's second tile past N),
-// tile_m tiles_m (a square's second row past M).
+// and Bt's panels in L2 (part 3's order). tile_n may be tiles_n (a pair's second tile past N).
 __device__ inline void tile_position(int work, int tiles_m, int tiles_n, int& tile_m, int& tile_n) {
-    constexpr int kGroupUnits = kGroupRows / kClusterM;  // unit rows per group
-    const int units_m = (tiles_m + kClusterM - 1) / kClusterM, units_n = (tiles_n + kClusterN - 1) / kClusterN;
-    const int per_group = kGroupUnits * units_n;
-    const int first_m = (work / per_group) * kGroupUnits;
-    const int rows = units_m - first_m < kGroupUnits ? units_m - first_m : kGroupUnits;
-    tile_m = (first_m + (work % per_group) % rows) * kClusterM + rank_m();
-    tile_n = ((work % per_group) / rows) * kClusterN + rank_n();
+    const int units_n = (tiles_n + kCluster - 1) / kCluster;
+    const int per_group = kGroupRows * units_n;
+    const int first_m = (work / per_group) * kGroupRows;
+    const int rows = tiles_m - first_m < kGroupRows ? tiles_m - first_m : kGroupRows;
+    tile_m = first_m + (work % per_group) % rows;
+    tile_n = ((work % per_group) / rows) * kCluster + block_rank();
 }
 
 // The producer (one thread): for each of this block's tiles, each K block into the next
-// stage of the ring: its part of A's tile to the blocks of its tile row in the cluster, its
-// part of Bt's tile to the blocks of its tile column (the whole tile where it has it alone).
+// stage of the ring: its half of A's tile to both blocks of the cluster, its own Bt tile.
 // `iteration` counts the K blocks the block has loaded, across tiles: stage iteration %
 // kStages, pass iteration / kStages. The consumers count theirs the same way.
 __device__ inline void run_producer(SharedStorage& shared, const CUtensorMap* a_map, const CUtensorMap* b_map,
-                                    int M, int N, int tiles_m, int tiles_n, int k_blocks) {
+                                    int M, int tiles_m, int tiles_n, int k_blocks) {
     roofline::tma::prefetch_map(a_map);
     roofline::tma::prefetch_map(b_map);
-    // Bit r of a mask = cluster rank r: the blocks of this block's tile row, of its tile column.
-    std::uint16_t row_blocks = 0, column_blocks = 0;
-    for (int r = 0; r < kCluster; ++r) {
-        if (r / kClusterN == rank_m()) row_blocks |= std::uint16_t(1u << r);
-        if (r % kClusterN == rank_n()) column_blocks |= std::uint16_t(1u << r);
-    }
+    const int rank = block_rank();
     int iteration = 0;
     for (int work = first_work(); work < work_count(tiles_m, tiles_n); work += work_stride()) {
         int tile_m = 0, tile_n = 0;
         tile_position(work, tiles_m, tiles_n, tile_m, tile_n);
         // A box wholly past the end of A or Bt (a short last tile's second half, a pair's tile
-        // past N or past M) loads rows that exist instead; their products are never stored.
-        int a_row = tile_m * kBlockM + rank_n() * kARowsPerBlock;
+        // past N) loads rows that exist instead; their products are never stored.
+        int a_row = tile_m * kBlockM + rank * kARowsPerBlock;
         if (a_row >= M) a_row = 0;
-        int b_row = tile_n * kBlockN + rank_m() * kBRowsPerBlock;
-        if (tile_n >= tiles_n || b_row >= N) b_row = 0;
+        const int b_row = (tile_n < tiles_n ? tile_n : 0) * kBlockN;
         for (int kb = 0; kb < k_blocks; ++kb, ++iteration) {
             const int stage = iteration % kStages;
             // The stage's n-th refill waits for its n-th freeing, by both blocks' consumers;
             // on the first pass, parity 1 of a fresh barrier returns at once.
             roofline::mbarrier::wait(&shared.empty[stage], ((iteration / kStages) & 1) ^ 1);
-            // Every part of A's and Bt's tiles (ours and the other blocks' multicasts); a box
-            // partly past the end still counts all its bytes (the zeros it fills in).
+            // Both halves of A (ours and the other block's multicast) and our Bt; a box partly
+            // past the end still counts all its bytes (the zeros it fills in).
             roofline::mbarrier::arrive_expect_tx(&shared.full[stage], kATileBytes + kBTileBytes);
-            std::uint8_t* a_part = shared.a[stage] + rank_n() * kARowsPerBlock * kBlockK;
-            std::uint8_t* b_part = shared.b[stage] + rank_m() * kBRowsPerBlock * kBlockK;
-            if constexpr (kClusterN > 1) {
-                roofline::cluster::load_2d_multicast(a_part, a_map, a_row, kb * kBlockK, &shared.full[stage], row_blocks);
+            std::uint8_t* a_part = shared.a[stage] + rank * kARowsPerBlock * kBlockK;
+            if constexpr (kCluster > 1) {
+                roofline::cluster::load_2d_multicast(a_part, a_map, a_row, kb * kBlockK, &shared.full[stage],
+                                                     (1u << kCluster) - 1);
             } else {
                 roofline::tma::load_2d(a_part, a_map, a_row, kb * kBlockK, &shared.full[stage]);
             }
-            if constexpr (kClusterM > 1) {
-                roofline::cluster::load_2d_multicast(b_part, b_map, b_row, kb * kBlockK, &shared.full[stage],
-                                                     column_blocks);
-            } else {
-                roofline::tma::load_2d(b_part, b_map, b_row, kb * kBlockK, &shared.full[stage]);
-            }
+            roofline::tma::load_2d(shared.b[stage], b_map, b_row, kb * kBlockK, &shared.full[stage]);
         }
     }
 }
 
 // A consumer is done reading `stage`: one arrival per warp on the stage's empty barrier in
-// every block whose producer writes into it (this block, and the others of its tile row and
-// tile column in the cluster).
+// every block of the cluster (each block's producer refills the other's half of A).
 __device__ inline void release_stage(SharedStorage& shared, int stage) {
     if (threadIdx.x % 32 != 0) return;
-    if constexpr (kClusterM > 1) {
-        const int m = rank_m(), n = rank_n();
-        for (int r = 0; r < kCluster; ++r)
-            if (r / kClusterN == m || r % kClusterN == n) roofline::cluster::arrive_remote(&shared.empty[stage], r);
-    } else if constexpr (kCluster > 1) {  // one tile row: every block of the cluster writes into every stage
+    if constexpr (kCluster > 1) {
         for (int r = 0; r < kCluster; ++r) roofline::cluster::arrive_remote(&shared.empty[stage], r);
     } else {
         roofline::mbarrier::arrive(&shared.empty[stage]);

@@ -18,7 +18,7 @@ inline CUtensorMap make_fp8_map(const __nv_fp8_e4m3* base, int rows, int K, int 
 void launch_gemm_fp8(const __nv_fp8_e4m3* A, const __nv_fp8_e4m3* Bt, const float* scale_a, const float* scale_b,
                      __nv_bfloat16* C, int M, int N, int K, cudaStream_t stream) {
     const CUtensorMap a_map = make_fp8_map(A, M, K, kARowsPerBlock);
-    const CUtensorMap b_map = make_fp8_map(Bt, N, K, kBRowsPerBlock);
+    const CUtensorMap b_map = make_fp8_map(Bt, N, K, kBlockN);
     constexpr int shared_bytes = sizeof(SharedStorage) + 1024;
 
     cudaLaunchConfig_t config{};
@@ -47,7 +47,7 @@ void launch_gemm_fp8(const __nv_fp8_e4m3* A, const __nv_fp8_e4m3* Bt, const floa
         return count;
     }();
     const int tiles_m = (M + kBlockM - 1) / kBlockM, tiles_n = (N + kBlockN - 1) / kBlockN;
-    const int units = work_count(tiles_m, tiles_n);
+    const int units = tiles_m * ((tiles_n + kCluster - 1) / kCluster);
     config.gridDim = dim3(std::min(units, resident_clusters) * kCluster);
     cudaLaunchKernelEx(&config, gemm_fp8, a_map, b_map, scale_a, scale_b, C, M, N, K);
 }

@@ -68,7 +68,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_fp8(const __grid_constant__ 
     const int warpgroup = threadIdx.x / 128;
     if (warpgroup == 0) {
         roofline::wgmma::release_registers<40>();
-        if (threadIdx.x == 0) run_producer(shared, &a_map, &b_map, M, N, tiles_m, tiles_n, k_blocks);
+        if (threadIdx.x == 0) run_producer(shared, &a_map, &b_map, M, tiles_m, tiles_n, k_blocks);
         finish_blocks();
         return;
     }

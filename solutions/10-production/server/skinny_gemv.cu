@@ -4,7 +4,7 @@
 #include "check.cuh"
 #include "skinny_gemv.cuh"
 
-// Lab 09's given helpers: unpack8 / load8 (8 bf16 in one 16-byte load, as floats), warp_sum.
+// Lab 09's given helpers: unpack8 / load8 (8 bf16 in one 16-byte load, as floats), warp_sum, block_sum.
 #include "given/decode_fused_helpers.cuh"  // labs/09-decode/given/
 
 #include "roofline/ptx/grid_dependency.cuh"
@@ -73,73 +73,55 @@ void launch(void (*kernel)(Params...), int grid, cudaStream_t stream, Args&&... 
     CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
 }
 
-// The warp's dot products of NR weight rows (K wide, K % 8 == 0) with the NB input rows of `in`
-// (row stride K), each input times gamma where one is given; acc[r][b], summed over the lanes.
-// With `squares`, also each input row's sum of squares (before gamma: the RMS norm's), from the
-// same loads: the norm costs no pass of its own and no block barrier before the weights stream.
-//
-// A small kernel's time is mostly the first round trip to DRAM: at batch 1 a warp's whole share
-// of a 4096-wide row is 16 loads a lane. So the loop issues kChunk loads a row before it does
-// any math (all of them in flight at once), where `#pragma unroll 4` left the compiler free to
-// keep fewer, and the qkv and o GEMVs (12 and 8 us of bytes a layer) ran far under their floor.
-template <int NB, int NR, bool kSquares = false>
-__device__ __forceinline__ void warp_dots(const bf16* const (&w)[NR], const bf16* in, const bf16* gamma, int K,
-                                          float (&acc)[NR][NB], float (&squares)[NB]) {
-    // 16-byte loads a lane and row in flight together: 64 registers of weights, half that where
-    // the inputs of more sequences need registers too (no spills to 8).
-    constexpr int kChunk = (NR == 1 ? 16 : 8) / (NB <= 2 ? 1 : 2);
-    const int lane = threadIdx.x % 32, vectors = K / 8;
+// 1 / rms of each of the NB rows of x (hidden wide), by the whole block, for every thread.
+template <int NB>
+__device__ void inverse_rms_rows(const bf16* x, int hidden, float (&inv)[NB]) {
 #pragma unroll
     for (int b = 0; b < NB; ++b) {
-        squares[b] = 0;
-#pragma unroll
-        for (int r = 0; r < NR; ++r) acc[r][b] = 0;
-    }
-    for (int first = lane; first < vectors; first += 32 * kChunk) {
-        uint4 raw[NR][kChunk];
-#pragma unroll
-        for (int c = 0; c < kChunk; ++c) {
-            const int v = first + 32 * c;
-#pragma unroll
-            for (int r = 0; r < NR; ++r)
-                raw[r][c] = v < vectors ? __ldg(reinterpret_cast<const uint4*>(w[r]) + v) : make_uint4(0, 0, 0, 0);
+        float squares = 0;
+        for (int i = threadIdx.x; i < hidden; i += blockDim.x) {
+            const float v = __bfloat162float(x[std::size_t(b) * hidden + i]);
+            squares += v * v;
         }
-#pragma unroll
-        for (int c = 0; c < kChunk; ++c) {
-            const int v = first + 32 * c;
-            if (v >= vectors) break;
-            float wf[NR][8];
-#pragma unroll
-            for (int r = 0; r < NR; ++r) unpack8(raw[r][c], wf[r]);
-            float g[8];
-            if (gamma) load8(gamma, v, g);
-#pragma unroll
-            for (int b = 0; b < NB; ++b) {
-                float a[8];
-                load8(in + std::size_t(b) * K, v, a);
-                if constexpr (kSquares)
-#pragma unroll
-                    for (int i = 0; i < 8; ++i) squares[b] = fmaf(a[i], a[i], squares[b]);
-                if (gamma)
-#pragma unroll
-                    for (int i = 0; i < 8; ++i) a[i] *= g[i];
-#pragma unroll
-                for (int r = 0; r < NR; ++r)
-#pragma unroll
-                    for (int i = 0; i < 8; ++i) acc[r][b] = fmaf(wf[r][i], a[i], acc[r][b]);
-            }
-        }
-    }
-#pragma unroll
-    for (int b = 0; b < NB; ++b) {
-        if constexpr (kSquares) squares[b] = warp_sum(squares[b]);
-#pragma unroll
-        for (int r = 0; r < NR; ++r) acc[r][b] = warp_sum(acc[r][b]);
+        inv[b] = rsqrtf(block_sum(squares) / hidden + kRmsEps);
     }
 }
 
-// 1 / rms of a row of `width` from its sum of squares.
-__device__ __forceinline__ float inverse_rms(float squares, int width) { return rsqrtf(squares / width + kRmsEps); }
+// The warp's dot products of NR weight rows (K wide, K % 8 == 0) with the NB input rows of `in`
+// (row stride K), each input times gamma where one is given; acc[r][b], summed over the lanes.
+template <int NB, int NR>
+__device__ __forceinline__ void warp_dots(const bf16* const (&w)[NR], const bf16* in, const bf16* gamma, int K,
+                                          float (&acc)[NR][NB]) {
+    const int lane = threadIdx.x % 32;
+#pragma unroll
+    for (int r = 0; r < NR; ++r)
+#pragma unroll
+        for (int b = 0; b < NB; ++b) acc[r][b] = 0;
+#pragma unroll 4
+    for (int v = lane; v < K / 8; v += 32) {
+        float wf[NR][8];
+#pragma unroll
+        for (int r = 0; r < NR; ++r) unpack8(__ldg(reinterpret_cast<const uint4*>(w[r]) + v), wf[r]);
+        float g[8];
+        if (gamma) load8(gamma, v, g);
+#pragma unroll
+        for (int b = 0; b < NB; ++b) {
+            float a[8];
+            load8(in + std::size_t(b) * K, v, a);
+            if (gamma)
+#pragma unroll
+                for (int i = 0; i < 8; ++i) a[i] *= g[i];
+#pragma unroll
+            for (int r = 0; r < NR; ++r)
+#pragma unroll
+                for (int i = 0; i < 8; ++i) acc[r][b] = fmaf(wf[r][i], a[i], acc[r][b]);
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < NR; ++r)
+#pragma unroll
+        for (int b = 0; b < NB; ++b) acc[r][b] = warp_sum(acc[r][b]);
+}
 
 // Unit u (one warp): rows row0 = (u / 64) * 128 + u % 64 and row0 + 64 of W_qkv, the pair RoPE
 // rotates; head u / 64 is a query head, then a key head, then a value head.
@@ -154,20 +136,19 @@ __global__ __launch_bounds__(kGemvThreads) void norm_qkv_rope_kernel(NormQkvArgs
         begin_overlapped(mine ? a.w + std::size_t(row0) * a.hidden : nullptr,
                          mine ? a.w + std::size_t(row0 + kHalf) * a.hidden : nullptr, a.hidden);
     }
+    float inv[NB];
+    inverse_rms_rows<NB>(a.x, a.hidden, inv);
     for (int u = blockIdx.x * kGemvWarps + threadIdx.x / 32; u < units; u += gridDim.x * kGemvWarps) {
         const int head = u / kHalf, i = u % kHalf, row0 = head * 2 * kHalf + i, row1 = row0 + kHalf;
         const bf16* const rows[2] = {a.w + std::size_t(row0) * a.hidden, a.w + std::size_t(row1) * a.hidden};
-        float acc[2][NB], squares[NB];
-        warp_dots<NB, 2, true>(rows, a.x, a.gamma, a.hidden, acc, squares);
+        float acc[2][NB];
+        warp_dots<NB, 2>(rows, a.x, a.gamma, a.hidden, acc);
         if (lane >= NB) continue;
         // Lane b writes sequence b's pair (the values are in every lane after the warp sums).
         float lo = 0, hi = 0;
 #pragma unroll
         for (int b = 0; b < NB; ++b)
-            if (b == lane) {
-                const float inv = inverse_rms(squares[b], a.hidden);
-                lo = acc[0][b] * inv, hi = acc[1][b] * inv;
-            }
+            if (b == lane) lo = acc[0][b] * inv[b], hi = acc[1][b] * inv[b];
         const int b = lane, pos = a.positions[b];
         if (head < a.q_heads + a.kv_heads) {  // q or k: rotate, as rope_and_append_kv does
             const float inv_freq = float(pow(kRopeTheta, -2.0 * i / (2 * kHalf)));
@@ -207,8 +188,8 @@ __global__ __launch_bounds__(kGemvThreads) void gemv_residual_kernel(const bf16*
     }
     for (int row = blockIdx.x * kGemvWarps + threadIdx.x / 32; row < rows; row += gridDim.x * kGemvWarps) {
         const bf16* const wr[1] = {w + std::size_t(row) * k};
-        float acc[1][NB], unused[NB];
-        warp_dots<NB, 1>(wr, act, nullptr, k, acc, unused);
+        float acc[1][NB];
+        warp_dots<NB, 1>(wr, act, nullptr, k, acc);
 #pragma unroll
         for (int b = 0; b < NB; ++b)
             if (b == lane) {  // x is read and written by this warp alone: no other block reads it in this kernel
@@ -226,16 +207,17 @@ __global__ __launch_bounds__(kGemvThreads) void norm_gate_up_swiglu_kernel(const
         begin_overlapped(j < mlp ? w + std::size_t(j) * hidden : nullptr,
                          j < mlp ? w + (std::size_t(mlp) + j) * hidden : nullptr, hidden);
     }
+    float inv[NB];
+    inverse_rms_rows<NB>(x, hidden, inv);
     const int lane = threadIdx.x % 32;
     for (int j = blockIdx.x * kGemvWarps + threadIdx.x / 32; j < mlp; j += gridDim.x * kGemvWarps) {
         const bf16* const rows[2] = {w + std::size_t(j) * hidden, w + (std::size_t(mlp) + j) * hidden};
-        float acc[2][NB], squares[NB];
-        warp_dots<NB, 2, true>(rows, x, gamma, hidden, acc, squares);
+        float acc[2][NB];
+        warp_dots<NB, 2>(rows, x, gamma, hidden, acc);
 #pragma unroll
         for (int b = 0; b < NB; ++b)
             if (b == lane) {
-                const float inv = inverse_rms(squares[b], hidden);
-                const float g = acc[0][b] * inv, u = acc[1][b] * inv;
+                const float g = acc[0][b] * inv[b], u = acc[1][b] * inv[b];
                 act[std::size_t(b) * mlp + j] = __float2bfloat16(g / (1.0f + __expf(-g)) * u);
             }
     }
@@ -248,14 +230,16 @@ __global__ __launch_bounds__(kGemvThreads) void norm_gemv_f32_kernel(const bf16*
         const int row = blockIdx.x * kGemvWarps + threadIdx.x / 32;
         begin_overlapped(row < rows ? w + std::size_t(row) * hidden : nullptr, nullptr, hidden);
     }
+    float inv[NB];
+    inverse_rms_rows<NB>(x, hidden, inv);
     const int lane = threadIdx.x % 32;
     for (int row = blockIdx.x * kGemvWarps + threadIdx.x / 32; row < rows; row += gridDim.x * kGemvWarps) {
         const bf16* const wr[1] = {w + std::size_t(row) * hidden};
-        float acc[1][NB], squares[NB];
-        warp_dots<NB, 1, true>(wr, x, gamma, hidden, acc, squares);
+        float acc[1][NB];
+        warp_dots<NB, 1>(wr, x, gamma, hidden, acc);
 #pragma unroll
         for (int b = 0; b < NB; ++b)
-            if (b == lane) y[std::size_t(b) * ldy + row] = acc[0][b] * inverse_rms(squares[b], hidden);
+            if (b == lane) y[std::size_t(b) * ldy + row] = acc[0][b] * inv[b];
     }
 }
 
