@@ -12,6 +12,14 @@
 # 8-10 us a layer (the lab's kernel at batch 1 and 4k runs 5.5 us against a 4 us floor, and the server
 # splits its shorter cache into fewer blocks), qkv and o at 65-75% of the copy rate, the MLP's two
 # GEMVs at 80-85%; kernels summing to ~4.5 ms, the rest launches.
+# Run 106 (the fused kernels as they were): the server alone 4.90 ms (204 tokens/s); under ncu,
+# serialized, 5.12 ms of kernels: qkv 20.6 us a layer (2.45 TB/s), attention 15.1 us (1.12 TB/s:
+# the copy of the same 16.8 MB itself runs at 1.8 TB/s), o and down 23.6 us on average (3.2 TB/s),
+# gate/up 66.9 us (3.51 TB/s), the LM head 270 us (3.90 TB/s). Fitting time = fixed + bytes / rate
+# to gate/up and qkv gives ~4.0 TB/s and 8 us fixed a kernel with the RMS norm's prologue, 5 us
+# without (o and down): the prologue (x read, a block-wide sum, two barriers) costs ~3 us.
+# Prediction for run 107 (the norm folded into the dot's loop): qkv ~17.5 us, gate/up ~64 us, the
+# step 4.90 -> ~4.71 ms, ~212 tokens/s.
 set -u
 source "$(dirname "$0")/common.sh"
 device_script_start "server_kernels.sh BUILD_DIR OUT_DIR" "$@"

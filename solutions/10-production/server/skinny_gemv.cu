@@ -4,7 +4,7 @@
 #include "check.cuh"
 #include "skinny_gemv.cuh"
 
-// Lab 09's given helpers: unpack8 / load8 (8 bf16 in one 16-byte load, as floats), warp_sum, block_sum.
+// Lab 09's given helpers: unpack8 / load8 (8 bf16 in one 16-byte load, as floats), warp_sum.
 #include "given/decode_fused_helpers.cuh"  // labs/09-decode/given/
 
 #include "roofline/ptx/grid_dependency.cuh"
@@ -73,30 +73,21 @@ void launch(void (*kernel)(Params...), int grid, cudaStream_t stream, Args&&... 
     CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
 }
 
-// 1 / rms of each of the NB rows of x (hidden wide), by the whole block, for every thread.
-template <int NB>
-__device__ void inverse_rms_rows(const bf16* x, int hidden, float (&inv)[NB]) {
-#pragma unroll
-    for (int b = 0; b < NB; ++b) {
-        float squares = 0;
-        for (int i = threadIdx.x; i < hidden; i += blockDim.x) {
-            const float v = __bfloat162float(x[std::size_t(b) * hidden + i]);
-            squares += v * v;
-        }
-        inv[b] = rsqrtf(block_sum(squares) / hidden + kRmsEps);
-    }
-}
-
 // The warp's dot products of NR weight rows (K wide, K % 8 == 0) with the NB input rows of `in`
 // (row stride K), each input times gamma where one is given; acc[r][b], summed over the lanes.
-template <int NB, int NR>
+// With kSquares, also each input row's sum of squares (before gamma), for its RMS norm: the warp
+// reads the whole row anyway, so the norm needs no pass of its own over x, and no block barrier
+// before the weights start streaming (a few microseconds a kernel at batch 1).
+template <int NB, int NR, bool kSquares = false>
 __device__ __forceinline__ void warp_dots(const bf16* const (&w)[NR], const bf16* in, const bf16* gamma, int K,
-                                          float (&acc)[NR][NB]) {
+                                          float (&acc)[NR][NB], float (&squares)[NB]) {
     const int lane = threadIdx.x % 32;
 #pragma unroll
-    for (int r = 0; r < NR; ++r)
+    for (int b = 0; b < NB; ++b) {
+        squares[b] = 0;
 #pragma unroll
-        for (int b = 0; b < NB; ++b) acc[r][b] = 0;
+        for (int r = 0; r < NR; ++r) acc[r][b] = 0;
+    }
 #pragma unroll 4
     for (int v = lane; v < K / 8; v += 32) {
         float wf[NR][8];
@@ -108,6 +99,9 @@ __device__ __forceinline__ void warp_dots(const bf16* const (&w)[NR], const bf16
         for (int b = 0; b < NB; ++b) {
             float a[8];
             load8(in + std::size_t(b) * K, v, a);
+            if constexpr (kSquares)
+#pragma unroll
+                for (int i = 0; i < 8; ++i) squares[b] = fmaf(a[i], a[i], squares[b]);
             if (gamma)
 #pragma unroll
                 for (int i = 0; i < 8; ++i) a[i] *= g[i];
@@ -118,10 +112,15 @@ __device__ __forceinline__ void warp_dots(const bf16* const (&w)[NR], const bf16
         }
     }
 #pragma unroll
-    for (int r = 0; r < NR; ++r)
+    for (int b = 0; b < NB; ++b) {
+        if constexpr (kSquares) squares[b] = warp_sum(squares[b]);
 #pragma unroll
-        for (int b = 0; b < NB; ++b) acc[r][b] = warp_sum(acc[r][b]);
+        for (int r = 0; r < NR; ++r) acc[r][b] = warp_sum(acc[r][b]);
+    }
 }
+
+// 1 / rms of a row of `width` from its sum of squares.
+__device__ __forceinline__ float inverse_rms(float squares, int width) { return rsqrtf(squares / width + kRmsEps); }
 
 // Unit u (one warp): rows row0 = (u / 64) * 128 + u % 64 and row0 + 64 of W_qkv, the pair RoPE
 // rotates; head u / 64 is a query head, then a key head, then a value head.
@@ -136,19 +135,20 @@ __global__ __launch_bounds__(kGemvThreads) void norm_qkv_rope_kernel(NormQkvArgs
         begin_overlapped(mine ? a.w + std::size_t(row0) * a.hidden : nullptr,
                          mine ? a.w + std::size_t(row0 + kHalf) * a.hidden : nullptr, a.hidden);
     }
-    float inv[NB];
-    inverse_rms_rows<NB>(a.x, a.hidden, inv);
     for (int u = blockIdx.x * kGemvWarps + threadIdx.x / 32; u < units; u += gridDim.x * kGemvWarps) {
         const int head = u / kHalf, i = u % kHalf, row0 = head * 2 * kHalf + i, row1 = row0 + kHalf;
         const bf16* const rows[2] = {a.w + std::size_t(row0) * a.hidden, a.w + std::size_t(row1) * a.hidden};
-        float acc[2][NB];
-        warp_dots<NB, 2>(rows, a.x, a.gamma, a.hidden, acc);
+        float acc[2][NB], squares[NB];
+        warp_dots<NB, 2, true>(rows, a.x, a.gamma, a.hidden, acc, squares);
         if (lane >= NB) continue;
         // Lane b writes sequence b's pair (the values are in every lane after the warp sums).
         float lo = 0, hi = 0;
 #pragma unroll
         for (int b = 0; b < NB; ++b)
-            if (b == lane) lo = acc[0][b] * inv[b], hi = acc[1][b] * inv[b];
+            if (b == lane) {
+                const float inv = inverse_rms(squares[b], a.hidden);
+                lo = acc[0][b] * inv, hi = acc[1][b] * inv;
+            }
         const int b = lane, pos = a.positions[b];
         if (head < a.q_heads + a.kv_heads) {  // q or k: rotate, as rope_and_append_kv does
             const float inv_freq = float(pow(kRopeTheta, -2.0 * i / (2 * kHalf)));
@@ -188,8 +188,8 @@ __global__ __launch_bounds__(kGemvThreads) void gemv_residual_kernel(const bf16*
     }
     for (int row = blockIdx.x * kGemvWarps + threadIdx.x / 32; row < rows; row += gridDim.x * kGemvWarps) {
         const bf16* const wr[1] = {w + std::size_t(row) * k};
-        float acc[1][NB];
-        warp_dots<NB, 1>(wr, act, nullptr, k, acc);
+        float acc[1][NB], unused[NB];
+        warp_dots<NB, 1>(wr, act, nullptr, k, acc, unused);
 #pragma unroll
         for (int b = 0; b < NB; ++b)
             if (b == lane) {  // x is read and written by this warp alone: no other block reads it in this kernel
@@ -207,17 +207,16 @@ __global__ __launch_bounds__(kGemvThreads) void norm_gate_up_swiglu_kernel(const
         begin_overlapped(j < mlp ? w + std::size_t(j) * hidden : nullptr,
                          j < mlp ? w + (std::size_t(mlp) + j) * hidden : nullptr, hidden);
     }
-    float inv[NB];
-    inverse_rms_rows<NB>(x, hidden, inv);
     const int lane = threadIdx.x % 32;
     for (int j = blockIdx.x * kGemvWarps + threadIdx.x / 32; j < mlp; j += gridDim.x * kGemvWarps) {
         const bf16* const rows[2] = {w + std::size_t(j) * hidden, w + (std::size_t(mlp) + j) * hidden};
-        float acc[2][NB];
-        warp_dots<NB, 2>(rows, x, gamma, hidden, acc);
+        float acc[2][NB], squares[NB];
+        warp_dots<NB, 2, true>(rows, x, gamma, hidden, acc, squares);
 #pragma unroll
         for (int b = 0; b < NB; ++b)
             if (b == lane) {
-                const float g = acc[0][b] * inv[b], u = acc[1][b] * inv[b];
+                const float inv = inverse_rms(squares[b], hidden);
+                const float g = acc[0][b] * inv, u = acc[1][b] * inv;
                 act[std::size_t(b) * mlp + j] = __float2bfloat16(g / (1.0f + __expf(-g)) * u);
             }
     }
@@ -230,16 +229,14 @@ __global__ __launch_bounds__(kGemvThreads) void norm_gemv_f32_kernel(const bf16*
         const int row = blockIdx.x * kGemvWarps + threadIdx.x / 32;
         begin_overlapped(row < rows ? w + std::size_t(row) * hidden : nullptr, nullptr, hidden);
     }
-    float inv[NB];
-    inverse_rms_rows<NB>(x, hidden, inv);
     const int lane = threadIdx.x % 32;
     for (int row = blockIdx.x * kGemvWarps + threadIdx.x / 32; row < rows; row += gridDim.x * kGemvWarps) {
         const bf16* const wr[1] = {w + std::size_t(row) * hidden};
-        float acc[1][NB];
-        warp_dots<NB, 1>(wr, x, gamma, hidden, acc);
+        float acc[1][NB], squares[NB];
+        warp_dots<NB, 1, true>(wr, x, gamma, hidden, acc, squares);
 #pragma unroll
         for (int b = 0; b < NB; ++b)
-            if (b == lane) y[std::size_t(b) * ldy + row] = acc[0][b] * inv[b];
+            if (b == lane) y[std::size_t(b) * ldy + row] = acc[0][b] * inverse_rms(squares[b], hidden);
     }
 }
 
