@@ -21,7 +21,7 @@ struct BatchFacts {
 // is a link, one that holds the same files as another).
 std::vector<std::string> class_warnings(const std::vector<SubmissionResult>& results);
 
-// What the "Timed on a shared GPU" part of summary.md and report.html says above its list of
+// What the "Timed on a shared GPU" part of OUT/summary.md and OUT/report.html says above its list of
 // each submission's variants timed beside other processes (result.hpp, SharedGpuNote); the
 // part is left out when there are none.
 inline const char* kSharedGpuAbout =
