@@ -190,6 +190,18 @@ std::string rung_leaderboards(const std::vector<RungEntry>& entries, const std::
     return out;
 }
 
+// Each submission's variants timed beside other processes on the GPU, with the processes named.
+std::string shared_gpu_list(const std::vector<SubmissionResult>& results) {
+    std::string out;
+    for (const auto& r : results) {
+        for (const auto& n : r.shared_gpu) {
+            out += fmt::format("<li><b class='submission'>{}</b> {}: {}</li>\n", html_escape(r.submission),
+                               html_escape(n.variant), html_escape(n.note));
+        }
+    }
+    return "<p>" + html_escape(kSharedGpuAbout) + "</p>\n<ul id='shared-gpu'>\n" + out + "</ul>\n";
+}
+
 std::string failures(const std::vector<SubmissionResult>& results) {
     std::string out;
     for (const auto& r : results) {
@@ -277,13 +289,18 @@ std::string class_report_html(const BatchFacts& facts, std::vector<SubmissionRes
         for (const auto& line : warnings) body += "<li>" + html_escape(line) + "</li>\n";
         body += "</ul>\n";
     }
-    body += "<nav aria-label='sections'><ul><li><a href='#outcomes-title'>outcomes</a></li><li><a href='#distribution-"
-            "title'>distribution</a></li><li><a href='#leaderboard-title'>leaderboard</a></li><li><a href='#rungs-title'>"
-            "per rung</a></li><li><a href='#class-roofline-title'>roofline</a></li><li><a href='#hours-title'>hours</a></li><li><a href='#failures-title'>failures</a></li></ul></nav></header>\n<main>\n";
+    bool shared = std::any_of(results.begin(), results.end(), [](const auto& r) { return !r.shared_gpu.empty(); });
+    body += fmt::format("<nav aria-label='sections'><ul><li><a href='#outcomes-title'>outcomes</a></li><li><a "
+                        "href='#distribution-title'>distribution</a></li><li><a href='#leaderboard-title'>leaderboard"
+                        "</a></li><li><a href='#rungs-title'>per rung</a></li>{}<li><a href='#class-roofline-title'>"
+                        "roofline</a></li><li><a href='#hours-title'>hours</a></li><li><a href='#failures-title'>"
+                        "failures</a></li></ul></nav></header>\n<main>\n",
+                        shared ? "<li><a href='#shared-gpu-title'>shared GPU</a></li>" : "");
     body += "<h2 id='outcomes-title'>Outcomes</h2>\n" + outcomes_table(results);
     body += "<h2 id='distribution-title'>Score distribution</h2>\n" + distribution(results);
     body += "<h2 id='leaderboard-title'>Leaderboard</h2>\n" + leaderboard(results);
     body += "<h2 id='rungs-title'>Leaderboard per rung</h2>\n" + rung_leaderboards(rungs, targets);
+    if (shared) body += "<h2 id='shared-gpu-title'>Timed on a shared GPU</h2>\n" + shared_gpu_list(results);
     body += "<h2 id='class-roofline-title'>Every submission on one roofline</h2>\n"
             "<p>Each correct kernel of each submission at its fraction of the roof that binds it (the memory roof "
             "left of its ridge, the compute roof right of it); one shape and colour per submission.</p>\n";

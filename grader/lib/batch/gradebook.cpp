@@ -47,12 +47,19 @@ std::string csv_field(const std::string& text_in) {
     return out + "\"";
 }
 
+std::string shared_gpu_cell(const SubmissionResult& r) {
+    std::string text;
+    for (const auto& n : r.shared_gpu) text += n.variant + ": " + n.note + "\n";
+    return one_line(text, 2000);  // each note names at most four processes (gpu_processes_text)
+}
+
 std::string gradebook_row(const SubmissionResult& r) {
-    return fmt::format("{},{},{:.2f},{:.2f},{:.2f},{:.2f},{:.2f},{:.4f},{:.4f},{},{:.1f},{},{},{},{}", csv_field(r.submission),
+    return fmt::format("{},{},{:.2f},{:.2f},{:.2f},{:.2f},{:.2f},{:.4f},{:.4f},{},{:.1f},{},{},{},{},{}", csv_field(r.submission),
                        outcome_name(r.outcome), r.score, r.max_score, r.correctness, r.performance, r.prediction,
                        r.mean_fraction_of_roofline, r.best_fraction_of_roofline, csv_field(r.gpu), r.seconds,
                        csv_field(one_line(reason_with_warnings(r))), r.gap_notes, csv_field(r.sandbox),
-                       r.logged_hours ? fmt::format("{:.2f}", *r.logged_hours) : std::string());
+                       r.logged_hours ? fmt::format("{:.2f}", *r.logged_hours) : std::string(),
+                       csv_field(shared_gpu_cell(r)));
 }
 
 std::string gradebook_csv(std::vector<SubmissionResult> results) {

@@ -128,6 +128,10 @@ SubmissionResult classify_grading(const std::string& submission, const LabSpec& 
                                                                 : number_at(j, "points", "correctness");
             r.performance += number_at(j, "points", "performance");
             r.prediction += number_at(j, "points", "prediction");
+            if (j.contains("shared_gpu") && j["shared_gpu"].is_object() && j["shared_gpu"].contains("note") &&
+                j["shared_gpu"]["note"].is_string()) {
+                r.shared_gpu.push_back({v.name, j["shared_gpu"]["note"].get<std::string>()});
+            }
         }
         if (vr.outcome != SubmissionOutcome::graded) failures.push_back(fmt::format("{}: {}: {}", v.name, outcome_name(vr.outcome), vr.verdict));
         kernels = worse(kernels, vr.outcome);
@@ -171,6 +175,16 @@ nlohmann::json submission_gradescope(const LabSpec& lab, const SubmissionResult&
     }
     std::string output = fmt::format("{}: {}", lab.id, outcome_name(result.outcome));
     if (!result.reason.empty()) output += "\n" + result.reason;
+    // Which variants were timed beside other processes, never the processes themselves (result.hpp);
+    // each one's performance test says so too.
+    if (!result.shared_gpu.empty()) {
+        std::vector<std::string> variants;
+        for (const auto& n : result.shared_gpu) variants.push_back(n.variant);
+        output += fmt::format("\nshared GPU: other processes used the GPU while {} {} timed, so {} may be slower "
+                              "than the GPU's own; the score is as measured",
+                              fmt::join(variants, ", "), variants.size() == 1 ? "was" : "were",
+                              variants.size() == 1 ? "its time" : "their times");
+    }
     return {{"score", score}, {"max_score", max_score}, {"output", output}, {"visibility", "visible"}, {"tests", tests}};
 }
 

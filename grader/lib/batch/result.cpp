@@ -11,6 +11,8 @@ nlohmann::json to_json(const SubmissionResult& r) {
                             {"max_points", v.max_points}, {"fraction_of_roofline", v.fraction_of_roofline},
                             {"verdict", v.verdict}});
     }
+    nlohmann::json shared_gpu = nlohmann::json::array();
+    for (const auto& n : r.shared_gpu) shared_gpu.push_back({{"variant", n.variant}, {"note", n.note}});
     return {{"submission", r.submission},
             {"outcome", outcome_name(r.outcome)},
             {"score", r.score},
@@ -27,6 +29,7 @@ nlohmann::json to_json(const SubmissionResult& r) {
             {"logged_hours", r.logged_hours ? nlohmann::json(*r.logged_hours) : nlohmann::json(nullptr)},
             {"sandbox", r.sandbox},
             {"warnings", r.warnings},
+            {"shared_gpu", shared_gpu},
             {"variants", variants}};
 }
 
@@ -48,6 +51,11 @@ SubmissionResult result_from_json(const nlohmann::json& j) {
     if (j.contains("logged_hours") && j["logged_hours"].is_number()) r.logged_hours = j["logged_hours"].get<double>();
     r.sandbox = j.value("sandbox", std::string("unrecorded"));
     r.warnings = j.value("warnings", std::vector<std::string>());
+    if (j.contains("shared_gpu")) {  // result.json files from before the field have none
+        for (const auto& n : j.at("shared_gpu")) {
+            r.shared_gpu.push_back({n.at("variant").get<std::string>(), n.at("note").get<std::string>()});
+        }
+    }
     for (const auto& v : j.at("variants")) {
         r.variants.push_back({v.at("name").get<std::string>(),
                               parse_submission_outcome(v.at("outcome").get<std::string>()).value_or(SubmissionOutcome::error),

@@ -20,6 +20,14 @@ struct VariantResult {
     std::string verdict;
 };
 
+// A variant timed while other processes used its GPU: the grading JSON's shared_gpu.note, which
+// names them (pid, name, memory). For the instructor; the score is as measured.
+struct SharedGpuNote {
+    std::string variant;
+    std::string note;
+    bool operator==(const SharedGpuNote&) const = default;
+};
+
 struct SubmissionResult {
     std::string submission;
     SubmissionOutcome outcome = SubmissionOutcome::error;
@@ -41,6 +49,10 @@ struct SubmissionResult {
     // symbolic link, or holds the same files as another submission): in the gradebook's reason
     // column and the summary, not in the reason the student sees (Gradescope).
     std::vector<std::string> warnings;
+    // The variants timed beside other processes on the GPU, in the lab's order: the gradebook's
+    // shared_gpu column and the summary name the processes; Gradescope says only which variants
+    // (another student's lab program, named by its path, is not this student's to read).
+    std::vector<SharedGpuNote> shared_gpu;
     std::vector<VariantResult> variants;
 };
 

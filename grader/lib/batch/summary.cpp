@@ -99,6 +99,16 @@ std::string summary_markdown(const BatchFacts& facts, std::vector<SubmissionResu
                           outcome_name(r.outcome));
     }
 
+    bool shared = std::any_of(results.begin(), results.end(), [](const auto& r) { return !r.shared_gpu.empty(); });
+    if (shared) {
+        md += fmt::format("\n## Timed on a shared GPU\n\n{}\n\n", kSharedGpuAbout);
+        for (const auto& r : results) {
+            for (const auto& n : r.shared_gpu) {
+                md += fmt::format("- **{}** {}: {}\n", table_cell(r.submission), table_cell(n.variant), table_cell(n.note));
+            }
+        }
+    }
+
     md += "\n## Failures\n\n";
     int failures = 0;
     for (const auto& r : results) {

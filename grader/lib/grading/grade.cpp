@@ -644,6 +644,7 @@ GradeOutcome grade_variant(const Workspace& ws, const GradeRequest& request) {
     }
     if (!judgement.own_work_note.empty()) out.json["note"] = judgement.own_work_note;
     out.gradescope = gradescope_json(lab, context, &score, nullptr);
+    add_shared_gpu_note(out.gradescope, out.json);  // the timing's neighbours, unnamed (report.hpp)
     trace_stage(target + ": results and the lab's SVG");
     write_json_file(ws.results_dir(lab.id, request.solutions) / (variant.name + ".json"), out.json);
     write_lab_svg(ws, lab, request.solutions, ceilings.choice, *ceilings.profile, program.device.name);

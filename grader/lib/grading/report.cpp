@@ -209,4 +209,32 @@ nlohmann::json gradescope_json(const LabSpec& lab, const GradeContext& c, const 
             {"visibility", "visible"}, {"tests", tests}};
 }
 
+std::string shared_gpu_gradescope_note(const nlohmann::json& grading) {
+    if (!grading.is_object() || !grading.contains("shared_gpu") || !grading["shared_gpu"].is_object()) return {};
+    const auto& shared = grading["shared_gpu"];
+    auto count = shared.contains("processes") && shared["processes"].is_array() ? shared["processes"].size() : 0;
+    auto who = count == 1 ? std::string("another process")
+               : count > 1 ? fmt::format("{} other processes", count)
+                           : std::string("other processes");
+    return fmt::format("shared GPU: {} used the GPU while this was timed, so the time may be slower than the GPU's "
+                       "own; the score is as measured (the instructor's report names the processes)",
+                       who);
+}
+
+void add_shared_gpu_note(nlohmann::json& gradescope, const nlohmann::json& grading) {
+    auto note = shared_gpu_gradescope_note(grading);
+    if (note.empty() || !gradescope.is_object()) return;
+    auto append = [&](nlohmann::json& holder) {
+        auto text = holder.value("output", std::string());
+        holder["output"] = text.empty() ? note : text + "\n" + note;
+    };
+    append(gradescope);
+    if (!gradescope.contains("tests") || !gradescope["tests"].is_array()) return;
+    const std::string performance = ": performance";
+    for (auto& test : gradescope["tests"]) {
+        auto name = test.value("name", std::string());
+        if (name.ends_with(performance)) append(test);
+    }
+}
+
 }  // namespace roofline

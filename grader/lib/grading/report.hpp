@@ -30,6 +30,16 @@ nlohmann::json failure_json(const GradeContext& context, const LabRun& run, doub
 nlohmann::json gradescope_json(const LabSpec& lab, const GradeContext& context, const Score* score,
                                const LabRun* failure);
 
+// The grading JSON's `shared_gpu` (other processes used the GPU while the variant was timed),
+// in words a student may read: how many processes, never their names or paths (in a batch a
+// neighbour is another student's lab program, run from a folder named after that student).
+// Empty when the grading has no such field. The score is as measured: the note says why a
+// time may be slower, it changes nothing.
+std::string shared_gpu_gradescope_note(const nlohmann::json& grading);
+// Puts that note into `gradescope` (gradescope_json's): its top-level output, which Gradescope
+// shows above the tests, and the output of its performance test. Nothing without the field.
+void add_shared_gpu_note(nlohmann::json& gradescope, const nlohmann::json& grading);
+
 // The first mismatches of the first failing check, as "index: expected X, got Y" lines.
 std::string mismatch_lines(const protocol::Result& result);
 

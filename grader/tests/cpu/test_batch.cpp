@@ -4,10 +4,12 @@
 #include "test_support.hpp"
 
 #include "build_kit.hpp"
+#include "class_report.hpp"
 #include "gpus.hpp"
 #include "gradebook.hpp"
 #include "grading.hpp"
 #include "hidden.hpp"
+#include "html_text.hpp"
 #include "outcome.hpp"
 #include "result.hpp"
 #include "staging.hpp"
@@ -205,7 +207,8 @@ TEST_CASE("the gradebook CSV: a stable header, one quoted row per submission", "
     auto first_newline = csv.find('\n');
     CHECK(csv.substr(0, first_newline) ==
           "submission,outcome,score,max_score,correctness,performance,prediction,"
-          "mean_fraction_of_roofline,best_fraction_of_roofline,gpu,seconds,reason,gap_notes,sandbox,logged_hours");
+          "mean_fraction_of_roofline,best_fraction_of_roofline,gpu,seconds,reason,gap_notes,sandbox,logged_hours,"
+          "shared_gpu");
     CHECK(count_lines(csv) == 3);  // the header and two rows: the reason's line break is flattened
     CHECK(csv.find("amy,graded,812.50,900.00") < csv.find("zed,compile_error"));  // sorted by name
     CHECK(contains(csv, "\"01_copy_naive.cu(12): error: expected a \"\";\"\" | more, lines\""));
@@ -227,13 +230,14 @@ TEST_CASE("a result file round-trips", "[batch]") {
     CHECK(back.variants.size() == r.variants.size());
     CHECK(back.gap_notes == 1);
     CHECK(gradebook_row(back) == gradebook_row(r));
-    CHECK(gradebook_row(back).ends_with(",1,unrecorded,"));  // gap_notes, sandbox, then logged_hours: none here
+    // gap_notes, sandbox, then logged_hours and shared_gpu: none here
+    CHECK(gradebook_row(back).ends_with(",1,unrecorded,,"));
     CHECK_FALSE(back.logged_hours);
     r.logged_hours = 2.25;
     back = result_from_json(json::parse(to_json(r).dump()));
     REQUIRE(back.logged_hours);
     CHECK(*back.logged_hours == Approx(2.25));
-    CHECK(gradebook_row(back).ends_with(",1,unrecorded,2.25"));
+    CHECK(gradebook_row(back).ends_with(",1,unrecorded,2.25,"));
     r.logged_hours.reset();
     auto old = to_json(r);
     old.erase("gap_notes");  // a result.json written before gap notes
@@ -245,6 +249,64 @@ TEST_CASE("a result file round-trips", "[batch]") {
     CHECK(back.warnings == r.warnings);
     // The warning leads the gradebook's reason (the cut at 400 characters never takes it).
     CHECK(contains(gradebook_row(back), ",\"warning: holds the same files, byte for byte, as lee | no predictions.yaml"));
+}
+
+TEST_CASE("a variant timed on a shared GPU: the gradebook, the summary and report.html name the processes; "
+          "Gradescope names the variant only", "[batch][shared_gpu]") {
+    auto lab = memory_lab();
+    TempDir no_variant_files;  // submission_gradescope's per-variant folder: empty, each variant a fallback test
+    const auto variant = lab.variants.back().name;
+    const std::string note = "another process used the GPU while this was timed: 4242 /tmp/roofline-batch/alice/lab_01 "
+                             "(2048 MiB); the time may be slower than the GPU's own";
+    auto timed = scored(variant, true, 90, 0.8);
+    timed["shared_gpu"] = {{"note", note},
+                           {"processes", json::array({{{"pid", 4242}, {"name", "/tmp/roofline-batch/alice/lab_01"},
+                                                       {"used_mib", 2048}}})}};
+    auto shared = classify_grading("bob", lab, {}, run_with(lab, variant, timed));
+    auto alone = classify_grading("amy", lab, {}, run_with(lab));
+
+    SECTION("without shared_gpu in the grading JSON nothing is added") {
+        CHECK(alone.shared_gpu.empty());
+        CHECK(gradebook_row(alone).ends_with(",unrecorded,,"));  // sandbox, logged_hours, then an empty shared_gpu
+        CHECK_FALSE(contains(summary_markdown({"01-memory-roof", 7, "", {}}, {alone}), "shared GPU"));
+        CHECK_FALSE(contains(class_report_html({"01-memory-roof", 7, "", {}}, {alone}, {}), "shared-gpu"));
+        CHECK_FALSE(contains(submission_gradescope(lab, alone, no_variant_files.path()).dump(), "shared GPU"));
+    }
+    SECTION("with it: the note, for the instructor, in a column of its own, the score unchanged") {
+        REQUIRE(shared.shared_gpu.size() == 1);
+        CHECK(shared.shared_gpu[0] == SharedGpuNote{variant, note});
+        CHECK(shared.score == Approx(alone.score));
+        CHECK(shared.outcome == alone.outcome);
+        CHECK_FALSE(contains(shared.reason, "4242"));  // the reason reaches the student (Gradescope)
+
+        auto csv = gradebook_csv({shared});
+        CHECK(csv.substr(0, csv.find('\n')).ends_with(",logged_hours,shared_gpu"));  // appended, the rest in place
+        CHECK(gradebook_row(shared).ends_with("," + csv_field(variant + ": " + note)));
+
+        auto md = summary_markdown({"01-memory-roof", 7, "", {}}, {alone, shared});
+        check_mentions(md, {"## Timed on a shared GPU", "- **bob** " + variant + ": " + note});
+        CHECK_FALSE(contains(md, "**amy** "));
+        auto html = class_report_html({"01-memory-roof", 7, "", {}}, {alone, shared}, {});
+        check_mentions(html, {"<a href='#shared-gpu-title'>", "Timed on a shared GPU", html_escape(note)});
+
+        // The student's results.json: which variant, not whose process.
+        auto g = submission_gradescope(lab, shared, no_variant_files.path());
+        check_mentions(g["output"].get<std::string>(),
+                       {"shared GPU: other processes used the GPU while " + variant + " was timed"});
+        CHECK_FALSE(contains(g.dump(), "alice"));
+        CHECK_FALSE(contains(g.dump(), "4242"));
+        CHECK(g["score"].get<double>() == Approx(shared.score));
+    }
+    SECTION("result.json keeps the note; one from before the field reads as none") {
+        auto back = result_from_json(json::parse(to_json(shared).dump()));
+        CHECK(back.shared_gpu == shared.shared_gpu);
+        CHECK(gradebook_row(back) == gradebook_row(shared));
+        auto old = to_json(shared);
+        old.erase("shared_gpu");
+        auto old_back = result_from_json(old);
+        CHECK(old_back.shared_gpu.empty());
+        CHECK(gradebook_row(old_back).ends_with(",unrecorded,,"));
+    }
 }
 
 TEST_CASE("the summary: outcomes, distribution, leaderboard and failures", "[batch]") {

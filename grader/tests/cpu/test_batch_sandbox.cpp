@@ -261,8 +261,8 @@ TEST_CASE("batch sandbox: without a sandbox the batch refuses, naming the fixes;
     auto rows = csv.substr(csv.find('\n') + 1);
     CHECK(count_lines(rows) == 2);
     std::istringstream lines(rows);
-    // sandbox, then logged_hours: empty, as neither submission holds a log
-    for (std::string line; std::getline(lines, line);) CHECK(line.ends_with(",none,"));
+    // sandbox, then logged_hours (empty: neither submission holds a log) and shared_gpu (empty: neither was timed)
+    for (std::string line; std::getline(lines, line);) CHECK(line.ends_with(",none,,"));
     check_mentions(read_file(out / "summary.md"),
                    {"## Look at these first", "graded without a sandbox (--no-sandbox-i-trust-these-submissions), 2 of 2",
                     "ann, ben"});

@@ -151,6 +151,51 @@ TEST_CASE("gradescope_json for a scored run: tests sum to the score", "[report]"
     CHECK(contains(g["tests"][1]["output"].get<std::string>(), "80.0%"));
 }
 
+TEST_CASE("a grading timed beside other processes: Gradescope says so, never naming them, the score as measured",
+          "[report][shared_gpu]") {
+    Scored run;
+    const auto plain = gradescope_json(run.lab, run.context, &run.score, nullptr);
+    auto grading = score_json(run.context, run.score, run.result);
+
+    SECTION("a grading JSON without shared_gpu adds nothing") {
+        CHECK(shared_gpu_gradescope_note(grading).empty());
+        auto g = plain;
+        add_shared_gpu_note(g, grading);
+        CHECK(g == plain);
+    }
+    SECTION("with shared_gpu: the top-level output and the performance test's say so") {
+        // As grade.cpp writes it; in a batch a neighbour is another student's lab program, by its path.
+        grading["shared_gpu"] = {
+            {"note", "other processes used the GPU while this was timed: 4242 /tmp/roofline-batch/alice/lab_01 "
+                     "(2048 MiB), 7777 python3; the time may be slower than the GPU's own"},
+            {"processes", json::array({{{"pid", 4242}, {"name", "/tmp/roofline-batch/alice/lab_01"}, {"used_mib", 2048}},
+                                       {{"pid", 7777}, {"name", "python3"}}})}};
+        auto g = plain;
+        add_shared_gpu_note(g, grading);
+        check_gradescope_shape(g);
+        const std::string said = "shared GPU: 2 other processes used the GPU while this was timed";
+        auto output = g["output"].get<std::string>();
+        CHECK(output.starts_with(plain["output"].get<std::string>() + "\n"));
+        CHECK(contains(output, said));
+        CHECK(contains(output, "the score is as measured"));
+        REQUIRE(g["tests"].size() == plain["tests"].size());
+        for (std::size_t i = 0; i < g["tests"].size(); ++i) {
+            const auto& test = g["tests"][i];
+            INFO(test.dump());
+            CHECK(test["score"] == plain["tests"][i]["score"]);  // a note, never a change of score
+            bool performance = test["name"].get<std::string>().ends_with(": performance");
+            CHECK(contains(test["output"].get<std::string>(), said) == performance);
+        }
+        CHECK(g["score"] == plain["score"]);
+        // The student reads this: no other student's folder, no pid.
+        CHECK_FALSE(contains(g.dump(), "alice"));
+        CHECK_FALSE(contains(g.dump(), "4242"));
+
+        grading["shared_gpu"]["processes"] = json::array({{{"pid", 7777}, {"name", "python3"}}});
+        CHECK(contains(shared_gpu_gradescope_note(grading), "shared GPU: another process used the GPU"));
+    }
+}
+
 TEST_CASE("gradescope_json for an impossible time: zero, with the reason", "[report]") {
     Scored run(400e-6);  // below the 447 us floor
     REQUIRE(run.score.impossible);

@@ -147,7 +147,7 @@ wait_for 900 "job $job to finish (squeue)" job_gone
 csv=$out/gradebook.csv
 echo "--- $csv"
 cat "$csv"
-[[ $(head -1 "$csv") == "submission,outcome,score,max_score,correctness,performance,prediction,mean_fraction_of_roofline,best_fraction_of_roofline,gpu,seconds,reason,gap_notes,sandbox,logged_hours" ]] \
+[[ $(head -1 "$csv") == "submission,outcome,score,max_score,correctness,performance,prediction,mean_fraction_of_roofline,best_fraction_of_roofline,gpu,seconds,reason,gap_notes,sandbox,logged_hours,shared_gpu" ]] \
   || fail "the gradebook header changed"
 [[ $(($(wc -l < "$csv") - 1)) -eq 3 ]] || fail "expected 3 rows"
 expect() {  # expect NAME OUTCOME
