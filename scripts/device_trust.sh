@@ -90,7 +90,10 @@ say "== outcomes in the sandboxed run (expected against got)"
 while IFS=, read -r name expected; do
   [[ $name == name ]] && continue
   got=$(awk -F, -v n="$name" 'NR > 1 && $1 == n { print $2; exit }' "$work/sandboxed/gradebook.csv")
-  reason=$(awk -F, -v n="$name" 'NR > 1 && $1 == n { print $NF; exit }' "$work/sandboxed/gradebook.csv" | cut -c1-150)
+  # The reason column by its name (a CSV reader: the reason may hold quoted commas).
+  reason=$(python3 -c 'import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["submission"] == sys.argv[2]]
+print((rows[0]["reason"] if rows else "")[:150])' "$work/sandboxed/gradebook.csv" "$name")
   check=ok; [[ "$got" == "$expected" ]] || { check=WRONG; fail=1; }
   printf '%-24s %-20s %-20s %-6s %s\n' "$name" "$expected" "${got:--}" "$check" "$reason" | tee -a "$report"
 done < "$work/subs/expected.csv"
