@@ -22,7 +22,8 @@
 # step 4.90 -> ~4.71 ms, ~212 tokens/s. Run 107: qkv 17.7 us, gate/up 60.0 (3.91 TB/s, the LM head's
 # rate), the step 4.61 ms, 217 tokens/s.
 # Prediction for run 108 (two rows a warp in the o and down GEMVs, as gate/up has): those 64 kernels
-# from 1.51 ms (3.2 TB/s) to ~1.27 (3.8), the step ~4.37 ms, ~229 tokens/s.
+# from 1.51 ms (3.2 TB/s) to ~1.27 (3.8), the step ~4.37 ms, ~229 tokens/s. Run 108: 1.675 ms
+# (2.89 TB/s), the step 4.82 ms, 207.5 tokens/s: slower (half as many warps); reverted.
 set -u
 source "$(dirname "$0")/common.sh"
 device_script_start "server_kernels.sh BUILD_DIR OUT_DIR" "$@"

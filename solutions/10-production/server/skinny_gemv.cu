@@ -178,29 +178,23 @@ __global__ __launch_bounds__(kGemvThreads) void norm_qkv_rope_kernel(NormQkvArgs
     }
 }
 
-// Unit u (one warp): rows 2u and 2u + 1 of w (row 2u alone where rows is odd and 2u is the last):
-// two rows a warp, as gate/up has, so that twice the loads are in flight per lane of a GEMV this
-// short (the o projection's 33.5 MB takes ~8 us at the copy rate).
 template <int NB>
 __global__ __launch_bounds__(kGemvThreads) void gemv_residual_kernel(const bf16* w, const bf16* act, bf16* x, int rows,
                                                                      int k) {
-    const int lane = threadIdx.x % 32, units = (rows + 1) / 2;
+    const int lane = threadIdx.x % 32;
     {
-        const int u = blockIdx.x * kGemvWarps + threadIdx.x / 32;
-        begin_overlapped(u < units ? w + std::size_t(2 * u) * k : nullptr,
-                         u < units && 2 * u + 1 < rows ? w + std::size_t(2 * u + 1) * k : nullptr, k);
+        const int row = blockIdx.x * kGemvWarps + threadIdx.x / 32;
+        begin_overlapped(row < rows ? w + std::size_t(row) * k : nullptr, nullptr, k);
     }
-    for (int u = blockIdx.x * kGemvWarps + threadIdx.x / 32; u < units; u += gridDim.x * kGemvWarps) {
-        const int row0 = 2 * u, row1 = min(2 * u + 1, rows - 1);  // row1 == row0: computed twice, written once
-        const bf16* const wr[2] = {w + std::size_t(row0) * k, w + std::size_t(row1) * k};
-        float acc[2][NB], unused[NB];
-        warp_dots<NB, 2>(wr, act, nullptr, k, acc, unused);
+    for (int row = blockIdx.x * kGemvWarps + threadIdx.x / 32; row < rows; row += gridDim.x * kGemvWarps) {
+        const bf16* const wr[1] = {w + std::size_t(row) * k};
+        float acc[1][NB], unused[NB];
+        warp_dots<NB, 1>(wr, act, nullptr, k, acc, unused);
 #pragma unroll
         for (int b = 0; b < NB; ++b)
             if (b == lane) {  // x is read and written by this warp alone: no other block reads it in this kernel
-                bf16* out = x + std::size_t(b) * rows;
-                out[row0] = __float2bfloat16(__bfloat162float(out[row0]) + acc[0][b]);
-                if (row1 != row0) out[row1] = __float2bfloat16(__bfloat162float(out[row1]) + acc[1][b]);
+                bf16& out = x[std::size_t(b) * rows + row];
+                out = __float2bfloat16(__bfloat162float(out) + acc[0][b]);
             }
     }
 }
@@ -272,7 +266,7 @@ struct QkvLaunch {
 template <int NB>
 struct ResidualLaunch {
     static void run(const bf16* w, const bf16* act, bf16* x, int rows, int k, cudaStream_t stream) {
-        launch(gemv_residual_kernel<NB>, gemv_grid(gemv_residual_kernel<NB>, (rows + 1) / 2), stream, w, act, x, rows, k);
+        launch(gemv_residual_kernel<NB>, gemv_grid(gemv_residual_kernel<NB>, rows), stream, w, act, x, rows, k);
     }
 };
 template <int NB>
