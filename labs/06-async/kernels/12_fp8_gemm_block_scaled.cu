@@ -14,11 +14,14 @@
 // Given: as rung 1 (given/fp8_gemm.cuh), the same launch. Write gemm_fp8: your rung 1, with
 //   - for each tile, the thread's two rows (fragment_row(consumer, 0): row r of the tile's
 //     rows, and r + 8) and its block column of Bt's scales (the tile is exactly 128 columns:
-//     tile_n is the block column; a pair's tile past N, tile_n == tiles_n, has none: scale 0);
-//   - per K block, when its wgmmas are issued: the K block's scale of Bt and the scales of the
-//     thread's two rows (a row past M: use 0 and load nothing: the scales array ends at M),
-//     kept beside the K block's accumulator until its promotion one K block later, so that
-//     the loads' latency hides behind a whole K block of tensor work;
+//     tile_n is the block column; a pair's tile past N, tile_n == tiles_n, has none);
+//   - per K block, when its wgmmas are issued: LOAD the K block's scale of Bt and the scales of
+//     the thread's two rows, and keep them beside the K block's accumulator until its promotion
+//     one K block later, so that the loads' latency hides behind a whole K block of tensor work.
+//     Use them nowhere before that: not even their product, and no choice made on a loaded
+//     value (a row past M, or a tile past N, reads the last row's or block's scales instead of
+//     a 0 selected after the load: its products are never stored). Any use at the load makes
+//     the thread wait there for the load, before it can issue the K block's wgmmas;
 //   - the promotion: each accumulator of row r times scale_a(r) * scale_b, added into the fp32
 //     sums (fmaf); d[4j + 0..1] are row r, d[4j + 2..3] row r + 8;
 //   - the store with scale 1 (the scales are in already).
