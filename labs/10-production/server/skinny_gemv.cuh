@@ -6,7 +6,7 @@
 // one warp per weight row (or pair of rows) reading it once with 16-byte loads, its dot products
 // with all NB inputs at once, and the small ops folded into the GEMVs on either side:
 //
-//   norm_qkv_rope:  qkv = W_qkv rmsnorm(x) (each block sums x^2 itself), RoPE applied on the way
+//   norm_qkv_rope:  qkv = W_qkv rmsnorm(x) (each warp sums x^2 in its dot loop), RoPE applied on the way
 //                   out (a warp owns the rows i and i + 64 of one head, the pair RoPE mixes), and
 //                   the new K and V written into the cache at the sequence's position;
 //   gemv_residual:  x += W act (the O projection, and the down projection);
