@@ -233,6 +233,9 @@ IncidentReport read_incident_report(const std::string& text, const std::filesyst
         r.event_count = checked.size();
         r.gap_s = gap_seconds(checked, r.instrumented_step_s);
         if (s.has("gap_s")) s.at("gap_s").same_as(r.gap_s, "the events' gaps in the instrumented step");
+        std::vector<std::pair<std::string, double>> op_seconds;
+        for (const auto& op : r.ops) op_seconds.emplace_back(op.name, op.seconds);
+        if (auto fault = op_span_fault(checked, op_seconds)) events.fail(fmt::format("disagree with op `{}`: it {}", fault->op, fault->why));
     } else {
         double at = 0;
         for (const auto& op : r.ops) {

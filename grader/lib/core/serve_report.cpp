@@ -47,6 +47,22 @@ std::optional<EventFault> event_fault(const ServeEvent& span, bool names_an_op, 
     return std::nullopt;
 }
 
+std::optional<OpSpanFault> op_span_fault(const std::vector<ServeEvent>& events,
+                                         const std::vector<std::pair<std::string, double>>& op_seconds) {
+    for (const auto& [op, seconds] : op_seconds) {
+        double spans_s = 0;
+        int spans = 0;
+        for (const auto& e : events)
+            if (e.name == op) spans_s += e.end_s - e.start_s, ++spans;
+        if (spans == 0) return OpSpanFault{op, "has no span in `events`"};
+        // Summed in another order than the server's: a few ulps of the step, no more.
+        if (std::abs(spans_s - seconds) > 1e-9 + 1e-6 * std::max(std::abs(seconds), spans_s))
+            return OpSpanFault{op, fmt::format("takes {:.9g} s in `ops` but its spans in `events` add up to {:.9g} s",
+                                               seconds, spans_s)};
+    }
+    return std::nullopt;
+}
+
 std::string gap_line(double gap_s, double step_s, std::size_t spans) {
     return fmt::format("gaps: {:.3f} ms of the instrumented step's {:.3f} ms ({:.1f}%) ran no op, outside its {} spans "
                        "(the events' own cost, or the GPU waiting for the host's next record)",
@@ -130,6 +146,10 @@ ServeReport serve_report(const nlohmann::json& out, const std::string& source, c
             r.events.push_back(span);
         }
         r.gap_s = gap_seconds(r.events, r.instrumented_step_s);
+        std::vector<std::pair<std::string, double>> op_seconds;
+        for (const auto& op : r.ops) op_seconds.emplace_back(op.name, op.seconds);
+        if (auto fault = op_span_fault(r.events, op_seconds))
+            throw InputError(fmt::format("{}: op `{}` {}", source, fault->op, fault->why));
     }
     // A launch's fixed cost: back-to-back empty kernels, or a graph's nodes, as `roofline ceilings`
     // measured them here; else the typical 5 us, and 1 us for a graph's node.

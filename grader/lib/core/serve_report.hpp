@@ -44,6 +44,16 @@ struct EventFault {
     std::string why;
 };
 std::optional<EventFault> event_fault(const ServeEvent& span, bool names_an_op, double previous_end, double step_s);
+// The server times each op as the sum of its spans (a record's merged spans keep those sums), so
+// the two must agree: the first op whose `seconds` differ from its spans' total (more than the
+// doubles' rounding), or that has no span at all, and why; nothing when every op agrees.
+// serve_report and read_incident_report both check the events with it.
+struct OpSpanFault {
+    std::string op;
+    std::string why;
+};
+std::optional<OpSpanFault> op_span_fault(const std::vector<ServeEvent>& events,
+                                         const std::vector<std::pair<std::string, double>>& op_seconds);
 // The text reports' line on it: the gap time, its share of the instrumented step, the spans' count.
 std::string gap_line(double gap_s, double step_s, std::size_t spans);
 

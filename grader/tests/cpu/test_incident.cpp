@@ -16,6 +16,7 @@
 #include "source_hash.hpp"
 #include "svg_step.hpp"
 
+#include <fstream>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -273,6 +274,40 @@ TEST_CASE("an incident diagnosis goes into the log and comes back, the newest on
     CHECK(newest_incident_diagnosis(read, "10-production", "decode_attention_b1_4k") == nullptr);  // not a regime
 }
 
+namespace {
+
+struct Span {
+    const char* name;
+    double start_ms, end_ms;
+};
+
+// A server's output with the events it writes (server_main.cu): each op's start and end, in order,
+// and the ops' times as the server takes them from those spans (each op's spans summed; an op
+// without a span is not in the step).
+nlohmann::json with_events(nlohmann::json server, const std::vector<Span>& spans) {
+    nlohmann::json events = nlohmann::json::array();
+    for (const auto& s : spans) events.push_back({{"name", s.name}, {"start_s", s.start_ms * 1e-3}, {"end_s", s.end_ms * 1e-3}});
+    server["events"] = events;
+    nlohmann::json ops = nlohmann::json::array();
+    for (const auto& op : server["ops"]) {
+        double seconds = 0;
+        bool spanned = false;
+        for (const auto& s : spans)
+            if (op["name"] == s.name) seconds += (s.end_ms - s.start_ms) * 1e-3, spanned = true;
+        if (spanned) ops.push_back({{"name", op["name"]}, {"seconds", seconds}});
+    }
+    server["ops"] = ops;
+    return server;
+}
+
+// In the launch storm's 19.9 ms instrumented step: gaps of 0.1 ms before the first span, 0.1 ms
+// before qkv_gemm, 2 ms before argmax and 0.9 ms after it (3.1 ms, 15.6%); none between rmsnorm and
+// embed, nor around the zero-length attention.
+const std::vector<Span> kStormSpans{{"embed", 0.1, 0.2},     {"rmsnorm", 0.2, 0.5},   {"qkv_gemm", 0.6, 1.0},
+                                    {"attention", 1.0, 1.0}, {"o_gemm", 1.0, 3.0},    {"argmax", 5.0, 19.0}};
+
+}  // namespace
+
 TEST_CASE("the step's timeline: one bar per op coloured by its regime, a gap where the events leave one",
           "[incident][pictures]") {
     auto compute = read_back(record_of(lm_head_on_cuda_cores(), "incident-d"));
@@ -290,14 +325,11 @@ TEST_CASE("the step's timeline: one bar per op coloured by its regime, a gap whe
     CHECK(count_of(svg, "<rect class='gap'") == 1);
 
     // Events with a 1 ms hole between the second op and the third: the gap is drawn there.
-    auto record = record_of(recorded_b1(), "baseline");
-    record["serve"]["events"] = {{{"name", "embed"}, {"start_s", 0.0}, {"end_s", 0.5e-3}},
-                                 {{"name", "rmsnorm"}, {"start_s", 0.5e-3}, {"end_s", 1.5e-3}},
-                                 {{"name", "qkv_gemm"}, {"start_s", 2.5e-3}, {"end_s", 7.056e-3}}};
-    auto with_events = read_back(record);
-    REQUIRE(with_events.spans.size() == 4);
-    CHECK(with_events.spans[2].gap());
-    auto drawn = step_timeline_svg(with_events);
+    auto spanned = read_back(record_of(
+        with_events(recorded_b1(), {{"embed", 0.0, 0.5}, {"rmsnorm", 0.5, 1.5}, {"qkv_gemm", 2.5, 7.056}}), "baseline"));
+    REQUIRE(spanned.spans.size() == 4);
+    CHECK(spanned.spans[2].gap());
+    auto drawn = step_timeline_svg(spanned);
     REQUIRE(count_of(drawn, "<rect class='gap'") == 1);
     std::smatch m;
     REQUIRE(std::regex_search(drawn, m, std::regex("<rect class='gap' x='([0-9.]+)' y='[0-9.]+' width='([0-9.]+)'")));
@@ -306,28 +338,6 @@ TEST_CASE("the step's timeline: one bar per op coloured by its regime, a gap whe
     CHECK(std::stod(m[2]) == Approx(1.0 / 7.056 * 760).margin(0.02));
 }
 
-namespace {
-
-struct Span {
-    const char* name;
-    double start_ms, end_ms;
-};
-
-// A server's output with the events it writes (server_main.cu): each op's start and end, in order.
-nlohmann::json with_events(nlohmann::json server, const std::vector<Span>& spans) {
-    nlohmann::json events = nlohmann::json::array();
-    for (const auto& s : spans) events.push_back({{"name", s.name}, {"start_s", s.start_ms * 1e-3}, {"end_s", s.end_ms * 1e-3}});
-    server["events"] = events;
-    return server;
-}
-
-// In the launch storm's 19.9 ms instrumented step: gaps of 0.1 ms before the first span, 0.1 ms
-// before qkv_gemm, 2 ms before argmax and 0.9 ms after it (3.1 ms, 15.6%); none between rmsnorm and
-// embed, nor around the zero-length attention.
-const std::vector<Span> kStormSpans{{"embed", 0.1, 0.2},     {"rmsnorm", 0.2, 0.5},   {"qkv_gemm", 0.6, 1.0},
-                                    {"attention", 1.0, 1.0}, {"o_gemm", 1.0, 3.0},    {"argmax", 5.0, 19.0}};
-
-}  // namespace
 
 TEST_CASE("the server's events carried through serve's report into the record: spans, gaps and their total",
           "[incident][events]") {
@@ -405,6 +415,32 @@ TEST_CASE("events that are out of order, of no op, or past the step are refused,
         auto from_record = roofline_test::input_error_of([&] { read_back(record); });
         CHECK(contains(from_record, "incident.json"));
         CHECK(contains(from_record, "`" + c.record_field + "`"));
+    }
+    SECTION("an op's time that its spans do not add up to, and an op without a span") {
+        auto server = with_events(launch_storm(), kStormSpans);
+        REQUIRE(server["ops"][4]["name"] == "o_gemm");
+        REQUIRE_NOTHROW(serve_report(server, "server.json", roofline_test::test_gpu(), nullptr));
+        auto longer = server;
+        longer["ops"][4]["seconds"] = 2.5e-3;  // its one span lasts 2 ms
+        auto message = roofline_test::input_error_of(
+            [&] { serve_report(longer, "server.json", roofline_test::test_gpu(), nullptr); });
+        CHECK(contains(message, "server.json"));
+        CHECK(contains(message, "op `o_gemm` takes 0.0025 s in `ops` but its spans in `events` add up to 0.002 s"));
+        auto unspanned = server;
+        unspanned["ops"].push_back({{"name", "lm_head"}, {"seconds", 1e-3}});
+        CHECK(contains(roofline_test::input_error_of(
+                           [&] { serve_report(unspanned, "server.json", roofline_test::test_gpu(), nullptr); }),
+                       "op `lm_head` has no span in `events`"));
+        // In a record serve kept of a good run: o_gemm's span shortened (the gap total dropped,
+        // which would be refused first), so the timeline would no longer show the op table's time.
+        auto record = record_of(server, "incident-b");
+        REQUIRE_NOTHROW(read_back(record));
+        record["serve"]["events"][4]["end_s"] = 2.5e-3;
+        record["serve"].erase("gap_s");
+        auto from_record = roofline_test::input_error_of([&] { read_back(record); });
+        CHECK(contains(from_record, "incident.json"));
+        CHECK(contains(from_record, "`serve.events`"));
+        CHECK(contains(from_record, "op `o_gemm`"));
     }
     SECTION("the record's gap total against its events, and a list too long") {
         auto record = record_of(with_events(launch_storm(), kStormSpans), "incident-b");
@@ -572,4 +608,29 @@ TEST_CASE("the recorded H200 runs of the baseline and the four incidents read th
         ++read;
     }
     CHECK(read == 5);
+}
+
+// Two of run 108's `roofline serve --json` reports on an H200 (the batch-1 fused step, 163 spans;
+// the batch-64 baseline, 357): every op's time is its spans' sum as the server wrote them, so the
+// check a record's reader makes accepts what the real server writes; one op moved by a
+// microsecond is caught.
+TEST_CASE("the recorded H200 serve reports: each op's time is its spans' sum", "[incident][events]") {
+    const auto folder = roofline_test::repo_root() / "results" / "2026-12-02-h200-run108-serve";
+    for (const char* name : {"serve-b1-c4096-fused", "serve-baseline"}) {
+        INFO(name);
+        std::ifstream in(folder / (std::string(name) + ".json"));
+        REQUIRE(in);
+        const auto report = nlohmann::json::parse(in);
+        std::vector<ServeEvent> events;
+        for (const auto& e : report.at("events"))
+            events.push_back({e.at("name").get<std::string>(), e.at("start_s").get<double>(), e.at("end_s").get<double>()});
+        std::vector<std::pair<std::string, double>> op_seconds;
+        for (const auto& op : report.at("ops")) op_seconds.emplace_back(op.at("name").get<std::string>(), op.at("seconds").get<double>());
+        REQUIRE(events.size() > 100);
+        CHECK_FALSE(op_span_fault(events, op_seconds).has_value());
+        op_seconds[2].second += 1e-6;
+        auto fault = op_span_fault(events, op_seconds);
+        REQUIRE(fault.has_value());
+        CHECK(fault->op == op_seconds[2].first);
+    }
 }
