@@ -32,6 +32,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -369,6 +370,7 @@ Judgement watch_and_judge(const VariantGrading& g, LabSession& session, const Sy
     } end_watch{g.request.timed_runs ? nullptr : watch_session};
     std::vector<std::optional<ReplayComparison>> comparisons;
     std::vector<ComputeAppsListing> listings;  // nvidia-smi's, each time a replay was too slow
+    std::optional<FreeGpuWait> free_gpu_wait;  // before the second watch, where others were on the GPU
     for (int watches = 1;; ++watches) {
         LabRun watched = run;  // a correctness run is watched itself
         if (job) {
@@ -392,11 +394,23 @@ Judgement watch_and_judge(const VariantGrading& g, LabSession& session, const Sy
                 if (auto listing = list_compute_apps()) listings.push_back(std::move(*listing));
             }
             auto decision = decide_replay(comparisons, gpu_processes_text(gpu_neighbours(listings)));
-            if (decision.step == ReplayDecision::Step::watch_again) continue;
+            if (decision.step == ReplayDecision::Step::watch_again) {
+                // Others on the GPU slowed the first replay, perhaps: let them leave first.
+                if (!gpu_neighbours(listings).empty()) {
+                    free_gpu_wait = wait_for_free_gpu(list_compute_apps, [](double s) {
+                        std::this_thread::sleep_for(std::chrono::duration<double>(s));
+                    });
+                }
+                continue;
+            }
             judgement.replay = latest;
             if (comparisons.size() > 1) judgement.first_replay = comparisons.front();
             judgement.replay_note = decision.note;
-            if (decision.step == ReplayDecision::Step::refused) own = {Outcome::timing_refused, decision.message, own.note};
+            if (free_gpu_wait && !decision.note.empty()) judgement.replay_note += " (" + free_gpu_wait->text + ")";
+            if (decision.step == ReplayDecision::Step::refused) {
+                if (free_gpu_wait) decision.message += " (" + free_gpu_wait->text + ")";
+                own = {Outcome::timing_refused, decision.message, own.note};
+            }
         }
         if (own.outcome != Outcome::correct) {
             run.outcome = own.outcome;

@@ -49,4 +49,31 @@ ReplayDecision decide_replay(const std::vector<std::optional<ReplayComparison>>&
     return decision;
 }
 
+FreeGpuWait wait_for_free_gpu(const std::function<std::optional<ComputeAppsListing>()>& list,
+                              const std::function<void(double)>& pause, double most_s, double poll_s) {
+    FreeGpuWait wait;
+    for (;;) {
+        auto listing = list();
+        if (!listing) {  // nvidia-smi absent or failing: nothing to wait for that can be seen
+            wait.text = "nvidia-smi could not list the GPU's processes, so the grader did not wait";
+            return wait;
+        }
+        auto others = gpu_neighbours({*listing});
+        if (others.empty()) {
+            wait.free = true;
+            wait.text = wait.waited_s > 0
+                            ? fmt::format("the grader waited {:.2g} s for the other processes to leave the GPU", wait.waited_s)
+                            : std::string("no other process was on the GPU when it was watched again");
+            return wait;
+        }
+        if (wait.waited_s + poll_s > most_s + 1e-9) {
+            wait.text = fmt::format("the grader waited {:.2g} s for the GPU to be free, and {} still used it", wait.waited_s,
+                                    gpu_processes_text(others));
+            return wait;
+        }
+        pause(poll_s);
+        wait.waited_s += poll_s;
+    }
+}
+
 }  // namespace roofline

@@ -8,8 +8,10 @@
 // (it is the watch, not the moment, that it answers to), so the second comparison fails as
 // the first did and it is refused as before: the retry costs it nothing but one more watch.
 #pragma once
+#include "gpu_neighbours.hpp"
 #include "own_work.hpp"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,5 +38,19 @@ struct ReplayDecision {
 //    medians and the other processes.
 ReplayDecision decide_replay(const std::vector<std::optional<ReplayComparison>>& comparisons,
                              const std::string& neighbours);
+
+// Before the second watch, when the first was too slow beside other processes: wait for them
+// to leave the GPU, so that the retry is a fair one, but not for long (a grading beside a
+// long job must still end). `list` is nvidia-smi's listing now (list_compute_apps), `pause`
+// sleeps; both are parameters so that the wait can be checked without a GPU or a clock.
+inline constexpr double kFreeGpuWaitS = 10, kFreeGpuPollS = 0.25;
+struct FreeGpuWait {
+    bool free = false;     // the last listing showed no other process on the grading's GPU
+    double waited_s = 0;   // time spent in `pause`
+    std::string text;      // for the note or the refusal: what the wait found
+};
+FreeGpuWait wait_for_free_gpu(const std::function<std::optional<ComputeAppsListing>()>& list,
+                              const std::function<void(double)>& pause, double most_s = kFreeGpuWaitS,
+                              double poll_s = kFreeGpuPollS);
 
 }  // namespace roofline

@@ -77,3 +77,52 @@ TEST_CASE("replay retry: two replays too slow are refused, naming both and the o
         CHECK(third.step == Step::refused);
     }
 }
+
+namespace {
+
+// A listing of the grading's GPU: the grader's own lab program, and `others` beside it.
+roofline::ComputeAppsListing listing_with(const std::vector<long long>& others) {
+    roofline::ComputeAppsListing listing;
+    listing.listed.push_back({"GPU-ours", 11, "lab-00-copy", 900});
+    listing.own = {11};
+    for (auto pid : others) listing.listed.push_back({"GPU-ours", pid, "python3", 2048});
+    return listing;
+}
+
+}  // namespace
+
+TEST_CASE("replay retry: before the second watch the grader waits, briefly, for the others to leave", "[replay_retry]") {
+    std::vector<double> pauses;
+    auto pause = [&](double s) { pauses.push_back(s); };
+    SECTION("they leave after two polls: free, the wait said") {
+        int listed = 0;
+        auto list = [&]() -> std::optional<roofline::ComputeAppsListing> {
+            return ++listed <= 2 ? listing_with({4242}) : listing_with({});
+        };
+        auto wait = roofline::wait_for_free_gpu(list, pause, 10, 0.25);
+        CHECK(wait.free);
+        CHECK(pauses.size() == 2);
+        CHECK(wait.waited_s == Approx(0.5));
+        CHECK(contains(wait.text, "waited 0.5 s for the other processes to leave"));
+    }
+    SECTION("they stay: the wait ends at its limit, naming them") {
+        auto list = [&]() -> std::optional<roofline::ComputeAppsListing> { return listing_with({4242}); };
+        auto wait = roofline::wait_for_free_gpu(list, pause, 1.0, 0.25);
+        CHECK_FALSE(wait.free);
+        CHECK(pauses.size() == 4);
+        CHECK(wait.waited_s == Approx(1.0));
+        CHECK(contains(wait.text, "waited 1 s for the GPU to be free, and 4242 python3 (2048 MiB) still used it"));
+    }
+    SECTION("already free: no pause at all") {
+        auto wait = roofline::wait_for_free_gpu([] { return std::optional(listing_with({})); }, pause);
+        CHECK(wait.free);
+        CHECK(pauses.empty());
+        CHECK(contains(wait.text, "no other process"));
+    }
+    SECTION("nvidia-smi cannot list: no wait, and said") {
+        auto wait = roofline::wait_for_free_gpu([] { return std::optional<roofline::ComputeAppsListing>(); }, pause);
+        CHECK_FALSE(wait.free);
+        CHECK(pauses.empty());
+        CHECK(contains(wait.text, "did not wait"));
+    }
+}
