@@ -115,7 +115,12 @@ std::string gpu_processes_text(const std::vector<GpuProcess>& processes, std::si
     std::string out;
     for (std::size_t i = 0; i < processes.size() && i < most; ++i) {
         const auto& p = processes[i];
-        out += fmt::format("{}{} {}", i ? ", " : "", p.pid, p.name.empty() ? "(no name given)" : p.name);
+        // The program's file name without its folders: in a class's batch a neighbour may be another
+        // student's lab program, and its folder may carry that student's name; this text reaches
+        // the student (a refusal, a note). The grading's JSON keeps the full name for the instructor.
+        const auto slash = p.name.find_last_of('/');
+        const auto shown = slash == std::string::npos || slash + 1 == p.name.size() ? p.name : p.name.substr(slash + 1);
+        out += fmt::format("{}{} {}", i ? ", " : "", p.pid, shown.empty() ? "(no name given)" : shown);
         if (p.used_mib) out += fmt::format(" ({} MiB)", *p.used_mib);
     }
     if (processes.size() > most) out += fmt::format(" and {} more", processes.size() - most);

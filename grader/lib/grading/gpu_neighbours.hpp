@@ -45,7 +45,8 @@ struct ComputeAppsListing {
 // told then, and a note about another GPU's processes would be false.
 std::vector<GpuProcess> gpu_neighbours(const std::vector<ComputeAppsListing>& listings);
 
-// "4242 python3 (2048 MiB), 77 /usr/bin/app": the first `most`, then "and N more".
+// "4242 python3 (2048 MiB), 77 app": the first `most`, then "and N more"; each program by its
+// file name alone (a path's folders can name another student in a class's batch).
 std::string gpu_processes_text(const std::vector<GpuProcess>& processes, std::size_t most = 4);
 
 // nvidia-smi's listing now (ROOFLINE_NVIDIA_SMI names the program where set, else it is found

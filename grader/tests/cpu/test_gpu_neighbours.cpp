@@ -113,6 +113,12 @@ TEST_CASE("gpu neighbours: only other processes on the grading's own GPU are nam
         stranger.listed = {process("GPU-ours", 4242, "python3", 2048)};
         CHECK(roofline::gpu_neighbours({stranger}).empty());
     }
+    SECTION("the text shows a program's file name, never its folders (another student's, in a batch)") {
+        auto text = roofline::gpu_processes_text({process("GPU-ours", 77, "/srv/class/alice/build/labs/lab-06-async", 512)});
+        CHECK(text == "77 lab-06-async (512 MiB)");
+        CHECK(text.find("alice") == std::string::npos);
+        CHECK(roofline::gpu_processes_text({process("GPU-ours", 78, "/", 1)}) == "78 / (1 MiB)");
+    }
     SECTION("the text names the first few, then how many more") {
         std::vector<GpuProcess> many;
         for (long long pid = 1; pid <= 6; ++pid) many.push_back(process("GPU-ours", pid, "p", 1));
