@@ -32,11 +32,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <random>
+#include <thread>
 
 namespace roofline {
 
@@ -393,10 +393,11 @@ Judgement watch_and_judge(const VariantGrading& g, LabSession& session, const Sy
             if (latest && latest->refused) {
                 if (auto listing = list_compute_apps()) listings.push_back(std::move(*listing));
             }
-            auto decision = decide_replay(comparisons, gpu_processes_text(gpu_neighbours(listings)));
+            const auto neighbours = gpu_neighbours(listings);
+            auto decision = decide_replay(comparisons, gpu_processes_text(neighbours), free_gpu_wait);
             if (decision.step == ReplayDecision::Step::watch_again) {
                 // Others on the GPU slowed the first replay, perhaps: let them leave first.
-                if (!gpu_neighbours(listings).empty()) {
+                if (!neighbours.empty()) {
                     free_gpu_wait = wait_for_free_gpu(list_compute_apps, [](double s) {
                         std::this_thread::sleep_for(std::chrono::duration<double>(s));
                     });
@@ -406,11 +407,7 @@ Judgement watch_and_judge(const VariantGrading& g, LabSession& session, const Sy
             judgement.replay = latest;
             if (comparisons.size() > 1) judgement.first_replay = comparisons.front();
             judgement.replay_note = decision.note;
-            if (free_gpu_wait && !decision.note.empty()) judgement.replay_note += " (" + free_gpu_wait->text + ")";
-            if (decision.step == ReplayDecision::Step::refused) {
-                if (free_gpu_wait) decision.message += " (" + free_gpu_wait->text + ")";
-                own = {Outcome::timing_refused, decision.message, own.note};
-            }
+            if (decision.step == ReplayDecision::Step::refused) own = {Outcome::timing_refused, decision.message, own.note};
         }
         if (own.outcome != Outcome::correct) {
             run.outcome = own.outcome;

@@ -15,7 +15,7 @@ std::string replay_text(const ReplayComparison& c) {
 }  // namespace
 
 ReplayDecision decide_replay(const std::vector<std::optional<ReplayComparison>>& comparisons,
-                             const std::string& neighbours) {
+                             const std::string& neighbours, const std::optional<FreeGpuWait>& wait) {
     ReplayDecision decision;
     if (comparisons.empty() || !comparisons.front() || !comparisons.front()->refused) return decision;
     const auto& first = *comparisons.front();
@@ -30,6 +30,7 @@ ReplayDecision decide_replay(const std::vector<std::optional<ReplayComparison>>&
             "the timing stands (the first replay was likely slowed by other work on the GPU{})",
             replay_text(first), kTimedFasterLimit, replay_text(*second),
             neighbours.empty() ? std::string() : fmt::format("; other processes on it: {}", neighbours));
+        if (wait) decision.note += " (" + wait->text + ")";
         return decision;
     }
     decision.step = ReplayDecision::Step::refused;
@@ -46,6 +47,7 @@ ReplayDecision decide_replay(const std::vector<std::optional<ReplayComparison>>&
                                         "your own honest work, grade it again when the GPU is free",
                                         neighbours);
     }
+    if (wait) decision.message += " (" + wait->text + ")";
     return decision;
 }
 

@@ -28,17 +28,6 @@ struct ReplayDecision {
     std::string note;     // accepted after a retry: the first replay's slowness, said
 };
 
-// `comparisons`: compare_replay's answer for each watch job so far, in order (nothing where it
-// had nothing to compare). `neighbours`: the other processes seen on the GPU while a replay was
-// too slow (gpu_processes_text; empty: none seen, or nvidia-smi could not say).
-//  - the first passes (or has nothing to compare): accepted, no note;
-//  - the first fails, no second yet: watch_again;
-//  - the first fails, the second passes: accepted, with a note naming both medians;
-//  - both fail (or the second has nothing to compare): refused, the message naming both
-//    medians and the other processes.
-ReplayDecision decide_replay(const std::vector<std::optional<ReplayComparison>>& comparisons,
-                             const std::string& neighbours);
-
 // Before the second watch, when the first was too slow beside other processes: wait for them
 // to leave the GPU, so that the retry is a fair one, but not for long (a grading beside a
 // long job must still end). `list` is nvidia-smi's listing now (list_compute_apps), `pause`
@@ -52,5 +41,18 @@ struct FreeGpuWait {
 FreeGpuWait wait_for_free_gpu(const std::function<std::optional<ComputeAppsListing>()>& list,
                               const std::function<void(double)>& pause, double most_s = kFreeGpuWaitS,
                               double poll_s = kFreeGpuPollS);
+
+// `comparisons`: compare_replay's answer for each watch job so far, in order (nothing where it
+// had nothing to compare). `neighbours`: the other processes seen on the GPU while a replay was
+// too slow (gpu_processes_text; empty: none seen, or nvidia-smi could not say).
+//  - the first passes (or has nothing to compare): accepted, no note;
+//  - the first fails, no second yet: watch_again;
+//  - the first fails, the second passes: accepted, with a note naming both medians;
+//  - both fail (or the second has nothing to compare): refused, the message naming both
+//    medians and the other processes.
+// `wait`: the wait before the second watch, where there was one; the note or the refusal says
+// what it found.
+ReplayDecision decide_replay(const std::vector<std::optional<ReplayComparison>>& comparisons,
+                             const std::string& neighbours, const std::optional<FreeGpuWait>& wait = std::nullopt);
 
 }  // namespace roofline

@@ -4,6 +4,8 @@
 
 #include "replay_retry.hpp"
 
+#include <functional>
+
 using namespace roofline_test;
 using roofline::ReplayComparison;
 using roofline::ReplayDecision;
@@ -47,6 +49,14 @@ TEST_CASE("replay retry: a second replay within the limit accepts the timing, wi
     CHECK(decision.message.empty());
     check_mentions(decision.note, {"250 us", "25.0x", "12 us", "1.2x", "timed 10 us", "within the limit",
                                    "4242 python3 (2048 MiB)"});
+    SECTION("the wait before the second watch is said in the note, and in a refusal") {
+        roofline::FreeGpuWait waited{true, 0.5, "the grader waited 0.5 s for the other processes to leave the GPU"};
+        auto accepted = roofline::decide_replay({compared(10e-6, 250e-6), compared(10e-6, 12e-6)}, "4242 python3", waited);
+        CHECK(contains(accepted.note, "(the grader waited 0.5 s for the other processes to leave the GPU)"));
+        auto refused = roofline::decide_replay({compared(10e-6, 250e-6), compared(10e-6, 240e-6)}, "4242 python3", waited);
+        CHECK(refused.step == Step::refused);
+        CHECK(contains(refused.message, "(the grader waited 0.5 s"));
+    }
     SECTION("with no other process seen, the note names none") {
         auto alone = roofline::decide_replay({compared(10e-6, 250e-6), compared(10e-6, 12e-6)}, "");
         CHECK(alone.step == Step::accepted);
@@ -89,32 +99,34 @@ roofline::ComputeAppsListing listing_with(const std::vector<long long>& others) 
     return listing;
 }
 
+// nvidia-smi's listings, one a call: pid 4242 beside the grader for the first `busy` calls, then none.
+std::function<std::optional<roofline::ComputeAppsListing>()> busy_for(int busy) {
+    return [busy, calls = 0]() mutable -> std::optional<roofline::ComputeAppsListing> {
+        return ++calls <= busy ? listing_with({4242}) : listing_with({});
+    };
+}
+
 }  // namespace
 
 TEST_CASE("replay retry: before the second watch the grader waits, briefly, for the others to leave", "[replay_retry]") {
     std::vector<double> pauses;
     auto pause = [&](double s) { pauses.push_back(s); };
     SECTION("they leave after two polls: free, the wait said") {
-        int listed = 0;
-        auto list = [&]() -> std::optional<roofline::ComputeAppsListing> {
-            return ++listed <= 2 ? listing_with({4242}) : listing_with({});
-        };
-        auto wait = roofline::wait_for_free_gpu(list, pause, 10, 0.25);
+        auto wait = roofline::wait_for_free_gpu(busy_for(2), pause, 10, 0.25);
         CHECK(wait.free);
         CHECK(pauses.size() == 2);
         CHECK(wait.waited_s == Approx(0.5));
         CHECK(contains(wait.text, "waited 0.5 s for the other processes to leave"));
     }
     SECTION("they stay: the wait ends at its limit, naming them") {
-        auto list = [&]() -> std::optional<roofline::ComputeAppsListing> { return listing_with({4242}); };
-        auto wait = roofline::wait_for_free_gpu(list, pause, 1.0, 0.25);
+        auto wait = roofline::wait_for_free_gpu(busy_for(1000), pause, 1.0, 0.25);
         CHECK_FALSE(wait.free);
         CHECK(pauses.size() == 4);
         CHECK(wait.waited_s == Approx(1.0));
         CHECK(contains(wait.text, "waited 1 s for the GPU to be free, and 4242 python3 (2048 MiB) still used it"));
     }
     SECTION("already free: no pause at all") {
-        auto wait = roofline::wait_for_free_gpu([] { return std::optional(listing_with({})); }, pause);
+        auto wait = roofline::wait_for_free_gpu(busy_for(0), pause);
         CHECK(wait.free);
         CHECK(pauses.empty());
         CHECK(contains(wait.text, "no other process"));

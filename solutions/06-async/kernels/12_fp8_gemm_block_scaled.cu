@@ -32,7 +32,8 @@ namespace {
 // (~600 cycles at full rate) before their use. 2: right after the promotion that frees their
 // registers, two K blocks before (each tile's first two at its start). If the scales' L2 round
 // trip under the TMA's load outlasts one K block, the consumer waits at the promotion with 1 and
-// not with 2. Not yet measured: the fixture 95-fp8-sweep's ahead_ variants and
+// not with 2. The two-accumulator loop only (kPartials = 1 promotes in the K block it loads).
+// Not yet measured: the fixture 95-fp8-sweep's ahead_ variants and
 // scripts/device/fp8_scales_ahead.sh compare the two.
 #ifndef ROOFLINE_FP8_SCALES_AHEAD
 #define ROOFLINE_FP8_SCALES_AHEAD 1

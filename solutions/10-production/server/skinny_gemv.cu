@@ -119,6 +119,14 @@ __device__ __forceinline__ void warp_dots(const bf16* const (&w)[NR], const bf16
     }
 }
 
+// The same without the sums of squares (a GEMV with no norm before it).
+template <int NB, int NR>
+__device__ __forceinline__ void warp_dots(const bf16* const (&w)[NR], const bf16* in, const bf16* gamma, int K,
+                                          float (&acc)[NR][NB]) {
+    float unused[NB];
+    warp_dots<NB, NR, false>(w, in, gamma, K, acc, unused);
+}
+
 // 1 / rms of a row of `width` from its sum of squares.
 __device__ __forceinline__ float inverse_rms(float squares, int width) { return rsqrtf(squares / width + kRmsEps); }
 
@@ -188,8 +196,8 @@ __global__ __launch_bounds__(kGemvThreads) void gemv_residual_kernel(const bf16*
     }
     for (int row = blockIdx.x * kGemvWarps + threadIdx.x / 32; row < rows; row += gridDim.x * kGemvWarps) {
         const bf16* const wr[1] = {w + std::size_t(row) * k};
-        float acc[1][NB], unused[NB];
-        warp_dots<NB, 1>(wr, act, nullptr, k, acc, unused);
+        float acc[1][NB];
+        warp_dots<NB, 1>(wr, act, nullptr, k, acc);
 #pragma unroll
         for (int b = 0; b < NB; ++b)
             if (b == lane) {  // x is read and written by this warp alone: no other block reads it in this kernel
