@@ -9,7 +9,8 @@
 # Usage: bash scripts/device/server_fixes.sh BUILD_DIR OUT_DIR   (BUILD_DIR configured and built: all
 # targets, or at least roofline, roofline-decode-server and roofline-decode-server-solution)
 # One failing step never stops the others; each writes a log under OUT_DIR (and serve's JSON), and
-# OUT_DIR/summary.txt gets one line per step. About 2 minutes on an H200.
+# OUT_DIR/summary.txt gets one line per step. About 2 minutes on an H200. ONLY="NAME ..." runs
+# those checks and serves alone.
 set -u
 BUILD=${1:?usage: server_fixes.sh BUILD_DIR OUT_DIR}
 OUT=${2:?usage: server_fixes.sh BUILD_DIR OUT_DIR}
@@ -41,8 +42,10 @@ sed 's/^kv_cache: .*/kv_cache: fp8/' $INC/baseline.yaml > "$OUT/baseline-fp8-unf
 { cat "$OUT/baseline-fused.yaml"; echo "overlap_launches: true"; } > "$OUT/baseline-fused-overlap.yaml"
 
 # The reference check (reference.cuh derives the tolerances). want: the exit status expected.
+only() { [[ -z ${ONLY:-} || " $ONLY " == *" $1 "* ]]; }  # ONLY="NAME ...": those checks and serves alone
 check() {  # check NAME WANT PROGRAM CONFIG ARGS...
   local name=$1 want=$2 program=$3 config=$4; shift 4
+  only "$name" || return 0
   local s=$(date +%s)
   timeout 120 "$program" --config "$config" --steps 1 --check 2 "$@" > "$OUT/check-$name.log" 2>&1
   local rc=$?
@@ -68,6 +71,7 @@ check b3-c257-skeleton 1 "$STUDENT" $INC/baseline.yaml --batch 3 --context 257 -
 # The measurements: roofline serve's report of each (text and JSON).
 serve() {  # serve NAME CONFIG ARGS...
   local name=$1 config=$2; shift 2
+  only "$name" || return 0
   local s=$(date +%s)
   timeout 120 "$R" --build-dir "$BUILD" serve "$config" --no-build --json "$OUT/serve-$name.json" "$@" > "$OUT/serve-$name.log" 2>&1
   local rc=$?

@@ -13,12 +13,17 @@
 //   memory: kStages x kTile x 512 bytes, 96 KB by default, all of it requested before the
 //   first position is computed, and refilled as soon as the block's warps have left a tile.
 //   A copy stops at the sequence's length, so no row past it is ever read.
-// - The arithmetic, from shared memory: lane groups of kLanesPerRow lanes each take one
-//   position at a time; a lane holds the group's 4 queries (scaled by log2(e) / sqrt(128), so
-//   each exponential is one ex2) and its 4 running outputs at its 128 / kLanesPerRow
-//   dimensions, in registers. A score is a partial dot product and a shuffle sum inside the
-//   lane group; each group keeps its own running max and sum per head (the online softmax,
-//   rescaling only when the max grows). At the end the groups merge in shared memory.
+// - The arithmetic, from shared memory, in one of two forms (DECODE_ATTENTION_MMA):
+//   1, the tensor cores (decode_attention_mma.cuh): each warp scores 16 positions for the
+//   group's 4 heads in m16n8k16 mma instructions and sums their weighted value rows the same way;
+//   0, lane groups: kLanesPerRow lanes each take one position at a time; a lane holds the group's
+//   4 queries (scaled by log2(e) / sqrt(128), so each exponential is one ex2) and its 4 running
+//   outputs at its 128 / kLanesPerRow dimensions, in registers; a score is a partial dot product
+//   and a shuffle sum inside the lane group. Either way each warp or lane group keeps its own
+//   running max and sum per head (the online softmax, rescaling only when the max grows), and at
+//   the end they merge in shared memory. The lane groups issue ~50 instructions a position, and
+//   under ncu they kept DRAM at 67% of its peak at batch 1 / 32k (53% with an e4m3 cache): the
+//   SM's issue, not the bytes, set the pace.
 // - The split: about one wave of resident blocks on the GPU (plan_splits with kWaves): 32
 //   splits at batch 1, 2 at batch 16, 1 at batch 64. With the whole ring in flight per block
 //   a wave's tail costs little: the blocks still running keep the bytes coming.
@@ -40,7 +45,8 @@
 //
 // The knobs are compile-time (scripts/device/decode_attention_sweep.sh rebuilds the solution
 // with -D to compare them): DECODE_ATTENTION_WARPS, DECODE_ATTENTION_LANES_PER_ROW (8 or 16),
-// DECODE_ATTENTION_TILE (positions a stage), DECODE_ATTENTION_STAGES, DECODE_ATTENTION_WAVES.
+// DECODE_ATTENTION_TILE (positions a stage), DECODE_ATTENTION_STAGES, DECODE_ATTENTION_WAVES,
+// DECODE_ATTENTION_MMA.
 // The defaults are the sweep's fastest at every graded shape (2026-12-02): tiles of 64 positions
 // in 3 stages, the same 96 KiB of ring as 32 in 6, in half as many copies and barrier waits.
 #pragma once
@@ -49,12 +55,14 @@
 #include "roofline/ptx/tma.cuh"
 
 #include "given/decode_attention_helpers.cuh"
+#include "decode_attention_mma.cuh"
 
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #ifndef DECODE_ATTENTION_WARPS
 #define DECODE_ATTENTION_WARPS 4
@@ -71,6 +79,9 @@
 #ifndef DECODE_ATTENTION_WAVES
 #define DECODE_ATTENTION_WAVES 1
 #endif
+#ifndef DECODE_ATTENTION_MMA
+#define DECODE_ATTENTION_MMA 1
+#endif
 
 namespace {
 namespace ring {
@@ -86,6 +97,7 @@ constexpr int kRowsPerWarp = 32 / kLanesPerRow;
 constexpr int kLaneGroups = kWarps * kRowsPerWarp;              // positions the block works on at once
 constexpr int kStages = DECODE_ATTENTION_STAGES;
 constexpr int kWaves = DECODE_ATTENTION_WAVES;
+constexpr bool kTensorCores = DECODE_ATTENTION_MMA != 0;        // the arithmetic on mma (see below) or lane groups
 constexpr int kOutputs = kGroup * kHeadDim;                     // a block's outputs: 4 heads x 128
 
 // What a cache element sets: a row's bytes, and so a lane's 16-byte pieces of it and their
@@ -167,92 +179,40 @@ __device__ inline float* max_sum_record(float* workspace, int batch, int b, int 
 
 __device__ inline uint4 load_shared16(const void* at) { return *reinterpret_cast<const uint4*>(at); }
 
+// The lane-group arithmetic (DECODE_ATTENTION_MMA=0): lane groups of kLanesPerRow lanes each take
+// one position at a time, from shared memory; each group is one partial of the block's merge.
 template <class Element>
-__global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(Sequences sequences, Cache<Element> cache,
-                                                                           __nv_bfloat16* out, float* workspace,
-                                                                           int capacity, int chunk) {
+struct LaneGroups {
     using L = Layout<Element>;
-    constexpr int kTile = L::kTile, kDims = L::kDims, kRowBytes = L::kRowBytes, kStageBytes = L::kStageBytes;
-    extern __shared__ __align__(128) unsigned char smem[];
-    __shared__ __align__(8) std::uint64_t full[kStages], empty[kStages];
-    __shared__ float group_max[kLaneGroups][kGroup], group_sum[kLaneGroups][kGroup];
-    __shared__ float split_weight[kGroup][kMaxSplits], split_sum[kGroup][kMaxSplits];
-    __shared__ float head_sum[kGroup];
-    __shared__ int arrived_last;
+    static constexpr int kGroups = kLaneGroups;
+    static constexpr int kDims = L::kDims;
+    int row, sub;                                  // the lane's position in its warp: group, lane of the group
+    float qf[kGroup][kDims], o[kGroup][kDims], m[kGroup], l[kGroup];
 
-    const int split = blockIdx.x, g = blockIdx.y, b = blockIdx.z, batch = gridDim.z;
-    const int length = sequences.lengths[b] + sequences.length_bias;
-    const int first = split * chunk;
-    if (first >= length) return;  // past this sequence's end: no positions, no record, no arrival
-    const int count = min(chunk, length - first);
-    const int splits = (length + chunk - 1) / chunk;  // the pair's blocks that hold positions
-    const int tiles = (count + kTile - 1) / kTile;
-
-    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-    const int row = lane / kLanesPerRow, sub = lane % kLanesPerRow;
-    const int lane_group = warp * kRowsPerWarp + row;
-
-    // 64-bit offsets: at batch 64 and 32k each cache holds 2^31 elements.
-    const std::size_t head = ((std::size_t(b) * kKvHeads + g) * std::size_t(capacity) + first) * kHeadDim;
-    const Element* k_rows = cache.k + head;
-    const Element* v_rows = cache.v + head;
-    auto stage_k = [&](int stage) { return reinterpret_cast<Element*>(smem + stage * kStageBytes); };
-    auto stage_v = [&](int stage) { return reinterpret_cast<Element*>(smem + stage * kStageBytes + kTile * kRowBytes); };
-    auto rows_of = [&](int tile) { return min(kTile, count - tile * kTile); };
-    auto request = [&](int tile) {  // one thread: the tile's K rows and V rows, counted on full[stage]
-        const int stage = tile % kStages;
-        const std::uint32_t bytes = std::uint32_t(rows_of(tile)) * kRowBytes;
-        const std::size_t at = std::size_t(tile) * kTile * kHeadDim;
-        mbarrier::arrive_expect_tx(&full[stage], 2 * bytes);
-        tma::load_1d(stage_k(stage), k_rows + at, bytes, &full[stage]);
-        tma::load_1d(stage_v(stage), v_rows + at, bytes, &full[stage]);
-    };
-
-    if (tid == 0) {
-        for (int s = 0; s < kStages; ++s) {
-            mbarrier::init(&full[s], 1);
-            mbarrier::init(&empty[s], kWarps);  // each warp's lane 0 arrives when the warp leaves the tile
+    // The group's 4 queries at this lane's dimensions, scaled (queries: row h at queries + h x 128).
+    __device__ void start(const __nv_bfloat16* queries, float q_scale) {
+        const int lane = threadIdx.x % 32;
+        row = lane / kLanesPerRow, sub = lane % kLanesPerRow;
+#pragma unroll
+        for (int j = 0; j < kGroup; ++j) {
+#pragma unroll
+            for (int c = 0; c < L::kPiecesPerLane; ++c)
+#pragma unroll
+                for (int e = 0; e < L::kDimsPerPiece; e += 8)
+                    widen8(load8(queries + j * kHeadDim + L::dim(sub, c) + e), qf[j] + c * L::kDimsPerPiece + e);
+#pragma unroll
+            for (int i = 0; i < kDims; ++i) qf[j][i] *= q_scale;
         }
-        mbarrier::fence_init();
-        for (int t = 0; t < min(kStages, tiles); ++t) request(t);  // the whole ring in flight at once
-    }
-
-    // The group's 4 queries at this lane's dimensions, while the first tiles are on their way
-    // (an e4m3 cache's key scale folded in).
-    const float q_scale = softmax_scale() * 1.4426950408889634f * (cache.k_scales ? cache.k_scales[g] : 1.0f);
-    float qf[kGroup][kDims];
 #pragma unroll
-    for (int j = 0; j < kGroup; ++j) {
-        const __nv_bfloat16* q_row = sequences.q + std::size_t(b) * sequences.q_stride + (g * kGroup + j) * kHeadDim;
+        for (int j = 0; j < kGroup; ++j) {
+            m[j] = -INFINITY, l[j] = 0;
 #pragma unroll
-        for (int c = 0; c < L::kPiecesPerLane; ++c)
-#pragma unroll
-            for (int e = 0; e < L::kDimsPerPiece; e += 8)
-                widen8(load8(q_row + L::dim(sub, c) + e), qf[j] + c * L::kDimsPerPiece + e);
-#pragma unroll
-        for (int i = 0; i < kDims; ++i) qf[j][i] *= q_scale;
-    }
-    float o[kGroup][kDims], m[kGroup], l[kGroup];
-#pragma unroll
-    for (int j = 0; j < kGroup; ++j) {
-        m[j] = -INFINITY, l[j] = 0;
-#pragma unroll
-        for (int i = 0; i < kDims; ++i) o[j][i] = 0;
-    }
-    __syncthreads();  // the barriers are initialised
-
-    for (int t = 0; t < tiles; ++t) {
-        // Refill the stage the block left last time, once every warp has left it: one tile of
-        // slack, so that the fastest warp seldom waits for the slowest.
-        if (tid == 0 && t >= 1 && t - 1 + kStages < tiles) {
-            mbarrier::wait(&empty[(t - 1) % kStages], ((t - 1) / kStages) & 1);
-            request(t - 1 + kStages);
+            for (int i = 0; i < kDims; ++i) o[j][i] = 0;
         }
-        const int stage = t % kStages;
-        mbarrier::wait(&full[stage], (t / kStages) & 1);
-        const Element* k_tile = stage_k(stage);
-        const Element* v_tile = stage_v(stage);
-        const int rows = rows_of(t);
+    }
+
+    __device__ void consume(const Element* k_tile, const Element* v_tile, int rows) {
+        const int warp = threadIdx.x / 32;
         // The warp steps together (its shuffles need every lane); a lane group past the tile's
         // rows reads nothing (the stage holds an older tile's rows there, or nothing).
         for (int base = warp * kRowsPerWarp; base < rows; base += kLaneGroups) {
@@ -297,25 +257,113 @@ __global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(Seque
                 }
             }
         }
+    }
+
+    // This lane group's partial into the block's merge: group_out[group][head][128], its max and sum.
+    __device__ void store(float* group_out, float (*group_max)[kGroup], float (*group_sum)[kGroup]) const {
+        const int group = (threadIdx.x / 32) * kRowsPerWarp + row;
+#pragma unroll
+        for (int j = 0; j < kGroup; ++j) {
+#pragma unroll
+            for (int c = 0; c < L::kPiecesPerLane; ++c) {  // a piece's floats, in 16-byte stores
+                float4* at = reinterpret_cast<float4*>(group_out + (group * kGroup + j) * kHeadDim + L::dim(sub, c));
+                const float* from = o[j] + c * L::kDimsPerPiece;
+#pragma unroll
+                for (int e = 0; e < L::kDimsPerPiece / 4; ++e)
+                    at[e] = make_float4(from[4 * e], from[4 * e + 1], from[4 * e + 2], from[4 * e + 3]);
+            }
+            if (sub == 0) group_max[group][j] = m[j], group_sum[group][j] = l[j];
+        }
+    }
+};
+
+// The tensor-core arithmetic (decode_attention_mma.cuh): each warp is one partial of the merge.
+template <class Element>
+struct WarpMma : ring_mma::WarpTensorCores<Element, kWarps> {
+    static constexpr int kGroups = kWarps;
+    __device__ void store(float* group_out, float (*group_max)[kGroup], float (*group_sum)[kGroup]) const {
+        ring_mma::WarpTensorCores<Element, kWarps>::store(threadIdx.x / 32, group_out, group_max, group_sum);
+    }
+};
+
+template <class Element>
+using TileMath = std::conditional_t<kTensorCores, WarpMma<Element>, LaneGroups<Element>>;
+
+template <class Element>
+__global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(Sequences sequences, Cache<Element> cache,
+                                                                           __nv_bfloat16* out, float* workspace,
+                                                                           int capacity, int chunk) {
+    using L = Layout<Element>;
+    using Math = TileMath<Element>;
+    constexpr int kTile = L::kTile, kRowBytes = L::kRowBytes, kStageBytes = L::kStageBytes;
+    constexpr int kGroups = Math::kGroups;  // partials the block merges at the end
+    extern __shared__ __align__(128) unsigned char smem[];
+    __shared__ __align__(8) std::uint64_t full[kStages], empty[kStages];
+    __shared__ float group_max[kGroups][kGroup], group_sum[kGroups][kGroup];
+    __shared__ float split_weight[kGroup][kMaxSplits], split_sum[kGroup][kMaxSplits];
+    __shared__ float head_sum[kGroup];
+    __shared__ int arrived_last;
+
+    const int split = blockIdx.x, g = blockIdx.y, b = blockIdx.z, batch = gridDim.z;
+    const int length = sequences.lengths[b] + sequences.length_bias;
+    const int first = split * chunk;
+    if (first >= length) return;  // past this sequence's end: no positions, no record, no arrival
+    const int count = min(chunk, length - first);
+    const int splits = (length + chunk - 1) / chunk;  // the pair's blocks that hold positions
+    const int tiles = (count + kTile - 1) / kTile;
+
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+
+    // 64-bit offsets: at batch 64 and 32k each cache holds 2^31 elements.
+    const std::size_t head = ((std::size_t(b) * kKvHeads + g) * std::size_t(capacity) + first) * kHeadDim;
+    const Element* k_rows = cache.k + head;
+    const Element* v_rows = cache.v + head;
+    auto stage_k = [&](int stage) { return reinterpret_cast<Element*>(smem + stage * kStageBytes); };
+    auto stage_v = [&](int stage) { return reinterpret_cast<Element*>(smem + stage * kStageBytes + kTile * kRowBytes); };
+    auto rows_of = [&](int tile) { return min(kTile, count - tile * kTile); };
+    auto request = [&](int tile) {  // one thread: the tile's K rows and V rows, counted on full[stage]
+        const int stage = tile % kStages;
+        const std::uint32_t bytes = std::uint32_t(rows_of(tile)) * kRowBytes;
+        const std::size_t at = std::size_t(tile) * kTile * kHeadDim;
+        mbarrier::arrive_expect_tx(&full[stage], 2 * bytes);
+        tma::load_1d(stage_k(stage), k_rows + at, bytes, &full[stage]);
+        tma::load_1d(stage_v(stage), v_rows + at, bytes, &full[stage]);
+    };
+
+    if (tid == 0) {
+        for (int s = 0; s < kStages; ++s) {
+            mbarrier::init(&full[s], 1);
+            mbarrier::init(&empty[s], kWarps);  // each warp's lane 0 arrives when the warp leaves the tile
+        }
+        mbarrier::fence_init();
+        for (int t = 0; t < min(kStages, tiles); ++t) request(t);  // the whole ring in flight at once
+    }
+
+    // The group's 4 queries, while the first tiles are on their way (an e4m3 cache's key scale
+    // folded into their scale).
+    const float q_scale = softmax_scale() * 1.4426950408889634f * (cache.k_scales ? cache.k_scales[g] : 1.0f);
+    Math math;
+    math.start(sequences.q + std::size_t(b) * sequences.q_stride + g * kGroup * kHeadDim, q_scale);
+    __syncthreads();  // the barriers are initialised
+
+    for (int t = 0; t < tiles; ++t) {
+        // Refill the stage the block left last time, once every warp has left it: one tile of
+        // slack, so that the fastest warp seldom waits for the slowest.
+        if (tid == 0 && t >= 1 && t - 1 + kStages < tiles) {
+            mbarrier::wait(&empty[(t - 1) % kStages], ((t - 1) / kStages) & 1);
+            request(t - 1 + kStages);
+        }
+        const int stage = t % kStages;
+        mbarrier::wait(&full[stage], (t / kStages) & 1);
+        math.consume(stage_k(stage), stage_v(stage), rows_of(t));
         __syncwarp();
         if (lane == 0) mbarrier::arrive(&empty[stage]);
     }
 
-    // Merge the lane groups in shared memory (the ring's bytes: every tile has been read).
+    // Merge the partials in shared memory (the ring's bytes: every tile has been read).
     __syncthreads();
-    float* group_out = reinterpret_cast<float*>(smem);  // [lane group][head][128]
-#pragma unroll
-    for (int j = 0; j < kGroup; ++j) {
-#pragma unroll
-        for (int c = 0; c < L::kPiecesPerLane; ++c) {  // a piece's floats, in 16-byte stores
-            float4* at = reinterpret_cast<float4*>(group_out + (lane_group * kGroup + j) * kHeadDim + L::dim(sub, c));
-            const float* from = o[j] + c * L::kDimsPerPiece;
-#pragma unroll
-            for (int e = 0; e < L::kDimsPerPiece / 4; ++e)
-                at[e] = make_float4(from[4 * e], from[4 * e + 1], from[4 * e + 2], from[4 * e + 3]);
-        }
-        if (sub == 0) group_max[lane_group][j] = m[j], group_sum[lane_group][j] = l[j];
-    }
+    float* group_out = reinterpret_cast<float*>(smem);  // [partial][head][128]
+    math.store(group_out, group_max, group_sum);
     __syncthreads();
     const bool alone = splits == 1;
     const float v_scale = cache.v_scales ? cache.v_scales[g] : 1.0f;  // an e4m3 cache's value scale
@@ -324,9 +372,9 @@ __global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(Seque
         const int index = tid + k * kThreads, j = index / kHeadDim, d = index % kHeadDim;
         const int h = g * kGroup + j;
         float top = -INFINITY;
-        for (int t = 0; t < kLaneGroups; ++t) top = fmaxf(top, group_max[t][j]);  // finite: a group had `first`
+        for (int t = 0; t < kGroups; ++t) top = fmaxf(top, group_max[t][j]);  // finite: a group had `first`
         float sum = 0, acc = 0;
-        for (int t = 0; t < kLaneGroups; ++t) {
+        for (int t = 0; t < kGroups; ++t) {
             const float w = fast_exp2(group_max[t][j] - top);  // 0 for a group with no position (-inf)
             sum = fmaf(group_sum[t][j], w, sum);
             acc = fmaf(group_out[(t * kGroup + j) * kHeadDim + d], w, acc);

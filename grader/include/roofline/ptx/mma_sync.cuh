@@ -1,6 +1,7 @@
 // PTX wrappers for the tensor-core rungs of lab 03 (8 and 9): given, not part
 // of the exercise. What the rungs teach is where each lane's addresses and
-// fragments come from; these are the three instructions they feed.
+// fragments come from; these are the instructions they feed (lab 10's
+// reference decode attention uses the two mma forms too).
 #pragma once
 #include <cstdint>
 
@@ -34,6 +35,14 @@ __device__ inline void ldmatrix_x4_trans(std::uint32_t (&r)[4], std::uint32_t ad
 //   d[0], d[1]: C[g][2q, 2q+1]                       d[2], d[3]: C[g+8][2q, 2q+1]
 __device__ inline void mma_bf16_16816(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// The same tile with fp16 inputs (fragments laid out as above), fp32 accumulate.
+__device__ inline void mma_f16_16816(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
         "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
