@@ -27,20 +27,6 @@
 
 namespace {
 
-// ROOFLINE_FP8_SCALES_AHEAD (a maintenance knob; 1 as graded): how many K blocks before its
-// promotion a K block's scales are loaded. 1: when the K block's wgmmas are issued, a K block
-// (~600 cycles at full rate) before their use. 2: right after the promotion that frees their
-// registers, two K blocks before (each tile's first two at its start). If the scales' L2 round
-// trip under the TMA's load outlasts one K block, the consumer waits at the promotion with 1 and
-// not with 2. The two-accumulator loop only (kPartials = 1 promotes in the K block it loads).
-// Not yet measured: the fixture 95-fp8-sweep's ahead_ variants and
-// scripts/device/fp8_scales_ahead.sh compare the two.
-#ifndef ROOFLINE_FP8_SCALES_AHEAD
-#define ROOFLINE_FP8_SCALES_AHEAD 1
-#endif
-constexpr int kScalesAhead = ROOFLINE_FP8_SCALES_AHEAD;
-static_assert(kScalesAhead == 1 || kScalesAhead == 2, "ROOFLINE_FP8_SCALES_AHEAD: 1 or 2");
-
 // One K block's scales for this thread: per slab wave, rows r and r + 8 (times Bt's block).
 struct BlockScales {
     float row[kWaves][2];
@@ -151,12 +137,8 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_fp8(const __grid_constant__ 
             // loaded a K block ago. Every path into the loop's head has partial0 in flight.
             BlockScales scales0{}, scales1{};
             int kb = 0;
-            if constexpr (kScalesAhead == 2) {
-                scales0 = load_scales(source, 0, M);
-                if (k_blocks > 1) scales1 = load_scales(source, 1, M);
-            }
             auto issue_next = [&](float (&into)[64], BlockScales& into_scales) {
-                if constexpr (kScalesAhead == 1) into_scales = load_scales(source, kb, M);
+                into_scales = load_scales(source, kb, M);
                 wait_full(iteration);
                 issue_k_block(into, shared, iteration % kStages, consumer);
                 ++iteration;
@@ -167,19 +149,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_fp8(const __grid_constant__ 
                 release_stage(shared, (iteration - 2) % kStages);
                 promote_scaled(total, previous, previous_scales, 0);
             };
-            // Ahead 2: K block kb - 2 is promoted, and its scales' registers take K block kb's.
-            auto load_ahead = [&](BlockScales& freed) {
-                if constexpr (kScalesAhead == 2)
-                    if (kb < k_blocks) freed = load_scales(source, kb, M);
-            };
             issue_next(partial0, scales0);  // K block 0
             while (kb + 1 < k_blocks) {
                 issue_next(partial1, scales1);
                 retire_previous(partial0, scales0);
-                load_ahead(scales0);
                 issue_next(partial0, scales0);
                 retire_previous(partial1, scales1);
-                load_ahead(scales1);
             }
             if (kb < k_blocks) {  // an even number of K blocks: one left
                 issue_next(partial1, scales1);
