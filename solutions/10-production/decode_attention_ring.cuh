@@ -31,10 +31,15 @@
 //   each block writes its partial (4 x 128 unnormalized outputs, 4 maxima and sums) to the
 //   workspace and counts itself on its (sequence, KV head)'s arrival counter; the block that
 //   arrives last merges the splits' partials (out = sum_s 2^(m_s - M) o_s / sum_s 2^(m_s - M)
-//   l_s) and sets the counter back to zero for the next launch. No second launch, and no wait
-//   for the slowest pair before the others merge. The counters are this file's own device
-//   memory, zero when the program loads; the workspace holds NaN on a verified launch, so
-//   every record is written before it is read.
+//   l_s, in one pass over the records, online) and sets the counter back to zero for the next
+//   launch. No second launch, and no wait for the slowest pair before the others merge. The
+//   counters are this file's own device memory, zero when the program loads; the workspace holds
+//   NaN on a verified launch, so every record is written before it is read.
+// - What a launch costs whatever its length: at batch 1 about 9 us (a fit over 256 to 32k
+//   positions), of which the launch itself is ~1.7 us and the rest a chain of round trips to
+//   memory each block waits on in turn: the length, the first tiles, its record and a fence, the
+//   arrival count, the last block's reads of the records. Loads that do not depend on each other
+//   are issued together (the queries with the length; a split's max and sum with its outputs).
 //
 // The same kernel serves module 10's decode server (solutions/10-production/server/
 // fast_attention.cu), through the template below: its queries sit in [q | k | v] rows (a stride
@@ -130,7 +135,6 @@ constexpr int kMinBlocksPerSm = kThreads <= 128 || kLanesPerRow == 16 ? 2 : 1;
 constexpr int kBatchPerLaunch = 2048;
 
 static_assert(kLanesPerRow == 8 || kLanesPerRow == 16, "a lane holds one or two 16-byte pieces of a row");
-static_assert(kWarps >= kGroup, "the last block's merge gives each head a warp");
 static_assert(kOutputs % kThreads == 0 && kThreads % 128 == 0, "the merges split 512 outputs evenly");
 static_assert(kStages >= 2, "a ring of at least two tiles");
 
@@ -161,7 +165,6 @@ __device__ inline void widen_piece(const uint4& piece, float* f, const std::uint
         f[2 * i] = two.x, f[2 * i + 1] = two.y;
     }
 }
-static_assert(kMaxSplits <= 128, "the last block reads one split per thread of its first 128");
 
 // One arrival counter per (sequence, KV head) of a launch; zero at load, and the last block of
 // each pair sets its counter back to zero, so every launch finds them at zero.
@@ -300,11 +303,14 @@ __global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(Seque
     extern __shared__ __align__(128) unsigned char smem[];
     __shared__ __align__(8) std::uint64_t full[kStages], empty[kStages];
     __shared__ float group_max[kGroups][kGroup], group_sum[kGroups][kGroup];
-    __shared__ float split_weight[kGroup][kMaxSplits], split_sum[kGroup][kMaxSplits];
-    __shared__ float head_sum[kGroup];
     __shared__ int arrived_last;
 
     const int split = blockIdx.x, g = blockIdx.y, b = blockIdx.z, batch = gridDim.z;
+    // The group's 4 queries (an e4m3 cache's key scale folded into their scale) asked for before
+    // the sequence's length, which decides everything after it: the two loads' round trips overlap.
+    const float q_scale = softmax_scale() * 1.4426950408889634f * (cache.k_scales ? cache.k_scales[g] : 1.0f);
+    Math math;
+    math.start(sequences.q + std::size_t(b) * sequences.q_stride + g * kGroup * kHeadDim, q_scale);
     const int length = sequences.lengths[b] + sequences.length_bias;
     const int first = split * chunk;
     if (first >= length) return;  // past this sequence's end: no positions, no record, no arrival
@@ -312,7 +318,7 @@ __global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(Seque
     const int splits = (length + chunk - 1) / chunk;  // the pair's blocks that hold positions
     const int tiles = (count + kTile - 1) / kTile;
 
-    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int tid = threadIdx.x, lane = tid % 32;
 
     // 64-bit offsets: at batch 64 and 32k each cache holds 2^31 elements.
     const std::size_t head = ((std::size_t(b) * kKvHeads + g) * std::size_t(capacity) + first) * kHeadDim;
@@ -339,11 +345,6 @@ __global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(Seque
         for (int t = 0; t < min(kStages, tiles); ++t) request(t);  // the whole ring in flight at once
     }
 
-    // The group's 4 queries, while the first tiles are on their way (an e4m3 cache's key scale
-    // folded into their scale).
-    const float q_scale = softmax_scale() * 1.4426950408889634f * (cache.k_scales ? cache.k_scales[g] : 1.0f);
-    Math math;
-    math.start(sequences.q + std::size_t(b) * sequences.q_stride + g * kGroup * kHeadDim, q_scale);
     __syncthreads();  // the barriers are initialised
 
     for (int t = 0; t < tiles; ++t) {
@@ -405,58 +406,50 @@ __global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(Seque
     if (!arrived_last) return;
     __threadfence();  // the other splits' records, after their arrivals
 
-    // The splits' maxima and sums: thread s < splits reads split s's (L2: __ldcg, never a stale L1 line).
-    if (tid < splits) {
-#pragma unroll
-        for (int j = 0; j < kGroup; ++j) {
-            const float* record = max_sum_record(workspace, batch, b, g * kGroup + j, tid);
-            split_weight[j][tid] = __ldcg(record);
-            split_sum[j][tid] = __ldcg(record + 1);
-        }
-    }
-    __syncthreads();
-    if (warp < kGroup) {  // warp j: head j's largest max M, the weights 2^(m_s - M), the sum
-        const int j = warp;
-        float top = -INFINITY;
-        for (int s = lane; s < splits; s += 32) top = fmaxf(top, split_weight[j][s]);
-#pragma unroll
-        for (int offset = 16; offset > 0; offset /= 2) top = fmaxf(top, __shfl_xor_sync(0xffffffffu, top, offset));
-        float sum = 0;
-        for (int s = lane; s < splits; s += 32) {
-            const float w = fast_exp2(split_weight[j][s] - top);
-            split_weight[j][s] = w;
-            sum = fmaf(split_sum[j][s], w, sum);
-        }
-#pragma unroll
-        for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-        if (lane == 0) head_sum[j] = sum;
-    }
-    __syncthreads();
-    // 128 slots of 4 outputs (head j, dimensions 4i .. 4i+3); with more than 128 threads the
-    // splits are shared out and the parts summed in shared memory.
+    // One pass over the splits' records, merged online as the block's own partials were: each
+    // thread 4 outputs of one head, a split's max and sum read beside its outputs (L2: __ldcg,
+    // never a stale L1 line), so every load is independent of the others and of the merge's
+    // arithmetic: 8 in flight a thread, one or two round trips to L2 where a pass for the maxima
+    // and then one for the outputs took two or more. With more than 128 threads the splits are
+    // shared out and the parts merged in shared memory.
     constexpr int kParts = kThreads / 128;
     const int slot = tid % 128, part = tid / 128, j = slot / 32, d = (slot % 32) * 4;
     const int h = g * kGroup + j;
+    float top = -INFINITY, sum = 0;
     float4 acc = make_float4(0, 0, 0, 0);
-#pragma unroll 16
-    for (int s = part; s < splits; s += kParts) {  // independent loads: 16 in flight per thread, 32 KB a block
+#pragma unroll 8
+    for (int s = part; s < splits; s += kParts) {
         const float4 piece = __ldcg(reinterpret_cast<const float4*>(output_record(workspace, b, h, s) + d));
-        const float w = split_weight[j][s];
-        acc.x = fmaf(w, piece.x, acc.x), acc.y = fmaf(w, piece.y, acc.y);
-        acc.z = fmaf(w, piece.z, acc.z), acc.w = fmaf(w, piece.w, acc.w);
+        const float2 max_sum = __ldcg(reinterpret_cast<const float2*>(max_sum_record(workspace, batch, b, h, s)));
+        const float grown = fmaxf(top, max_sum.x);  // a split's max is finite: it held a position
+        const float kept = fast_exp2(top - grown), w = fast_exp2(max_sum.x - grown);
+        sum = fmaf(max_sum.y, w, sum * kept);
+        acc.x = fmaf(w, piece.x, acc.x * kept), acc.y = fmaf(w, piece.y, acc.y * kept);
+        acc.z = fmaf(w, piece.z, acc.z * kept), acc.w = fmaf(w, piece.w, acc.w * kept);
+        top = grown;
     }
     if constexpr (kParts > 1) {
-        float4* parts = reinterpret_cast<float4*>(smem);  // the lane groups' outputs are read: free
+        struct Partial {
+            float4 acc;
+            float top, sum;
+        };
+        Partial* parts = reinterpret_cast<Partial*>(smem);  // the partials' outputs are read: free
         __syncthreads();
-        if (part > 0) parts[(part - 1) * 128 + slot] = acc;
+        if (part > 0) parts[(part - 1) * 128 + slot] = Partial{acc, top, sum};
         __syncthreads();
         if (part > 0) return;
         for (int p = 1; p < kParts; ++p) {
-            const float4 other = parts[(p - 1) * 128 + slot];
-            acc.x += other.x, acc.y += other.y, acc.z += other.z, acc.w += other.w;
+            const Partial other = parts[(p - 1) * 128 + slot];
+            if (other.top == -INFINITY) continue;  // a part with no split (fewer splits than parts)
+            const float grown = fmaxf(top, other.top);
+            const float kept = fast_exp2(top - grown), w = fast_exp2(other.top - grown);
+            sum = fmaf(other.sum, w, sum * kept);
+            acc.x = fmaf(w, other.acc.x, acc.x * kept), acc.y = fmaf(w, other.acc.y, acc.y * kept);
+            acc.z = fmaf(w, other.acc.z, acc.z * kept), acc.w = fmaf(w, other.acc.w, acc.w * kept);
+            top = grown;
         }
     }
-    const float inverse = 1.0f / head_sum[j];
+    const float inverse = 1.0f / sum;
     __nv_bfloat162* target = reinterpret_cast<__nv_bfloat162*>(out + (std::size_t(b) * kQueryHeads + h) * kHeadDim + d);
     target[0] = __floats2bfloat162_rn(acc.x * inverse, acc.y * inverse);
     target[1] = __floats2bfloat162_rn(acc.z * inverse, acc.w * inverse);
