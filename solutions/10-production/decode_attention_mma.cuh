@@ -1,7 +1,8 @@
 // The arithmetic of the ring kernel (decode_attention_ring.cuh) on the tensor cores: the group's
 // 4 query heads are the rows of an m16n8k16 `mma` (12 of its 16 rows zero), so a warp scores 16
-// cached positions in 16 mma instructions and sums 16 weighted value rows in 16 more, where the
-// lane-group form spends about 50 instructions a position on FMAs, shuffles and widening. The
+// cached positions in 16 mma instructions and sums 16 weighted value rows in 32 more (16 for an
+// e4m3 cache), where the lane-group form spends about 50 instructions a position on FMAs, shuffles
+// and widening. The
 // profile that asked for it: the lane-group kernel issued 0.47 instructions a cycle per scheduler
 // from 8 warps an SM with DRAM at 67% (batch 1, 32k), and an e4m3 cache, twice the positions per
 // byte, at 53%.
@@ -25,8 +26,8 @@
 //   tensor cores leave the issue slots free for it).
 // - An e4m3 cache: K and V bytes widen to fp16 pairs (one cvt per pair) and the mma runs in fp16;
 //   the queries, fp16 too (exact for bf16 values in fp16's range). A bf16 cache: bf16 mma, the
-//   queries as they are, P rounded to bf16 (as FlashAttention does; the sum of the weights stays
-//   fp32).
+//   queries as they are, and each weight as two bf16 (its rounding and the remainder) in two mma:
+//   one bf16 weight, 8 bits, is not enough where a few positions average.
 // - The online softmax per 16 positions: the chunk's max over the 4 lanes of a head (two
 //   shuffles); the outputs are rescaled only when some head's max grew (a warp vote).
 #pragma once
@@ -58,6 +59,12 @@ struct Operand<__nv_bfloat16> {
     __device__ static void mma(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1) {
         mma::mma_bf16_16816(d, a, b0, b1);
     }
+    // bf16 keeps 8 bits of a weight: each weight goes to the mma as two bf16, its rounding and
+    // what the rounding lost, in two mma (the tensor cores have the time; see `chunk`).
+    static constexpr bool kSplitWeights = true;
+    __device__ static float2 unpack(std::uint32_t pair) {
+        return make_float2(__uint_as_float(pair << 16), __uint_as_float(pair & 0xFFFF0000u));
+    }
     // Dimensions 4e .. 4e + 3 of a piece as two pairs: already pairs of bf16.
     __device__ static void k_pairs(const uint4& piece, int e, std::uint32_t& lo, std::uint32_t& hi) {
         const std::uint32_t words[4] = {piece.x, piece.y, piece.z, piece.w};
@@ -74,6 +81,8 @@ struct Operand<std::uint8_t> {  // e4m3 bytes
     __device__ static void mma(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1) {
         mma::mma_f16_16816(d, a, b0, b1);
     }
+    static constexpr bool kSplitWeights = false;  // fp16 keeps 11 bits of a weight
+    __device__ static float2 unpack(std::uint32_t pair) { return __half22float2(*reinterpret_cast<const __half2*>(&pair)); }
     __device__ static std::uint32_t widen2(std::uint32_t two_bytes) {  // the low 2 bytes: 2 e4m3 -> fp16 pair
         const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t(two_bytes & 0xFFFFu), __NV_E4M3);
         return std::uint32_t(h.x) | (std::uint32_t(h.y) << 16);
@@ -174,15 +183,31 @@ struct WarpTensorCores {
             l *= scale;
             m = grown;
         }
+        // The weights (0 past the rows) as the mma's A fragment; in bf16 also what rounding them
+        // lost, as a second fragment for a second mma with the same values: a bf16 weight alone
+        // (8 bits) put an element past the lab's tolerance where few positions average (run 113,
+        // 1 of 262,144 at batch 64, 1 to 1,000 positions).
         float p[2][2];
 #pragma unroll
         for (int j = 0; j < 2; ++j)
 #pragma unroll
             for (int e = 0; e < 2; ++e) {
-                p[j][e] = fast_exp2(s[j][e] - m);  // 0 past the rows
+                p[j][e] = fast_exp2(s[j][e] - m);
                 l += p[j][e];
             }
         const std::uint32_t a[4] = {Op::pack(p[0][0], p[0][1]), 0u, Op::pack(p[1][0], p[1][1]), 0u};
+        std::uint32_t lost[4] = {0u, 0u, 0u, 0u};
+        if constexpr (Op::kSplitWeights) {
+#pragma unroll
+            for (int j = 0; j < 2; ++j) {
+                const float2 kept = Op::unpack(a[2 * j]);
+                lost[2 * j] = Op::pack(p[j][0] - kept.x, p[j][1] - kept.y);
+            }
+        }
+        auto weigh = [&](float (&acc)[4], std::uint32_t b0, std::uint32_t b1) {
+            Op::mma(acc, a, b0, b1);
+            if constexpr (Op::kSplitWeights) Op::mma(acc, lost, b0, b1);
+        };
 
         // Values: rows p0 + 2t, 2t + 1 (b0) and 2t + 8, 2t + 9 (b1), dimensions 16g .. 16g + 15;
         // a row past the tile's rows is zero (its weight is 0, but 0 x NaN is not).
@@ -200,8 +225,8 @@ struct WarpTensorCores {
 #pragma unroll
             for (int i = 0; i < 8; ++i) {
                 // Tile 2i: the low halves (dimension 16g + 2i) of two rows; tile 2i + 1: the high halves.
-                Op::mma(o[2 * i], a, __byte_perm(w[0][i], w[1][i], 0x5410), __byte_perm(w[2][i], w[3][i], 0x5410));
-                Op::mma(o[2 * i + 1], a, __byte_perm(w[0][i], w[1][i], 0x7632), __byte_perm(w[2][i], w[3][i], 0x7632));
+                weigh(o[2 * i], __byte_perm(w[0][i], w[1][i], 0x5410), __byte_perm(w[2][i], w[3][i], 0x5410));
+                weigh(o[2 * i + 1], __byte_perm(w[0][i], w[1][i], 0x7632), __byte_perm(w[2][i], w[3][i], 0x7632));
             }
         } else {
             std::uint32_t w[4][4];  // [row][word i: dimensions 16g + 4i .. 4i + 3]
@@ -217,10 +242,10 @@ struct WarpTensorCores {
                 // Bytes e of two rows side by side, then widened: dimensions 4i + e, e = 0..3.
                 const std::uint32_t first01 = __byte_perm(w[0][i], w[1][i], 0x5140), first23 = __byte_perm(w[0][i], w[1][i], 0x7362);
                 const std::uint32_t second01 = __byte_perm(w[2][i], w[3][i], 0x5140), second23 = __byte_perm(w[2][i], w[3][i], 0x7362);
-                Op::mma(o[4 * i + 0], a, Op::widen2(first01), Op::widen2(second01));
-                Op::mma(o[4 * i + 1], a, Op::widen2(first01 >> 16), Op::widen2(second01 >> 16));
-                Op::mma(o[4 * i + 2], a, Op::widen2(first23), Op::widen2(second23));
-                Op::mma(o[4 * i + 3], a, Op::widen2(first23 >> 16), Op::widen2(second23 >> 16));
+                weigh(o[4 * i + 0], Op::widen2(first01), Op::widen2(second01));
+                weigh(o[4 * i + 1], Op::widen2(first01 >> 16), Op::widen2(second01 >> 16));
+                weigh(o[4 * i + 2], Op::widen2(first23), Op::widen2(second23));
+                weigh(o[4 * i + 3], Op::widen2(first23 >> 16), Op::widen2(second23 >> 16));
             }
         }
     }
