@@ -27,3 +27,20 @@ fixture_root() {
   ln -s "$1" "$root/labs"
   echo "$root"
 }
+
+# ncu_report_summary NAME RC SECONDS: OUT/NAME.ncu-rep (an `ncu --set full` export) read into
+# OUT/NAME.details.txt (every section) and OUT/NAME.stalls.txt (stall_table.py's warp-state
+# samples by reason and by SASS line), the report and its CSV removed (too large to bring back),
+# and the lines that say what bound the kernel logged: its duration, throughputs, issue rate,
+# occupancy, then the stall table's head.
+ncu_report_summary() {
+  local name=$1 rc=$2 seconds=$3
+  ncu --import "$OUT/$name.ncu-rep" --page details --print-units base > "$OUT/$name.details.txt" 2>&1
+  ncu --import "$OUT/$name.ncu-rep" --page source --csv --print-source sass > "$OUT/$name.source.csv" 2>&1
+  python3 "$ROOT/scripts/device/stall_table.py" "$OUT/$name.source.csv" > "$OUT/$name.stalls.txt" 2>&1
+  rm -f "$OUT/$name.source.csv" "$OUT/$name.ncu-rep"
+  log "$name: rc=$rc in $seconds s; $(grep -m1 -E 'Duration' "$OUT/$name.details.txt" | tr -s ' ')"
+  grep -E "DRAM Throughput|Compute \(SM\) Throughput|Memory Throughput|Registers Per Thread|Achieved Occupancy|Issued Warp Per Scheduler|No Eligible|Issue Slots Busy|Tensor" \
+    "$OUT/$name.details.txt" | tr -s ' ' | head -10 | sed 's/^/   /' | tee -a "$summary"
+  head -25 "$OUT/$name.stalls.txt" | sed 's/^/   /' >> "$summary"
+}

@@ -16,17 +16,6 @@ set -u
 source "$(dirname "$0")/common.sh"
 device_script_start "decode_attention_profile.sh BUILD_DIR OUT_DIR" "$@"
 log "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1); $(ncu --version | tail -1)"
-summarize() {  # summarize NAME RC SECONDS
-  local name=$1
-  ncu --import "$OUT/$name.ncu-rep" --page details --print-units base > "$OUT/$name.details.txt" 2>&1
-  ncu --import "$OUT/$name.ncu-rep" --page source --csv --print-source sass > "$OUT/$name.source.csv" 2>&1
-  python3 scripts/device/stall_table.py "$OUT/$name.source.csv" > "$OUT/$name.stalls.txt" 2>&1
-  rm -f "$OUT/$name.source.csv" "$OUT/$name.ncu-rep"
-  log "$name: rc=$2 in $3 s; $(grep -m1 -E 'Duration' "$OUT/$name.details.txt" | tr -s ' ')"
-  grep -E "DRAM Throughput|Memory Throughput|Registers Per Thread|Achieved Occupancy|Issued Warp Per Scheduler|No Eligible|Issue Slots Busy" \
-    "$OUT/$name.details.txt" | tr -s ' ' | head -8 | sed 's/^/   /' | tee -a "$summary"
-  head -22 "$OUT/$name.stalls.txt" | sed 's/^/   /' >> "$summary"
-}
 for shape in "b1_32k batch=1,context=32768,shortest=32768" "b64_32k batch=64,context=32768,shortest=32768"; do
   set -- $shape
   s=$(date +%s)
@@ -34,11 +23,11 @@ for shape in "b1_32k batch=1,context=32768,shortest=32768" "b64_32k batch=64,con
     --export "$OUT/lab-$1" --force-overwrite \
     "$BUILD/labs/solution-10-production" --variant "decode_attention_$1" --mode once --timed-shape "$2" --result - \
     > "$OUT/lab-$1.run.log" 2>&1
-  summarize "lab-$1" $? $(( $(date +%s) - s ))
+  ncu_report_summary "lab-$1" $? $(( $(date +%s) - s ))
 done
 s=$(date +%s)
 timeout 200 ncu --clock-control none --set full -k regex:attend_kernel --launch-skip 40 --launch-count 1 \
   --export "$OUT/server-fp8-b64-8k" --force-overwrite \
   "$BUILD/labs/roofline-decode-server-solution" --config instructor/incidents/10-production-fixes/incident-a-fixed.yaml \
   --steps 1 > "$OUT/server-fp8.run.log" 2>&1
-summarize server-fp8-b64-8k $? $(( $(date +%s) - s ))
+ncu_report_summary server-fp8-b64-8k $? $(( $(date +%s) - s ))

@@ -15,12 +15,5 @@ for variant in fp8_gemm_8192 fp8_gemm_block_scaled_8192; do
     "$BUILD/labs/solution-06-async" --variant "$variant" --mode once --timed-shape m=8192,n=8192,k=8192 --result - \
     > "$OUT/$variant.run.log" 2>&1
   rc=$?
-  ncu --import "$OUT/$variant.ncu-rep" --page details --print-units base > "$OUT/$variant.details.txt" 2>&1
-  ncu --import "$OUT/$variant.ncu-rep" --page source --csv --print-source sass > "$OUT/$variant.source.csv" 2>&1
-  python3 scripts/device/stall_table.py "$OUT/$variant.source.csv" > "$OUT/$variant.stalls.txt" 2>&1
-  rm -f "$OUT/$variant.source.csv" "$OUT/$variant.ncu-rep"
-  log "$variant: rc=$rc in $(( $(date +%s) - s )) s; $(grep -m1 -E 'Duration' "$OUT/$variant.details.txt" | tr -s ' ')"
-  grep -E "Compute \(SM\) Throughput|Memory Throughput|Registers Per Thread|Achieved Occupancy|Issued Warp Per Scheduler|No Eligible|Tensor" \
-    "$OUT/$variant.details.txt" | tr -s ' ' | head -10 | sed 's/^/   /' | tee -a "$summary"
-  head -25 "$OUT/$variant.stalls.txt" | sed 's/^/   /' >> "$summary"
+  ncu_report_summary "$variant" $rc $(( $(date +%s) - s ))
 done
