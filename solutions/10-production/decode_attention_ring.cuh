@@ -284,6 +284,7 @@ struct LaneGroups {
 template <class Element>
 struct WarpMma : ring_mma::WarpTensorCores<Element, kWarps> {
     static constexpr int kGroups = kWarps;
+    static_assert(Layout<Element>::kTile % 16 == 0, "a warp reads 16 positions at a time: tiles of a multiple of 16");
     __device__ void store(float* group_out, float (*group_max)[kGroup], float (*group_sum)[kGroup]) const {
         ring_mma::WarpTensorCores<Element, kWarps>::store(threadIdx.x / 32, group_out, group_max, group_sum);
     }
