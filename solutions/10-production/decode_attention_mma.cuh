@@ -93,11 +93,12 @@ struct Operand<std::uint8_t> {  // e4m3 bytes
     }
 };
 
-// One warp's share of a block's (sequence, KV head): kWarps warps each keep one of these.
+// One warp's share of a block's (sequence, KV head): kWarps warps each keep one of these, and
+// each is one partial of the block's merge.
 template <class Element, int kWarps>
 struct WarpTensorCores {
     using Op = Operand<Element>;
-    static constexpr int kRowElements = kHeadDim;                       // a cached row: 128 values
+    static constexpr int kGroups = kWarps;                              // partials a block merges
     static constexpr int kStepsPerPiece = Op::kDimsPerPiece / 4;        // k steps one 16-byte piece feeds
     static constexpr int kPiecesPerLane = 8 / kStepsPerPiece;           // of the 8 k steps over 128
     static constexpr int kOutTiles = kHeadDim / 8;                      // n tiles of P V
@@ -109,10 +110,10 @@ struct WarpTensorCores {
     float m, l;                    // head g's running max (log2 units) and this lane's part of its sum
     float score_scale;             // softmax scale x log2(e) (x an e4m3 cache's key scale)
 
-    // Dimension of k step kk, pair half (0: a[0]/b0, 1: a[2]/b1), element e of the pair.
-    __device__ int dim(int kk, int half, int e) const {
+    // The first dimension of k step kk's pair `half` (0: a[0]/b0, 1: a[2]/b1) for this lane.
+    __device__ int dim(int kk, int half) const {
         const int piece = (kk / kStepsPerPiece) * 4 + t;
-        return piece * Op::kDimsPerPiece + (kk % kStepsPerPiece) * 4 + half * 2 + e;
+        return piece * Op::kDimsPerPiece + (kk % kStepsPerPiece) * 4 + half * 2;
     }
 
     // queries: the group's 4 rows of 128 (bf16), row h at queries + h x 128.
@@ -127,7 +128,7 @@ struct WarpTensorCores {
                 float lo = 0, hi = 0;
                 if (g < kGroup) {
                     const __nv_bfloat162 two =
-                        *reinterpret_cast<const __nv_bfloat162*>(queries + g * kHeadDim + dim(kk, half, 0));
+                        *reinterpret_cast<const __nv_bfloat162*>(queries + g * kHeadDim + dim(kk, half));
                     lo = __bfloat162float(two.x), hi = __bfloat162float(two.y);
                 }
                 q[kk][half] = Op::pack(lo, hi);
@@ -149,7 +150,7 @@ struct WarpTensorCores {
 #pragma unroll
         for (int j = 0; j < 2; ++j) {
             s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0;
-            const Element* k_row = k_tile + (p0 + 8 * j + g) * kRowElements;  // inside the stage; past `rows`, masked below
+            const Element* k_row = k_tile + (p0 + 8 * j + g) * kHeadDim;  // inside the stage; past `rows`, masked below
 #pragma unroll
             for (int c = 0; c < kPiecesPerLane; ++c) {
                 const uint4 piece = *reinterpret_cast<const uint4*>(k_row + (4 * c + t) * Op::kDimsPerPiece);
@@ -217,7 +218,7 @@ struct WarpTensorCores {
 #pragma unroll
             for (int r = 0; r < 4; ++r) {
                 const bool here = value_rows[r] < rows;
-                const uint4* at = reinterpret_cast<const uint4*>(v_tile + value_rows[r] * kRowElements + 16 * g);
+                const uint4* at = reinterpret_cast<const uint4*>(v_tile + value_rows[r] * kHeadDim + 16 * g);
                 const uint4 lo = here ? at[0] : make_uint4(0, 0, 0, 0), hi = here ? at[1] : make_uint4(0, 0, 0, 0);
                 w[r][0] = lo.x, w[r][1] = lo.y, w[r][2] = lo.z, w[r][3] = lo.w;
                 w[r][4] = hi.x, w[r][5] = hi.y, w[r][6] = hi.z, w[r][7] = hi.w;
@@ -233,7 +234,7 @@ struct WarpTensorCores {
 #pragma unroll
             for (int r = 0; r < 4; ++r) {
                 const bool here = value_rows[r] < rows;
-                const uint4 piece = here ? *reinterpret_cast<const uint4*>(v_tile + value_rows[r] * kRowElements + 16 * g)
+                const uint4 piece = here ? *reinterpret_cast<const uint4*>(v_tile + value_rows[r] * kHeadDim + 16 * g)
                                          : make_uint4(0, 0, 0, 0);
                 w[r][0] = piece.x, w[r][1] = piece.y, w[r][2] = piece.z, w[r][3] = piece.w;
             }
@@ -250,8 +251,9 @@ struct WarpTensorCores {
         }
     }
 
-    // This warp's partial into the block's merge: group_out[group][head][128], its max and sum.
-    __device__ void store(int group, float* group_out, float (*group_max)[kGroup], float (*group_sum)[kGroup]) const {
+    // This warp's partial into the block's merge: group_out[warp][head][128], its max and sum.
+    __device__ void store(float* group_out, float (*group_max)[kGroup], float (*group_sum)[kGroup]) const {
+        const int group = threadIdx.x / 32;
         float sum = l;
         sum += __shfl_xor_sync(0xffffffffu, sum, 1);
         sum += __shfl_xor_sync(0xffffffffu, sum, 2);

@@ -182,6 +182,17 @@ __device__ inline float* max_sum_record(float* workspace, int batch, int b, int 
 
 __device__ inline uint4 load_shared16(const void* at) { return *reinterpret_cast<const uint4*>(at); }
 
+// One partial (max, sum, 4 outputs) folded into a running one, the online softmax's step:
+// whichever max is larger rescales the other side. `other_top` is finite (a split held a position).
+__device__ inline void fold_partial(float& top, float& sum, float4& acc, float other_top, float other_sum, float4 other) {
+    const float grown = fmaxf(top, other_top);
+    const float kept = fast_exp2(top - grown), w = fast_exp2(other_top - grown);  // kept: 0 while top is -inf
+    sum = fmaf(other_sum, w, sum * kept);
+    acc.x = fmaf(w, other.x, acc.x * kept), acc.y = fmaf(w, other.y, acc.y * kept);
+    acc.z = fmaf(w, other.z, acc.z * kept), acc.w = fmaf(w, other.w, acc.w * kept);
+    top = grown;
+}
+
 // The lane-group arithmetic (DECODE_ATTENTION_MMA=0): lane groups of kLanesPerRow lanes each take
 // one position at a time, from shared memory; each group is one partial of the block's merge.
 template <class Element>
@@ -280,18 +291,8 @@ struct LaneGroups {
     }
 };
 
-// The tensor-core arithmetic (decode_attention_mma.cuh): each warp is one partial of the merge.
 template <class Element>
-struct WarpMma : ring_mma::WarpTensorCores<Element, kWarps> {
-    static constexpr int kGroups = kWarps;
-    static_assert(Layout<Element>::kTile % 16 == 0, "a warp reads 16 positions at a time: tiles of a multiple of 16");
-    __device__ void store(float* group_out, float (*group_max)[kGroup], float (*group_sum)[kGroup]) const {
-        ring_mma::WarpTensorCores<Element, kWarps>::store(threadIdx.x / 32, group_out, group_max, group_sum);
-    }
-};
-
-template <class Element>
-using TileMath = std::conditional_t<kTensorCores, WarpMma<Element>, LaneGroups<Element>>;
+using TileMath = std::conditional_t<kTensorCores, ring_mma::WarpTensorCores<Element, kWarps>, LaneGroups<Element>>;
 
 template <class Element>
 __global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(Sequences sequences, Cache<Element> cache,
@@ -301,6 +302,7 @@ __global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(Seque
     using Math = TileMath<Element>;
     constexpr int kTile = L::kTile, kRowBytes = L::kRowBytes, kStageBytes = L::kStageBytes;
     constexpr int kGroups = Math::kGroups;  // partials the block merges at the end
+    static_assert(!kTensorCores || kTile % 16 == 0, "a warp reads 16 positions at a time: tiles of a multiple of 16");
     extern __shared__ __align__(128) unsigned char smem[];
     __shared__ __align__(8) std::uint64_t full[kStages], empty[kStages];
     __shared__ float group_max[kGroups][kGroup], group_sum[kGroups][kGroup];
@@ -422,12 +424,7 @@ __global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(Seque
     for (int s = part; s < splits; s += kParts) {
         const float4 piece = __ldcg(reinterpret_cast<const float4*>(output_record(workspace, b, h, s) + d));
         const float2 max_sum = __ldcg(reinterpret_cast<const float2*>(max_sum_record(workspace, batch, b, h, s)));
-        const float grown = fmaxf(top, max_sum.x);  // a split's max is finite: it held a position
-        const float kept = fast_exp2(top - grown), w = fast_exp2(max_sum.x - grown);
-        sum = fmaf(max_sum.y, w, sum * kept);
-        acc.x = fmaf(w, piece.x, acc.x * kept), acc.y = fmaf(w, piece.y, acc.y * kept);
-        acc.z = fmaf(w, piece.z, acc.z * kept), acc.w = fmaf(w, piece.w, acc.w * kept);
-        top = grown;
+        fold_partial(top, sum, acc, max_sum.x, max_sum.y, piece);
     }
     if constexpr (kParts > 1) {
         struct Partial {
@@ -442,12 +439,7 @@ __global__ __launch_bounds__(kThreads, kMinBlocksPerSm) void attend_kernel(Seque
         for (int p = 1; p < kParts; ++p) {
             const Partial other = parts[(p - 1) * 128 + slot];
             if (other.top == -INFINITY) continue;  // a part with no split (fewer splits than parts)
-            const float grown = fmaxf(top, other.top);
-            const float kept = fast_exp2(top - grown), w = fast_exp2(other.top - grown);
-            sum = fmaf(other.sum, w, sum * kept);
-            acc.x = fmaf(w, other.acc.x, acc.x * kept), acc.y = fmaf(w, other.acc.y, acc.y * kept);
-            acc.z = fmaf(w, other.acc.z, acc.z * kept), acc.w = fmaf(w, other.acc.w, acc.w * kept);
-            top = grown;
+            fold_partial(top, sum, acc, other.top, other.sum, other.acc);
         }
     }
     const float inverse = 1.0f / sum;
